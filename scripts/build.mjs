@@ -1,0 +1,33 @@
+// One build: tsc emits CommonJS + .d.ts into dist/cjs; thin ESM wrappers in
+// dist/esm re-export the CommonJS objects so `require` and `import` share one
+// module instance (one app prototype, one set of settings).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+rmSync(dist, { recursive: true, force: true });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+writeFileSync(join(dist, 'cjs/package.json'), '{ "type": "commonjs" }\n');
+
+const require = createRequire(import.meta.url);
+const entries = [
+  { esm: 'index.mjs', cjs: '../cjs/index.js', defaultExport: true },
+  { esm: 'body-parser.mjs', cjs: '../cjs/body-parser/index.js', defaultExport: true },
+  { esm: 'v3.mjs', cjs: '../cjs/v3/index.js', defaultExport: true },
+  { esm: 'middleware.mjs', cjs: '../cjs/middleware/index.js', defaultExport: false },
+];
+mkdirSync(join(dist, 'esm'), { recursive: true });
+for (const entry of entries) {
+  const loaded = require(join(dist, 'esm', entry.cjs));
+  // Named exports are the CommonJS object's own enumerable keys that are valid
+  // identifiers; `static` is reserved as a binding name, so it is exported via `as`.
+  const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  const lines = [`import cjs from '${entry.cjs}';`];
+  if (entry.defaultExport) lines.push('export default cjs;');
+  for (const name of names) lines.push(`const _${name} = cjs[${JSON.stringify(name)}];`, `export { _${name} as ${name} };`);
+  writeFileSync(join(dist, 'esm', entry.esm), lines.join('\n') + '\n');
+}

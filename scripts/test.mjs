@@ -1,0 +1,29 @@
+// Runs every test/**/*.test.ts file with node's test runner (TypeScript loaded by tsx).
+// Usage: npm test [-- path-substring ...] to run only files whose path contains a substring.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+function collect(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (name === 'node_modules' || name === 'fixtures') continue;
+    if (statSync(full).isDirectory()) out.push(...collect(full));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, full));
+  }
+  return out;
+}
+const filters = process.argv.slice(2);
+const files = collect(join(root, 'test')).sort().filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, NODE_ENV: 'test' },
+});
+process.exit(result.status ?? 1);
