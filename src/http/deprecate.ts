@@ -1,0 +1,33 @@
+/**
+ * Deprecation notices worded as Express's (depd) are, under webapp's name:
+ *   "<date> webapp deprecated res.send(status): Use res.sendStatus(status) instead at app.js:12:7"
+ * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp silence it.
+ */
+const seen = new Set<string>();
+
+function silenced(namespace: string): boolean {
+  if (process.noDeprecation) return true;
+  const list = (process.env.NO_DEPRECATION ?? '').split(/[ ,]+/);
+  return list.includes('*') || list.includes(namespace);
+}
+
+/** The first stack frame outside webapp's own code: the user's line that called the deprecated API. */
+function callSite(): string {
+  const stack = new Error().stack?.split('\n').slice(1) ?? [];
+  for (const line of stack) {
+    const frame = line.trim().replace(/^at\s+/, '');
+    if (frame.includes('/webapp/dist/') || frame.includes('/src/') || frame.startsWith('node:')) continue;
+    const match = /\(?([^()]+):(\d+):(\d+)\)?$/.exec(frame);
+    if (match) return `${match[1].split('/').pop()}:${match[2]}:${match[3]}`;
+  }
+  return '<anonymous>';
+}
+
+export function deprecate(message: string, namespace = 'webapp'): void {
+  if (silenced(namespace)) return;
+  const site = callSite();
+  const key = message + '\0' + site;
+  if (seen.has(key)) return;
+  seen.add(key);
+  process.stderr.write(`${new Date().toUTCString()} ${namespace} deprecated ${message} at ${site}\n`);
+}

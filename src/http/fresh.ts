@@ -1,0 +1,54 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+const NO_CACHE = /(?:^|,)\s*?no-cache\s*?(?:,|$)/;
+
+/**
+ * Whether the client's cached copy is still fresh (RFC 7232 conditional GET):
+ * If-None-Match must name the response ETag (weak comparison) and
+ * If-Modified-Since must not be older than Last-Modified. `Cache-Control: no-cache`
+ * from the client always makes the response stale.
+ */
+export function isFresh(reqHeaders: IncomingHttpHeaders, resHeaders: OutgoingHttpHeaders): boolean {
+  const modifiedSince = reqHeaders['if-modified-since'];
+  const noneMatch = reqHeaders['if-none-match'];
+  if (!modifiedSince && !noneMatch) return false;
+
+  const cacheControl = reqHeaders['cache-control'];
+  if (cacheControl && NO_CACHE.test(cacheControl)) return false;
+
+  if (noneMatch && noneMatch !== '*') {
+    const tag = resHeaders['etag'];
+    if (!tag || typeof tag !== 'string') return false;
+    if (!tokenList(noneMatch).some((m) => m === tag || m === 'W/' + tag || 'W/' + m === tag)) return false;
+  }
+
+  if (modifiedSince) {
+    const lastModified = resHeaders['last-modified'];
+    if (!lastModified || !(httpDate(String(lastModified)) <= httpDate(modifiedSince))) return false;
+  }
+  return true;
+}
+
+function httpDate(value: string): number {
+  return value ? Date.parse(value) : NaN;
+}
+
+/** Splits a comma-separated header value, trimming spaces around tokens. */
+export function tokenList(value: string): string[] {
+  const list: string[] = [];
+  let start = 0;
+  let end = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 0x20) {
+      if (start === end) start = end = i + 1;
+    } else if (code === 0x2c) {
+      list.push(value.substring(start, end));
+      start = end = i + 1;
+    } else {
+      end = i + 1;
+    }
+  }
+  list.push(value.substring(start, end));
+  return list;
+}
