@@ -2,7 +2,7 @@
 // dist/esm re-export the CommonJS objects so `require` and `import` share one
 // module instance (one app prototype, one set of settings).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,12 @@ const entries = [
 ];
 mkdirSync(join(dist, 'esm'), { recursive: true });
 for (const entry of entries) {
-  const loaded = require(join(dist, 'esm', entry.cjs));
+  const cjsPath = join(dist, 'esm', entry.cjs);
+  if (!existsSync(cjsPath)) {
+    console.warn(`build: ${entry.cjs} does not exist yet; ${entry.esm} not written`);
+    continue;
+  }
+  const loaded = require(cjsPath);
   // Named exports are the CommonJS object's own enumerable keys that are valid
   // identifiers; `static` is reserved as a binding name, so it is exported via `as`.
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');

@@ -1,0 +1,139 @@
+/**
+ * The last handler of an app: what the client gets when no middleware answered
+ * (404 "Cannot GET /path") or when an error reached the end of the stack. The
+ * page, status and headers are the ones Express 4 (finalhandler) sends.
+ */
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { encodeUrl } from './encode-url';
+import { escapeHtml } from './escape-html';
+import { parseOriginalUrl } from './parse-url';
+
+export interface FinalHandlerOptions {
+  env?: string;
+  onerror?: (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
+}
+
+interface ErrorLike {
+  status?: unknown;
+  statusCode?: unknown;
+  headers?: unknown;
+  stack?: unknown;
+  toString?: () => string;
+}
+
+export function finalHandler(req: IncomingMessage, res: ServerResponse, options: FinalHandlerOptions = {}): (err?: unknown) => void {
+  const env = options.env || process.env.NODE_ENV || 'development';
+  const onerror = options.onerror;
+  return (err?: unknown) => {
+    if (!err && res.headersSent) return;
+
+    let status: number;
+    let headers: Record<string, unknown> | undefined;
+    let message: string;
+    if (err) {
+      const errorStatus = errorStatusCode(err as ErrorLike);
+      if (errorStatus === undefined) {
+        status = responseStatusCode(res);
+      } else {
+        status = errorStatus;
+        headers = errorHeaders(err as ErrorLike);
+      }
+      message = errorMessage(err as ErrorLike, status, env);
+    } else {
+      status = 404;
+      message = 'Cannot ' + req.method + ' ' + encodeUrl(resourceName(req));
+    }
+
+    if (err && onerror) setImmediate(onerror, err, req, res);
+
+    if (res.headersSent) {
+      // Half a response cannot be turned into an error page: close the connection.
+      req.socket?.destroy();
+      return;
+    }
+    sendWhenRequestRead(req, () => writeErrorPage(req, res, status, headers, message));
+  };
+}
+
+function errorStatusCode(err: ErrorLike): number | undefined {
+  if (typeof err.status === 'number' && err.status >= 400 && err.status < 600) return err.status;
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600) return err.statusCode;
+  return undefined;
+}
+
+function responseStatusCode(res: ServerResponse): number {
+  const status = res.statusCode;
+  return typeof status !== 'number' || status < 400 || status > 599 ? 500 : status;
+}
+
+function errorHeaders(err: ErrorLike): Record<string, unknown> | undefined {
+  if (!err.headers || typeof err.headers !== 'object') return undefined;
+  return Object.assign(Object.create(null), err.headers) as Record<string, unknown>;
+}
+
+/** The stack outside production (as Express shows it), only the status phrase in production. */
+function errorMessage(err: ErrorLike, status: number, env: string): string {
+  let message: string | undefined;
+  if (env !== 'production') {
+    message = typeof err.stack === 'string' ? err.stack : undefined;
+    if (!message && typeof err.toString === 'function') message = err.toString();
+  }
+  return message || STATUS_CODES[status] || String(status);
+}
+
+function resourceName(req: IncomingMessage): string {
+  try {
+    return parseOriginalUrl(req)?.pathname ?? 'resource';
+  } catch {
+    return 'resource';
+  }
+}
+
+function errorDocument(message: string): string {
+  const body = escapeHtml(message).replace(/\n/g, '<br>').replace(/\x20{2}/g, ' &nbsp;');
+  return (
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n' +
+    '<pre>' + body + '</pre>\n</body>\n</html>\n'
+  );
+}
+
+function writeErrorPage(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, unknown> | undefined, message: string): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = errorDocument(message);
+  res.statusCode = status;
+  if (req.httpVersionMajor < 2) res.statusMessage = STATUS_CODES[status] ?? String(status);
+  res.removeHeader('Content-Encoding');
+  res.removeHeader('Content-Language');
+  res.removeHeader('Content-Range');
+  if (headers) for (const key of Object.keys(headers)) res.setHeader(key, headers[key] as string);
+  res.setHeader('Content-Security-Policy', "default-src 'none'");
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body, 'utf8'));
+  if (req.method === 'HEAD') res.end();
+  else res.end(body, 'utf8');
+}
+
+/**
+ * Answers only once the request body has been read (and discarded), so a client
+ * still uploading is not cut off and the keep-alive connection stays usable.
+ */
+function sendWhenRequestRead(req: IncomingMessage, send: () => void): void {
+  const socket = req.socket;
+  if ((req as IncomingMessage & { upgrade?: boolean }).upgrade || !socket || !socket.readable || (req.complete && !req.readable)) {
+    send();
+    return;
+  }
+  let sent = false;
+  const once = () => {
+    if (sent) return;
+    sent = true;
+    req.removeListener('end', once);
+    req.removeListener('close', once);
+    send();
+  };
+  req.unpipe();
+  req.on('end', once);
+  req.on('close', once);
+  req.resume();
+}

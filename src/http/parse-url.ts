@@ -1,0 +1,84 @@
+import { parse as legacyParse } from 'node:url';
+import type { IncomingMessage } from 'node:http';
+
+/** The parts of a request URL the framework reads (the fields of Node's legacy `Url`). */
+export interface ParsedUrl {
+  pathname: string | null;
+  search: string | null;
+  query: string | null;
+  path: string | null;
+  href: string;
+  _raw: string;
+}
+
+interface UrlCarrier {
+  url?: string;
+  originalUrl?: string;
+  _parsedUrl?: ParsedUrl;
+  _parsedOriginalUrl?: ParsedUrl;
+}
+
+/**
+ * Parses a request-target. Origin-form targets (`/path?query`) without characters
+ * that the legacy parser rewrites are split by hand; everything else goes through
+ * Node's legacy `url.parse`, which is what Express (parseurl) does too, so
+ * `pathname` is the same string Express routes on.
+ */
+export function parseRequestTarget(url: string): ParsedUrl {
+  if (url.charCodeAt(0) === 0x2f /* / */) {
+    let pathname = url;
+    let query: string | null = null;
+    let search: string | null = null;
+    for (let i = 1; i < url.length; i++) {
+      switch (url.charCodeAt(i)) {
+        case 0x3f /* ? */:
+          if (search === null) {
+            pathname = url.substring(0, i);
+            query = url.substring(i + 1);
+            search = url.substring(i);
+          }
+          break;
+        case 0x09: case 0x0a: case 0x0c: case 0x0d: case 0x20: case 0x23: case 0xa0: case 0xfeff:
+          return fromLegacy(url);
+      }
+    }
+    return { pathname, search, query, path: url, href: url, _raw: url };
+  }
+  return fromLegacy(url);
+}
+
+function fromLegacy(url: string): ParsedUrl {
+  const parsed = legacyParse(url);
+  return {
+    pathname: parsed.pathname,
+    search: parsed.search,
+    query: parsed.query as string | null,
+    path: parsed.path,
+    href: parsed.href,
+    _raw: url,
+  };
+}
+
+/** `req.url` parsed, cached on the request as parseurl caches it (`req._parsedUrl`). */
+export function parseUrl(req: IncomingMessage): ParsedUrl | undefined {
+  const carrier = req as IncomingMessage & UrlCarrier;
+  const url = carrier.url;
+  if (url === undefined) return undefined;
+  const cached = carrier._parsedUrl;
+  if (cached !== undefined && cached._raw === url) return cached;
+  const parsed = parseRequestTarget(url);
+  carrier._parsedUrl = parsed;
+  return parsed;
+}
+
+/** `req.originalUrl` (else `req.url`) parsed and cached (`req._parsedOriginalUrl`). */
+export function parseOriginalUrl(req: IncomingMessage): ParsedUrl | undefined {
+  const carrier = req as IncomingMessage & UrlCarrier;
+  const url = typeof carrier.originalUrl === 'string' ? carrier.originalUrl : carrier.url;
+  if (typeof url !== 'string') return undefined;
+  const cached = carrier._parsedOriginalUrl;
+  if (cached !== undefined && cached._raw === url) return cached;
+  const parsed = parseRequestTarget(url);
+  carrier._parsedOriginalUrl = parsed;
+  return parsed;
+}

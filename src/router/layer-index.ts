@@ -1,0 +1,93 @@
+/**
+ * Why this exists: Express tests every layer of a router, in order, for every
+ * request, so routing cost grows with the number of routes. Most layers start with
+ * a literal first path segment (`/users/...`, `/api`), and a request can only
+ * match layers whose segment equals its own. The index groups layers by that
+ * segment; a request walks only the layers of its segment plus the layers that
+ * have none (middleware on `/`, patterns starting with a parameter, RegExps), in
+ * stack order, so the order of execution is exactly Express's.
+ */
+import type { Layer } from './layer';
+
+/** Below this many layers a plain scan is as fast as the index. */
+const MIN_INDEXED_LAYERS = 16;
+
+export class LayerIndex {
+  private readonly bySegment = new Map<string, number[]>();
+  private readonly unkeyed: number[] = [];
+  private readonly merged = new Map<string, number[]>();
+  /** Stack identity, length and ends at build time: a change to any rebuilds the index. */
+  private readonly stack: Layer[];
+  private readonly length: number;
+  private readonly first: Layer | undefined;
+  private readonly last: Layer | undefined;
+
+  private constructor(stack: Layer[]) {
+    this.stack = stack;
+    this.length = stack.length;
+    this.first = stack[0];
+    this.last = stack[stack.length - 1];
+    for (let i = 0; i < stack.length; i++) {
+      const key = stack[i].pattern?.segmentKey;
+      if (key === undefined) {
+        this.unkeyed.push(i);
+      } else {
+        let list = this.bySegment.get(key);
+        if (list === undefined) this.bySegment.set(key, (list = []));
+        list.push(i);
+      }
+    }
+  }
+
+  /** The index for `stack`, or undefined when the stack is too small to profit from one. */
+  static for(stack: Layer[], current: LayerIndex | undefined): LayerIndex | undefined {
+    if (stack.length < MIN_INDEXED_LAYERS) return undefined;
+    if (current !== undefined && current.isFor(stack)) return current;
+    return new LayerIndex(stack);
+  }
+
+  /** Whether the stack is still the one indexed (the router's methods and direct pushes/splices). */
+  isFor(stack: Layer[]): boolean {
+    return stack === this.stack && stack.length === this.length && stack[0] === this.first && stack[stack.length - 1] === this.last;
+  }
+
+  /** Positions in the stack of the layers that may match `path`, ascending. */
+  candidates(path: string): readonly number[] {
+    // Every keyed layer's pattern starts with `/segment`, so other paths match none of them.
+    if (path.charCodeAt(0) !== 0x2f) return this.unkeyed;
+    let end = path.indexOf('/', 1);
+    if (end === -1) end = path.length;
+    const segment = path.slice(1, end).toLowerCase();
+    const keyed = this.bySegment.get(segment);
+    if (keyed === undefined) return this.unkeyed;
+    let list = this.merged.get(segment);
+    if (list === undefined) {
+      list = mergeSorted(keyed, this.unkeyed);
+      this.merged.set(segment, list);
+    }
+    return list;
+  }
+}
+
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i] < b[j])) out.push(a[i++]);
+    else out.push(b[j++]);
+  }
+  return out;
+}
+
+/** First position in the ascending `list` whose value is at least `min`. */
+export function firstAtLeast(list: readonly number[], min: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid] < min) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}

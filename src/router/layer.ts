@@ -1,0 +1,138 @@
+/**
+ * A Layer is one entry of a router's (or a route's) stack: a path pattern and the
+ * function to call when it matches. Its field names (`handle`, `name`, `params`,
+ * `path`, `keys`, `regexp`, `route`, `method`) are read by ecosystem code that
+ * walks `app._router.stack`, so they are kept as Express 4 has them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { compilePattern, type CompiledPattern, type PathKey, type PathPattern, type PatternOptions } from './path-pattern';
+import type { Route } from './route';
+
+export type NextFunction = (err?: unknown) => void;
+/**
+ * Any middleware, handler or error handler. Declared through a method signature so
+ * that functions with typed parameters (req: Request, ...) are assignable to it.
+ */
+export type Handler = { bivarianceHack(...args: unknown[]): unknown }['bivarianceHack'];
+
+export class Layer {
+  handle: Handler;
+  name: string;
+  params: Record<string, string> | undefined = undefined;
+  path: string | undefined = undefined;
+  keys: PathKey[];
+  regexp: CompiledPattern['regexp'];
+  route: Route | undefined = undefined;
+  /** The HTTP method (lower case) of a route's layer; undefined for `all`. */
+  method: string | undefined = undefined;
+  /** @internal the compiled matcher behind `regexp` */
+  readonly pattern: CompiledPattern;
+
+  constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
+    this.handle = fn;
+    this.name = fn.name || '<anonymous>';
+    this.pattern = compilePattern(path, options);
+    this.keys = this.pattern.keys;
+    this.regexp = this.pattern.regexp;
+  }
+
+  /**
+   * Matches a request path; on success stores `params` and the matched `path`
+   * on the layer (as Express does: the router reads them right after).
+   * A malformed percent-escape in a parameter throws a 400 error.
+   */
+  match(path: string | null | undefined): boolean {
+    if (path == null) return this.noMatch();
+    const regexp = this.regexp;
+    if (regexp.fast_slash) {
+      this.params = {};
+      this.path = '';
+      return true;
+    }
+    if (regexp.fast_star) {
+      this.params = { 0: decodeParam(path) as string };
+      this.path = path;
+      return true;
+    }
+    const found = this.pattern.exec(path);
+    if (found === undefined) return this.noMatch();
+
+    const params: Record<string, string> = {};
+    this.params = params;
+    this.path = found[0];
+    const keys = this.keys;
+    for (let i = 1; i < found.length; i++) {
+      const name = keys[i - 1].name;
+      const value = decodeParam(found[i]);
+      // An unmatched optional group must not erase a value an earlier group of the
+      // same name captured (arrays of patterns share key names).
+      if (value !== undefined || !Object.prototype.hasOwnProperty.call(params, name)) {
+        params[name] = value as string;
+      }
+    }
+    return true;
+  }
+
+  private noMatch(): false {
+    this.params = undefined;
+    this.path = undefined;
+    return false;
+  }
+
+  /** Calls an error handler (a function declaring four parameters); others pass the error on. */
+  handle_error(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+    const fn = this.handle;
+    if (fn.length !== 4) {
+      next(error);
+      return;
+    }
+    try {
+      forwardRejection(fn(error, req, res, next), next);
+    } catch (err) {
+      next(err);
+    }
+  }
+
+  /** Calls a request handler; a function declaring four parameters is an error handler and is skipped. */
+  handle_request(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+    const fn = this.handle;
+    if (fn.length > 3) {
+      next();
+      return;
+    }
+    try {
+      forwardRejection(fn(req, res, next), next);
+    } catch (err) {
+      next(err);
+    }
+  }
+}
+
+/**
+ * Beyond Express 4: a handler that returns a rejected promise (an `async` function
+ * that throws) reaches error handling as a thrown error would, instead of becoming
+ * an unhandled rejection. A resolved promise changes nothing.
+ */
+export function forwardRejection(result: unknown, next: NextFunction): void {
+  if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
+    (result as PromiseLike<unknown>).then(undefined, (reason: unknown) => {
+      next(reason || new Error('Rejected promise'));
+    });
+  }
+}
+
+/** URI-component decoding of a captured parameter; a malformed escape is a 400 error. */
+export function decodeParam(value: string | undefined): string | undefined {
+  if (typeof value !== 'string' || value.length === 0) return value;
+  if (value.indexOf('%') === -1) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch (err) {
+    if (err instanceof URIError) {
+      err.message = "Failed to decode param '" + value + "'";
+      (err as URIError & { status: number; statusCode: number }).status = 400;
+      (err as URIError & { status: number; statusCode: number }).statusCode = 400;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Express 4 path patterns. The regular expression always comes from
+ * path-to-regexp 0.1.x (so `layer.regexp` and `layer.keys` are exactly Express's),
+ * but most requests never run it:
+ *  - a literal pattern (no parameter, wildcard, group or quantifier) is matched by
+ *    string comparison that reproduces the regular expression's answer;
+ *  - any other string pattern has a literal prefix every match must start with,
+ *    checked before the regular expression runs;
+ *  - a pattern whose first path segment is literal exposes it as `segmentKey`, so a
+ *    router can skip, without looking, every layer whose first segment differs.
+ */
+import pathToRegexp = require('path-to-regexp');
+
+export type PathPattern = string | RegExp | ReadonlyArray<string | RegExp>;
+
+export interface PathKey {
+  name: string | number;
+  optional: boolean;
+  offset: number;
+}
+
+export interface PatternOptions {
+  /** Case-sensitive matching (`caseSensitive` / `case sensitive routing`). */
+  sensitive?: boolean;
+  /** Strict matching: `/foo` and `/foo/` differ (`strict routing`). */
+  strict?: boolean;
+  /** Whole-path match (routes) or prefix match (`use`). */
+  end?: boolean;
+}
+
+/** A compiled pattern: `match` returns the matched part of the path, or `undefined`. */
+export interface CompiledPattern {
+  regexp: RegExp & { fast_slash?: boolean; fast_star?: boolean };
+  keys: PathKey[];
+  /** Lower-cased literal first segment every match has, when one exists. */
+  segmentKey: string | undefined;
+  /** The matched portion of `path` and the raw captures, or undefined when no match. */
+  exec(path: string): RegExpExecArray | string[] | undefined;
+}
+
+/** Characters with a meaning in path-to-regexp 0.1 patterns (`.` is always literal there). */
+const SPECIAL = /[\\*:()?+[\]{}^$|]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+export function compilePattern(path: PathPattern, options: PatternOptions): CompiledPattern {
+  const keys: PathKey[] = [];
+  const end = options.end !== false;
+  const strict = Boolean(options.strict);
+  const sensitive = Boolean(options.sensitive);
+  const regexp = pathToRegexp(path, keys, { sensitive, strict, end }) as CompiledPattern['regexp'];
+  regexp.fast_star = path === '*';
+  regexp.fast_slash = path === '/' && !end;
+
+  const regexpExec = (p: string): RegExpExecArray | undefined => regexp.exec(p) ?? undefined;
+  if (typeof path !== 'string' || NON_ASCII.test(path)) {
+    return { regexp, keys, segmentKey: undefined, exec: regexpExec };
+  }
+
+  const special = SPECIAL.exec(path);
+  if (special === null && (end || !strict)) {
+    return literalPattern(path, regexp, keys, { end, strict, sensitive });
+  }
+
+  const prefix = special === null ? path : requiredPrefix(path, special.index);
+  const segmentKey = firstSegment(prefix);
+  if (prefix.length <= 1) return { regexp, keys, segmentKey, exec: regexpExec };
+  return {
+    regexp,
+    keys,
+    segmentKey,
+    exec(p: string) {
+      // Why: a failed prefix comparison is far cheaper than a failed regexp run,
+      // and most layers of a large app fail on their first characters.
+      if (!startsWith(p, prefix, sensitive)) return undefined;
+      return regexp.exec(p) ?? undefined;
+    },
+  };
+}
+
+/**
+ * The part of a non-literal pattern that every match starts with: the text before
+ * the first special character, less any character that character can make
+ * optional (`x?`, `x{0,1}`, the `/` or `.` that an optional `:param?` absorbs).
+ */
+function requiredPrefix(path: string, specialIndex: number): string {
+  if (/[|^$]/.test(path)) return '';
+  let prefix = path.slice(0, specialIndex);
+  const ch = path[specialIndex];
+  if (ch === '?' || ch === '{') prefix = prefix.slice(0, -1);
+  if (ch === ':') {
+    const param = /^:\w+(\(.*?\))?\*?(\?)?/.exec(path.slice(specialIndex));
+    const optional = param === null || param[2] === '?';
+    const before = prefix.slice(-2);
+    if (optional || before === '/.') prefix = prefix.replace(/\/?\.?$/, '');
+  }
+  return prefix;
+}
+
+/** The lower-cased first path segment of a literal prefix, when the prefix holds all of it. */
+function firstSegment(prefix: string): string | undefined {
+  if (prefix.charCodeAt(0) !== 0x2f) return undefined;
+  const slash = prefix.indexOf('/', 1);
+  if (slash === -1) return undefined;
+  return prefix.slice(1, slash).toLowerCase();
+}
+
+/**
+ * String matching equal to path-to-regexp's expression for a literal pattern:
+ *  - route, not strict (`^/foo/?$`): `/foo` or `/foo/`;
+ *  - route, strict (`^/foo$`): exactly the pattern;
+ *  - use (`^/foo/?(?=/|$)`): the pattern followed by the end or a `/`; one
+ *    trailing slash is part of the match when another slash or the end follows.
+ * Without `strict`, a pattern's own trailing slash is optional (`/foo/` = `/foo`).
+ */
+function literalPattern(
+  path: string,
+  regexp: CompiledPattern['regexp'],
+  keys: PathKey[],
+  { end, strict, sensitive }: { end: boolean; strict: boolean; sensitive: boolean },
+): CompiledPattern {
+  const base = !strict && path.endsWith('/') ? path.slice(0, -1) : path;
+  const segmentKey = firstSegment(base + '/');
+  const length = base.length;
+  let exec: CompiledPattern['exec'];
+  if (end && strict) {
+    exec = (p) => (p.length === length && startsWith(p, base, sensitive) ? [p] : undefined);
+  } else if (end) {
+    exec = (p) => {
+      if (!startsWith(p, base, sensitive)) return undefined;
+      if (p.length === length || (p.length === length + 1 && p.charCodeAt(length) === 0x2f)) return [p];
+      return undefined;
+    };
+  } else {
+    exec = (p) => {
+      if (!startsWith(p, base, sensitive)) return undefined;
+      if (p.length === length) return [p];
+      if (p.charCodeAt(length) !== 0x2f) return undefined;
+      const withSlash = p.length === length + 1 || p.charCodeAt(length + 1) === 0x2f;
+      return [p.slice(0, withSlash ? length + 1 : length)];
+    };
+  }
+  return { regexp, keys, segmentKey, exec };
+}
+
+/**
+ * `str` starts with the ASCII `prefix`; without `sensitive`, ASCII letters compare
+ * case-insensitively and nothing else folds, which is what a RegExp with the `i`
+ * flag (and no `u` flag) does for an ASCII pattern.
+ */
+export function startsWith(str: string, prefix: string, sensitive: boolean): boolean {
+  const length = prefix.length;
+  if (str.length < length) return false;
+  if (sensitive) return str.startsWith(prefix);
+  for (let i = 0; i < length; i++) {
+    const a = str.charCodeAt(i);
+    const b = prefix.charCodeAt(i);
+    if (a === b) continue;
+    const lowerA = a >= 0x41 && a <= 0x5a ? a + 0x20 : a;
+    const lowerB = b >= 0x41 && b <= 0x5a ? b + 0x20 : b;
+    if (lowerA !== lowerB) return false;
+  }
+  return true;
+}

@@ -1,0 +1,122 @@
+/**
+ * A Route is one path with handlers per HTTP method (`app.route(path).get(...)`).
+ * `route.path`, `route.stack` and `route.methods` keep Express 4's shapes because
+ * tools that list endpoints read them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Layer, type Handler, type NextFunction } from './layer';
+import { methods } from './methods';
+import type { PathPattern } from './path-pattern';
+
+/** After this many handlers called synchronously, dispatch continues on a fresh stack. */
+const MAX_SYNC_DEPTH = 100;
+
+type RouteRequest = IncomingMessage & { route?: Route };
+
+export interface Route {
+  [method: string]: unknown;
+}
+
+export class Route {
+  path: PathPattern;
+  stack: Layer[] = [];
+  methods: Record<string, boolean> = {};
+
+  constructor(path: PathPattern) {
+    this.path = path;
+  }
+
+  /** Whether this route answers `method`; HEAD is answered by GET handlers unless HEAD has its own. */
+  _handles_method(method: string): boolean {
+    if (this.methods._all) return true;
+    let name = typeof method === 'string' ? method.toLowerCase() : method;
+    if (name === 'head' && !this.methods.head) name = 'get';
+    return Boolean(this.methods[name]);
+  }
+
+  /** The methods this route answers, upper case, for an automatic OPTIONS response. */
+  _options(): string[] {
+    const names = Object.keys(this.methods);
+    if (this.methods.get && !this.methods.head) names.push('head');
+    return names.map((name) => name.toUpperCase());
+  }
+
+  /** Runs the handlers registered for the request's method, in order. */
+  dispatch(req: IncomingMessage, res: ServerResponse, done: NextFunction): void {
+    const stack = this.stack;
+    if (stack.length === 0) {
+      done();
+      return;
+    }
+    let method = typeof req.method === 'string' ? req.method.toLowerCase() : req.method;
+    if (method === 'head' && !this.methods.head) method = 'get';
+    (req as RouteRequest).route = this;
+
+    let index = 0;
+    let sync = 0;
+    const next: NextFunction = (err?: unknown) => {
+      if (err === 'route') return done();
+      if (err === 'router') return done(err);
+      // Why: a long chain of synchronous handlers would otherwise grow the call
+      // stack without bound; yielding every 100 calls keeps it flat.
+      if (++sync > MAX_SYNC_DEPTH) {
+        setImmediate(next, err);
+        return;
+      }
+      let layer = stack[index++];
+      while (layer !== undefined && layer.method !== undefined && layer.method !== method) layer = stack[index++];
+      if (layer === undefined) return done(err);
+      if (err) layer.handle_error(err, req, res, next);
+      else layer.handle_request(req, res, next);
+      sync = 0;
+    };
+    next();
+  }
+
+  /** Handlers for every method. */
+  all(...handlers: unknown[]): this {
+    for (const handle of flattenHandlers(handlers)) {
+      if (typeof handle !== 'function') {
+        throw new TypeError('Route.all() requires a callback function but got a ' + Object.prototype.toString.call(handle));
+      }
+      const layer = new Layer('/', {}, handle as Handler);
+      layer.method = undefined;
+      this.methods._all = true;
+      this.stack.push(layer);
+    }
+    return this;
+  }
+
+  /** Adds handlers for one method (what `route.get(...)`, `route.post(...)`... call). */
+  addMethodHandlers(method: string, handlers: unknown[]): this {
+    for (const handle of flattenHandlers(handlers)) {
+      if (typeof handle !== 'function') {
+        throw new Error('Route.' + method + '() requires a callback function but got a ' + Object.prototype.toString.call(handle));
+      }
+      const layer = new Layer('/', {}, handle as Handler);
+      layer.method = method;
+      this.methods[method] = true;
+      this.stack.push(layer);
+    }
+    return this;
+  }
+}
+
+for (const method of methods) {
+  Object.defineProperty(Route.prototype, method, {
+    configurable: true,
+    writable: true,
+    value: function addHandlers(this: Route, ...handlers: unknown[]) {
+      return this.addMethodHandlers(method, handlers);
+    },
+  });
+}
+
+/** Flattens nested arrays of handlers, as Express's array-flatten does. */
+export function flattenHandlers(items: readonly unknown[], out: unknown[] = []): unknown[] {
+  for (const item of items) {
+    if (Array.isArray(item)) flattenHandlers(item, out);
+    else out.push(item);
+  }
+  return out;
+}

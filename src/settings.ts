@@ -1,0 +1,71 @@
+/**
+ * Compiles the settings whose values select behaviour (`etag`, `query parser`,
+ * `trust proxy`) into the functions the request and response read on every
+ * request (`etag fn`, `query parser fn`, `trust proxy fn`), as Express 4 does.
+ */
+import { parse as parseSimpleQuery } from 'node:querystring';
+import proxyAddr = require('proxy-addr');
+import { etag } from './http/etag';
+import { parseExtended } from './querystring';
+
+export type ETagFunction = (body: string | Buffer, encoding?: BufferEncoding) => string | undefined;
+export type QueryParserFunction = (queryString: string) => Record<string, unknown>;
+export type TrustFunction = (address: string, hop: number) => boolean;
+
+function etagGenerator(weak: boolean): ETagFunction {
+  return (body, encoding) => etag(Buffer.isBuffer(body) ? body : Buffer.from(body, encoding), weak);
+}
+
+const weakETag = etagGenerator(true);
+const strongETag = etagGenerator(false);
+
+/** `true`/`'weak'`, `'strong'`, `false` or a custom function. */
+export function compileETag(value: unknown): ETagFunction | undefined {
+  if (typeof value === 'function') return value as ETagFunction;
+  switch (value) {
+    case true:
+    case 'weak':
+      return weakETag;
+    case false:
+      return undefined;
+    case 'strong':
+      return strongETag;
+    default:
+      throw new TypeError('unknown value for etag function: ' + value);
+  }
+}
+
+/** Express 4's extended parser: qs semantics, prototype keys allowed, arrays up to 1000 entries. */
+function parseExtendedQuery(queryString: string): Record<string, unknown> {
+  return parseExtended(queryString, { allowPrototypes: true, arrayLimit: 1000 });
+}
+
+function emptyQuery(): Record<string, unknown> {
+  return {};
+}
+
+/** `'extended'`, `'simple'`/`true`, `false` (always `{}`), or a custom function. */
+export function compileQueryParser(value: unknown): QueryParserFunction {
+  if (typeof value === 'function') return value as QueryParserFunction;
+  switch (value) {
+    case true:
+    case 'simple':
+      return parseSimpleQuery as unknown as QueryParserFunction;
+    case false:
+      return emptyQuery;
+    case 'extended':
+      return parseExtendedQuery;
+    default:
+      throw new TypeError('unknown value for query parser function: ' + value);
+  }
+}
+
+/** Boolean, hop count, addresses/subnets/names (string, comma list or array), or a function. */
+export function compileTrust(value: unknown): TrustFunction {
+  if (typeof value === 'function') return value as TrustFunction;
+  if (value === true) return () => true;
+  if (typeof value === 'number') return (_address, hop) => hop < value;
+  let list = value;
+  if (typeof list === 'string') list = list.split(',').map((entry) => entry.trim());
+  return proxyAddr.compile((list || []) as string[]);
+}
