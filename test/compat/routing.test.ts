@@ -1,0 +1,246 @@
+/**
+ * Routing, mounting, params and error paths: the same apps on express@4 and webapp
+ * must answer the same requests identically (status, headers, body).
+ */
+import { describe, it } from 'node:test';
+import type { NextFunction, Request, Response } from 'express';
+import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+
+/** Echoes what routing produced, so any difference in params, urls or order shows in the body. */
+function echo(tag: string) {
+  return (req: Request, res: Response) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ tag, params: req.params, url: req.url, baseUrl: req.baseUrl, originalUrl: req.originalUrl, path: req.route?.path ?? null }));
+  };
+}
+
+/** Appends its name to an `x-trail` header and continues: shows which handlers ran, in order. */
+function hit(name: string) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const trail = res.getHeader('x-trail');
+    res.setHeader('x-trail', trail ? trail + ',' + name : name);
+    next();
+  };
+}
+
+/** Errors are compared in production mode: the page then shows the status phrase, not a stack. */
+function production(framework: Framework) {
+  const app = framework();
+  app.set('env', 'production');
+  return app;
+}
+
+const get = (path: string, headers?: Record<string, string>): RequestSpec => ({ path, headers });
+
+describe('routing compatibility with express@4', () => {
+  it('path syntax: params, optional params, wildcards, regex groups, RegExp and arrays', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.get('/users/:id', echo('user'));
+        app.get('/files/*', echo('files'));
+        app.get('/opt/:a/:b?', echo('opt'));
+        app.get('/fmt/:name.:ext', echo('fmt'));
+        app.get('/range/:from-:to', echo('range'));
+        app.get('/num/:n(\\d+)', echo('num'));
+        app.get('/ab?cd', echo('abcd'));
+        app.get('/plus+', echo('plus'));
+        app.get(/^\/re\/(\w+)$/, echo('regexp'));
+        app.get(['/arr/one', '/arr/:two'], echo('array'));
+        app.get('/named/(\\d+)/:x', echo('unnamed-group'));
+        return app;
+      },
+      [
+        '/users/42', '/users/42/', '/USERS/42', '/users/a%20b', '/users/%E2%82%AC', '/users/', '/files/a/b/c.txt', '/files/',
+        '/opt/1', '/opt/1/2', '/opt/1/2/3', '/fmt/report.pdf', '/fmt/report', '/range/1-9', '/num/12', '/num/ab', '/abcd', '/acd',
+        '/plusss', '/re/word', '/re/', '/arr/one', '/arr/zzz', '/named/7/y', '/users/42?x=1', '/nowhere',
+      ].map((p) => get(p)),
+    );
+  });
+
+  it('strict and case-sensitive routing settings', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.enable('strict routing');
+        app.enable('case sensitive routing');
+        app.get('/Foo', echo('Foo'));
+        app.get('/bar/', echo('bar/'));
+        return app;
+      },
+      ['/Foo', '/foo', '/Foo/', '/bar/', '/bar', '/BAR/'].map((p) => get(p)),
+    );
+  });
+
+  it('next(), next("route"), next("router") and handler order', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const router = fw.Router();
+        router.use(hit('r1'));
+        router.get('/skip', hit('r2'), (_req: Request, _res: Response, next: NextFunction) => next('router'), hit('never'));
+        router.get('/x', hit('r3'), echo('router-x'));
+        app.use(hit('a'));
+        app.get('/route', hit('b'), (_req: Request, _res: Response, next: NextFunction) => next('route'), hit('never'));
+        app.get('/route', hit('c'), echo('second'));
+        app.use('/r', router);
+        app.get('/r/skip', hit('after-router'), echo('after'));
+        return app;
+      },
+      ['/route', '/r/x', '/r/skip', '/none'].map((p) => get(p)),
+    );
+  });
+
+  it('mounting: req.url stripping, baseUrl, originalUrl, nested routers and sub-apps', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const inner = fw.Router();
+        inner.get('/leaf/:id', echo('leaf'));
+        inner.use((req: Request, res: Response) => echo('inner-use')(req, res));
+        const outer = fw.Router();
+        outer.use('/inner', inner);
+        const sub = fw();
+        sub.get('/', echo('sub-root'));
+        sub.get('/page', echo('sub-page'));
+        app.use('/outer', outer);
+        app.use('/sub', sub);
+        app.use(['/m1', '/m2'], (req: Request, res: Response) => echo('multi')(req, res));
+        app.use('/dot', (req: Request, res: Response) => echo('dot')(req, res));
+        return app;
+      },
+      [
+        '/outer/inner/leaf/5', '/outer/inner/other?q=1', '/outer/inner', '/outer/INNER/x', '/sub', '/sub/', '/sub/page', '/sub/page?x=y',
+        '/m1/a', '/m2', '/dot.json', '/dot/x', '/dotx', '/outer//inner/leaf/1',
+      ].map((p) => get(p)),
+    );
+  });
+
+  it('mergeParams with child precedence and numbered captures', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const merged = fw.Router({ mergeParams: true });
+        merged.get('/:id', echo('merged'));
+        merged.get(/^\/re\/(\d+)$/, echo('merged-re'));
+        const plain = fw.Router();
+        plain.get('/:child', echo('plain'));
+        app.use('/users/:id/items', merged);
+        app.use('/users/:uid/plain', plain);
+        app.use(/^\/num\/(\d+)/, merged);
+        return app;
+      },
+      ['/users/1/items/2', '/users/1/plain/3', '/num/5/7', '/num/5/re/9'].map((p) => get(p)),
+    );
+  });
+
+  it('app.param: once per request and value, arrays, errors, and locality to the router', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        let calls = 0;
+        app.param('id', (req: Request, _res: Response, next: NextFunction, value: string) => {
+          calls++;
+          (req.params as Record<string, string>).id = 'loaded-' + value;
+          next();
+        });
+        app.param(['a', 'b'], (_req: Request, res: Response, next: NextFunction, value: string, name: string) => {
+          hit(name + '=' + value)(_req, res, next);
+        });
+        app.param('bad', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('nope'), { status: 422 })));
+        app.get('/p/:id', hit('first'), (_req: Request, _res: Response, next: NextFunction) => next());
+        app.get('/p/:id', (req: Request, res: Response) => {
+          res.setHeader('x-calls', String(calls));
+          echo('p')(req, res);
+        });
+        app.get('/ab/:a/:b', echo('ab'));
+        app.get('/bad/:bad', echo('bad'));
+        const router = fw.Router();
+        router.get('/:id', echo('router-does-not-see-app-param'));
+        app.use('/r', router);
+        return app;
+      },
+      ['/p/7', '/ab/1/2', '/bad/x', '/r/9'].map((p) => get(p)),
+    );
+  });
+
+  it('errors: thrown, next(err) with status and headers, error handlers by arity, malformed escapes', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.get('/throw', () => {
+          throw new Error('boom');
+        });
+        app.get('/status', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('teapot'), { status: 418, headers: { 'X-Why': 'tea' } })));
+        app.get('/statusCode', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('x'), { statusCode: 503 })));
+        app.get('/badstatus', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('x'), { status: 200 })));
+        app.get('/res-status', (_req: Request, res: Response, next: NextFunction) => {
+          res.statusCode = 409;
+          next(new Error('x'));
+        });
+        app.get('/handled', () => {
+          throw new Error('to handler');
+        });
+        app.get('/param/:p', echo('param'));
+        app.use('/handled', (err: Error, _req: Request, res: Response, _next: NextFunction) => {
+          res.statusCode = 599;
+          res.end('handled: ' + err.message);
+        });
+        // Three parameters: not an error handler, skipped while an error is pending.
+        app.use((_req: Request, _res: Response, next: NextFunction) => next());
+        return app;
+      },
+      ['/throw', '/status', '/statusCode', '/badstatus', '/res-status', '/handled', '/param/%E0%A4%A', '/param/%', '/%', '/missing/<script>'].map((p) => get(p)),
+    );
+  });
+
+  it('HEAD served by GET handlers, unless a HEAD handler was registered first', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.head('/h', (_req: Request, res: Response) => {
+          res.setHeader('x-head', 'own');
+          res.end();
+        });
+        app.get('/h', echo('get-h'));
+        app.get('/g', (req: Request, res: Response) => {
+          res.setHeader('x-method', req.method);
+          res.end('body');
+        });
+        return app;
+      },
+      [{ method: 'HEAD', path: '/h' }, { method: 'HEAD', path: '/g' }, { method: 'GET', path: '/g' }, { method: 'HEAD', path: '/none' }],
+    );
+  });
+
+  it('unknown methods, all(), and methods without a handler', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.all('/any', (req: Request, res: Response) => res.end(req.method));
+        app.post('/post', echo('post'));
+        (app as unknown as Record<string, (p: string, h: unknown) => void>)['m-search']('/ms', echo('m-search'));
+        return app;
+      },
+      [
+        { method: 'PATCH', path: '/any' }, { method: 'PROPFIND', path: '/any' }, { method: 'GET', path: '/post' },
+        { method: 'POST', path: '/post', body: 'x' }, { method: 'M-SEARCH', path: '/ms' }, { method: 'PURGE', path: '/nothing' },
+      ],
+    );
+  });
+
+  it('huge and odd request paths', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.get('/users/:id', echo('user'));
+        app.use('/m', (req: Request, res: Response) => echo('m')(req, res));
+        return app;
+      },
+      [
+        '/users/' + 'x'.repeat(8000), '/' + 'a/'.repeat(2000), '/users/%00', '/users/..%2F..%2Fetc', '/m%2Fx', '/m/%2e%2e/',
+        'http://example.com/users/1', 'http://example.com/m/x?y=1', '*', '/users/1#frag', '/users/1%23x',
+      ].map((p) => get(p)),
+    );
+  });
+});

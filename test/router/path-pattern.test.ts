@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pathToRegexp = require('path-to-regexp');
+import { compilePattern, startsWith, type PathPattern } from '../../src/router/path-pattern';
+
+/** Every pattern form of Express 4's syntax, literal and not. */
+const PATTERNS: PathPattern[] = [
+  '/', '', '*', '/foo', '/foo/', '/Foo', '/foo/bar', '/foo.json', '/a-b_c~d', '/%C3%A9', '/foo/*', '/*', '/foo*',
+  '/:id', '/:id?', '/users/:id', '/users/:id?', '/users/:id/edit', '/users/:id.:format', '/users/:id.:format?',
+  '/:a-:b', '/:a-:b-:c', '/file/:name(\\d+)', '/ab?cd', '/ab+cd', '/ab*cd', '/ab(cd)?e', '/user/:id/*',
+  '/route999/:id', '/a/:b?c', '/x/.:y', '/x/.:y?', '/:foo/:bar', '/a/(b)', '/a|b', '/ä', '/books/:id([0-9]+)?',
+  /^\/re(\d+)$/, /\/abc|\/xyz/, ['/one', '/two/:id'], ['/:x', /^\/y\/(.*)/],
+];
+
+const PATHS = [
+  '', '/', '//', '/foo', '/foo/', '/foo//', '/FOO', '/Foo', '/foo/bar', '/foo/bar/', '/foobar', '/foo.json', '/foo/json',
+  '/fooXjson', '/a-b_c~d', '/%C3%A9', '/%c3%a9', '/foo/anything/here', '/x', '/users', '/users/', '/users/42', '/Users/42',
+  '/users/42/', '/users/42/edit', '/users/42.json', '/users/42.json/', '/users/a%20b', '/1-2', '/1-2-3', '/a-b-c-d',
+  '/file/123', '/file/abc', '/abcd', '/acd', '/abbbcd', '/abXYZcd', '/abe', '/abcde', '/user/7/x/y', '/route999/5',
+  '/route999', '/route9990/5', '/a/c', '/ac', '/a/xc', '/x/.5', '/x/', '/x', '/a/b', '/a', '/b', '/ä', '/Ä', '/books/',
+  '/books/12', '/re12', '/re', '/abc', '/xyz/1', '/one', '/two/3', '/y/z', '/K', '/\u212a', '/foo\u212a',
+];
+
+const OPTIONS = [
+  { end: true, strict: false, sensitive: false },
+  { end: true, strict: true, sensitive: false },
+  { end: true, strict: false, sensitive: true },
+  { end: true, strict: true, sensitive: true },
+  { end: false, strict: false, sensitive: false },
+  { end: false, strict: false, sensitive: true },
+];
+
+describe('compilePattern', () => {
+  it('matches exactly what path-to-regexp 0.1 matches, for every pattern, path and option', () => {
+    let compared = 0;
+    for (const pattern of PATTERNS) {
+      for (const options of OPTIONS) {
+        const reference = pathToRegexp(pattern, [], options);
+        const compiled = compilePattern(pattern, options);
+        assert.equal(compiled.regexp.source, reference.source, `regexp of ${String(pattern)}`);
+        for (const path of PATHS) {
+          const want = reference.exec(path);
+          const got = compiled.exec(path);
+          const label = `${String(pattern)} ${JSON.stringify(options)} on ${JSON.stringify(path)}`;
+          if (want === null) assert.equal(got, undefined, label);
+          else assert.deepEqual(got && Array.from(got), Array.from(want), label);
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared > 10000);
+  });
+
+  it('keeps the keys path-to-regexp reports (named, optional, numbered)', () => {
+    assert.deepEqual(compilePattern('/users/:id/:op?', { end: true }).keys.map((k) => [k.name, k.optional]), [['id', false], ['op', true]]);
+    const reference: pathToRegexp.Key[] = [];
+    pathToRegexp('/a/(\\d+)/:x/*', reference, { end: true });
+    assert.deepEqual(compilePattern('/a/(\\d+)/:x/*', { end: true }).keys, reference);
+    assert.deepEqual(compilePattern(/^\/re(\d+)-(?<x>\w)$/, { end: true }).keys.map((k) => k.name), [0, 'x']);
+  });
+
+  it('flags fast paths as Express does (ecosystem code reads them)', () => {
+    assert.equal(compilePattern('/', { end: false }).regexp.fast_slash, true);
+    assert.equal(compilePattern('/', { end: true }).regexp.fast_slash, false);
+    assert.equal(compilePattern('*', { end: true }).regexp.fast_star, true);
+  });
+
+  it('exposes the literal first segment only when every match starts with it', () => {
+    const key = (p: PathPattern, end = true) => compilePattern(p, { end }).segmentKey;
+    assert.equal(key('/Users/:id'), 'users');
+    assert.equal(key('/users'), 'users');
+    assert.equal(key('/users', false), 'users');
+    assert.equal(key('/users/:id?'), undefined, 'an optional parameter absorbs the slash before it');
+    assert.equal(key('/a/:b?c'), undefined);
+    assert.equal(key('/:id'), undefined);
+    assert.equal(key('/ab?cd'), undefined);
+    assert.equal(key(/^\/x/), undefined);
+    assert.equal(key('/'), undefined);
+    assert.equal(key('/ä/x'), undefined);
+  });
+
+  it('does not hang on patterns that once caused catastrophic backtracking', () => {
+    const compiled = compilePattern('/:a-:b-:c', { end: true });
+    const hostile = '/' + '-'.repeat(3000) + 'x';
+    const started = process.hrtime.bigint();
+    compiled.exec(hostile);
+    // Generous bound: a ReDoS takes minutes here, a linear scan microseconds.
+    assert.ok(process.hrtime.bigint() - started < 2_000_000_000n);
+  });
+});
+
+describe('startsWith', () => {
+  it('folds ASCII letters only, as a RegExp with the i flag does', () => {
+    assert.equal(startsWith('/FOO/bar', '/foo', false), true);
+    assert.equal(startsWith('/FOO/bar', '/foo', true), false);
+    assert.equal(startsWith('/\u212a', '/k', false), false, 'the Kelvin sign is not a k');
+    assert.equal(startsWith('/fo', '/foo', false), false);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Differential testing: the same app definition runs on express@4 (the oracle) and
+ * on webapp, the same raw HTTP requests go to both, and the answers must match.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import webapp = require('../../src/index');
+
+/** What a test's app definition receives: the framework under test (`express` or `webapp`). */
+export type Framework = typeof express;
+export type AppFactory = (framework: Framework) => http.RequestListener;
+
+export interface RequestSpec {
+  method?: string;
+  path: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** Headers whose value legitimately differs between the two (clock, brand, connection handling). */
+const VOLATILE = new Set(['date', 'x-powered-by', 'connection', 'keep-alive']);
+
+export const frameworks: Array<[string, Framework]> = [
+  ['express', express],
+  ['webapp', webapp as unknown as Framework],
+];
+
+export async function withServer<T>(listener: http.RequestListener, fn: (port: number) => Promise<T>): Promise<T> {
+  const server = http.createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await fn((server.address() as AddressInfo).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** One raw request: the path is sent exactly as given (no client-side normalisation). */
+export function rawRequest(port: number, spec: RequestSpec): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('latin1') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(spec.body);
+  });
+}
+
+function comparable(res: RawResponse): { status: number; headers: Record<string, unknown>; body: string } {
+  const headers: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(res.headers)) if (!VOLATILE.has(name)) headers[name] = value;
+  return { status: res.status, headers, body: res.body };
+}
+
+/**
+ * Sends every request to the app built on express and on webapp; asserts equal
+ * status, headers (but the volatile ones) and body. Returns webapp's answers.
+ */
+export async function assertSameResponses(define: AppFactory, requests: RequestSpec[]): Promise<RawResponse[]> {
+  const expected = await withServer(define(express), async (port) => {
+    const out: RawResponse[] = [];
+    for (const spec of requests) out.push(await rawRequest(port, spec));
+    return out;
+  });
+  return withServer(define(webapp as unknown as Framework), async (port) => {
+    const out: RawResponse[] = [];
+    for (let i = 0; i < requests.length; i++) {
+      const actual = await rawRequest(port, requests[i]);
+      const label = `${requests[i].method ?? 'GET'} ${requests[i].path}`;
+      assert.deepEqual(comparable(actual), comparable(expected[i]), `${label}: webapp differs from express`);
+      out.push(actual);
+    }
+    return out;
+  });
+}
