@@ -1,0 +1,96 @@
+/**
+ * MIME types as Express 4 sees them. The database is mime-types (mime-db), but
+ * Express 4.22 and send 0.19 look types up in the older `mime` 1.6 tables, which
+ * differ from mime-db for a few extensions. Those differences are listed below so
+ * `res.type('ico')`, `res.sendFile('x.wav')` and the static middleware answer
+ * with the exact Content-Type an Express 4 app sends today.
+ */
+import { types as mimeDbTypes } from 'mime-types';
+
+/** Extensions that Express 4 (mime 1.6) maps to another type than mime-db does. */
+const EXPRESS4_TYPES: Readonly<Record<string, string>> = {
+  asc: 'application/pgp-signature',
+  deb: 'application/octet-stream',
+  dll: 'application/octet-stream',
+  dmg: 'application/octet-stream',
+  emf: 'application/x-msmetafile',
+  exe: 'application/octet-stream',
+  hjson: 'text/hjson',
+  ico: 'image/x-icon',
+  iso: 'application/octet-stream',
+  mpp: 'application/vnd.ms-project',
+  msi: 'application/octet-stream',
+  obj: 'application/x-tgif',
+  pcx: 'image/x-pcx',
+  rar: 'application/x-rar-compressed',
+  stl: 'application/vnd.ms-pki.stl',
+  wav: 'audio/wav',
+  wmf: 'application/x-msmetafile',
+  x3db: 'model/x3d+binary',
+  x3dv: 'model/x3d+vrml',
+  xlf: 'application/x-xliff+xml',
+};
+
+/** Extensions mime-db knows but Express 4 (mime 1.6) does not: they are looked up as unknown. */
+const UNKNOWN_TO_EXPRESS4 = new Set(
+  ('1km 3mf age amr atomdeleted avci avcs avif azv b16 bmml bsp cdfx cjs cpl csl dbf ddf dds ' +
+    'disposition-notification drle dwd emotionml es exp exr fdt fits fo ged heic heics heif heifs hej2 held ' +
+    'hsj2 its jhc jls jph jxr jxra jxrs jxs jxsc jxsi jxss kdbx key ktx2 lgr m4s maei mdx mpf mtl musd mvt ' +
+    'mxmf nq nt numbers obgx ogex opus osm owl pages provx pti rapd relo rsat rsheet rusd senmlx sensmlx ' +
+    'shex sieve siv sls spdx stpx stpxz stpz swidtag t38 tap td tfx toml trig ttml u8dsn u8hdr u8mdn u8msg ' +
+    'ubj usdz vds vtf wif wsc x_b x_t xav xca xcs xel xns').split(' '),
+);
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * The extension of a path or a bare extension: everything after the last `.`,
+ * `/` or `\`, lower-cased (so `'html'`, `'.html'` and `'a/b.HTML'` all give `html`).
+ */
+function extensionOf(pathOrExt: string): string {
+  let i = pathOrExt.length - 1;
+  for (; i >= 0; i--) {
+    const code = pathOrExt.charCodeAt(i);
+    if (code === 0x2e /* . */ || code === 0x2f /* / */ || code === 0x5c /* \ */) break;
+  }
+  return pathOrExt.slice(i + 1).toLowerCase();
+}
+
+/** The media type for a file path or extension, or `false` when the extension is unknown. */
+export function lookupType(pathOrExt: string): string | false {
+  if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
+  const ext = extensionOf(pathOrExt);
+  if (hasOwn.call(EXPRESS4_TYPES, ext)) return EXPRESS4_TYPES[ext];
+  if (UNKNOWN_TO_EXPRESS4.has(ext)) return false;
+  return mimeDbTypes[ext] ?? false;
+}
+
+const UTF8_TYPES = /^text\/|^application\/(?:javascript|json)/;
+
+/**
+ * The charset Express 4 attaches to a media type: `UTF-8` for `text/*`,
+ * `application/javascript*` and `application/json*`, otherwise `false`.
+ */
+export function charsetOf(type: string): string | false {
+  return typeof type === 'string' && UTF8_TYPES.test(type) ? 'UTF-8' : false;
+}
+
+const HAS_CHARSET = /;\s*charset\s*=/;
+
+/**
+ * A full Content-Type value from a media type or an extension, with
+ * `; charset=utf-8` appended where `charsetOf` gives one and none is present
+ * (what Express 4's `res.type`/`res.set('Content-Type')` produce).
+ * `false` when an extension is unknown.
+ */
+export function contentType(typeOrExt: string): string | false {
+  if (typeof typeOrExt !== 'string' || typeOrExt === '') return false;
+  const type = typeOrExt.includes('/') ? typeOrExt : lookupType(typeOrExt);
+  if (!type) return false;
+  if (HAS_CHARSET.test(type)) return type;
+  const charset = charsetOf(type.split(';')[0]);
+  return charset ? type + '; charset=' + charset.toLowerCase() : type;
+}
+
+/** The type Express 4 falls back to for files of unknown extension. */
+export const DEFAULT_TYPE = 'application/octet-stream';
