@@ -1,6 +1,148 @@
 /**
  * File-sending response methods (`res.sendFile`, `res.download`, and the 3.x
  * `res.sendfile`), installed on the response prototype by response/index.ts.
- * Owned by the static-files work; see src/static/.
+ * They share the core in src/static/: these methods only choose paths, headers
+ * and where the outcome is reported.
  */
-export const fileMethods: Record<string, (this: any, ...args: any[]) => unknown> = {};
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { isAbsolute, resolve } from 'node:path';
+import { contentDisposition } from '../http/content-disposition';
+import { compileSendOptions, type SendOptions } from '../static/options';
+import { sendFile as sendFileCore } from '../static/send';
+import { transferFile, type TransferCallback } from '../static/transfer';
+
+export interface SendFileOptions extends SendOptions {
+  /** Headers to send with the file (set right before the file's own headers). */
+  headers?: OutgoingHttpHeaders;
+}
+
+type Next = (err?: unknown) => void;
+
+interface FileRequest extends IncomingMessage {
+  next?: Next;
+}
+
+interface FileResponse extends ServerResponse {
+  req: FileRequest;
+  sendFile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
+  sendfile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
+}
+
+function sendFile(this: FileResponse, path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void {
+  let done = callback;
+  let opts: SendFileOptions = (options as SendFileOptions) || {};
+  const req = this.req;
+  const next = req.next;
+
+  if (!path) throw new TypeError('path argument is required to res.sendFile');
+  if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
+  if (typeof options === 'function') {
+    done = options;
+    opts = {};
+  }
+  if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
+
+  // The core takes URL paths; encoding first means "%" and friends in file names stay literal.
+  const urlPath = encodeURI(path);
+  transferFile(req, this, urlPath, compileSendOptions(opts), opts.headers, (err) => {
+    if (done) return done(err);
+    if (err && err.code === 'EISDIR') return next?.();
+    // A client that went away, or a failed write, leaves nobody to answer.
+    if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next?.(err);
+  });
+}
+
+function download(
+  this: FileResponse,
+  path: string,
+  filename?: string | SendFileOptions | TransferCallback | null,
+  options?: SendFileOptions | TransferCallback | null,
+  callback?: TransferCallback,
+): void {
+  let done = callback;
+  let name: string | null | undefined = filename as string | null | undefined;
+  let opts: SendFileOptions | null = (options as SendFileOptions) || null;
+
+  if (typeof filename === 'function') {
+    done = filename;
+    name = null;
+    opts = null;
+  } else if (typeof options === 'function') {
+    done = options;
+    opts = null;
+  }
+  // download(path, options[, fn]): the options sit where the file name would.
+  if (typeof filename === 'object' && (typeof options === 'function' || options === undefined)) {
+    name = null;
+    opts = filename;
+  }
+
+  // The file name argument decides Content-Disposition: a header option cannot override it.
+  const headers: OutgoingHttpHeaders = { 'Content-Disposition': contentDisposition(name || path) };
+  if (opts && opts.headers) {
+    for (const key of Object.keys(opts.headers)) {
+      if (key.toLowerCase() !== 'content-disposition') headers[key] = opts.headers[key];
+    }
+  }
+  const sendOptions: SendFileOptions = Object.create(opts);
+  sendOptions.headers = headers;
+
+  const fullPath = sendOptions.root ? path : resolve(path);
+  return this.sendFile(fullPath, sendOptions, done as TransferCallback);
+}
+
+/**
+ * 3.x `res.sendfile(path, [options], [fn])`: a path relative to the working
+ * directory (or `options.root`), `fn()` when sent, `fn(err)` on failure; without
+ * `fn` failures go to `next(err)` while nothing was sent, and a directory to `next()`.
+ */
+function sendfile(this: FileResponse, path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void {
+  let fn = callback;
+  let opts: SendFileOptions = (options as SendFileOptions) || {};
+  const res = this;
+  const req = this.req;
+  const next = req.next;
+  if (typeof options === 'function') {
+    fn = options;
+    opts = {};
+  }
+  let done = false;
+
+  const onSocketError = (err: Error) => fail(err);
+  const cleanup = () => {
+    req.socket?.removeListener('error', onSocketError);
+  };
+  function fail(err: Error): void {
+    if (done) return;
+    done = true;
+    cleanup();
+    // 3.x download set this before sending: an error page must not be offered as a download.
+    if (!res.headersSent) res.removeHeader('Content-Disposition');
+    if (fn) return fn(err);
+    if (res.headersSent) return;
+    next?.(err);
+  }
+
+  req.socket?.on('error', onSocketError);
+  res.on('finish', cleanup);
+  sendFileCore(req, res, path, compileSendOptions(opts), {
+    error: fail,
+    directory: () => next?.(),
+    headers: opts.headers
+      ? (response) => {
+          for (const name of Object.keys(opts.headers!)) response.setHeader(name, opts.headers![name] as string);
+        }
+      : undefined,
+    stream(stream) {
+      if (done) return;
+      cleanup();
+      if (fn) stream.on('end', () => fn!());
+    },
+  });
+}
+
+export const fileMethods: Record<string, (this: FileResponse, ...args: never[]) => unknown> = {
+  sendFile,
+  download,
+  sendfile,
+};

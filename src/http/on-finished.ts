@@ -1,0 +1,94 @@
+/**
+ * Runs a callback once when an HTTP message is done: a response finished
+ * writing, a request was fully read, or the connection under either closed or
+ * failed first (a client that went away). File sending relies on it to close
+ * its descriptor on every path.
+ */
+import type { IncomingMessage, OutgoingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+
+export type FinishedListener<T> = (err: Error | null | undefined, msg: T) => void;
+
+type Message = (IncomingMessage | OutgoingMessage) & { upgrade?: boolean };
+
+/** One set of event listeners per message, however many callbacks wait on it. */
+const kWaiting = Symbol('webapp.onFinished');
+
+interface Waiting {
+  queue: Array<(err: Error | null | undefined) => void>;
+}
+
+/**
+ * Whether the message is already done: `true`/`false`, or `undefined` for an
+ * object that is neither a request nor a response.
+ */
+export function isFinished(msg: IncomingMessage | OutgoingMessage): boolean | undefined {
+  const message = msg as Message & { writableEnded?: boolean; finished?: boolean; complete?: boolean; readable?: boolean };
+  const socket = message.socket as Socket | null | undefined;
+  const ended = typeof message.writableEnded === 'boolean' ? message.writableEnded : message.finished;
+  if (typeof ended === 'boolean') {
+    return ended || Boolean(socket && !socket.writable);
+  }
+  if (typeof message.complete === 'boolean') {
+    return Boolean(message.upgrade || !socket || !socket.readable || (message.complete && !message.readable));
+  }
+  return undefined;
+}
+
+/**
+ * Calls `listener(err, msg)` once the message is done (on the next turn when it
+ * already is). `err` is the socket's error when the connection failed.
+ */
+export function onFinished<T extends IncomingMessage | OutgoingMessage>(msg: T, listener: FinishedListener<T>): T {
+  if (isFinished(msg) !== false) {
+    setImmediate(listener, null, msg);
+    return msg;
+  }
+  const carrier = msg as T & { [kWaiting]?: Waiting };
+  let waiting = carrier[kWaiting];
+  if (!waiting) {
+    waiting = { queue: [] };
+    carrier[kWaiting] = waiting;
+    watch(msg, waiting, carrier);
+  }
+  waiting.queue.push((err) => listener(err, msg));
+  return msg;
+}
+
+function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }): void {
+  let socket: Socket | null = null;
+  let done = false;
+
+  const finish = (err?: Error | null) => {
+    if (done) return;
+    done = true;
+    msg.removeListener('end', onDone);
+    msg.removeListener('finish', onDone);
+    msg.removeListener('close', onDone);
+    msg.removeListener('socket', onSocket);
+    if (socket) {
+      socket.removeListener('error', finish);
+      socket.removeListener('close', onDone);
+    }
+    if (carrier[kWaiting] === waiting) delete carrier[kWaiting];
+    const queue = waiting.queue;
+    waiting.queue = [];
+    for (const callback of queue) callback(err);
+  };
+  const onDone = () => finish();
+  // Keep-alive sockets outlive the message: listen to them only until it is done.
+  const onSocket = (assigned: Socket) => {
+    msg.removeListener('socket', onSocket);
+    if (done || socket) return;
+    socket = assigned;
+    socket.on('error', finish);
+    socket.on('close', onDone);
+  };
+
+  msg.on('end', onDone);
+  msg.on('finish', onDone);
+  // A response whose connection dies emits 'close' without 'finish' (also over HTTP/2).
+  msg.on('close', onDone);
+  if (msg.socket) onSocket(msg.socket as Socket);
+  else msg.on('socket', onSocket);
+}

@@ -1,0 +1,96 @@
+/**
+ * `webapp.static(root, options)`: serves files below `root` for GET and HEAD,
+ * as serve-static 1.16 does. What it cannot serve as a client error (not found,
+ * dotfile, bad path) falls through to the next middleware unless `fallthrough`
+ * is false; once a file was found, every error goes to `next(err)`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Stats } from 'node:fs';
+import { parse as parseLegacyUrl, format as formatUrl } from 'node:url';
+import { createHttpError, type HttpError } from '../http/errors';
+import { encodeUrl } from '../http/encode-url';
+import { parseOriginalUrl, parseUrl } from '../http/parse-url';
+import { compileSendOptions, type SendOptions, type SendSettings } from './options';
+import { collapseLeadingSlashes, sendRedirect } from './html';
+import { hasTrailingSlash, sendFile, type SendHooks } from './send';
+
+export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' | 'end'> {
+  /** Client errors and 404 call `next()` (true, default) or `next(err)` (false). */
+  fallthrough?: boolean;
+  /** Redirect a directory path without a trailing slash to the slash URL (default true). */
+  redirect?: boolean;
+  /** Called as `setHeaders(res, path, stat)` before the file's headers are set. */
+  setHeaders?: (res: ServerResponse, path: string, stat: Stats) => void;
+}
+
+type Next = (err?: unknown) => void;
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+
+/** 301 from `/dir` to `/dir/` keeping the query string, as the client wrote the URL (mount path included). */
+function redirectToDirectory(req: IncomingMessage, res: ServerResponse): void {
+  const original = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  const url = parseLegacyUrl(original);
+  url.path = null;
+  url.pathname = collapseLeadingSlashes((url.pathname ?? '') + '/');
+  sendRedirect(res, encodeUrl(formatUrl(url)));
+}
+
+export function serveStatic(root: string, options?: ServeStaticOptions): Middleware {
+  if (!root) throw new TypeError('root path required');
+  if (typeof root !== 'string') throw new TypeError('root path must be a string');
+  const opts: ServeStaticOptions = options || {};
+  const fallthrough = opts.fallthrough !== false;
+  const redirect = opts.redirect !== false;
+  const setHeaders = opts.setHeaders;
+  if (setHeaders && typeof setHeaders !== 'function') throw new TypeError('option setHeaders must be function');
+
+  // serve-static checks the remaining options on each request, so a bad value fails
+  // the request (500 through next(err)), not the call to static(): keep that, but compile once.
+  let settings: SendSettings | undefined;
+  let optionsError: unknown;
+  try {
+    // Inherit the caller's object (as serve-static does) rather than copy it, so options on its prototype count too.
+    const sendOptions: SendOptions = Object.create(opts);
+    sendOptions.maxage = opts.maxage || opts.maxAge || 0;
+    sendOptions.root = root;
+    settings = compileSendOptions(sendOptions);
+  } catch (err) {
+    optionsError = err;
+  }
+
+  return function serveStatic(req: IncomingMessage, res: ServerResponse, next: Next): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (fallthrough) {
+        next();
+        return;
+      }
+      res.statusCode = 405;
+      res.setHeader('Allow', 'GET, HEAD');
+      res.setHeader('Content-Length', '0');
+      res.end();
+      return;
+    }
+    if (settings === undefined) throw optionsError;
+
+    let path = parseUrl(req)?.pathname ?? '/';
+    // At the mount point itself ("/static" mounted, "/static" requested) the path is "/":
+    // treat it as empty so the directory redirect goes to "/static/".
+    if (path === '/' && !hasTrailingSlash(parseOriginalUrl(req)?.pathname ?? '/')) path = '';
+
+    let forwardError = !fallthrough;
+    const hooks: SendHooks = {
+      error(err: HttpError) {
+        if (forwardError || !(err.statusCode < 500)) next(err);
+        else next();
+      },
+      directory(response, urlPath) {
+        if (!redirect || hasTrailingSlash(urlPath)) hooks.error(createHttpError(404));
+        else redirectToDirectory(req, response);
+      },
+      // Once a file is chosen, a failure is the server's, not a miss: always forward it.
+      file: fallthrough ? () => { forwardError = true; } : undefined,
+      headers: setHeaders,
+    };
+    sendFile(req, res, path, settings, hooks);
+  };
+}

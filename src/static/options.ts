@@ -1,0 +1,104 @@
+/**
+ * Options of the file-sending core (shared by `webapp.static`, `res.sendFile`,
+ * `res.download` and 3.x `res.sendfile`), checked and normalised once so the
+ * per-request path does no option parsing.
+ */
+import { resolve } from 'node:path';
+import { deprecate } from '../http/deprecate';
+import { parseMs } from '../http/ms';
+
+export type DotfilesMode = 'allow' | 'deny' | 'ignore';
+
+export interface SendOptions {
+  /** Answer Range requests (`Accept-Ranges: bytes`). Default true. */
+  acceptRanges?: boolean;
+  /** Set Cache-Control. Default true. */
+  cacheControl?: boolean;
+  /** How paths with a segment starting with a dot are served. */
+  dotfiles?: DotfilesMode;
+  /** Weak ETag from size and modification time. Default true. */
+  etag?: boolean;
+  /** Extensions tried, in order, when the file is not found and its path has none. */
+  extensions?: string | string[] | false;
+  /** Add `immutable` to Cache-Control. Default false. */
+  immutable?: boolean;
+  /** Index files for directory paths ending in `/`; false disables. Default `index.html`. */
+  index?: string | string[] | false;
+  /** Set Last-Modified. Default true. */
+  lastModified?: boolean;
+  /** Cache-Control max-age in milliseconds or an ms-format string; clipped to one year. */
+  maxAge?: number | string;
+  maxage?: number | string;
+  /** Directory that relative paths are resolved in, and that they may not leave. */
+  root?: string;
+  /** Byte offsets that bound what is sent of every file (inclusive). */
+  start?: number;
+  end?: number;
+  /** Deprecated: `true` is `dotfiles: 'allow'`, `false` is `dotfiles: 'ignore'`. */
+  hidden?: boolean;
+}
+
+export interface SendSettings {
+  acceptRanges: boolean;
+  cacheControl: boolean;
+  /** `undefined` is the default mode: ignore dotfiles, but serve files inside dot-directories. */
+  dotfiles: DotfilesMode | undefined;
+  hidden: boolean;
+  etag: boolean;
+  extensions: string[];
+  immutable: boolean;
+  index: string[];
+  lastModified: boolean;
+  /** max-age in milliseconds. */
+  maxAge: number;
+  root: string | null;
+  start: number;
+  end: number | undefined;
+}
+
+const ONE_YEAR = 365 * 24 * 60 * 60 * 1000;
+
+function flag(value: unknown, fallback: boolean): boolean {
+  return value === undefined ? fallback : Boolean(value);
+}
+
+/** A string or an array of strings; anything falsy is the empty list. */
+function stringList(value: unknown, name: string): string[] {
+  const list = ([] as unknown[]).concat(value || []);
+  for (const item of list) {
+    if (typeof item !== 'string') throw new TypeError(name + ' must be array of strings or false');
+  }
+  return list as string[];
+}
+
+/** Milliseconds from a number or an ms-format string; not a number means 0; at most one year. */
+export function normalizeMaxAge(value: unknown): number {
+  const ms = typeof value === 'string' ? parseMs(value) ?? NaN : Number(value);
+  return Number.isNaN(ms) ? 0 : Math.min(Math.max(0, ms), ONE_YEAR);
+}
+
+export function compileSendOptions(options: SendOptions | null | undefined): SendSettings {
+  const opts: SendOptions = options || {};
+  const dotfiles = opts.dotfiles;
+  if (dotfiles !== undefined && dotfiles !== 'allow' && dotfiles !== 'deny' && dotfiles !== 'ignore') {
+    throw new TypeError('dotfiles option must be "allow", "deny", or "ignore"');
+  }
+  if (opts.hidden !== undefined) {
+    deprecate("hidden: use dotfiles: '" + (opts.hidden ? 'allow' : 'ignore') + "' instead", 'send');
+  }
+  return {
+    acceptRanges: flag(opts.acceptRanges, true),
+    cacheControl: flag(opts.cacheControl, true),
+    dotfiles,
+    hidden: Boolean(opts.hidden),
+    etag: flag(opts.etag, true),
+    extensions: opts.extensions !== undefined ? stringList(opts.extensions, 'extensions option') : [],
+    immutable: flag(opts.immutable, false),
+    index: opts.index !== undefined ? stringList(opts.index, 'index option') : ['index.html'],
+    lastModified: flag(opts.lastModified, true),
+    maxAge: normalizeMaxAge(opts.maxAge || opts.maxage),
+    root: opts.root ? resolve(opts.root) : null,
+    start: (opts.start as number) || 0,
+    end: opts.end,
+  };
+}

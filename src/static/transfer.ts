@@ -1,0 +1,68 @@
+/**
+ * A file response with a completion callback, as Express's `res.sendFile` and
+ * `res.download` report it: `callback()` once the file was sent (or answered
+ * 304/HEAD), `callback(err)` on failure, where a directory is an `EISDIR` error
+ * and a client that went away mid-transfer an `ECONNABORTED` one.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { onFinished } from '../http/on-finished';
+import type { SendSettings } from './options';
+import { sendFile, type SendHooks } from './send';
+
+export type TransferCallback = (err?: NodeJS.ErrnoException) => void;
+
+function codedError(message: string, code: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(message);
+  err.code = code;
+  return err;
+}
+
+export function transferFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  urlPath: string,
+  settings: SendSettings,
+  headers: OutgoingHttpHeaders | undefined,
+  callback: TransferCallback,
+): void {
+  let done = false;
+  // undefined: no file yet; false: a file was found; true: its bytes are flowing.
+  let streaming: boolean | undefined;
+
+  const finish = (err?: NodeJS.ErrnoException) => {
+    if (done) return;
+    done = true;
+    callback(err);
+  };
+  const aborted = () => finish(codedError('Request aborted', 'ECONNABORTED'));
+
+  const hooks: SendHooks = {
+    error: finish,
+    directory: () => finish(codedError('EISDIR, read', 'EISDIR')),
+    file: () => {
+      streaming = false;
+    },
+    stream: () => {
+      streaming = true;
+    },
+    end: () => finish(),
+    headers: headers
+      ? (response) => {
+          for (const name of Object.keys(headers)) response.setHeader(name, headers[name] as string);
+        }
+      : undefined,
+  };
+
+  onFinished(res, (err) => {
+    if (err && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return aborted();
+    if (err) return finish(err);
+    if (done) return;
+    // The stream's own 'end' or 'error' may still be queued: decide on the next turn.
+    setImmediate(() => {
+      if (streaming !== false && !done) aborted();
+      else finish();
+    });
+  });
+
+  sendFile(req, res, urlPath, settings, hooks);
+}
