@@ -1,0 +1,222 @@
+/**
+ * res.sendFile(path, [options], [fn]): differential against express@4 for options
+ * and error paths, plus what a client cannot see: the callback's error for a
+ * missing file, a directory and a client that aborted.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import webapp = require('../../src/index');
+import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+import { close, createFixtures, eventually, FILE_TIME, listen, openFdCount, rawRequest, type Fixtures } from '../static/support';
+
+let fx: Fixtures;
+before(() => {
+  fx = createFixtures({ largeSize: 8 * 1024 * 1024 });
+});
+after(() => fx.cleanup());
+
+const errorEcho: ErrorRequestHandler = (err, _req, res, _next) => {
+  res.statusCode = typeof err.status === 'number' ? err.status : 500;
+  res.setHeader('Content-Type', 'application/json');
+  res.end(JSON.stringify({ name: err.name, message: err.message, status: err.status, expose: err.expose, code: err.code, headers: err.headers }));
+};
+
+/** One route per case: GET /case/<n> calls `cases[n](req, res, next)`. */
+type Case = (req: Request, res: Response, next: (err?: unknown) => void) => void;
+function appWith(cases: Case[]) {
+  return (framework: Framework) => {
+    const app = framework();
+    app.set('env', 'production');
+    app.get('/case/:n', (req, res, next) => cases[Number(req.params.n)](req, res, next));
+    app.use((_req, res) => {
+      res.statusCode = 404;
+      res.setHeader('x-fell-through', 'yes');
+      res.end('fell through');
+    });
+    app.use(errorEcho);
+    return app;
+  };
+}
+
+/** A callback that reports what it got as the response. */
+function reportingCallback(res: Response) {
+  return (err?: NodeJS.ErrnoException & { status?: number; expose?: boolean }) => {
+    if (res.headersSent) return;
+    res.setHeader('x-callback', err ? 'error' : 'ok');
+    res.end(err ? JSON.stringify({ code: err.code, status: err.status, expose: err.expose, message: err.message, name: err.name }) : '');
+  };
+}
+
+describe('res.sendFile compatibility with express@4', () => {
+  it('sends files with every option value', async () => {
+    const file = (name: string) => join(fx.root, name);
+    const cases: Case[] = [
+      (_q, res) => res.sendFile(file('todo.txt')),
+      (_q, res) => res.sendFile(file('todo.txt'), { maxAge: 60_000 }),
+      (_q, res) => res.sendFile(file('todo.txt'), { maxAge: '1d', immutable: true }),
+      (_q, res) => res.sendFile(file('todo.txt'), { maxAge: 'nonsense' }),
+      (_q, res) => res.sendFile(file('todo.txt'), { lastModified: false }),
+      (_q, res) => res.sendFile(file('todo.txt'), { cacheControl: false }),
+      (_q, res) => res.sendFile(file('todo.txt'), { acceptRanges: false }),
+      (_q, res) => res.sendFile(file('todo.txt'), { headers: { 'X-Custom': 'yes', 'Cache-Control': 'no-store', 'Content-Type': 'text/x-todo' } }),
+      (_q, res) => res.sendFile('todo.txt', { root: fx.root }),
+      (_q, res) => res.sendFile('users/../todo.txt', { root: fx.root }),
+      (_q, res) => res.sendFile('/users/tobi.txt', { root: fx.root }),
+      (_q, res) => res.sendFile('../secret.txt', { root: fx.root }),
+      (_q, res) => res.sendFile('users/../../secret.txt', { root: fx.root }),
+      (_q, res) => res.sendFile(file('.hidden')),
+      (_q, res) => res.sendFile(file('.hidden'), { dotfiles: 'allow' }),
+      (_q, res) => res.sendFile(file('.hidden'), { dotfiles: 'deny' }),
+      (_q, res) => res.sendFile(file('.secret/file.txt')),
+      (_q, res) => res.sendFile('.secret/file.txt', { root: fx.root, dotfiles: 'ignore' }),
+      (_q, res) => res.sendFile(file('nope.txt')),
+      (_q, res) => res.sendFile(file('users')),
+      (_q, res) => res.sendFile(file('todo.txt/x')),
+      (_q, res) => res.sendFile(file('% of 100.txt')),
+      (_q, res) => res.sendFile(file('foo bar.txt')),
+      (_q, res) => res.sendFile(file('snow ☃.txt')),
+      (_q, res) => res.sendFile(file('todo.txt'), reportingCallback(res)),
+      (_q, res) => res.sendFile(file('nope.txt'), reportingCallback(res)),
+      (_q, res) => res.sendFile(file('users'), reportingCallback(res)),
+      (_q, res) => res.sendFile(file('.hidden'), {}, reportingCallback(res)),
+      (_q, res) => res.sendFile('../secret.txt', { root: fx.root }, reportingCallback(res)),
+      (_q, res) => res.sendFile('relative.txt'),
+      (_q, res) => (res as unknown as { sendFile(p?: unknown): void }).sendFile(),
+      (_q, res) => (res as unknown as { sendFile(p?: unknown): void }).sendFile(42),
+      (_q, res) => res.sendFile(file('todo.txt'), { dotfiles: 'bogus' as 'allow' }),
+      (_q, res) => {
+        res.statusCode = 201;
+        res.sendFile(file('todo.txt'));
+      },
+      (_q, res) => res.sendFile(file('data.json')),
+      (_q, res) => res.sendFile(file('empty.txt')),
+      (_q, res) => res.sendFile(file('todo.txt'), { root: '/' }),
+      (_q, res) => res.sendFile(file('nums.txt'), { start: 2, end: 5 } as object),
+      (_q, res) => res.sendFile(file('todo.txt'), { etag: false } as object),
+      (_q, res) => res.sendFile(file('noext'), { extensions: ['txt'] } as object),
+      (_q, res) => {
+        res.setHeader('Content-Type', 'text/x-preset');
+        res.setHeader('ETag', '"preset"');
+        res.sendFile(file('todo.txt'));
+      },
+    ];
+    const requests: RequestSpec[] = cases.map((_c, n) => ({ path: '/case/' + n }));
+    requests.push({ method: 'HEAD', path: '/case/0' });
+    await assertSameResponses(appWith(cases), requests);
+  });
+
+  it('answers conditional and Range requests as send does', async () => {
+    const cases: Case[] = [(_q, res) => res.sendFile(join(fx.root, 'nums.txt'))];
+    const etag = 'W/"9-' + FILE_TIME.getTime().toString(16) + '"';
+    const headers: Array<Record<string, string>> = [
+      { Range: 'bytes=0-2' }, { Range: 'bytes=-2' }, { Range: 'bytes=50-' }, { Range: 'bytes=0-1,5-6' },
+      { Range: 'bytes=1-2', 'If-Range': etag }, { Range: 'bytes=1-2', 'If-Range': '"other"' },
+      { 'If-None-Match': etag }, { 'If-Modified-Since': FILE_TIME.toUTCString() }, { 'If-Match': '"x"' },
+      { 'If-Unmodified-Since': new Date(0).toUTCString() },
+    ];
+    await assertSameResponses(appWith(cases), headers.map((h) => ({ path: '/case/0', headers: h })));
+  });
+});
+
+describe('res.sendFile callback and errors (webapp)', () => {
+  async function run(handler: Case, path = '/'): Promise<{ status: number; body: string; nextErr?: unknown }> {
+    const app = webapp();
+    let nextErr: unknown;
+    app.get('/', handler);
+    app.use(((err, _req, res, _next) => {
+      nextErr = err;
+      res.statusCode = 599;
+      res.end('error');
+    }) as ErrorRequestHandler);
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      const response = await rawRequest(port, path);
+      return { status: response.status, body: response.text, nextErr };
+    } finally {
+      await close(server);
+    }
+  }
+
+  it('calls back without error after sending', async () => {
+    let got: unknown = 'not called';
+    const { status, body } = await run((_q, res) => res.sendFile(join(fx.root, 'todo.txt'), (err) => { got = err; }));
+    assert.equal(status, 200);
+    assert.equal(body, '- groceries');
+    assert.equal(await eventually(() => got !== 'not called'), true);
+    assert.equal(got, undefined);
+  });
+
+  it('calls back with a 404 error for a missing file and leaves the response to the callback', async () => {
+    let got: (Error & { status?: number; code?: string; expose?: boolean }) | undefined;
+    const { status, body } = await run((_q, res) =>
+      res.sendFile(join(fx.root, 'missing.txt'), (err) => {
+        got = err as typeof got;
+        res.statusCode = 418;
+        res.end('handled');
+      }),
+    );
+    assert.equal(status, 418);
+    assert.equal(body, 'handled');
+    assert.equal(got?.status, 404);
+    assert.equal(got?.code, 'ENOENT');
+    assert.equal(got?.expose, false);
+  });
+
+  it('passes errors to next without a callback, and directories to next()', async () => {
+    const missing = await run((_q, res) => res.sendFile(join(fx.root, 'missing.txt')));
+    assert.equal(missing.status, 599);
+    assert.equal((missing.nextErr as { status: number }).status, 404);
+    const dir = await run((_q, res) => res.sendFile(join(fx.root, 'users')));
+    assert.equal(dir.status, 404);
+    assert.match(dir.body, /Cannot GET \//);
+    const traversal = await run((_q, res) => res.sendFile('../outside/secret.txt', { root: fx.root }));
+    assert.equal(traversal.status, 599);
+    assert.equal((traversal.nextErr as { status: number }).status, 403);
+    assert.doesNotMatch(traversal.body, /SECRET/);
+  });
+
+  it('calls back with EISDIR for a directory', async () => {
+    let code: string | undefined;
+    await run((_q, res) => res.sendFile(join(fx.root, 'users'), (err) => {
+      code = (err as NodeJS.ErrnoException).code;
+      res.end();
+    }));
+    assert.equal(code, 'EISDIR');
+  });
+
+  it('throws for a relative path without root, before anything is sent', async () => {
+    const result = await run((_q, res) => res.sendFile('todo.txt'));
+    assert.equal(result.status, 599);
+    assert.equal((result.nextErr as Error).message, 'path must be absolute or specify root to res.sendFile');
+  });
+
+  it('calls back with ECONNABORTED when the client aborts, and closes the file', async () => {
+    const before = openFdCount();
+    let callbackErr: NodeJS.ErrnoException | undefined | 'pending' = 'pending';
+    const app = webapp();
+    app.get('/large', (_req: Request, res: Response) => res.sendFile(fx.large, (err) => { callbackErr = err; }));
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port, path: '/large', agent: false }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(err)));
+      });
+      assert.equal(await eventually(() => callbackErr !== 'pending'), true, 'callback was called');
+      assert.equal((callbackErr as NodeJS.ErrnoException).code, 'ECONNABORTED');
+      assert.equal((callbackErr as Error).message, 'Request aborted');
+    } finally {
+      await close(server);
+    }
+    assert.equal(await eventually(() => openFdCount() <= before), true, `descriptors: before ${before}, after ${openFdCount()}`);
+  });
+});
