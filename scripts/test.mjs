@@ -21,7 +21,12 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+// The full run (and any run touching the package tests) tests the built output too.
+if (filters.length === 0 || filters.some((f) => 'test/package'.includes(f) || f.includes('package'))) {
+  const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=60000', ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test' },

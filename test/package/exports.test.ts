@@ -1,0 +1,75 @@
+/**
+ * The published shape, tested from the built output (dist/) the way users load it:
+ * `require('webapp')` and `import webapp, { Router, json, static } from 'webapp'`.
+ * `npm test` builds first; this file builds too when dist/ is missing.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { before, after, describe, it } from 'node:test';
+
+const root = resolve(__dirname, '../..');
+let project: string;
+
+/** Runs a script in a scratch project whose node_modules/webapp links to this package. */
+function run(file: string, source: string): string {
+  writeFileSync(join(project, file), source);
+  return execFileSync(process.execPath, [join(project, file)], { cwd: project, encoding: 'utf8' }).trim();
+}
+
+before(() => {
+  if (!existsSync(join(root, 'dist/cjs/index.js'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  project = mkdtempSync(join(tmpdir(), 'webapp-package-'));
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(root, join(project, 'node_modules/webapp'), 'dir');
+});
+
+after(() => rmSync(project, { recursive: true, force: true }));
+
+describe('package entry points (built output)', () => {
+  it('require("webapp") is a callable factory with Express 4\'s members', () => {
+    const out = run(
+      'cjs.cjs',
+      `const webapp = require('webapp');
+       const app = webapp();
+       console.log(JSON.stringify({
+         factory: typeof webapp, app: typeof app, handle: typeof app.handle, router: typeof webapp.Router,
+         route: typeof webapp.Route, application: typeof webapp.application, request: typeof webapp.request,
+         response: typeof webapp.response, listen: typeof app.listen,
+       }));`,
+    );
+    assert.deepEqual(JSON.parse(out), {
+      factory: 'function', app: 'function', handle: 'function', router: 'function', route: 'function',
+      application: 'object', request: 'object', response: 'object', listen: 'function',
+    });
+  });
+
+  it('import webapp, { Router } from "webapp" gives the same objects as require', () => {
+    const out = run(
+      'esm.mjs',
+      `import webapp, { Router, application } from 'webapp';
+       import { createRequire } from 'node:module';
+       const require = createRequire(import.meta.url);
+       const cjs = require('webapp');
+       console.log(JSON.stringify({ same: webapp === cjs, router: Router === cjs.Router, application: application === cjs.application, app: typeof webapp() }));`,
+    );
+    assert.deepEqual(JSON.parse(out), { same: true, router: true, application: true, app: 'function' });
+  });
+
+  it('serves a request from the built package', () => {
+    const out = run(
+      'serve.cjs',
+      `const webapp = require('webapp');
+       const app = webapp();
+       app.get('/users/:id', (req, res) => res.end('user ' + req.params.id));
+       const server = app.listen(0, '127.0.0.1', async () => {
+         const res = await fetch('http://127.0.0.1:' + server.address().port + '/users/7');
+         console.log(res.status + ' ' + (await res.text()));
+         server.close();
+       });`,
+    );
+    assert.equal(out, '200 user 7');
+  });
+});

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import type http from 'node:http';
+import { describe, it } from 'node:test';
+import express from 'express';
+import request from 'supertest';
+import webapp = require('../../src/index');
+
+type Req = http.IncomingMessage & Record<string, any>;
+type Res = http.ServerResponse & Record<string, any>;
+type Next = (err?: unknown) => void;
+
+const send = (body: string) => (_req: Req, res: Res) => res.end(body);
+
+describe('Router', () => {
+  it('is callable with or without new, and a router is middleware', async () => {
+    const a = webapp.Router();
+    const b = new webapp.Router({ strict: true });
+    assert.equal(typeof a, 'function');
+    assert.equal(Object.getPrototypeOf(a), webapp.Router);
+    assert.equal(b.strict, true);
+    a.get('/x', send('from router'));
+    const app = webapp();
+    app.use(a);
+    await request(app).get('/x').expect(200, 'from router');
+  });
+
+  it('exposes the stack, layer and route fields ecosystem code reads, shaped as Express\'s', () => {
+    const build = (framework: typeof express) => {
+      const app = framework();
+      const router = framework.Router();
+      router.get('/r/:id', send('r'));
+      app.use(function named(_req, _res, next) {
+        next();
+      });
+      app.use('/router', router);
+      app.route('/book').get(send('g')).post(send('p'));
+      return app;
+    };
+    const describeStack = (app: any) =>
+      app._router.stack.map((layer: any) => ({
+        name: layer.name,
+        keys: layer.keys,
+        regexp: String(layer.regexp),
+        fast_slash: layer.regexp.fast_slash,
+        fast_star: layer.regexp.fast_star,
+        route: layer.route && {
+          path: layer.route.path,
+          methods: layer.route.methods,
+          stack: layer.route.stack.map((l: any) => ({ method: l.method, name: l.name, regexp: String(l.regexp) })),
+        },
+        handleIsRouter: Array.isArray(layer.handle.stack),
+        innerStack: layer.handle.stack?.map((l: any) => ({ name: l.name, keys: l.keys, route: l.route?.path })),
+      }));
+    assert.deepEqual(describeStack(build(webapp as unknown as typeof express)), describeStack(build(express)));
+  });
+
+  it('keeps the routing order when layers are added directly to router.stack or spliced', async () => {
+    const app = webapp();
+    for (let i = 0; i < 40; i++) app.get(`/r${i}/:id`, send(`route ${i}`));
+    await request(app).get('/r39/1').expect(200, 'route 39');
+    // An app can reach into its router's stack (some test helpers and plugins do).
+    const stack = app._router!.stack;
+    const last = stack.pop()!;
+    await request(app).get('/r39/1').expect(404);
+    stack.splice(2, 0, last);
+    app.get('/r39/:id', send('later duplicate'));
+    await request(app).get('/r39/1').expect(200, 'route 39');
+  });
+
+  it('routes through 1,000 parameterised routes to the right one, and to 404 after them', async () => {
+    const app = webapp();
+    for (let i = 0; i < 1000; i++) app.get(`/route${i}/:id`, (req: Req, res: Res) => res.end(`${i}:${req.params.id}`));
+    app.use('/mw', send('middleware'));
+    await request(app).get('/route999/abc').expect(200, '999:abc');
+    await request(app).get('/ROUTE500/x').expect(200, '500:x');
+    await request(app).get('/route0/0').expect(200, '0:0');
+    await request(app).get('/mw/deep').expect(200, 'middleware');
+    await request(app).get('/route1000/x').expect(404);
+  });
+
+  it('sees a rewritten req.url in later layers (index follows the current path)', async () => {
+    const app = webapp();
+    for (let i = 0; i < 30; i++) app.get(`/page${i}`, send(`page ${i}`));
+    app.use((req: Req, _res: Res, next: Next) => {
+      if (req.url === '/old') req.url = '/page3';
+      next();
+    });
+    app.get('/page3', send('rewritten to page 3'));
+    await request(app).get('/old').expect(200, 'rewritten to page 3');
+  });
+
+  it('does not overflow the call stack with thousands of synchronous middleware', async () => {
+    const app = webapp();
+    for (let i = 0; i < 5000; i++) app.use((_req: Req, _res: Res, next: Next) => next());
+    const route = app.route('/deep');
+    for (let i = 0; i < 5000; i++) route.get((_req: Req, _res: Res, next: Next) => next());
+    route.get(send('survived'));
+    await request(app).get('/deep').expect(200, 'survived');
+  });
+
+  it('router.param runs for use() layers with params, once per value, and is local', async () => {
+    const router = webapp.Router();
+    const seen: string[] = [];
+    router.param('user', (req: Req, _res: Res, next: Next, id: string) => {
+      seen.push(id);
+      req.user = 'user-' + id;
+      next();
+    });
+    router.use('/:user', (req: Req, _res: Res, next: Next) => {
+      req.fromUse = req.user;
+      next();
+    });
+    router.get('/:user', (req: Req, res: Res) => res.end(`${req.fromUse} ${req.user}`));
+    const app = webapp();
+    app.use('/r', router);
+    app.get('/other/:user', (req: Req, res: Res) => res.end(String(req.user)));
+    await request(app).get('/r/7').expect(200, 'user-7 user-7');
+    assert.deepEqual(seen, ['7']);
+    await request(app).get('/other/1').expect(200, 'undefined');
+  });
+
+  it('router.param does not take arrays (only app.param does): as in Express 4, such a callback never runs', async () => {
+    const router = webapp.Router();
+    let ran = false;
+    router.param(['a', 'b'] as never, (_req: Req, _res: Res, next: Next) => {
+      ran = true;
+      next();
+    });
+    router.get('/:a/:b', send('ok'));
+    await request(router as never).get('/1/2').expect(200, 'ok');
+    assert.equal(ran, false);
+  });
+
+  it('an error in a param callback is replayed, not re-run, for later routes with the same value', async () => {
+    const app = webapp();
+    let calls = 0;
+    app.param('id', (_req: Req, _res: Res, next: Next) => {
+      calls++;
+      next(new Error('bad id'));
+    });
+    app.get('/a/:id', send('never'));
+    app.get('/a/:id', send('never'));
+    app.use((err: Error, _req: Req, res: Res, _next: Next) => res.end(err.message + ' ' + calls));
+    await request(app).get('/a/1').expect(200, 'bad id 1');
+  });
+
+  it('answers OPTIONS with the Allow header of matching routes, and leaves handled OPTIONS alone', async () => {
+    const app = webapp();
+    app.get('/items', send('list'));
+    app.post('/items', send('created'));
+    app.delete('/items/:id', send('deleted'));
+    app.options('/custom', (_req: Req, res: Res) => {
+      res.setHeader('Allow', 'NONE');
+      res.end('custom');
+    });
+    const res = await request(app).options('/items').expect(200, 'GET,HEAD,POST');
+    assert.equal(res.headers.allow, 'GET,HEAD,POST');
+    await request(app).options('/custom').expect(200, 'custom').expect('Allow', 'NONE');
+    await request(app).options('/nothing').expect(404);
+  });
+});
