@@ -11,6 +11,7 @@ import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
+import { serveStatic } from './static';
 
 /** Copies own property descriptors (methods and accessors alike), keeping those `target` already has. */
 function mixin(target: object, source: object): void {
@@ -57,6 +58,7 @@ declare namespace webapp {
   export const response: object;
   export const Route: typeof RouteClass;
   export const Router: typeof RouterFactory;
+  export { serveStatic as static };
 }
 
 Object.assign(webapp, {
@@ -65,6 +67,7 @@ Object.assign(webapp, {
   response: responsePrototype,
   Route: RouteClass,
   Router: RouterFactory,
+  static: serveStatic,
 });
 
 for (const name of REMOVED_MIDDLEWARE) {
