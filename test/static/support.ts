@@ -99,7 +99,10 @@ export function bareServer(middleware: Middleware): http.Server {
           res.statusCode = e.status ?? 500;
           res.setHeader('x-next', 'error');
           if (e.headers) for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
-          res.end(`${e.message}|${e.code ?? ''}`);
+          const body = `${e.message}|${e.code ?? ''}`;
+          res.removeHeader('Content-Range');
+          res.setHeader('Content-Length', Buffer.byteLength(body));
+          res.end(body);
         } else {
           res.statusCode = 404;
           res.setHeader('x-next', 'called');

@@ -1,0 +1,91 @@
+/**
+ * The 3.x `res.sendfile(path, [options], [fn])` (kept on the response prototype
+ * for webapp/v3): paths relative to the working directory or `root`, `fn()`
+ * after sending, `fn(err)` or `next(err)` on failure, `next()` for a directory.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import webapp = require('../../src/index');
+import { close, createFixtures, eventually, listen, rawRequest, type Fixtures } from './support';
+
+let fx: Fixtures;
+before(() => {
+  fx = createFixtures();
+});
+after(() => fx.cleanup());
+
+type Sendfile = (path: string, options?: object | ((err?: Error) => void), fn?: (err?: Error) => void) => void;
+const sendfile = (res: Response) => (res as unknown as { sendfile: Sendfile }).sendfile.bind(res);
+
+async function run(handler: (req: Request, res: Response) => void, headers?: Record<string, string>) {
+  const app = webapp();
+  let nextErr: unknown;
+  app.get('/', handler);
+  app.use(((err, _req, res, _next) => {
+    nextErr = err;
+    res.statusCode = 599;
+    res.end('error');
+  }) as ErrorRequestHandler);
+  const server = http.createServer(app);
+  const port = await listen(server);
+  try {
+    const response = await rawRequest(port, '/', { headers });
+    return { ...response, nextErr };
+  } finally {
+    await close(server);
+  }
+}
+
+describe('res.sendfile (3.x)', () => {
+  it('sends a path relative to the working directory, or to root, and calls fn()', async () => {
+    let called: unknown = 'no';
+    // The tests run from the repository root, where package.json is.
+    const res = await run((_q, r) => sendfile(r)('package.json', (err) => { called = err; }));
+    assert.equal(res.status, 200);
+    assert.equal(res.text, readFileSync(join(process.cwd(), 'package.json'), 'utf8'));
+    assert.equal(await eventually(() => called !== 'no'), true);
+    assert.equal(called, undefined);
+    const rooted = await run((_q, r) => sendfile(r)('users/tobi.txt', { root: fx.root, maxAge: 60_000 }));
+    assert.equal(rooted.text, 'ferret');
+    assert.equal(rooted.headers['cache-control'], 'public, max-age=60');
+  });
+
+  it('passes errors to fn, else to next(err); a directory to next()', async () => {
+    let got: (Error & { status?: number }) | undefined;
+    const withFn = await run((_q, r) => sendfile(r)(join(fx.root, 'missing.txt'), (err) => {
+      got = err;
+      r.end('fn handled');
+    }));
+    assert.equal(withFn.text, 'fn handled');
+    assert.equal(got?.status, 404);
+    const withoutFn = await run((_q, r) => sendfile(r)(join(fx.root, 'missing.txt')));
+    assert.equal(withoutFn.status, 599);
+    assert.equal((withoutFn.nextErr as { status: number }).status, 404);
+    const traversal = await run((_q, r) => sendfile(r)('../secret.txt', { root: fx.root }));
+    assert.equal((traversal.nextErr as { status: number }).status, 403);
+    const dir = await run((_q, r) => sendfile(r)(join(fx.root, 'users')));
+    assert.equal(dir.status, 404);
+  });
+
+  it('drops a Content-Disposition set for a download when the file fails', async () => {
+    const res = await run((_q, r) => {
+      r.setHeader('Content-Disposition', 'attachment; filename="x.txt"');
+      sendfile(r)(join(fx.root, 'missing.txt'), () => r.end('failed'));
+    });
+    assert.equal(res.headers['content-disposition'], undefined);
+    assert.equal(res.text, 'failed');
+  });
+
+  it('honours ranges and conditional requests', async () => {
+    const ranged = await run((_q, r) => sendfile(r)(join(fx.root, 'nums.txt')), { Range: 'bytes=2-4' });
+    assert.equal(ranged.status, 206);
+    assert.equal(ranged.text, '345');
+    const etag = String(ranged.headers.etag);
+    const cached = await run((_q, r) => sendfile(r)(join(fx.root, 'nums.txt')), { 'If-None-Match': etag });
+    assert.equal(cached.status, 304);
+  });
+});
