@@ -118,7 +118,7 @@ function writeErrorPage(req: IncomingMessage, res: ServerResponse, status: numbe
  * Answers only once the request body has been read (and discarded), so a client
  * still uploading is not cut off and the keep-alive connection stays usable.
  */
-function sendWhenRequestRead(req: IncomingMessage, send: () => void): void {
+export function sendWhenRequestRead(req: IncomingMessage, send: () => void): void {
   const socket = req.socket;
   if ((req as IncomingMessage & { upgrade?: boolean }).upgrade || !socket || !socket.readable || (req.complete && !req.readable)) {
     send();

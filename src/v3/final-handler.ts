@@ -1,0 +1,51 @@
+/**
+ * The last handler of a 3.x app, as Connect 2.30 (finalhandler 0.4) answers:
+ * "Cannot GET /path" or the escaped error text, without the HTML document that
+ * 4.x wraps around it.
+ */
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { escapeHtml } from '../http/escape-html';
+import { sendWhenRequestRead } from '../http/final-handler';
+
+interface ErrorLike {
+  status?: unknown;
+  statusCode?: unknown;
+  stack?: string;
+  toString(): string;
+}
+
+export function finalHandler3(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, options: { env: string }) {
+  return (err?: unknown): void => {
+    let status = res.statusCode;
+    if (!err && res.headersSent) return;
+    let message: string;
+    if (err) {
+      const error = err as ErrorLike;
+      if (error.statusCode) status = Number(error.statusCode);
+      if (error.status) status = Number(error.status);
+      // Security fix over 3.x: a status outside 400..599 would make Node throw
+      // while answering; 3.x crashed the request there, webapp answers 500.
+      if (!status || status < 400 || status > 599 || !Number.isInteger(status)) status = 500;
+      const text = options.env === 'production' ? STATUS_CODES[status] ?? '' : error.stack || error.toString();
+      message = escapeHtml(text).replace(/\n/g, '<br>').replace(/ {2}/g, ' &nbsp;') + '\n';
+      if (options.env !== 'test') console.error(error.stack || error.toString());
+    } else {
+      status = 404;
+      message = 'Cannot ' + escapeHtml(String(req.method)) + ' ' + escapeHtml(req.originalUrl || req.url || '') + '\n';
+    }
+    if (res.headersSent) {
+      req.socket?.destroy();
+      return;
+    }
+    const write = () => {
+      if (res.headersSent || res.destroyed) return;
+      res.statusCode = status;
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(message, 'utf8'));
+      if (req.method === 'HEAD') res.end();
+      else res.end(message, 'utf8');
+    };
+    sendWhenRequestRead(req, write);
+  };
+}
