@@ -1,6 +1,203 @@
 /**
- * The 3.x request prototype: the 4.x request with Express 3's differences.
+ * The 3.x request prototype: the 4.x request with Express 3's differences:
+ * `req.accepts` returns `undefined` when nothing matches, `req.is` returns a
+ * Boolean, `req.accepted*` list the Accept headers by quality, `req.host` is the
+ * hostname, `req.range` returns `undefined` without a Range header, and the
+ * `acceptsCharset`/`acceptsLanguage`/`acceptsEncoding` checks are Booleans.
  */
+import { isIP } from 'node:net';
+import { isFresh } from '../http/fresh';
+import { DEFAULT_TYPE, lookupType } from '../http/mime';
+import { parseRange } from '../http/range-parser';
 import { request } from '../request';
 
+export interface AcceptEntry {
+  value: string;
+  quality: number;
+  params: Record<string, string>;
+  originalIndex: number;
+  type?: string;
+  subtype?: string;
+}
+
+type Request3 = Record<string, any> & {
+  headers: Record<string, string | string[] | undefined>;
+  get(name: string): string | undefined;
+};
+
+/**
+ * Splits on a separator, trimming spaces around each part. Express 3 split with
+ * a regular expression of optional spaces around the separator, which backtracks
+ * quadratically on long runs of spaces; this gives the same parts in linear time.
+ */
+function splitList(value: string, separator: string): string[] {
+  return value.split(separator).map(trimSpaces);
+}
+
+function trimSpaces(part: string): string {
+  let start = 0;
+  let end = part.length;
+  while (start < end && part.charCodeAt(start) === 0x20) start++;
+  while (end > start && part.charCodeAt(end - 1) === 0x20) end--;
+  return part.slice(start, end);
+}
+
+function acceptParams(part: string, index: number): AcceptEntry {
+  const pieces = splitList(part, ';');
+  const entry: AcceptEntry = { value: pieces[0], quality: 1, params: {}, originalIndex: index };
+  for (let i = 1; i < pieces.length; i++) {
+    const [name, value] = splitList(pieces[i], '=');
+    if (name === 'q') entry.quality = parseFloat(value);
+    else entry.params[name] = value;
+  }
+  return entry;
+}
+
+/** An Accept-style header as 3.x parsed it: entries with quality above 0, best first, stable. */
+export function parseParams(header: string): AcceptEntry[] {
+  return splitList(header, ',')
+    .map(acceptParams)
+    .filter((entry) => entry.quality)
+    .sort((a, b) => (a.quality === b.quality ? a.originalIndex - b.originalIndex : b.quality - a.quality));
+}
+
+export function parseAccept(header: string): AcceptEntry[] {
+  return parseParams(header).map((entry) => {
+    const [type, subtype] = entry.value.split('/');
+    entry.type = type;
+    entry.subtype = subtype;
+    return entry;
+  });
+}
+
+/** Express 3 (mime 1.x) answered `application/octet-stream` for an unknown extension. */
+function lookup3(ext: string): string {
+  return lookupType(ext) || DEFAULT_TYPE;
+}
+
+function normalizeType(type: string): { value: string; params: Record<string, string> } {
+  return type.includes('/') ? acceptParams(type, 0) : { value: lookup3(type), params: {} };
+}
+
+/** 3.x `utils.accepts`: the first of `types` the Accept header takes, in the header's quality order. */
+export function accepts3(types: string | string[], header: string | undefined): string | undefined {
+  const list = typeof types === 'string' ? splitList(types, ',') : types;
+  if (!header) return list[0];
+  const accepted = parseAccept(header);
+  const normalized = list.map(normalizeType);
+  for (const other of accepted) {
+    for (let j = 0; j < list.length; j++) {
+      const [type, subtype] = normalized[j].value.split('/');
+      const params = normalized[j].params;
+      const typeMatches = (type === other.type || other.type === '*') && (subtype === other.subtype || other.subtype === '*');
+      if (typeMatches && !Object.keys(params).some((k) => params[k] != other.params[k])) return list[j];
+    }
+  }
+  return undefined;
+}
+
 export const request3: Record<string | symbol, unknown> = Object.create(request);
+
+const methods3 = {
+  accepts(this: Request3, ...types: Array<string | string[]>) {
+    const wanted = types.length > 1 ? (types as string[]) : types[0];
+    return accepts3(wanted, this.get('Accept'));
+  },
+  acceptsEncoding(this: Request3, encoding: string) {
+    return (this.acceptedEncodings as string[]).includes(encoding);
+  },
+  acceptsCharset(this: Request3, charset: string) {
+    const accepted = this.acceptedCharsets as string[];
+    return accepted.length ? accepted.includes(charset) : true;
+  },
+  acceptsLanguage(this: Request3, lang: string) {
+    const accepted = this.acceptedLanguages as string[];
+    return accepted.length ? accepted.includes(lang) : true;
+  },
+  range(this: Request3, size: number) {
+    const header = this.get('Range');
+    if (!header) return undefined;
+    return parseRange(size, header);
+  },
+  param(this: Request3, name: string, defaultValue?: unknown) {
+    const params = this.params || {};
+    const body = this.body || {};
+    const query = this.query || {};
+    if (params[name] != null && Object.prototype.hasOwnProperty.call(params, name)) return params[name];
+    if (body[name] != null) return body[name];
+    if (query[name] != null) return query[name];
+    return defaultValue;
+  },
+  /** True when the Content-Type is `type` (an extension, a MIME type, or `type/*` / `*\/subtype`). */
+  is(this: Request3, type: string) {
+    let contentType = this.get('Content-Type');
+    if (!contentType) return false;
+    contentType = contentType.split(';')[0];
+    const wanted = type.includes('/') ? type : lookup3(type);
+    if (wanted.includes('*')) {
+      const [wantedType, wantedSubtype] = wanted.split('/');
+      const [actualType, actualSubtype] = contentType.split('/');
+      if (wantedType === '*' && wantedSubtype === actualSubtype) return true;
+      if (wantedSubtype === '*' && wantedType === actualType) return true;
+      return false;
+    }
+    return contentType.includes(wanted);
+  },
+};
+
+const getters3: Record<string, (this: Request3) => unknown> = {
+  acceptedEncodings() {
+    const header = this.get('Accept-Encoding');
+    return header ? splitList(header.trim(), ',') : [];
+  },
+  accepted() {
+    const header = this.get('Accept');
+    return header ? parseAccept(header) : [];
+  },
+  acceptedLanguages() {
+    const header = this.get('Accept-Language');
+    return header ? parseParams(header).map((entry) => entry.value) : [];
+  },
+  acceptedCharsets() {
+    const header = this.get('Accept-Charset');
+    return header ? parseParams(header).map((entry) => entry.value) : [];
+  },
+  /** 3.x `req.host`: the hostname (no port), from X-Forwarded-Host when the proxy is trusted. */
+  host() {
+    const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
+    let host = this.get('X-Forwarded-Host');
+    if (!host || !trust(this.connection?.remoteAddress, 0)) host = this.get('Host');
+    if (!host) return undefined;
+    const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
+    const index = host.indexOf(':', offset);
+    return index !== -1 ? host.substring(0, index) : host;
+  },
+  subdomains() {
+    const host = this.host as string | undefined;
+    if (!host) return [];
+    const parts = !isIP(host) ? host.split('.').reverse() : [host];
+    return parts.slice(this.app.get('subdomain offset') as number);
+  },
+  protocol() {
+    const encrypted = Boolean(this.connection?.encrypted);
+    const proto = encrypted ? 'https' : 'http';
+    const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
+    if (!trust(this.connection?.remoteAddress, 0)) return proto;
+    const forwarded = this.get('X-Forwarded-Proto') || proto;
+    return forwarded.split(/\s*,\s*/)[0];
+  },
+  fresh() {
+    const method = this.method;
+    const status = this.res.statusCode;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    if ((status >= 200 && status < 300) || status === 304) return isFresh(this.headers, this.res.getHeaders());
+    return false;
+  },
+};
+
+for (const [name, fn] of Object.entries(methods3)) {
+  Object.defineProperty(request3, name, { configurable: true, enumerable: true, writable: true, value: fn });
+}
+for (const [name, get] of Object.entries(getters3)) {
+  Object.defineProperty(request3, name, { configurable: true, enumerable: true, get });
+}
