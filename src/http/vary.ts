@@ -1,0 +1,36 @@
+import type { ServerResponse } from 'node:http';
+import { tokenList } from './fresh';
+
+const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * The Vary header value with `field` (a name, comma list or array) added once,
+ * case-insensitively; `*` absorbs everything. Invalid header names throw.
+ */
+export function appendVary(header: string, field: string | readonly string[]): string {
+  if (typeof header !== 'string') throw new TypeError('header argument is required');
+  if (!field) throw new TypeError('field argument is required');
+  const fields = Array.isArray(field) ? (field as string[]) : tokenList(String(field));
+  for (const name of fields) {
+    if (!FIELD_NAME.test(name)) throw new TypeError('field argument contains an invalid header name');
+  }
+  if (header === '*') return header;
+  const present = tokenList(header.toLowerCase());
+  if (fields.includes('*') || present.includes('*')) return '*';
+  let value = header;
+  for (const name of fields) {
+    const lower = name.toLowerCase();
+    if (present.includes(lower)) continue;
+    present.push(lower);
+    value = value ? value + ', ' + name : name;
+  }
+  return value;
+}
+
+/** Adds `field` to the response's Vary header (what `res.vary` does). */
+export function vary(res: Pick<ServerResponse, 'getHeader' | 'setHeader'>, field: string | readonly string[]): void {
+  const current = res.getHeader('Vary') || '';
+  const header = Array.isArray(current) ? current.join(', ') : String(current);
+  const value = appendVary(header, field);
+  if (value) res.setHeader('Vary', value);
+}
