@@ -12,7 +12,8 @@ import { kQueryParser, type QueryParser } from '../request';
 import { parseExtended } from '../querystring';
 import type { NextFunction } from '../router/layer';
 import { methods } from '../router/methods';
-import { compileETag, compileTrust } from '../settings';
+import { compileTrust } from '../settings';
+import { compileETag3 } from './etag';
 import { View, renderView } from '../view';
 import { Router3 } from './router';
 import { handleRequest, useMiddleware, type StackEntry } from './stack';
@@ -176,7 +177,7 @@ application3.param = function param(name, ...fns) {
 application3.set = function set(this: Application3, setting: string, value?: unknown): unknown {
   if (arguments.length === 1) return this.settings[setting];
   this.settings[setting] = value;
-  if (setting === 'etag') this.set('etag fn', compileETag(value));
+  if (setting === 'etag') this.set('etag fn', compileETag3(value));
   if (setting === 'trust proxy') {
     this.set('trust proxy fn', compileTrust(value));
     Object.defineProperty(this.settings, kTrustProxyDefault, { configurable: true, value: false });

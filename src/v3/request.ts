@@ -6,6 +6,8 @@
  * `acceptsCharset`/`acceptsLanguage`/`acceptsEncoding` checks are Booleans.
  */
 import { isIP } from 'node:net';
+import proxyAddr = require('proxy-addr');
+import { parseUrl } from '../http/parse-url';
 import { isFresh } from '../http/fresh';
 import { DEFAULT_TYPE, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
@@ -99,6 +101,12 @@ export function accepts3(types: string | string[], header: string | undefined): 
 export const request3: Record<string | symbol, unknown> = Object.create(request);
 
 const methods3 = {
+  /** A request header, case-insensitive; Referer and Referrer are interchangeable. */
+  get(this: Request3, name: string) {
+    const key = name.toLowerCase();
+    if (key === 'referer' || key === 'referrer') return this.headers.referrer || this.headers.referer;
+    return this.headers[key];
+  },
   accepts(this: Request3, ...types: Array<string | string[]>) {
     const wanted = types.length > 1 ? (types as string[]) : types[0];
     return accepts3(wanted, this.get('Accept'));
@@ -146,6 +154,24 @@ const methods3 = {
 };
 
 const getters3: Record<string, (this: Request3) => unknown> = {
+  ip() {
+    return proxyAddr(this as never, this.app.get('trust proxy fn'));
+  },
+  ips() {
+    return proxyAddr.all(this as never, this.app.get('trust proxy fn')).slice(1).reverse();
+  },
+  secure() {
+    return this.protocol === 'https';
+  },
+  path() {
+    return parseUrl(this as never)?.pathname;
+  },
+  stale() {
+    return !this.fresh;
+  },
+  xhr() {
+    return String(this.get('X-Requested-With') || '').toLowerCase() === 'xmlhttprequest';
+  },
   acceptedEncodings() {
     const header = this.get('Accept-Encoding');
     return header ? splitList(header.trim(), ',') : [];
@@ -198,6 +224,7 @@ const getters3: Record<string, (this: Request3) => unknown> = {
 for (const [name, fn] of Object.entries(methods3)) {
   Object.defineProperty(request3, name, { configurable: true, enumerable: true, writable: true, value: fn });
 }
+request3.header = request3.get;
 for (const [name, get] of Object.entries(getters3)) {
   Object.defineProperty(request3, name, { configurable: true, enumerable: true, get });
 }

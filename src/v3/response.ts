@@ -1,6 +1,342 @@
 /**
- * The 3.x response prototype: the 4.x response with Express 3's differences.
+ * The 3.x response prototype. Express 3 differs from 4.x in most sending
+ * methods (status-first `send`/`json`/`jsonp`, `res.charset`, `sendfile`,
+ * redirects relative to the mount point), and Connect 2 patched `setHeader` so
+ * that Set-Cookie accumulates and Content-Type receives `res.charset`. Here those
+ * patches live on the 3.x prototype only: 4.x apps in the same process are not
+ * affected (Connect patched Node's ServerResponse for everyone).
  */
+import { STATUS_CODES, ServerResponse } from 'node:http';
+import { extname } from 'node:path';
+import { resolve as resolveUrl } from 'node:url';
+import cookie from 'cookie';
+import { contentDisposition } from '../http/content-disposition';
+import { deprecate } from '../http/deprecate';
+import { encodeUrl } from '../http/encode-url';
+import { escapeHtml } from '../http/escape-html';
+import { DEFAULT_TYPE, charsetOf, lookupType } from '../http/mime';
+import { parseOriginalUrl } from '../http/parse-url';
+import { sign } from '../http/cookie-signature';
+import { vary } from '../http/vary';
 import { response } from '../response';
+import { fileMethods } from '../response/files';
+
+type Res3 = Omit<ServerResponse, 'req'> & Record<string, any>;
+
+const nativeSetHeader = ServerResponse.prototype.setHeader;
+
+/** Sets (or replaces) the charset parameter of a Content-Type value. */
+function setCharset(type: string, charset: string): string {
+  const [mediaType, ...params] = type.split(';');
+  const kept = params.map((p) => p.trim()).filter((p) => p && !/^charset\s*=/i.test(p));
+  return [mediaType.trim(), ...kept, 'charset=' + charset].join('; ');
+}
+
+/** Express 3 (mime 1.x) answered `application/octet-stream` for an unknown extension. */
+function lookup3(type: string): string {
+  return type.includes('/') ? type : lookupType(type) || DEFAULT_TYPE;
+}
 
 export const response3: Record<string | symbol, unknown> = Object.create(response);
+
+const methods3 = {
+  /** Connect 2's patch: Set-Cookie values accumulate; Content-Type gets `res.charset`. */
+  setHeader(this: Res3, field: string, value: number | string | readonly string[]) {
+    const key = field.toLowerCase();
+    if (key === 'set-cookie') {
+      let incoming = value;
+      const previous = this.getHeader(field);
+      if (Array.isArray(incoming) && incoming.length > 1) {
+        const seen = ([] as unknown[]).concat(previous ?? []);
+        incoming = incoming.filter((v) => !seen.includes(v));
+      }
+      if (!previous) return nativeSetHeader.call(this, field, incoming);
+      const merged = Array.isArray(previous) ? previous.concat(incoming as string) : ([previous] as unknown[]).concat(incoming);
+      return nativeSetHeader.call(this, field, merged as string[]);
+    }
+    if (key === 'content-type' && this.charset) return nativeSetHeader.call(this, field, setCharset(String(value), this.charset));
+    return nativeSetHeader.call(this, field, value);
+  },
+
+  status(this: Res3, code: number) {
+    this.statusCode = code;
+    return this;
+  },
+
+  links(this: Res3, links: Record<string, string>) {
+    let link = this.get('Link') || '';
+    if (link) link += ', ';
+    return this.set('Link', link + Object.keys(links).map((rel) => '<' + links[rel] + '>; rel="' + rel + '"').join(', '));
+  },
+
+  /** `send([status,] body)`, `send(body, status)` and `send(status)` (the status text as body). */
+  send(this: Res3, ...args: unknown[]) {
+    let body = args[0];
+    const req = this.req;
+    if (args.length === 2) {
+      if (typeof body !== 'number' && typeof args[1] === 'number') {
+        this.statusCode = args[1];
+      } else {
+        this.statusCode = body as number;
+        body = args[1];
+      }
+    }
+    if (typeof body === 'number' && args.length === 1) {
+      if (!this.get('Content-Type')) this.type('txt');
+      this.statusCode = body;
+      body = STATUS_CODES[body];
+    }
+    switch (typeof body) {
+      case 'string':
+        if (!this.get('Content-Type')) {
+          this.charset = this.charset || 'utf-8';
+          this.type('html');
+        }
+        break;
+      case 'boolean':
+      case 'number':
+      case 'object':
+        if (body == null) body = '';
+        else if (Buffer.isBuffer(body)) {
+          if (!this.get('Content-Type')) this.type('bin');
+        } else return this.json(body);
+        break;
+    }
+    let encoding: BufferEncoding | undefined;
+    if (typeof body === 'string') {
+      encoding = 'utf8';
+      const type = this.get('Content-Type');
+      if (typeof type === 'string') this.set('Content-Type', setCharset(type, 'utf-8'));
+    }
+    let length: number | undefined;
+    if (body !== undefined && !this.get('Content-Length')) {
+      length = Buffer.isBuffer(body) ? body.length : Buffer.byteLength(body as string, encoding);
+      this.set('Content-Length', length);
+    }
+    const generateETag = length !== undefined && this.app.get('etag fn');
+    if (typeof generateETag === 'function' && !this.get('ETag')) {
+      const tag = generateETag(body, encoding);
+      if (tag) this.set('ETag', tag);
+    }
+    if (req.fresh) this.statusCode = 304;
+    if (this.statusCode === 204 || this.statusCode === 304) {
+      this.removeHeader('Content-Type');
+      this.removeHeader('Content-Length');
+      this.removeHeader('Transfer-Encoding');
+      body = '';
+    }
+    if (req.method === 'HEAD') this.end();
+    else if (encoding) this.end(body, encoding);
+    else this.end(body);
+    return this;
+  },
+
+  json(this: Res3, ...args: unknown[]) {
+    const obj = statusFirst(this, args, 'json');
+    const body = JSON.stringify(obj, this.app.get('json replacer'), this.app.get('json spaces'));
+    this.charset = this.charset || 'utf-8';
+    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    return this.send(body);
+  },
+
+  jsonp(this: Res3, ...args: unknown[]) {
+    const obj = statusFirst(this, args, 'jsonp');
+    const app = this.app;
+    let body = JSON.stringify(obj, app.get('json replacer'), app.get('json spaces'));
+    let callback = this.req.query[app.get('jsonp callback name')];
+    if (!this.get('Content-Type')) {
+      this.charset = 'utf-8';
+      this.set('X-Content-Type-Options', 'nosniff');
+      this.set('Content-Type', 'application/json');
+    }
+    if (Array.isArray(callback)) callback = callback[0];
+    if (typeof callback === 'string' && callback.length !== 0) {
+      this.charset = 'utf-8';
+      this.set('X-Content-Type-Options', 'nosniff');
+      this.set('Content-Type', 'text/javascript');
+      callback = callback.replace(/[^[\]\w$.]/g, '');
+      body = body.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      body = '/**/ typeof ' + callback + " === 'function' && " + callback + '(' + body + ');';
+    }
+    return this.send(body);
+  },
+
+  /** 3.x download: `(path, [filename], [fn])`, built on `res.sendfile`; the filename defaults to the path. */
+  download(this: Res3, path: string, filename?: string | ((err?: Error) => void), fn?: (err?: Error) => void) {
+    let callback = fn;
+    let name = filename;
+    if (typeof name === 'function') {
+      callback = name;
+      name = undefined;
+    }
+    this.set('Content-Disposition', contentDisposition(name || path));
+    return this.sendfile(path, callback);
+  },
+
+  type(this: Res3, type: string) {
+    return this.set('Content-Type', lookup3(type));
+  },
+
+  format(this: Res3, handlers: Record<string, ((...a: unknown[]) => void) | undefined>) {
+    const req = this.req;
+    const next = req.next;
+    const fallback = handlers.default;
+    if (fallback) delete handlers.default;
+    const keys = Object.keys(handlers);
+    const key = req.accepts(keys);
+    this.vary('Accept');
+    if (key) {
+      let type = lookup3(key.split(';')[0].trim());
+      const charset = charsetOf(type);
+      if (charset) type += '; charset=' + charset;
+      this.set('Content-Type', type);
+      handlers[key]!(req, this, next);
+    } else if (fallback) {
+      fallback();
+    } else {
+      const err = Object.assign(new Error('Not Acceptable'), { status: 406, types: keys.map((k) => lookup3(k.split(';')[0].trim())) });
+      next(err);
+    }
+    return this;
+  },
+
+  attachment(this: Res3, filename?: string) {
+    if (filename) this.type(extname(filename));
+    this.set('Content-Disposition', contentDisposition(filename));
+    return this;
+  },
+
+  /** 3.x `set`: values become strings as given (no charset added: `res.charset` does that). */
+  set(this: Res3, field: string | Record<string, unknown>, value?: unknown) {
+    if (arguments.length === 2) {
+      this.setHeader(field as string, Array.isArray(value) ? value.map(String) : String(value));
+    } else {
+      for (const key in field as Record<string, unknown>) this.set(key, (field as Record<string, unknown>)[key]);
+    }
+    return this;
+  },
+
+  get(this: Res3, field: string) {
+    return this.getHeader(field);
+  },
+
+  clearCookie(this: Res3, name: string, options?: Record<string, unknown>) {
+    const defaults = { expires: new Date(1), path: '/' };
+    return this.cookie(name, '', options ? Object.assign(defaults, options) : defaults);
+  },
+
+  cookie(this: Res3, name: string, value: unknown, options?: Record<string, unknown>) {
+    const opts: Record<string, any> = Object.assign({}, options);
+    const secret = this.req.secret;
+    if (opts.signed && !secret) throw new Error('connect.cookieParser("secret") required for signed cookies');
+    let val = value;
+    if (typeof val === 'number') val = val.toString();
+    if (typeof val === 'object') val = 'j:' + JSON.stringify(val);
+    if (opts.signed) val = 's:' + sign(String(val), secret);
+    if ('maxAge' in opts) {
+      opts.expires = new Date(Date.now() + opts.maxAge);
+      opts.maxAge /= 1000;
+    }
+    if (opts.path == null) opts.path = '/';
+    this.set('Set-Cookie', cookie.serialize(name, String(val), opts));
+    return this;
+  },
+
+  /**
+   * A path without a leading slash is relative to the app's mount point; `.`-paths
+   * to the current URL. Security fix over 3.x: the URL is percent-encoded (as 4.x
+   * does), so characters that cannot go in a header no longer crash the response.
+   */
+  location(this: Res3, target: string) {
+    const req = this.req;
+    let url = target === 'back' ? req.get('Referrer') || '/' : target;
+    if (!url.includes('://') && url.indexOf('//') !== 0) {
+      if (url[0] === '.') {
+        let path = parseOriginalUrl(req)?.pathname ?? '/';
+        path = path + (path[path.length - 1] === '/' ? '' : '/');
+        url = resolveUrl(path, url);
+      } else if (url[0] !== '/') {
+        url = this.app.path() + '/' + url;
+      }
+    }
+    this.set('Location', encodeUrl(url));
+    return this;
+  },
+
+  redirect(this: Res3, ...args: unknown[]) {
+    const head = this.req.method === 'HEAD';
+    let status = 302;
+    let url = args[0] as string;
+    if (args.length === 2) {
+      if (typeof url === 'number') {
+        status = url;
+        url = args[1] as string;
+      } else {
+        deprecate('res.redirect(url, status): Use res.redirect(status, url) instead');
+        status = args[1] as number;
+      }
+    }
+    this.location(url);
+    const location = String(this.get('Location'));
+    let body = '';
+    this.format({
+      text: () => {
+        body = STATUS_CODES[status] + '. Redirecting to ' + location;
+      },
+      html: () => {
+        const escaped = escapeHtml(location);
+        body = '<p>' + STATUS_CODES[status] + '. Redirecting to <a href="' + escaped + '">' + escaped + '</a></p>';
+      },
+      default: () => {
+        body = '';
+      },
+    });
+    this.statusCode = status;
+    this.set('Content-Length', Buffer.byteLength(body));
+    this.end(head ? null : body);
+  },
+
+  vary(this: Res3, field: string | string[]) {
+    if (!field || (Array.isArray(field) && !field.length)) return this;
+    vary(this, field);
+    return this;
+  },
+
+  render(this: Res3, view: string, options?: unknown, fn?: (err: Error | null, html?: string) => void) {
+    const req = this.req;
+    let opts = (options || {}) as Record<string, unknown>;
+    let done = fn;
+    if (typeof options === 'function') {
+      done = options as typeof fn;
+      opts = {};
+    }
+    opts._locals = this.locals;
+    const callback = done || ((err: Error | null, html?: string) => (err ? req.next(err) : this.send(html)));
+    req.app.render(view, opts, callback);
+  },
+
+  sendfile: fileMethods.sendfile,
+};
+
+/** The 3.x status-first forms: `(status, body)`, and the deprecated `(body, status)`. */
+function statusFirst(res: Res3, args: unknown[], name: string): unknown {
+  let obj = args[0];
+  if (args.length === 2) {
+    if (typeof args[1] === 'number') {
+      res.statusCode = args[1];
+      deprecate(typeof obj === 'number' ? `res.${name}(obj, status): Use res.${name}(status, obj) instead` : `res.${name}(num, status): Use res.status(status).${name}(num) instead`);
+    } else {
+      res.statusCode = obj as number;
+      obj = args[1];
+    }
+  }
+  return obj;
+}
+
+for (const [name, fn] of Object.entries(methods3)) {
+  Object.defineProperty(response3, name, { configurable: true, enumerable: true, writable: true, value: fn });
+}
+response3.header = response3.set;
+response3.contentType = response3.type;
+/** Appended to text Content-Types by `setHeader` when set (`res.charset = 'utf-8'`). */
+response3.charset = undefined;
