@@ -1,0 +1,40 @@
+/** The places where webapp/v3 deliberately differs from Express 3 for safety. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import request from 'supertest';
+import webapp3 = require('../../src/v3/index');
+
+type Any = any;
+
+describe('webapp/v3 security fixes', () => {
+  it('the error page follows the app\'s env: no stack trace when the app runs in production', async () => {
+    const app = webapp3();
+    app.set('env', 'production');
+    app.get('/', () => {
+      throw new Error('secret internals');
+    });
+    const res = await request(app).get('/').expect(500);
+    assert.equal(res.text, 'Internal Server Error\n');
+  });
+
+  it('an error status outside 400..599 answers 500 instead of crashing the response', async () => {
+    const app = webapp3();
+    app.set('env', 'production');
+    app.get('/', (_req: Any, _res: Any, next: Any) => next(Object.assign(new Error('x'), { status: 1000 })));
+    await request(app).get('/').expect(500, 'Internal Server Error\n');
+    await request(app).get('/').expect(500);
+  });
+
+  it('does not patch Node\'s ServerResponse for other apps in the process (Connect 2 did)', async () => {
+    const http = await import('node:http');
+    assert.equal(Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, '_hasConnectPatch'), false);
+    const app = webapp3();
+    app.get('/', (_req: Any, res: Any) => {
+      res.cookie('a', '1');
+      res.cookie('b', '2');
+      res.end('ok');
+    });
+    const res = await request(app).get('/').expect(200);
+    assert.deepEqual(res.headers['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
+  });
+});
