@@ -12,6 +12,7 @@ import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
 import { serveStatic } from './static';
+import { query } from './query';
 
 /** Copies own property descriptors (methods and accessors alike), keeping those `target` already has. */
 function mixin(target: object, source: object): void {
@@ -59,6 +60,7 @@ declare namespace webapp {
   export const Route: typeof RouteClass;
   export const Router: typeof RouterFactory;
   export { serveStatic as static };
+  export const query: typeof import('./query').query;
 }
 
 Object.assign(webapp, {
@@ -68,6 +70,7 @@ Object.assign(webapp, {
   Route: RouteClass,
   Router: RouterFactory,
   static: serveStatic,
+  query,
 });
 
 for (const name of REMOVED_MIDDLEWARE) {

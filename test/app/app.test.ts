@@ -318,3 +318,20 @@ describe('app.listen', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('webapp.query', () => {
+  it('parses the query string as Express 4\'s express.query does, and leaves an existing req.query alone', async () => {
+    for (const framework of [express, webapp as unknown as typeof express]) {
+      const bare = http.createServer((req: Req, res: Res) => {
+        if (req.url!.startsWith('/preset')) req.query = { preset: true };
+        framework.query({})(req as never, res as never, () => res.end(JSON.stringify(req.query)));
+      });
+      await request(bare).get('/?a[b]=1&c=2&c=3').expect(200, '{"a":{"b":"1"},"c":["2","3"]}');
+      await request(bare).get('/preset?x=1').expect(200, '{"preset":true}');
+      const custom = http.createServer((req: Req, res: Res) => {
+        framework.query((str: string) => ({ raw: str }))(req as never, res as never, () => res.end(JSON.stringify(req.query)));
+      });
+      await request(custom).get('/?x=1').expect(200, '{"raw":"x=1"}');
+    }
+  });
+});
