@@ -1,0 +1,157 @@
+// npm run bench: every framework on every scenario, in one run.
+//
+// Method (STYLE.md "Benchmarks"): each server runs in its own process pinned to
+// one CPU (taskset -c 0), the load generator on another (taskset -c 1), both on
+// 127.0.0.1. For each scenario all servers are started and checked with one
+// request, warmed up, then measured in rounds that alternate between frameworks
+// (so a noisy moment on a shared machine hits them all alike); the median round
+// is reported, with ratios to node:http and express@4.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, platform, release } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFixtures } from './lib/fixtures.mjs';
+import { chooseLoader } from './lib/loaders.mjs';
+import { USAGE, parseOptions } from './lib/options.mjs';
+import { probe } from './lib/probe.mjs';
+import { markdownReport, scenarioTable } from './lib/report.mjs';
+import { startServer } from './lib/servers.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const warn = (message) => console.error(`WARNING: ${message}`);
+
+function hasTaskset() {
+  return spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+}
+
+function build() {
+  console.log('Building webapp (npm run build; skip with --no-build) ...');
+  const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) warn('npm run build failed: webapp runs from whatever dist/ holds (n/a where it cannot).');
+}
+
+async function measureScenario(scenario, options, context) {
+  const { loader, fixtures, live } = context;
+  const results = {};
+  const running = [];
+  for (const framework of options.frameworks) {
+    try {
+      const server = await startServer(framework, scenario.kind, {
+        cpu: options.serverCpu,
+        env: { BENCH_STATIC_ROOT: fixtures.staticRoot },
+      });
+      if (server.unsupported) {
+        results[framework.id] = { skipped: server.unsupported };
+        continue;
+      }
+      live.add(server);
+      const problem = await probe(server.port, scenario, fixtures);
+      if (problem) {
+        results[framework.id] = { failed: `wrong answer: ${problem}` };
+        await server.stop();
+        live.delete(server);
+        continue;
+      }
+      running.push({ framework, server });
+      results[framework.id] = { rounds: [], bad: 0 };
+    } catch (error) {
+      results[framework.id] = { failed: error.message.split('\n').slice(0, 3).join(' / ') };
+    }
+  }
+
+  const load = ({ server }, seconds) =>
+    loader.measure(loader.path, {
+      url: `http://127.0.0.1:${server.port}${scenario.path}`,
+      scenario,
+      fixtures,
+      seconds,
+      connections: options.connections,
+      cpu: options.loaderCpu,
+    });
+
+  for (const entry of running) await load(entry, options.warmup);
+  for (let round = 0; round < options.rounds; round++) {
+    // Rotate the order each round so no framework always follows the same neighbour.
+    const order = running.map((_, i) => running[(i + round) % running.length]);
+    for (const entry of order) {
+      const measured = await load(entry, options.duration);
+      const result = results[entry.framework.id];
+      result.rounds.push(measured.rps);
+      result.bad += measured.bad;
+    }
+  }
+
+  for (const { server } of running) {
+    await server.stop();
+    live.delete(server);
+  }
+  return results;
+}
+
+function estimateSeconds(options) {
+  const pairs = options.scenarios.length * options.frameworks.length;
+  return pairs * (options.warmup + options.rounds * options.duration + 0.5);
+}
+
+async function main() {
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (options.serverCpu !== null && !hasTaskset()) {
+    warn('taskset is not available: servers and load generator are NOT pinned to CPUs.');
+    options.serverCpu = options.loaderCpu = null;
+  }
+  const loader = chooseLoader(options.loader, warn);
+  if (options.build && options.frameworks.some((framework) => framework.id === 'webapp')) build();
+
+  const fixtures = createFixtures();
+  const live = new Set();
+  const cleanUp = async () => {
+    await Promise.all([...live].map((server) => server.stop()));
+    fixtures.remove();
+  };
+  process.once('SIGINT', () => cleanUp().then(() => process.exit(130)));
+
+  const loaderVersion = await loader.version(loader.path);
+  const pinning = options.serverCpu === null
+    ? 'not pinned'
+    : `servers pinned with \`taskset -c ${options.serverCpu}\`, load generator with \`taskset -c ${options.loaderCpu}\``;
+  const environment = [
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() || 'unknown CPU'}`,
+    `load generator: ${loaderVersion}, ${options.connections} connections, 127.0.0.1; ${pinning}`,
+    `${options.warmup} s warm-up, then ${options.rounds} rounds of ${options.duration} s per framework, rounds alternating between frameworks; median round reported`,
+    `servers run with NODE_ENV=production; request bodies ${fixtures.payloads['1kb'].bytes} and ${fixtures.payloads['100kb'].bytes} bytes, parser limit 1 MB everywhere`,
+  ];
+  console.log(environment.join('\n'));
+  console.log(`About ${Math.ceil(estimateSeconds(options) / 60)} min for ${options.scenarios.length} scenarios × ${options.frameworks.length} frameworks (less where n/a).`);
+
+  const results = {};
+  try {
+    for (const scenario of options.scenarios) {
+      results[scenario.id] = await measureScenario(scenario, options, { loader, fixtures, live });
+      console.log(scenarioTable(scenario, options.frameworks, results[scenario.id]));
+    }
+  } finally {
+    await cleanUp();
+  }
+
+  const out = options.out || join(root, 'bench/results/latest.md');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, markdownReport({ scenarios: options.scenarios, frameworks: options.frameworks, results, environment }));
+  console.log(`\nMarkdown report: ${relative(process.cwd(), out) || out}`);
+  if (!existsSync(join(root, 'dist/cjs/index.js'))) warn('dist/cjs/index.js is missing: webapp was not measured (npm run build).');
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
