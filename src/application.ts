@@ -8,6 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { deprecate } from './http/deprecate';
 import { finalHandler } from './http/final-handler';
+import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { kQueryParser, type QueryParser } from './request';
 import { Router, methods, type Route, type RouterOptions } from './router';
 import { flattenHandlers } from './router/route';
@@ -175,8 +176,8 @@ application.use = function use(...args: unknown[]) {
       const orig = req.app!;
       sub.handle(req, res, (err?: unknown) => {
         // Back in the parent: the request and response take the parent's prototypes again.
-        Object.setPrototypeOf(req, orig.request);
-        Object.setPrototypeOf(res, orig.response);
+        adoptRequestPrototype(req, orig.request);
+        adoptResponsePrototype(res, orig.response);
         next(err);
       });
     });
@@ -331,8 +332,8 @@ function initMiddleware(app: Application) {
     req.res = res;
     (res as { req: IncomingMessage }).req = req;
     req.next = next;
-    if (Object.getPrototypeOf(req) !== app.request) Object.setPrototypeOf(req, app.request);
-    if (Object.getPrototypeOf(res) !== app.response) Object.setPrototypeOf(res, app.response);
+    adoptRequestPrototype(req, app.request);
+    adoptResponsePrototype(res, app.response);
     res.locals = res.locals || Object.create(null);
     next();
   };

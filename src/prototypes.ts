@@ -1,0 +1,108 @@
+/**
+ * Giving requests and responses the app's prototypes (`app.request`,
+ * `app.response`), for HTTP/1 and for HTTP/2.
+ *
+ * Express swaps the prototype of every request to `app.request`, whose chain ends
+ * in `http.IncomingMessage.prototype`. An HTTP/2 compatibility request
+ * (`Http2ServerRequest`) loses its own methods that way, which is why Express 4
+ * and 5 fail behind `http2.createSecureServer({ allowHTTP1: true }, app)`. For
+ * those objects webapp uses a prototype that looks names up in the app's chain
+ * first (so `app.request` patches made at any time apply) and in the HTTP/2 class
+ * second. HTTP/1 requests keep the plain, fast prototype swap.
+ */
+import { IncomingMessage, ServerResponse } from 'node:http';
+
+const kHttp2Prototypes = Symbol('webapp.http2Prototypes');
+
+interface PrototypeCarrier {
+  [kHttp2Prototypes]?: WeakMap<object, object>;
+}
+
+/** Finds `key` along `start`'s prototype chain, stopping before `stop`. */
+function findDescriptor(start: object, stop: object, key: string | symbol): PropertyDescriptor | undefined {
+  for (let proto: object | null = start; proto !== null && proto !== stop; proto = Object.getPrototypeOf(proto)) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+    if (descriptor !== undefined) return descriptor;
+  }
+  return undefined;
+}
+
+/** A prototype that resolves names in `appProto`'s chain (down to `nodeProto`) and then in `nativeProto`. */
+function layeredPrototype(appProto: object, nodeProto: object, nativeProto: object): object {
+  return new Proxy(Object.create(nativeProto) as object, {
+    get(_target, key, receiver) {
+      const descriptor = findDescriptor(appProto, nodeProto, key);
+      if (descriptor === undefined) return Reflect.get(nativeProto, key, receiver);
+      return descriptor.get ? descriptor.get.call(receiver) : descriptor.value;
+    },
+    set(_target, key, value, receiver) {
+      const descriptor = findDescriptor(appProto, nodeProto, key);
+      if (descriptor?.set) {
+        descriptor.set.call(receiver, value);
+        return true;
+      }
+      if (descriptor === undefined) return Reflect.set(nativeProto, key, value, receiver);
+      return Reflect.defineProperty(receiver as object, key, { value, writable: true, enumerable: true, configurable: true });
+    },
+    has(_target, key) {
+      return findDescriptor(appProto, nodeProto, key) !== undefined || key in nativeProto;
+    },
+  });
+}
+
+function http2Prototype(appProto: object, nodeProto: object, nativeProto: object): object {
+  const carrier = appProto as PrototypeCarrier;
+  let cache = carrier[kHttp2Prototypes];
+  if (cache === undefined) {
+    cache = new WeakMap();
+    Object.defineProperty(appProto, kHttp2Prototypes, { value: cache, configurable: true });
+  }
+  let proto = cache.get(nativeProto);
+  if (proto === undefined) {
+    proto = layeredPrototype(appProto, nodeProto, nativeProto);
+    cache.set(nativeProto, proto);
+  }
+  return proto;
+}
+
+/** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */
+export function adoptRequestPrototype(req: object, appRequest: object): void {
+  const current = Object.getPrototypeOf(req);
+  if (current === appRequest) return;
+  if (req instanceof IncomingMessage) {
+    Object.setPrototypeOf(req, appRequest);
+    return;
+  }
+  const native = nativePrototypeOf(req);
+  const headers = (req as { headers?: Record<string, unknown> }).headers;
+  // HTTP/2 carries the host in :authority; the request API reads Host.
+  if (headers && headers.host === undefined && typeof headers[':authority'] === 'string') headers.host = headers[':authority'];
+  Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
+}
+
+/** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
+export function adoptResponsePrototype(res: object, appResponse: object): void {
+  const current = Object.getPrototypeOf(res);
+  if (current === appResponse) return;
+  if (res instanceof ServerResponse) {
+    Object.setPrototypeOf(res, appResponse);
+    return;
+  }
+  Object.setPrototypeOf(res, http2Prototype(appResponse, ServerResponse.prototype, nativePrototypeOf(res)));
+}
+
+const kNativePrototype = Symbol('webapp.nativePrototype');
+
+/**
+ * The object's own class prototype (e.g. Http2ServerRequest.prototype), remembered
+ * on the object the first time, since later it has one of our prototypes.
+ */
+function nativePrototypeOf(obj: object): object {
+  const carrier = obj as { [kNativePrototype]?: object };
+  let native = carrier[kNativePrototype];
+  if (native === undefined) {
+    native = Object.getPrototypeOf(obj) as object;
+    Object.defineProperty(obj, kNativePrototype, { value: native, configurable: true });
+  }
+  return native;
+}

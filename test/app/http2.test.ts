@@ -1,0 +1,91 @@
+/**
+ * Beyond Express 4: the same app serves HTTP/2 (and HTTP/1 on the same TLS port
+ * with allowHTTP1), where Express's prototype swap breaks the request objects.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http2 from 'node:http2';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import webapp = require('../../src/index');
+
+type Any = any;
+let key: Buffer;
+let cert: Buffer;
+let dir: string;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'webapp-h2-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  key = readFileSync(join(dir, 'key.pem'));
+  cert = readFileSync(join(dir, 'cert.pem'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function buildApp() {
+  const app = webapp();
+  (app.request as Any).shout = function (this: Any) {
+    return String(this.params.word).toUpperCase();
+  };
+  const api = webapp.Router();
+  api.get('/echo/:word', (req: Any, res: Any) => {
+    res.setHeader('content-type', 'text/plain');
+    res.end(`${req.shout()} ${req.httpVersion} ${req.baseUrl} ${req.originalUrl} ${req.app === app} ${typeof req.query}`);
+  });
+  app.use('/api', api);
+  app.use((err: Error, _req: Any, res: Any, _next: Any) => {
+    res.statusCode = 500;
+    res.end('error: ' + err.message);
+  });
+  return app;
+}
+
+function h2get(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const client = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
+    client.on('error', reject);
+    const stream = client.request({ ':path': path });
+    let status = 0;
+    let body = '';
+    stream.on('response', (headers) => (status = Number(headers[':status'])));
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => (body += chunk));
+    stream.on('end', () => {
+      client.close();
+      resolve({ status, body });
+    });
+    stream.on('error', reject);
+  });
+}
+
+describe('HTTP/2', () => {
+  it('serves an app through http2.createSecureServer({ allowHTTP1: true }) over HTTP/2 and HTTP/1.1', async () => {
+    const app = buildApp();
+    const server = http2.createSecureServer({ key, cert, allowHTTP1: true }, app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const h2 = await h2get(port, '/api/echo/hi?x=1');
+      assert.deepEqual(h2, { status: 200, body: 'HI 2.0 /api /api/echo/hi?x=1 true object' });
+      const notFound = await h2get(port, '/missing');
+      assert.equal(notFound.status, 404);
+      assert.match(notFound.body, /Cannot GET \/missing/);
+
+      const h1 = await new Promise<string>((resolve, reject) => {
+        https.get({ host: '127.0.0.1', port, path: '/api/echo/yo', rejectUnauthorized: false }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve(body));
+        }).on('error', reject);
+      });
+      assert.equal(h1, 'YO 1.1 /api /api/echo/yo true object');
+    } finally {
+      server.close();
+    }
+  });
+});
