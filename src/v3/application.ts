@@ -7,6 +7,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
 import { environment } from '../application';
+import { adoptRequestPrototype, adoptResponsePrototype } from '../prototypes';
 import { deprecate } from '../http/deprecate';
 import { kQueryParser, type QueryParser } from '../request';
 import { parseExtended } from '../querystring';
@@ -138,8 +139,8 @@ application3.use = function use(route, fn) {
     handle = function mounted(req: IncomingMessage & { app?: Application3 }, res: ServerResponse, next: NextFunction) {
       const orig = req.app!;
       sub.handle(req, res, (err?: unknown) => {
-        Object.setPrototypeOf(req, orig.request);
-        Object.setPrototypeOf(res, orig.response);
+        adoptRequestPrototype(req, orig.request);
+        adoptResponsePrototype(res, orig.response);
         next(err);
       });
     };
@@ -257,8 +258,8 @@ function initMiddleware3(app: Application3) {
     req.res = res;
     (res as { req: IncomingMessage }).req = req;
     req.next = next;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
+    adoptRequestPrototype(req, app.request);
+    adoptResponsePrototype(res, app.response);
     res.locals = res.locals || createLocals();
     next();
   };
