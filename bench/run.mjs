@@ -22,7 +22,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const warn = (message) => console.error(`WARNING: ${message}`);
 
 function hasTaskset() {
-  return spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+  return spawnSync('taskset', ['-c', '0', process.execPath, '-e', '']).status === 0;
 }
 
 function build() {
@@ -31,9 +31,8 @@ function build() {
   if (result.status !== 0) warn('npm run build failed: webapp runs from whatever dist/ holds (n/a where it cannot).');
 }
 
-async function measureScenario(scenario, options, context) {
-  const { loader, fixtures, live } = context;
-  const results = {};
+/** Starts and checks every framework's server for the scenario; `results` notes the ones left out. */
+async function startServers(scenario, options, { fixtures, live }, results) {
   const running = [];
   for (const framework of options.frameworks) {
     try {
@@ -59,16 +58,30 @@ async function measureScenario(scenario, options, context) {
       results[framework.id] = { failed: error.message.split('\n').slice(0, 3).join(' / ') };
     }
   }
+  return running;
+}
 
-  const load = ({ server }, seconds) =>
-    loader.measure(loader.path, {
-      url: `http://127.0.0.1:${server.port}${scenario.path}`,
-      scenario,
-      fixtures,
-      seconds,
-      connections: options.connections,
-      cpu: options.loaderCpu,
-    });
+/** Warm-up for each server, then the measured rounds, alternating between servers. */
+async function runRounds(scenario, running, options, { loader, fixtures }, results) {
+  // A load generator failure takes that framework out of the scenario, not the run.
+  const failed = new Set();
+  const load = async (entry, seconds) => {
+    if (failed.has(entry)) return null;
+    try {
+      return await loader.measure(loader.path, {
+        url: `http://127.0.0.1:${entry.server.port}${scenario.path}`,
+        scenario,
+        fixtures,
+        seconds,
+        connections: options.connections,
+        cpu: options.loaderCpu,
+      });
+    } catch (error) {
+      failed.add(entry);
+      results[entry.framework.id] = { failed: error.message.split('\n')[0] };
+      return null;
+    }
+  };
 
   for (const entry of running) await load(entry, options.warmup);
   for (let round = 0; round < options.rounds; round++) {
@@ -76,15 +89,24 @@ async function measureScenario(scenario, options, context) {
     const order = running.map((_, i) => running[(i + round) % running.length]);
     for (const entry of order) {
       const measured = await load(entry, options.duration);
+      if (!measured) continue;
       const result = results[entry.framework.id];
       result.rounds.push(measured.rps);
       result.bad += measured.bad;
     }
   }
+}
 
-  for (const { server } of running) {
-    await server.stop();
-    live.delete(server);
+async function measureScenario(scenario, options, context) {
+  const results = {};
+  const running = await startServers(scenario, options, context, results);
+  try {
+    await runRounds(scenario, running, options, context, results);
+  } finally {
+    for (const { server } of running) {
+      await server.stop();
+      context.live.delete(server);
+    }
   }
   return results;
 }
@@ -110,7 +132,13 @@ async function main() {
     warn('taskset is not available: servers and load generator are NOT pinned to CPUs.');
     options.serverCpu = options.loaderCpu = null;
   }
-  const loader = chooseLoader(options.loader, warn);
+  let loader;
+  try {
+    loader = chooseLoader(options.loader, warn);
+  } catch (error) {
+    console.error(`ERROR: ${error.message}`);
+    process.exit(2);
+  }
   if (options.build && options.frameworks.some((framework) => framework.id === 'webapp')) build();
 
   const fixtures = createFixtures();
