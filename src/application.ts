@@ -320,7 +320,11 @@ function responseClass(app: Application): typeof http.ServerResponse {
  */
 function queryMiddleware(parser: QueryParser) {
   return function query(req: AppRequest, _res: ServerResponse, next: NextFunction) {
-    if (req[kQueryParser] === undefined && !req.query) req[kQueryParser] = parser;
+    // Only an own `query` (set by whatever handled the request first) can be set
+    // yet; checking for it avoids running the lazy accessor.
+    if (req[kQueryParser] === undefined && (!Object.prototype.hasOwnProperty.call(req, 'query') || !req.query)) {
+      req[kQueryParser] = parser;
+    }
     next();
   };
 }

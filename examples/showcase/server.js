@@ -1,7 +1,7 @@
 'use strict';
 // The showcase: an ordinary Express 4 application. Only the require line differs.
 const path = require('node:path');
-const webapp = require('../..'); // in an app of your own: require('webapp')
+const webapp = require('webapp'); // was: require('express')
 
 const app = webapp();
 const users = new Map([

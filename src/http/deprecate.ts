@@ -3,7 +3,11 @@
  *   "<date> webapp deprecated res.send(status): Use res.sendStatus(status) instead at app.js:12:7"
  * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp silence it.
  */
+import { resolve } from 'node:path';
+
 const seen = new Set<string>();
+/** webapp's own code (src/ or dist/cjs/): frames inside it are not the caller's. */
+const libraryDir = resolve(__dirname, '..');
 
 function silenced(namespace: string): boolean {
   if (process.noDeprecation) return true;
@@ -16,7 +20,7 @@ function callSite(): string {
   const stack = new Error().stack?.split('\n').slice(1) ?? [];
   for (const line of stack) {
     const frame = line.trim().replace(/^at\s+/, '');
-    if (frame.includes('/webapp/dist/') || frame.includes('/src/') || frame.startsWith('node:')) continue;
+    if (frame.includes(libraryDir) || frame.startsWith('node:')) continue;
     const match = /\(?([^()]+):(\d+):(\d+)\)?$/.exec(frame);
     if (match) return `${match[1].split('/').pop()}:${match[2]}:${match[3]}`;
   }

@@ -1,0 +1,56 @@
+'use strict';
+// An Express 3 application, unchanged but for the require line.
+var express = require('webapp/v3'); // was: require('express')
+
+var app = express();
+
+app.configure(function () {
+  app.set('title', 'Legacy 3.x app');
+});
+
+app.configure('development', function () {
+  app.set('json spaces', 2);
+});
+
+app.locals({ company: 'Example Corp' });
+
+// Middleware before the router, the router where 3.x apps put it, then a fallback.
+app.use(function (req, res, next) {
+  res.locals.requestedAt = new Date().toISOString();
+  next();
+});
+app.use(app.router);
+app.use(function (req, res) {
+  res.send(404, 'Nothing at ' + req.path);
+});
+
+app.param('id', function (req, res, next, id) {
+  if (!/^\d+$/.test(id)) return next('route');
+  req.itemId = Number(id);
+  next();
+});
+
+app.get('/', function (req, res) {
+  res.send('<h1>' + app.get('title') + '</h1><p>' + app.locals.company + '</p>');
+});
+
+app.get('/items/:id', function (req, res) {
+  res.json(200, { id: req.itemId, accepted: req.accepted.map(function (a) { return a.value; }) });
+});
+
+app.get('/items/*', function (req, res) {
+  res.send(400, 'item ids are numbers');
+});
+
+app.get('/old', function (req, res) {
+  res.redirect('items/1'); // relative to where the app is mounted, as in 3.x
+});
+
+app.get('/status', function (req, res) {
+  res.send(204);
+});
+
+var port = Number(process.env.PORT) || 3001;
+var server = app.listen(port, function () {
+  console.log('legacy 3.x app on http://localhost:' + server.address().port);
+});
