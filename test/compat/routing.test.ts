@@ -2,6 +2,7 @@
  * Routing, mounting, params and error paths: the same apps on express@4 and webapp
  * must answer the same requests identically (status, headers, body).
  */
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NextFunction, Request, Response } from 'express';
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
@@ -242,5 +243,38 @@ describe('routing compatibility with express@4', () => {
         'http://example.com/users/1', 'http://example.com/m/x?y=1', '*', '/users/1#frag', '/users/1%23x',
       ].map((p) => get(p)),
     );
+  });
+});
+
+describe('malformed requests', () => {
+  it('an unknown method or a broken request line gets the same answer as express, and the server keeps serving', async () => {
+    const net = await import('node:net');
+    const { withServer, frameworks } = await import('../support/differential');
+    const send = (port: number, raw: string) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.end(raw));
+        let text = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('close', () => resolve(text.split('\r\n')[0]));
+        socket.on('error', () => resolve(text.split('\r\n')[0]));
+      });
+    const answers: Record<string, string[]> = {};
+    for (const [name, framework] of frameworks) {
+      const app = framework();
+      app.get('/', (_req: Request, res: Response) => res.end('ok'));
+      answers[name] = await withServer(app, async (port) => {
+        const out = [
+          await send(port, 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n'),
+          await send(port, 'GET /%%% HTTP/1.1\r\nHost: x\r\n\r\n'),
+          await send(port, 'GET / HTTP/9.9\r\nHost: x\r\n\r\n'),
+          await send(port, 'GET /\u0000 HTTP/1.1\r\nHost: x\r\n\r\n'),
+          await send(port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
+        ];
+        return out;
+      });
+    }
+    assert.deepEqual(answers.webapp, answers.express);
+    assert.equal(answers.webapp[4], 'HTTP/1.1 200 OK');
   });
 });
