@@ -11,7 +11,7 @@ import { finalHandler } from './http/final-handler';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { kQueryParser, type QueryParser } from './request';
 import { Router, methods, type Route, type RouterOptions } from './router';
-import { flattenHandlers } from './router/route';
+import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
 import type { PathPattern } from './router/path-pattern';
 import { compileETag, compileQueryParser, compileTrust } from './settings';
@@ -79,6 +79,64 @@ export function environment(): string {
   return process.env.RUNTIME_ENV || process.env.NODE_ENV || 'development';
 }
 
+/** What a mounted app (4.x or 3.x) takes over from its parent. */
+interface InheritingApp {
+  settings: Record<string, unknown>;
+  request: object;
+  response: object;
+  engines: object;
+}
+
+/**
+ * The `mount` listener: the sub-app's settings, engines, request and response
+ * prototypes fall back to the parent's. `trust proxy` has a default yet is
+ * inherited: a default still in place is dropped so the parent's value shows.
+ */
+export function inheritFromParent(this: InheritingApp, parent: InheritingApp): void {
+  if (this.settings[kTrustProxyDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
+    delete this.settings['trust proxy'];
+    delete this.settings['trust proxy fn'];
+  }
+  Object.setPrototypeOf(this.request, parent.request);
+  Object.setPrototypeOf(this.response, parent.response);
+  Object.setPrototypeOf(this.engines, parent.engines);
+  Object.setPrototypeOf(this.settings, parent.settings);
+}
+
+/** Marks `trust proxy` as set by the app itself (no longer inherited on mount). */
+export function markTrustProxySet(settings: object): void {
+  Object.defineProperty(settings, kTrustProxyDefault, { configurable: true, value: false });
+}
+
+/** Marks `trust proxy` as at its default (inherited from a parent on mount). */
+export function markTrustProxyDefault(settings: object): void {
+  Object.defineProperty(settings, kTrustProxyDefault, { configurable: true, value: true });
+}
+
+/** enable/disable/enabled/disabled, shared by 4.x and 3.x apps: all go through `set`. */
+export const booleanSettings = {
+  enabled(this: { set(name: string): unknown }, setting: string): boolean {
+    return Boolean(this.set(setting));
+  },
+  disabled(this: { set(name: string): unknown }, setting: string): boolean {
+    return !this.set(setting);
+  },
+  enable<T>(this: T & { set(name: string, value: unknown): unknown }, setting: string): T {
+    return this.set(setting, true) as T;
+  },
+  disable<T>(this: T & { set(name: string, value: unknown): unknown }, setting: string): T {
+    return this.set(setting, false) as T;
+  },
+};
+
+/** Copies own property descriptors (methods and accessors alike), keeping those `target` already has. */
+export function mixin(target: object, source: object): void {
+  for (const name of Object.getOwnPropertyNames(source)) {
+    if (Object.prototype.hasOwnProperty.call(target, name)) continue;
+    Object.defineProperty(target, name, Object.getOwnPropertyDescriptor(source, name)!);
+  }
+}
+
 export const application = {} as ApplicationMethods;
 
 application.init = function init() {
@@ -96,20 +154,9 @@ application.defaultConfiguration = function defaultConfiguration() {
   this.set('query parser', 'extended');
   this.set('subdomain offset', 2);
   this.set('trust proxy', false);
-  Object.defineProperty(this.settings, kTrustProxyDefault, { configurable: true, value: true });
+  markTrustProxyDefault(this.settings);
 
-  this.on('mount', function onmount(this: Application, parent: Application) {
-    // `trust proxy` has a default yet is inherited: drop the default so the
-    // parent's value shows through the settings prototype chain.
-    if (this.settings[kTrustProxyDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
-      delete this.settings['trust proxy'];
-      delete this.settings['trust proxy fn'];
-    }
-    Object.setPrototypeOf(this.request, parent.request);
-    Object.setPrototypeOf(this.response, parent.response);
-    Object.setPrototypeOf(this.engines, parent.engines);
-    Object.setPrototypeOf(this.settings, parent.settings);
-  });
+  this.on('mount', inheritFromParent);
 
   this.locals = Object.create(null);
   this.mountpath = '/';
@@ -149,17 +196,7 @@ application.handle = function handle(req, res, callback) {
 };
 
 application.use = function use(...args: unknown[]) {
-  let offset = 0;
-  let path: PathPattern = '/';
-  if (typeof args[0] !== 'function') {
-    let arg = args[0];
-    while (Array.isArray(arg) && arg.length !== 0) arg = arg[0];
-    if (typeof arg !== 'function') {
-      offset = 1;
-      path = args[0] as PathPattern;
-    }
-  }
-  const fns = flattenHandlers(args.slice(offset));
+  const { path, callbacks: fns } = splitUseArguments(args);
   if (fns.length === 0) throw new TypeError('app.use() requires a middleware function');
 
   this.lazyrouter();
@@ -228,7 +265,7 @@ application.set = function set(this: Application, setting: string, value?: unkno
       break;
     case 'trust proxy':
       this.set('trust proxy fn', compileTrust(value));
-      Object.defineProperty(this.settings, kTrustProxyDefault, { configurable: true, value: false });
+      markTrustProxySet(this.settings);
       break;
   }
   return this;
@@ -238,21 +275,7 @@ application.path = function path() {
   return this.parent ? this.parent.path() + this.mountpath : '';
 };
 
-application.enabled = function enabled(setting) {
-  return Boolean(this.set(setting));
-};
-
-application.disabled = function disabled(setting) {
-  return !this.set(setting);
-};
-
-application.enable = function enable(setting) {
-  return this.set(setting, true) as Application;
-};
-
-application.disable = function disable(setting) {
-  return this.set(setting, false) as Application;
-};
+Object.assign(application, booleanSettings);
 
 for (const method of methods) {
   application[method] = function addRoute(this: Application, path: PathPattern, ...handlers: unknown[]) {

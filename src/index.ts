@@ -7,20 +7,12 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction } from './router/layer';
-import { application, type Application } from './application';
+import { application, mixin, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
 import { serveStatic } from './static';
 import { query } from './query';
-
-/** Copies own property descriptors (methods and accessors alike), keeping those `target` already has. */
-function mixin(target: object, source: object): void {
-  for (const name of Object.getOwnPropertyNames(source)) {
-    if (Object.prototype.hasOwnProperty.call(target, name)) continue;
-    Object.defineProperty(target, name, Object.getOwnPropertyDescriptor(source, name)!);
-  }
-}
 
 function createApplication(): Application {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {

@@ -12,7 +12,7 @@ import { Layer, forwardRejection, type Handler, type NextFunction } from './laye
 import { LayerIndex, firstAtLeast } from './layer-index';
 import { methods } from './methods';
 import type { PathPattern } from './path-pattern';
-import { Route, flattenHandlers } from './route';
+import { Route, splitUseArguments } from './route';
 
 export { Layer } from './layer';
 export { Route } from './route';
@@ -343,17 +343,7 @@ Router.process_params = function process_params(
 };
 
 Router.use = function use(this: Router, ...args: unknown[]): Router {
-  let offset = 0;
-  let path: PathPattern = '/';
-  if (typeof args[0] !== 'function') {
-    let arg = args[0];
-    while (Array.isArray(arg) && arg.length !== 0) arg = arg[0];
-    if (typeof arg !== 'function') {
-      offset = 1;
-      path = args[0] as PathPattern;
-    }
-  }
-  const callbacks = flattenHandlers(args.slice(offset));
+  const { path, callbacks } = splitUseArguments(args);
   if (callbacks.length === 0) throw new TypeError('Router.use() requires a middleware function');
   for (const fn of callbacks) {
     if (typeof fn !== 'function') {

@@ -120,3 +120,15 @@ export function flattenHandlers(items: readonly unknown[], out: unknown[] = []):
   }
   return out;
 }
+
+/**
+ * The arguments of `use([path], ...callbacks)`: a first argument that is not a
+ * function (nor an array starting with one) is the path; the rest, flattened,
+ * are the callbacks. The path defaults to `/`.
+ */
+export function splitUseArguments(args: readonly unknown[]): { path: PathPattern; callbacks: unknown[] } {
+  let first = args[0];
+  while (Array.isArray(first) && first.length !== 0) first = first[0];
+  if (typeof args[0] === 'function' || typeof first === 'function') return { path: '/', callbacks: flattenHandlers(args) };
+  return { path: args[0] as PathPattern, callbacks: flattenHandlers(args.slice(1)) };
+}

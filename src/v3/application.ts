@@ -6,7 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
-import { environment } from '../application';
+import { booleanSettings, environment, inheritFromParent, markTrustProxyDefault, markTrustProxySet } from '../application';
 import { adoptRequestPrototype, adoptResponsePrototype } from '../prototypes';
 import { deprecate } from '../http/deprecate';
 import { kQueryParser, type QueryParser } from '../request';
@@ -18,8 +18,6 @@ import { compileETag3 } from './etag';
 import { View, renderView } from '../view';
 import { Router3 } from './router';
 import { handleRequest, useMiddleware, type StackEntry } from './stack';
-
-const kTrustProxyDefault = '@@symbol:trust_proxy_default';
 
 /** 3.x locals: a function that merges the object it is called with into itself. */
 export type Locals3 = ((values: Record<string, unknown>) => Record<string, unknown>) & Record<string, unknown>;
@@ -87,21 +85,12 @@ application3.defaultConfiguration = function defaultConfiguration() {
   this.set('env', env);
   this.set('subdomain offset', 2);
   this.set('trust proxy', false);
-  Object.defineProperty(this.settings, kTrustProxyDefault, { configurable: true, value: true });
+  markTrustProxyDefault(this.settings);
 
   this.use(queryMiddleware3());
   this.use(initMiddleware3(this));
 
-  this.on('mount', function onmount(this: Application3, parent: Application3) {
-    if (this.settings[kTrustProxyDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
-      delete this.settings['trust proxy'];
-      delete this.settings['trust proxy fn'];
-    }
-    Object.setPrototypeOf(this.request, parent.request);
-    Object.setPrototypeOf(this.response, parent.response);
-    Object.setPrototypeOf(this.engines, parent.engines);
-    Object.setPrototypeOf(this.settings, parent.settings);
-  });
+  this.on('mount', inheritFromParent);
 
   this._router = new Router3(this as { caseSensitive?: boolean });
   this.routes = this._router.map;
@@ -181,7 +170,7 @@ application3.set = function set(this: Application3, setting: string, value?: unk
   if (setting === 'etag') this.set('etag fn', compileETag3(value));
   if (setting === 'trust proxy') {
     this.set('trust proxy fn', compileTrust(value));
-    Object.defineProperty(this.settings, kTrustProxyDefault, { configurable: true, value: false });
+    markTrustProxySet(this.settings);
   }
   return this;
 } as Application3Methods['set'];
@@ -190,18 +179,7 @@ application3.path = function path() {
   return this.parent ? this.parent.path() + this.route : '';
 };
 
-application3.enabled = function enabled(setting) {
-  return Boolean(this.set(setting));
-};
-application3.disabled = function disabled(setting) {
-  return !this.set(setting);
-};
-application3.enable = function enable(setting) {
-  return this.set(setting, true) as Application3;
-};
-application3.disable = function disable(setting) {
-  return this.set(setting, false) as Application3;
-};
+Object.assign(application3, booleanSettings);
 
 /** `app.configure([env...], fn)`: runs `fn` (with the app as `this`) when the env matches or none is named. */
 application3.configure = function configure(...args: unknown[]) {

@@ -5,19 +5,13 @@
  */
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mixin } from '../application';
 import { deprecate } from '../http/deprecate';
 import type { NextFunction } from '../router/layer';
 import { application3, type Application3 } from './application';
 import { request3 } from './request';
 import { response3 } from './response';
 import { Route3, Router3 } from './router';
-
-function mixin(target: object, source: object): void {
-  for (const name of Object.getOwnPropertyNames(source)) {
-    if (Object.prototype.hasOwnProperty.call(target, name)) continue;
-    Object.defineProperty(target, name, Object.getOwnPropertyDescriptor(source, name)!);
-  }
-}
 
 function createApplication(): Application3 {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {

@@ -1,32 +1,17 @@
 /** The legacy 3.x example runs unchanged on webapp/v3. */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { startExample, type RunningExample } from '../support/example-server';
 
-const root = resolve(__dirname, '../..');
-let child: ChildProcess;
+let example: RunningExample;
 let base: string;
 
 before(async () => {
-  child = spawn(process.execPath, [resolve(root, 'examples/legacy-v3/server.js')], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', RUNTIME_ENV: 'development', NO_DEPRECATION: 'webapp' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8');
-  while (!/localhost:(\d+)/.test(output)) {
-    const [chunk] = (await once(child.stdout!, 'data')) as [string];
-    output += chunk;
-  }
-  base = `http://127.0.0.1:${/localhost:(\d+)/.exec(output)![1]}`;
+  example = await startExample('examples/legacy-v3/server.js', { RUNTIME_ENV: 'development', NO_DEPRECATION: 'webapp' });
+  base = example.base;
 });
 
-after(() => {
-  child.kill();
-});
+after(() => example.stop());
 
 describe('legacy 3.x example', () => {
   it('renders with app.locals and configure()d settings', async () => {
