@@ -187,7 +187,7 @@ application.lazyrouter = function lazyrouter() {
 
 application.handle = function handle(req, res, callback) {
   const router = this._router;
-  const done = callback || finalHandler(req, res, { env: this.get('env') as string, onerror: logError.bind(this) });
+  const done = callback || finalHandler(req, res, { env: this.get('env') as string, onerror: errorLogger(this) });
   if (!router) {
     done();
     return;
@@ -366,9 +366,14 @@ function initMiddleware(app: Application) {
   };
 }
 
-function logError(this: Application, err: unknown): void {
-  if (this.get('env') !== 'test') {
-    const error = err as { stack?: string; toString(): string };
-    console.error(error.stack || error.toString());
-  }
+const kErrorLogger = Symbol('webapp.errorLogger');
+
+/** The app's error logger for the final handler, made once per app rather than per request. */
+function errorLogger(app: Application & { [kErrorLogger]?: (err: unknown) => void }): (err: unknown) => void {
+  return (app[kErrorLogger] ??= (err: unknown) => {
+    if (app.get('env') !== 'test') {
+      const error = err as { stack?: string; toString(): string };
+      console.error(error.stack || error.toString());
+    }
+  });
 }

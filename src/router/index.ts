@@ -226,14 +226,19 @@ Router.handle = function handle(this: Router, rawReq: IncomingMessage, res: Serv
     req.params = router.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
     const matchedLayer = layer;
     const layerPath = layer.path!;
-    const afterParams = (paramErr?: unknown): void => {
+    if (matchedLayer.keys.length === 0 || !hasParamHandlers(router, matchedLayer)) {
+      // The common case needs no param callbacks: no continuation closure either.
+      if (route) matchedLayer.handle_request(req, res, next);
+      else trimPrefix(matchedLayer, layerError, layerPath, path);
+      sync = 0;
+      return;
+    }
+    router.process_params(matchedLayer, (paramCalled ??= {}), req, res, (paramErr?: unknown) => {
       if (paramErr) next(layerError || paramErr);
       else if (route) matchedLayer.handle_request(req, res, next);
       else trimPrefix(matchedLayer, layerError, layerPath, path);
       sync = 0;
-    };
-    if (matchedLayer.keys.length === 0 || !hasParamHandlers(router, matchedLayer)) afterParams();
-    else router.process_params(matchedLayer, (paramCalled ??= {}), req, res, afterParams);
+    });
   };
 
   // A `use` layer sees the request URL without its mount path, and `req.baseUrl`
