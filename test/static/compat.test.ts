@@ -103,6 +103,7 @@ describe('static compatibility with express@4', () => {
       '/%', '/%zz', '/%E0%A4%A', '/%00', '/todo.txt%00', '/todo.txt%00.html', '/../secret.txt', '/..%2fsecret.txt',
       '/%2e%2e/secret.txt', '/%2E%2e%2Fsecret.txt', '/..%5csecret.txt', '/users/..%2f..%2fsecret.txt', '/..', '/%2e%2e',
       '/users/%2e%2e/%2e%2e/secret.txt', '/%252e%252e/secret.txt', '/....//secret.txt', '/.%2e/secret.txt',
+      '/' + 'a'.repeat(300), '/' + 'a'.repeat(300) + '/', '/' + 'ab/'.repeat(1500) + 'x.txt',
     ].map((path) => get(path)));
     await assertSameResponses(staticApp({ fallthrough: false }), [
       '/%', '/%00', '/../secret.txt', '/%2e%2e/secret.txt', '/..%5c..%5csecret.txt', '/nope', '/.hidden',
@@ -199,6 +200,9 @@ describe('static compatibility with express@4', () => {
     ['redirect false, fallthrough false', { redirect: false, fallthrough: false }],
     ['cacheControl false', { cacheControl: false, maxAge: 1000 }],
     ['acceptRanges false', { acceptRanges: false }],
+    ['hidden true (deprecated)', { hidden: true }],
+    ['hidden false (deprecated)', { hidden: false }],
+    ['hidden true, dotfiles deny', { hidden: true, dotfiles: 'deny' }],
   ] as Array<[string, object]>) {
     it(`option: ${label}`, async () => {
       await assertSameResponses(staticApp(options), [
