@@ -150,7 +150,14 @@ function sendStat(req: IncomingMessage, res: ServerResponse, path: string, stat:
     hooks.error(toHttpError(500, new Error("Can't set headers after they are sent."), { expose: false }));
     return;
   }
-  setFileHeaders(res, path, stat, settings, hooks);
+  try {
+    setFileHeaders(res, path, stat, settings, hooks);
+  } catch (err) {
+    // A `setHeaders` or `headers` value that Node rejects throws here, inside an fs
+    // callback: Express would crash the process; this server answers 500 instead.
+    hooks.error(toHttpError(500, err instanceof Error ? err : new Error(String(err))));
+    return;
+  }
 
   const headers = req.headers;
   if (isConditionalGet(headers)) {

@@ -220,3 +220,23 @@ describe('res.sendFile callback and errors (webapp)', () => {
     assert.equal(await eventually(() => openFdCount() <= before), true, `descriptors: before ${before}, after ${openFdCount()}`);
   });
 });
+
+describe('res.sendFile robustness', () => {
+  it('passes an invalid headers option value to next(err) instead of crashing', async () => {
+    const app = webapp();
+    app.get('/', (_req: Request, res: Response) => res.sendFile(join(fx.root, 'todo.txt'), { headers: { 'X-Bad': 'a\r\nb' } }));
+    app.use(((err, _req, res, _next) => {
+      res.statusCode = 599;
+      res.end(String(err.status));
+    }) as ErrorRequestHandler);
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      const response = await rawRequest(port, '/');
+      assert.equal(response.status, 599);
+      assert.equal(response.text, '500');
+    } finally {
+      await close(server);
+    }
+  });
+});

@@ -188,3 +188,17 @@ describe('serveStatic(root, options)', () => {
     assert.throws(() => serveStatic(fx.root, { setHeaders: {} as never }), { name: 'TypeError', message: 'option setHeaders must be function' });
   });
 });
+
+describe('serveStatic robustness', () => {
+  it('turns a throwing setHeaders into next(err) with 500 instead of crashing', async () => {
+    const setHeaders = (res: ServerResponse) => {
+      res.setHeader('x-bad', 'line\nbreak');
+    };
+    await withBareServer(serveStatic(fx.root, { setHeaders }), async (port) => {
+      const res = await rawRequest(port, '/todo.txt');
+      assert.equal(res.status, 500);
+      assert.equal(res.headers['x-next'], 'error');
+      assert.equal((await rawRequest(port, '/users/')).status, 500, 'the server keeps serving');
+    });
+  });
+});
