@@ -69,6 +69,26 @@ describe('streaming large files', () => {
     });
   });
 
+  it('leaks no descriptor when clients vanish before the file is even opened', async () => {
+    await withBareServer(serveStatic(fx.root), async (port) => {
+      const baseline = openFdCount();
+      const gone: Array<Promise<void>> = [];
+      for (let i = 0; i < 30; i++) {
+        gone.push(
+          new Promise<void>((resolve) => {
+            const req = http.get({ host: '127.0.0.1', port, path: i % 3 ? '/large.bin' : '/users/', agent: false });
+            req.on('error', () => resolve());
+            req.on('close', () => resolve());
+            // Gone as soon as the request is on the wire.
+            req.on('finish', () => req.destroy());
+          }),
+        );
+      }
+      await Promise.all(gone);
+      assert.equal(await eventually(() => openFdCount() <= baseline), true, `fds: baseline ${baseline}, now ${openFdCount()}`);
+    });
+  });
+
   it('reads no faster than the client takes the bytes, then delivers the whole file', async () => {
     await withBareServer(serveStatic(fx.root), async (port) => {
       const capture = captureReadStreams();
