@@ -70,7 +70,8 @@ function sendPath(req: IncomingMessage, res: ServerResponse, urlPath: string, pa
     if (err) {
       // A missing extension-less file may exist under one of the fallback extensions.
       if (err.code === 'ENOENT' && !extname(path) && path[path.length - 1] !== sep) {
-        tryExtensions(req, res, path, 0, err, settings, hooks);
+        const candidates = settings.extensions.map((ext) => path + '.' + ext);
+        sendFirstFile(req, res, candidates, err, settings, hooks);
       } else {
         hooks.error(fsError(err));
       }
@@ -85,38 +86,32 @@ function sendPath(req: IncomingMessage, res: ServerResponse, urlPath: string, pa
   });
 }
 
-function tryExtensions(
-  req: IncomingMessage, res: ServerResponse, path: string, i: number, lastError: NodeJS.ErrnoException | null,
-  settings: SendSettings, hooks: SendHooks,
-): void {
-  if (i >= settings.extensions.length) {
-    hooks.error(lastError ? fsError(lastError) : createHttpError(404));
-    return;
-  }
-  const candidate = path + '.' + settings.extensions[i];
-  statFile(candidate, (err, stat) => {
-    if (err) return tryExtensions(req, res, path, i + 1, err, settings, hooks);
-    if (stat.isDirectory()) return tryExtensions(req, res, path, i + 1, null, settings, hooks);
-    hooks.file?.(candidate, stat);
-    sendStat(req, res, candidate, stat, settings, hooks);
-  });
+function sendIndex(req: IncomingMessage, res: ServerResponse, dir: string, settings: SendSettings, hooks: SendHooks): void {
+  sendFirstFile(req, res, settings.index.map((name) => join(dir, name)), null, settings, hooks);
 }
 
-function sendIndex(req: IncomingMessage, res: ServerResponse, dir: string, settings: SendSettings, hooks: SendHooks): void {
-  const tryIndex = (i: number, lastError: NodeJS.ErrnoException | null): void => {
-    if (i >= settings.index.length) {
+/**
+ * Sends the first candidate that is a regular file (directories are skipped).
+ * When none is, the error is the last failed stat's (404 for a missing file) or a plain 404.
+ */
+function sendFirstFile(
+  req: IncomingMessage, res: ServerResponse, candidates: string[], previousError: NodeJS.ErrnoException | null,
+  settings: SendSettings, hooks: SendHooks,
+): void {
+  const attempt = (i: number, lastError: NodeJS.ErrnoException | null): void => {
+    if (i >= candidates.length) {
       hooks.error(lastError ? fsError(lastError) : createHttpError(404));
       return;
     }
-    const candidate = join(dir, settings.index[i]);
+    const candidate = candidates[i];
     statFile(candidate, (err, stat) => {
-      if (err) return tryIndex(i + 1, err);
-      if (stat.isDirectory()) return tryIndex(i + 1, null);
+      if (err) return attempt(i + 1, err);
+      if (stat.isDirectory()) return attempt(i + 1, null);
       hooks.file?.(candidate, stat);
       sendStat(req, res, candidate, stat, settings, hooks);
     });
   };
-  tryIndex(0, null);
+  attempt(0, previousError);
 }
 
 /** Caching and validator headers; each one a handler already set is left alone. */
