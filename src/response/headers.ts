@@ -1,0 +1,90 @@
+/**
+ * Header methods: `set`/`header`, `get`, `append`, `type`/`contentType`, `vary`,
+ * `links` and `attachment`. Content-Type values receive the charset Express 4's
+ * MIME tables give them (`text/*`, JSON and JavaScript get `utf-8`).
+ */
+import { extname } from 'node:path';
+import { contentDisposition } from '../http/content-disposition';
+import { deprecate } from '../http/deprecate';
+import { DEFAULT_TYPE, charsetOf, lookupType } from '../http/mime';
+import { vary as appendVary } from '../http/vary';
+import type { Response } from './types';
+
+const HAS_CHARSET = /;\s*charset\s*=/;
+
+/** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
+export function mediaTypeOf(typeOrExt: string): string {
+  return typeOrExt.indexOf('/') === -1 ? lookupType(typeOrExt) || DEFAULT_TYPE : typeOrExt;
+}
+
+function set(this: Response, field: string | Record<string, unknown>, val?: unknown): Response {
+  if (arguments.length === 2) {
+    const name = field as string;
+    let value: string | string[] = Array.isArray(val) ? val.map(String) : String(val);
+    if (name.toLowerCase() === 'content-type') {
+      if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
+      if (!HAS_CHARSET.test(value)) {
+        const charset = charsetOf(value.split(';')[0]);
+        if (charset) value += '; charset=' + charset.toLowerCase();
+      }
+    }
+    this.setHeader(name, value);
+    return this;
+  }
+  // Inherited enumerable keys count too, as `for...in` over the object does in Express.
+  const fields = field as Record<string, unknown>;
+  for (const key in fields) this.set(key, fields[key]);
+  return this;
+}
+
+function contentType(this: Response, type: string): Response {
+  return this.set('Content-Type', mediaTypeOf(type));
+}
+
+export const headerMethods = {
+  set,
+  header: set,
+
+  get(this: Response, field: string) {
+    return this.getHeader(field);
+  },
+
+  append(this: Response, field: string, val: string | string[]) {
+    const previous = this.get(field);
+    let value: unknown = val;
+    if (previous) {
+      value = Array.isArray(previous)
+        ? previous.concat(val)
+        : Array.isArray(val)
+          ? [previous].concat(val)
+          : [previous, val];
+    }
+    return this.set(field, value);
+  },
+
+  type: contentType,
+  contentType,
+
+  vary(this: Response, field: string | string[]) {
+    if (!field || (Array.isArray(field) && field.length === 0)) {
+      deprecate('res.vary(): Provide a field name');
+      return this;
+    }
+    appendVary(this, field);
+    return this;
+  },
+
+  /** Adds `<url>; rel="name"` entries to the Link header, after any already there. */
+  links(this: Response, links: Record<string, string>) {
+    let link = (this.get('Link') as string | undefined) || '';
+    if (link) link += ', ';
+    const entries = Object.keys(links).map((rel) => '<' + links[rel] + '>; rel="' + rel + '"');
+    return this.set('Link', link + entries.join(', '));
+  },
+
+  attachment(this: Response, filename?: string) {
+    if (filename) this.type(extname(filename));
+    this.set('Content-Disposition', contentDisposition(filename));
+    return this;
+  },
+};
