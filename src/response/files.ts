@@ -107,6 +107,8 @@ function sendfile(this: FileResponse, path: string, options?: SendFileOptions | 
     opts = {};
   }
   let done = false;
+  // 3.x calls fn() when the file was read, if the transfer had started without error.
+  let notifyEnd = false;
 
   const onSocketError = (err: Error) => fail(err);
   const cleanup = () => {
@@ -133,10 +135,13 @@ function sendfile(this: FileResponse, path: string, options?: SendFileOptions | 
           for (const name of Object.keys(opts.headers!)) response.setHeader(name, opts.headers![name] as string);
         }
       : undefined,
-    stream(stream) {
+    stream() {
       if (done) return;
       cleanup();
-      if (fn) stream.on('end', () => fn!());
+      notifyEnd = fn !== undefined;
+    },
+    end() {
+      if (notifyEnd) fn!();
     },
   });
 }

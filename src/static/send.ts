@@ -7,7 +7,7 @@
  * (serve-static falls through, sendFile calls back or passes to `next`).
  * The behaviour is send 0.19's, as Express 4.22 uses it.
  */
-import { createReadStream, stat as statFile, type ReadStream, type Stats } from 'node:fs';
+import { close, createReadStream, open, read, stat as statFile, type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import { createHttpError, toHttpError, type HttpError } from '../http/errors';
@@ -29,8 +29,8 @@ export interface SendHooks {
   file?(path: string, stat: Stats): void;
   /** Right before the file's headers are set: the place to set or override headers. */
   headers?(res: ServerResponse, path: string, stat: Stats): void;
-  /** The body starts streaming. */
-  stream?(stream: ReadStream): void;
+  /** The body starts being read and sent. */
+  stream?(): void;
   /** The whole file was read. */
   end?(): void;
 }
@@ -202,8 +202,46 @@ function sendStat(req: IncomingMessage, res: ServerResponse, path: string, stat:
     res.end();
     return;
   }
-  streamFile(res, path, offset, Math.max(offset, offset + length - 1), hooks);
+  if (length > 0 && length <= SMALL_FILE) sendSmallFile(res, path, offset, length, hooks);
+  else streamFile(res, path, offset, Math.max(offset, offset + length - 1), hooks);
 }
+
+/**
+ * Up to this many bytes, a body is read with one `read` and sent with one
+ * `res.end(buffer)`: a stream, its pipe and its listeners cost more than the
+ * bytes themselves (about a tenth of the server's time per 4 KB request).
+ */
+const SMALL_FILE = 64 * 1024;
+
+/** Reads the window in one call; the descriptor is closed right after the read, whatever happens to the client. */
+function sendSmallFile(res: ServerResponse, path: string, start: number, length: number, hooks: SendHooks): void {
+  hooks.stream?.();
+  open(path, 'r', (openError, fd) => {
+    if (openError) {
+      hooks.error(fsError(openError));
+      return;
+    }
+    const body = Buffer.allocUnsafe(length);
+    read(fd, body, 0, length, start, (readError, bytesRead) => {
+      close(fd, ignore);
+      if (readError) {
+        hooks.error(fsError(readError));
+        return;
+      }
+      // write() then end(), not end(body): Node re-encodes a Content-Disposition value
+      // (mangling ISO-8859-1 file names) when end() brings the body with the headers.
+      // Someone may have ended the response meanwhile: writing would be an 'error' event.
+      if (!res.writableEnded && !res.destroyed) {
+        res.write(bytesRead === length ? body : body.subarray(0, bytesRead));
+        res.end();
+      }
+      // As with a piped stream, 'end' comes after the body was handed to the response.
+      hooks.end?.();
+    });
+  });
+}
+
+function ignore(): void {}
 
 /**
  * Pipes the byte window to the response (pipe gives back-pressure: a slow client
@@ -212,7 +250,7 @@ function sendStat(req: IncomingMessage, res: ServerResponse, path: string, stat:
  */
 function streamFile(res: ServerResponse, path: string, start: number, end: number, hooks: SendHooks): void {
   const stream = createReadStream(path, { start, end });
-  hooks.stream?.(stream);
+  hooks.stream?.();
   stream.pipe(res);
   let closed = false;
   const cleanup = () => {

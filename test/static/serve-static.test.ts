@@ -154,21 +154,33 @@ describe('serveStatic(root, options)', () => {
   });
 
   it('forwards a read error of a found file to next(err) even with fallthrough', async () => {
-    const original = fs.createReadStream;
+    const eio = () => Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+    const originalRead = fs.read;
+    const originalStream = fs.createReadStream;
+    // Small files are read in one call, large ones streamed: make both fail.
+    (fs as { read: unknown }).read = (_fd: number, ...rest: unknown[]) => {
+      const callback = rest[rest.length - 1] as (err: Error) => void;
+      process.nextTick(callback, eio());
+    };
     (fs as { createReadStream: unknown }).createReadStream = () => {
       const failing = new Readable({ read() {} });
-      process.nextTick(() => failing.destroy(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })));
+      process.nextTick(() => failing.destroy(eio()));
       return failing;
     };
     try {
+      const big = join(fx.root, 'big.bin');
+      fs.writeFileSync(big, Buffer.alloc(200 * 1024));
       await withBareServer(serveStatic(fx.root), async (port) => {
-        const res = await rawRequest(port, '/todo.txt');
-        assert.equal(res.headers['x-next'], 'error');
-        assert.equal(res.status, 500);
-        assert.equal(res.text, 'EIO: i/o error, read|EIO');
+        for (const path of ['/todo.txt', '/big.bin']) {
+          const res = await rawRequest(port, path);
+          assert.equal(res.headers['x-next'], 'error', path);
+          assert.equal(res.status, 500, path);
+          assert.equal(res.text, 'EIO: i/o error, read|EIO', path);
+        }
       });
     } finally {
-      (fs as { createReadStream: unknown }).createReadStream = original;
+      (fs as { read: unknown }).read = originalRead;
+      (fs as { createReadStream: unknown }).createReadStream = originalStream;
     }
   });
 
