@@ -25,8 +25,8 @@ describe('res.format', () => {
     a.get('/default', (_req, res) => {
       res.format({ 'image/png': () => { res.send('png'); }, default: () => { res.status(200).send('fallback'); } });
     });
-    a.get('/args', (req, res, next) => {
-      res.format({ text: (r: unknown, s: unknown, n: unknown) => { res.json([r === req, s === res, n === next]); } });
+    a.get('/args', (req, res) => {
+      res.format({ text: (r: unknown, s: unknown, n: unknown) => { res.json([r === req, s === res, n === req.next]); } });
     });
   });
 
@@ -53,7 +53,7 @@ describe('res.format', () => {
     await request(app).get('/').expect(200);
   });
 
-  it('gives handlers (req, res, next)', async () => {
+  it('gives handlers (req, res, req.next)', async () => {
     await request(app).get('/args').expect('[true,true,true]');
   });
 });
