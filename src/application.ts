@@ -321,8 +321,10 @@ application.listen = function listen(...args: unknown[]) {
 };
 
 function requestClass(app: Application): typeof http.IncomingMessage {
-  function AppIncomingMessage(this: http.IncomingMessage, socket: import('node:net').Socket) {
+  function AppIncomingMessage(this: http.IncomingMessage & AppRequest, socket: import('node:net').Socket) {
     http.IncomingMessage.call(this, socket);
+    // An own slot from the start keeps the query layer's check a fast own-property read.
+    this[kQueryParser] = undefined;
   }
   AppIncomingMessage.prototype = app.request;
   return AppIncomingMessage as unknown as typeof http.IncomingMessage;

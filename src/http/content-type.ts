@@ -26,7 +26,7 @@ export function parseMediaType(header: string): MediaType {
   const result: MediaType = { type: type.toLowerCase(), parameters: Object.create(null) as Record<string, string> };
   if (index === -1) return result;
 
-  const pattern = new RegExp(PARAMETER.source, 'g');
+  const pattern = PARAMETER;
   pattern.lastIndex = index;
   let match: RegExpExecArray | null;
   while ((match = pattern.exec(header)) !== null) {
@@ -64,10 +64,24 @@ function quoteIfNeeded(value: unknown): string {
   return '"' + text.replace(/([\\"])/g, '\\$1') + '"';
 }
 
+/**
+ * Why a cache: every `res.send` of a string sets the charset of the same few
+ * Content-Types; parsing and formatting them again each time was a measurable
+ * part of a small response. Bounded, so hostile values cannot grow it.
+ */
+const charsetCache = new Map<string, string>();
+const CHARSET_CACHE_SIZE = 256;
+
 /** A Content-Type with its charset parameter set (Express's `setCharset`). */
 export function setCharset(type: string, charset: string): string {
   if (!type || !charset) return type;
+  const key = charset + '\0' + type;
+  const cached = charsetCache.get(key);
+  if (cached !== undefined) return cached;
   const parsed = parseMediaType(type);
   parsed.parameters.charset = charset;
-  return formatMediaType(parsed);
+  const formatted = formatMediaType(parsed);
+  if (charsetCache.size >= CHARSET_CACHE_SIZE) charsetCache.clear();
+  charsetCache.set(key, formatted);
+  return formatted;
 }
