@@ -158,7 +158,7 @@ describe('response compatibility with express@4', () => {
         });
         app.get('/type/:t', (req, res) => { res.type(req.params.t).end(); });
         app.get('/content-type', (_req, res) => { res.contentType('application/vnd.api+json').end(); });
-        app.get('/vary', (_req, res) => { res.vary('Origin').vary('accept, origin').vary(['User-Agent', 'Accept-Encoding']).end(); });
+        app.get('/vary', (_req, res) => { res.vary('Origin').vary('accept, origin').vary(['User-Agent', 'Accept-Encoding'] as unknown as string).end(); });
         app.get('/vary-star', (_req, res) => { res.vary('Origin').vary('*').end(); });
         app.get('/links', (_req, res) => {
           res.links({ next: 'http://api/?page=2', last: 'http://api/?page=5' }).links({ prev: '/p1' }).end();
