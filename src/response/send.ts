@@ -10,6 +10,11 @@ import type { ETagFunction } from '../settings';
 import { setCharset } from '../http/content-type';
 import type { Response } from './types';
 
+/** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
+const UTF8_TYPES = new Set(
+  ['text/html', 'text/plain', 'application/json', 'text/javascript'].map((type) => type + '; charset=utf-8'),
+);
+
 /** Below this many characters the byte length is computed without first encoding the string. */
 const SMALL_BODY = 1000;
 
@@ -57,7 +62,9 @@ function send(this: Response, body?: unknown): Response {
   if (typeof chunk === 'string') {
     encoding = 'utf8';
     const type = this.get('Content-Type');
-    if (typeof type === 'string') this.set('Content-Type', setCharset(type, 'utf-8'));
+    // The types send/json/jsonp set themselves already read as setCharset would write
+    // them: skip parsing and re-setting the header on that common path.
+    if (typeof type === 'string' && !UTF8_TYPES.has(type)) this.set('Content-Type', setCharset(type, 'utf-8'));
   }
 
   const etagFn = this.app.get('etag fn') as ETagFunction | undefined;
