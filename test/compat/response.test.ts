@@ -2,6 +2,8 @@
  * The response API on express@4 and on webapp: the same apps, the same requests,
  * the same status, headers and body (Date and X-Powered-By aside).
  */
+import { readFile } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { NextFunction, Request, Response } from 'express';
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
@@ -273,6 +275,32 @@ describe('response compatibility with express@4', () => {
       },
       [get('/cookie'), get('/signed?secret=1'), get('/signed'), get('/clear'),
         get('/bad/domain'), get('/bad/path'), get('/bad/name'), get('/bad/priority'), get('/bad/samesite'), get('/bad/maxage')],
+    );
+  });
+
+  it('render: a real engine (ejs), a custom engine, locals merging, lookup errors', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.set('views', join(__dirname, '../res/fixtures/views'));
+        app.set('view engine', 'ejs');
+        app.engine('tpl', (path: string, options: object, cb: (err: Error | null, html?: string) => void) => {
+          const locals = options as Record<string, unknown>;
+          readFile(path, 'utf8', (err, text) => (err ? cb(err) : cb(null, text.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => String(locals[k])))));
+        });
+        app.locals.fromApp = 'app';
+        app.locals.title = 'from app.locals';
+        app.use((_req, res, next) => { res.locals.user = 'tobi'; next(); });
+        app.get('/index', (_req, res) => { res.render('index', { title: 'Hi <b>' }); });
+        app.get('/app-title', (_req, res) => { res.render('index'); });
+        app.get('/dir', (_req, res) => { res.render('users', { users: ['a', 'b'] }); });
+        app.get('/tpl', (_req, res) => { res.render('plain.tpl', { user: 'loki' }); });
+        app.get('/missing', (_req, res) => { res.render('nope'); });
+        app.get('/callback', (_req, res) => { res.render('index', { title: 'cb' }, (err: Error | null, html?: string) => { res.type('txt').send(String(err) + html?.length); }); });
+        app.use(describeErrors);
+        return app;
+      },
+      [get('/index'), get('/app-title'), get('/dir'), get('/tpl'), get('/callback'), get('/missing'), head('/index')],
     );
   });
 });
