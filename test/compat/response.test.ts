@@ -278,6 +278,32 @@ describe('response compatibility with express@4', () => {
     );
   });
 
+  it('edge cases: odd settings, empty callbacks, charset corner cases, empty links', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.set('json spaces', '\t');
+        app.get('/tabs', (_req, res) => { res.json({ a: [1] }); });
+        app.get('/jsonp', (_req, res) => { res.jsonp({ a: 1 }); });
+        app.get('/empty-charset', (_req, res) => { res.set('Content-Type', 'text/html; charset=').send('x'); });
+        app.get('/quoted', (_req, res) => { res.set('Content-Type', 'text/plain; Format="a b"').send('x'); });
+        app.get('/upper', (_req, res) => { res.set('Content-Type', 'TEXT/HTML').send('x'); });
+        app.get('/number-type', (_req, res) => { res.setHeader('Content-Type', 5); res.send('x'); });
+        app.get('/links-empty', (_req, res) => { res.links({}).end(); });
+        app.get('/send-buffer-head', (_req, res) => { res.send(Buffer.alloc(0)); });
+        app.get('/unicode-length', (_req, res) => { res.send('\u{1F600}'.repeat(400)); });
+        app.get('/status-then-redirect', (_req, res) => { res.status(500).redirect('/x'); });
+        app.use(describeErrors);
+        return app;
+      },
+      [
+        get('/tabs'), get('/jsonp?callback=()'), get('/jsonp?callback=%E2%80%A8'), get('/empty-charset'), get('/quoted'),
+        get('/upper'), get('/number-type'), get('/links-empty'), get('/send-buffer-head'), head('/send-buffer-head'),
+        get('/unicode-length'), get('/status-then-redirect'),
+      ],
+    );
+  });
+
   it('render: a real engine (ejs), a custom engine, locals merging, lookup errors', async () => {
     await assertSameResponses(
       (fw) => {
