@@ -5,9 +5,9 @@
  * HEAD, 204/304 without entity headers and 205 with an empty body.
  */
 import { STATUS_CODES } from 'node:http';
+import { setCharset } from '../http/content-type';
 import { deprecate } from '../http/deprecate';
 import type { ETagFunction } from '../settings';
-import { setCharset } from '../http/content-type';
 import type { Response } from './types';
 
 /** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
