@@ -1,0 +1,55 @@
+/** The response API on HTTP/2 compatibility responses (h2c on loopback): same headers and bodies as on HTTP/1. */
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { appWith } from './support';
+
+function h2request(port: number, path: string, method = 'GET'): Promise<{ headers: http2.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const client = http2.connect(`http://127.0.0.1:${port}`);
+    client.on('error', reject);
+    const stream = client.request({ ':path': path, ':method': method });
+    let headers: http2.IncomingHttpHeaders = {};
+    let body = '';
+    stream.on('response', (h) => (headers = h));
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => (body += chunk));
+    stream.on('end', () => {
+      client.close();
+      resolve({ headers, body });
+    });
+    stream.on('error', reject);
+  });
+}
+
+describe('response methods over HTTP/2', () => {
+  it('send, json, set, cookie, links and HEAD behave as on HTTP/1', async () => {
+    const app = appWith((a) => {
+      a.get('/text', (_req, res) => { res.status(201).set('X-Extra', ['a', 'b']).cookie('c', { v: 1 }).links({ next: '/2' }).send('héllo'); });
+      a.get('/json', (_req, res) => { res.json({ ok: true }); });
+    });
+    const server = http2.createServer(app as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const text = await h2request(port, '/text');
+      assert.equal(text.headers[':status'], 201);
+      assert.equal(text.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(text.headers['content-length'], String(Buffer.byteLength('héllo')));
+      assert.match(String(text.headers.etag), /^W\/"6-[A-Za-z0-9+/]{27}"$/);
+      assert.equal(text.headers['x-extra'], 'a, b');
+      assert.deepEqual(text.headers['set-cookie'], ['c=j%3A%7B%22v%22%3A1%7D; Path=/']);
+      assert.equal(text.headers.link, '</2>; rel="next"');
+      assert.equal(text.body, 'héllo');
+      const json = await h2request(port, '/json');
+      assert.equal(json.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(json.body, '{"ok":true}');
+      const head = await h2request(port, '/text', 'HEAD');
+      assert.equal(head.body, '');
+      assert.equal(head.headers['content-length'], String(Buffer.byteLength('héllo')));
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
