@@ -2,8 +2,17 @@
  * The 4.x request prototype (`webapp.request`). Every app gets its own
  * `app.request = Object.create(request)`, and requests take that as prototype,
  * so middleware that patches `app.request` (passport does) sees its methods.
+ * Everything derived from headers is computed when read, never per request.
  */
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import proxyAddr = require('proxy-addr');
+import { deprecate } from './http/deprecate';
+import { isFresh } from './http/fresh';
+import { acceptsOther, acceptsTypes, offers } from './http/negotiation';
+import { parseUrl } from './http/parse-url';
+import { parseRange, type RangeOptions } from './http/range-parser';
+import { typeIs } from './http/type-is';
 
 /**
  * The query parser chosen for this request: set once, by the first webapp app the
@@ -14,20 +23,176 @@ export const kQueryParser = Symbol('webapp.queryParser');
 const kQuery = Symbol('webapp.query');
 
 export type QueryParser = (queryString: string) => unknown;
+type TrustFunction = (address: string | undefined, hop: number) => boolean;
 
-interface RequestState {
+/** What the request methods read from `this`. */
+interface RequestThis extends IncomingMessage {
   [kQueryParser]?: QueryParser;
   [kQuery]?: unknown;
+  app: { get(setting: string): unknown };
+  res: ServerResponse;
   originalUrl?: string;
-  url?: string;
+  params?: Record<string, unknown>;
+  body?: Record<string, unknown>;
+  query: Record<string, unknown>;
+  hostname: string | undefined;
+  protocol: string;
+  fresh: boolean;
+  get(name: string): string | undefined;
 }
 
 export const request: Record<string | symbol, unknown> = Object.create(IncomingMessage.prototype);
 
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+const methods = {
+  /** A request header, case-insensitive; Referer and Referrer are interchangeable. */
+  get(this: RequestThis, name: string): string | string[] | undefined {
+    if (!name) throw new TypeError('name argument is required to req.get');
+    if (typeof name !== 'string') throw new TypeError('name must be a string to req.get');
+    const lc = name.toLowerCase();
+    if (lc === 'referer' || lc === 'referrer') return this.headers.referrer || this.headers.referer;
+    return this.headers[lc];
+  },
+
+  /** The best of the offered types (MIME types or extensions) for the Accept header, or false. */
+  accepts(this: RequestThis, ...types: unknown[]) {
+    return acceptsTypes(this.headers, offers(types));
+  },
+  acceptsEncodings(this: RequestThis, ...encodings: unknown[]) {
+    return acceptsOther(this.headers, 'encodings', offers(encodings));
+  },
+  acceptsCharsets(this: RequestThis, ...charsets: unknown[]) {
+    return acceptsOther(this.headers, 'charsets', offers(charsets));
+  },
+  acceptsLanguages(this: RequestThis, ...languages: unknown[]) {
+    return acceptsOther(this.headers, 'languages', offers(languages));
+  },
+  acceptsEncoding(this: RequestThis, ...encodings: unknown[]) {
+    deprecate('req.acceptsEncoding: Use acceptsEncodings instead');
+    return acceptsOther(this.headers, 'encodings', offers(encodings));
+  },
+  acceptsCharset(this: RequestThis, ...charsets: unknown[]) {
+    deprecate('req.acceptsCharset: Use acceptsCharsets instead');
+    return acceptsOther(this.headers, 'charsets', offers(charsets));
+  },
+  acceptsLanguage(this: RequestThis, ...languages: unknown[]) {
+    deprecate('req.acceptsLanguage: Use acceptsLanguages instead');
+    return acceptsOther(this.headers, 'languages', offers(languages));
+  },
+
+  /** The Range header parsed against `size`: ranges with `type`, -1 unsatisfiable, -2 malformed. */
+  range(this: RequestThis, size: number, options?: RangeOptions) {
+    const range = this.get('Range');
+    if (!range) return undefined;
+    return parseRange(size, range, options);
+  },
+
+  /** Deprecated: `req.params`, then `req.body`, then `req.query`, else the default. */
+  param(this: RequestThis, name: string, defaultValue?: unknown) {
+    const params = this.params || {};
+    const body = this.body || {};
+    const query = this.query || {};
+    deprecate('req.param(' + (arguments.length === 1 ? 'name' : 'name, default') + '): Use req.params, req.body, or req.query instead');
+    if (params[name] != null && Object.prototype.hasOwnProperty.call(params, name)) return params[name];
+    if (body[name] != null) return body[name];
+    if (query[name] != null) return query[name];
+    return defaultValue;
+  },
+
+  /** The matching type for the Content-Type, false when none matches, null without a body. */
+  is(this: RequestThis, ...types: unknown[]) {
+    const list = Array.isArray(types[0]) ? (types[0] as unknown[]) : types;
+    return typeIs(this, list);
+  },
+};
+
+const getters: Record<string, (this: RequestThis) => unknown> = {
+  /** `https` over TLS; behind a trusted proxy, the first X-Forwarded-Proto value. */
+  protocol() {
+    const proto = (this.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+    const trust = this.app.get('trust proxy fn') as TrustFunction;
+    if (!trust(this.socket?.remoteAddress, 0)) return proto;
+    const forwarded = header(this.headers, 'x-forwarded-proto') || proto;
+    const comma = forwarded.indexOf(',');
+    return comma !== -1 ? forwarded.substring(0, comma).trim() : forwarded.trim();
+  },
+  secure() {
+    return this.protocol === 'https';
+  },
+  /** The client address: the socket's, or the nearest untrusted X-Forwarded-For entry. */
+  ip() {
+    return proxyAddr(this, this.app.get('trust proxy fn') as TrustFunction);
+  },
+  /** With a trusted proxy, the X-Forwarded-For addresses, client first. */
+  ips() {
+    const addresses = proxyAddr.all(this, this.app.get('trust proxy fn') as TrustFunction);
+    addresses.reverse().pop();
+    return addresses;
+  },
+  subdomains() {
+    const hostname = this.hostname;
+    if (!hostname) return [];
+    const offset = this.app.get('subdomain offset') as number;
+    const parts = !isIP(hostname) ? hostname.split('.').reverse() : [hostname];
+    return parts.slice(offset);
+  },
+  path() {
+    return parseUrl(this)?.pathname;
+  },
+  /** Host without port; behind a trusted proxy the first X-Forwarded-Host; IPv6 literals kept whole. */
+  hostname() {
+    const trust = this.app.get('trust proxy fn') as TrustFunction;
+    let host = header(this.headers, 'x-forwarded-host');
+    if (!host || !trust(this.socket?.remoteAddress, 0)) {
+      host = header(this.headers, 'host');
+    } else if (host.indexOf(',') !== -1) {
+      host = host.substring(0, host.indexOf(',')).trimEnd();
+    }
+    if (!host) return undefined;
+    const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
+    const index = host.indexOf(':', offset);
+    return index !== -1 ? host.substring(0, index) : host;
+  },
+  host() {
+    deprecate('req.host: Use req.hostname instead');
+    return this.hostname;
+  },
+  /** Conditional GET: the client's cached copy matches (only GET/HEAD with a 2xx or 304 status). */
+  fresh() {
+    const method = this.method;
+    const res = this.res;
+    const status = res.statusCode;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    if ((status >= 200 && status < 300) || status === 304) {
+      return isFresh(this.headers, { etag: res.getHeader('ETag') as string | undefined, 'last-modified': res.getHeader('Last-Modified') as string | undefined });
+    }
+    return false;
+  },
+  stale() {
+    return !this.fresh;
+  },
+  xhr() {
+    const value = header(this.headers, 'x-requested-with') || '';
+    return value.toLowerCase() === 'xmlhttprequest';
+  },
+};
+
+for (const [name, fn] of Object.entries(methods)) {
+  Object.defineProperty(request, name, { configurable: true, enumerable: true, writable: true, value: fn });
+}
+request.header = request.get;
+for (const [name, get] of Object.entries(getters)) {
+  Object.defineProperty(request, name, { configurable: true, enumerable: true, get });
+}
+
 Object.defineProperty(request, 'query', {
   configurable: true,
   enumerable: true,
-  get(this: RequestState) {
+  get(this: RequestThis) {
     if (kQuery in this) return this[kQuery];
     const parse = this[kQueryParser];
     if (!parse) return undefined;
@@ -40,7 +205,7 @@ Object.defineProperty(request, 'query', {
     return value;
   },
   // `req.query = {...}` is common in Express middleware: the assigned value wins.
-  set(this: RequestState, value: unknown) {
+  set(this: RequestThis, value: unknown) {
     this[kQuery] = value;
   },
 });

@@ -1,0 +1,39 @@
+/**
+ * Accept-* negotiation as Express 4's `req.accepts*` answer it (the accepts
+ * package's rules over negotiator): the best of the offered values in the
+ * client's preference order, `false` when none is acceptable, the first offer
+ * when the header is absent, and every accepted value when nothing is offered.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import mimeTypes from 'mime-types';
+import Negotiator from 'negotiator';
+
+/** `json` → `application/json`; values with a slash are taken as media types. */
+function extensionToMime(type: string): string | false {
+  return type.indexOf('/') === -1 ? mimeTypes.lookup(type) : type;
+}
+
+/** Offers arrive as one array or as separate arguments. */
+export function offers(args: ArrayLike<unknown>): string[] {
+  const first = args[0];
+  if (Array.isArray(first)) return first as string[];
+  return Array.from(args as ArrayLike<string>).filter((value) => value !== undefined);
+}
+
+export function acceptsTypes(headers: IncomingHttpHeaders, types: string[]): string | string[] | false {
+  const negotiator = new Negotiator({ headers });
+  if (types.length === 0) return negotiator.mediaTypes();
+  if (!headers.accept) return types[0];
+  const mimes = types.map(extensionToMime);
+  const accepted = negotiator.mediaTypes(mimes.filter((type): type is string => typeof type === 'string'));
+  const first = accepted[0];
+  return first ? types[mimes.indexOf(first)] : false;
+}
+
+type Dimension = 'encodings' | 'charsets' | 'languages';
+
+export function acceptsOther(headers: IncomingHttpHeaders, dimension: Dimension, values: string[]): string | string[] | false {
+  const negotiator = new Negotiator({ headers });
+  if (values.length === 0) return negotiator[dimension]();
+  return negotiator[dimension](values)[0] || false;
+}

@@ -1,0 +1,73 @@
+/**
+ * Request content-type matching as type-is (used by `req.is` and the body
+ * parsers): types may be MIME types, extensions (`json`), wildcards (`*\/json`,
+ * `text/*`), `+suffix` forms (`+json`), `urlencoded` and `multipart`.
+ */
+import type { IncomingMessage } from 'node:http';
+import mimeTypes from 'mime-types';
+import { parseMediaType } from './content-type';
+
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+
+/** A request has a body when it says so: Transfer-Encoding, or a numeric Content-Length. */
+export function hasBody(req: Pick<IncomingMessage, 'headers'>): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number);
+}
+
+/** The bare, lower-cased media type of a Content-Type value, or null when it is not one. */
+function normalizeContentType(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    const type = parseMediaType(value).type;
+    return MEDIA_TYPE.test(type) ? type : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An expected type as a media type pattern, or false for an unknown extension. */
+export function normalizeExpected(type: unknown): string | false {
+  if (typeof type !== 'string') return false;
+  if (type === 'urlencoded') return 'application/x-www-form-urlencoded';
+  if (type === 'multipart') return 'multipart/*';
+  if (type[0] === '+') return '*/*' + type;
+  return type.indexOf('/') === -1 ? mimeTypes.lookup(type) : type;
+}
+
+/** Whether `actual` fits the `expected` pattern (wildcards and `*+suffix` allowed). */
+export function mimeMatch(expected: string | false, actual: string): boolean {
+  if (expected === false) return false;
+  const actualParts = actual.split('/');
+  const expectedParts = expected.split('/');
+  if (actualParts.length !== 2 || expectedParts.length !== 2) return false;
+  if (expectedParts[0] !== '*' && expectedParts[0] !== actualParts[0]) return false;
+  if (expectedParts[1].substring(0, 2) === '*+') {
+    const suffix = expectedParts[1].substring(1);
+    return expectedParts[1].length <= actualParts[1].length + 1 && actualParts[1].endsWith(suffix);
+  }
+  return expectedParts[1] === '*' || expectedParts[1] === actualParts[1];
+}
+
+/**
+ * The first of `types` the Content-Type value matches: the type as given, or the
+ * actual media type for wildcard and suffix patterns; `false` when none match.
+ * With no types, the normalized media type itself.
+ */
+export function matchType(contentType: string | undefined, types: unknown[]): string | false {
+  const actual = normalizeContentType(contentType);
+  if (!actual) return false;
+  if (types.length === 0) return actual;
+  for (const type of types) {
+    if (mimeMatch(normalizeExpected(type), actual)) {
+      const name = type as string;
+      return name[0] === '+' || name.indexOf('*') !== -1 ? actual : name;
+    }
+  }
+  return false;
+}
+
+/** `req.is`-style: null when the request has no body, else `matchType` of its Content-Type. */
+export function typeIs(req: Pick<IncomingMessage, 'headers'>, types: unknown[]): string | false | null {
+  if (!hasBody(req)) return null;
+  return matchType(req.headers['content-type'], types);
+}
