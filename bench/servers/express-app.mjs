@@ -8,7 +8,7 @@ function requireResponse(express, method) {
   if (typeof express.response[method] !== 'function') unsupported(`no res.${method}() in this build`);
 }
 
-function defineApp(express, app) {
+function defineApp(express, app, json) {
   switch (kind) {
     case 'hello':
       requireResponse(express, 'send');
@@ -23,9 +23,9 @@ function defineApp(express, app) {
       for (let i = 0; i < ROUTE_COUNT; i++) app.get(`${routePath(i)}/:id`, (req, res) => res.send(req.params.id));
       return;
     case 'body':
-      if (typeof express.json !== 'function') unsupported('no json() parser in this build');
+      if (typeof json !== 'function') unsupported('no json() parser in this build');
       requireResponse(express, 'json');
-      app.post('/body', express.json({ limit: BODY_LIMIT }), (req, res) => res.json(summariseBody(req.body)));
+      app.post('/body', json({ limit: BODY_LIMIT }), (req, res) => res.json(summariseBody(req.body)));
       return;
     case 'static':
       if (typeof express.static !== 'function') unsupported('no static() middleware in this build');
@@ -36,8 +36,9 @@ function defineApp(express, app) {
   }
 }
 
-export function startExpressStyle(express) {
+/** `json` defaults to `express.json`; webapp may pass its standalone body-parser's while the re-export is missing. */
+export function startExpressStyle(express, json = express.json) {
   const app = express();
-  defineApp(express, app);
+  defineApp(express, app, json);
   const server = app.listen(0, '127.0.0.1', () => announce(server.address().port));
 }

@@ -8,5 +8,11 @@ import { startExpressStyle } from './express-app.mjs';
 
 const entry = fileURLToPath(new URL('../../dist/cjs/index.js', import.meta.url));
 if (!existsSync(entry)) unsupported('dist/cjs/index.js missing: run npm run build');
-const webapp = createRequire(import.meta.url)(entry);
-startExpressStyle(webapp);
+const require = createRequire(import.meta.url);
+const webapp = require(entry);
+
+// webapp.json is the body-parser module's json; until the framework re-exports it,
+// measure the standalone module (webapp/body-parser) if the build has it.
+const bodyParserEntry = fileURLToPath(new URL('../../dist/cjs/body-parser/index.js', import.meta.url));
+const json = webapp.json || (existsSync(bodyParserEntry) ? require(bodyParserEntry).json : undefined);
+startExpressStyle(webapp, json);
