@@ -236,6 +236,11 @@ describe('response compatibility with express@4', () => {
         get('/format', { Accept: 'text/*' }), get('/format', { Accept: ',,;q=x, */*;q=0' }), get('/format', { Accept: 'application/*' }),
         get('/format-default', { Accept: 'text/plain' }), get('/format-default', { Accept: 'application/json' }),
         get('/format-only-default'), get('/format-empty'),
+        get('/format', { Accept: '' }), get('/format', { Accept: 'text/html;level=1' }),
+        get('/format', { Accept: '*/*;q=0.5, text/plain;q=0' }), get('/format', { Accept: 'application/json, text/html' }),
+        get('/format', { Accept: 'TEXT/HTML' }), get('/format', { Accept: 'text/html;q=0' }),
+        get('/format', { Accept: ['text/plain;q=0.1', 'text/html'] }), get('/format', { Accept: 'garbage' }),
+        get('/format-default', { Accept: 'text/*, application/json;q=1.0' }),
       ],
     );
   });
