@@ -262,6 +262,8 @@ describe('response compatibility with express@4', () => {
         });
         app.get('/signed', (_req, res) => { res.cookie('s', 'secret', { signed: true }).cookie('so', { x: 1 }, { signed: true }).end(); });
         app.get('/clear', (_req, res) => { res.clearCookie('gone').clearCookie('scoped', { path: '/admin', domain: 'example.com' }).end(); });
+        // Express 4.22 still honours (and deprecates) expires in clearCookie; Express 5 ignores it.
+        app.get('/clear-expires', (_req, res) => { res.clearCookie('later', { expires: new Date(Date.UTC(2031, 5, 1)), httpOnly: true }).end(); });
         app.get('/bad/:what', (req, res, next) => {
           try {
             if (req.params.what === 'domain') res.cookie('x', 'y', { domain: 'a.com; Secure' });
@@ -278,7 +280,7 @@ describe('response compatibility with express@4', () => {
         app.use(describeErrors);
         return app;
       },
-      [get('/cookie'), get('/signed?secret=1'), get('/signed'), get('/clear'),
+      [get('/cookie'), get('/signed?secret=1'), get('/signed'), get('/clear'), get('/clear-expires'),
         get('/bad/domain'), get('/bad/path'), get('/bad/name'), get('/bad/priority'), get('/bad/samesite'), get('/bad/maxage')],
     );
   });
