@@ -303,7 +303,7 @@ application.del = function del(this: Application, path: PathPattern, ...handlers
 application.render = function render(name, options, callback) {
   const done = (typeof options === 'function' ? options : callback) as RenderCallback;
   const opts = typeof options === 'function' || options === undefined ? {} : options;
-  renderView(this, name, opts, done);
+  renderView(this, name, opts as Record<string, unknown>, done);
 };
 
 /**

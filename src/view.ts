@@ -1,23 +1,143 @@
 /**
- * Views: template lookup and rendering (interim minimal version; the complete
- * implementation with engine loading and caching replaces this file).
+ * Views: finding a template file and rendering it with a template engine, and
+ * `app.render`'s locals merging and caching, as Express 4 does. Engines not
+ * registered with `app.engine` are loaded by module name (the extension) through
+ * their `__webapp` export, else `__express`, so ejs, pug and hbs work unmodified.
  */
-export class View {
-  name: string;
-  path: string | undefined;
+import { statSync, type Stats } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+
+export type EngineCallback = (err: Error | null, html?: string) => void;
+export type Engine = (path: string, options: object, callback: EngineCallback) => void;
+
+export interface ViewOptions {
+  defaultEngine?: string;
   root: string | string[];
-  constructor(name: string, options: { root: string | string[] }) {
-    this.name = name;
-    this.root = options.root;
-    this.path = undefined;
+  engines: Record<string, Engine>;
+}
+
+interface TemplateModule {
+  __webapp?: Engine;
+  __express?: Engine;
+}
+
+function tryStat(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
   }
 }
 
-export function renderView(
-  _app: unknown,
-  name: string,
-  _options: object,
-  callback: (err: Error | null, html?: string) => void,
-): void {
-  callback(new Error('Failed to lookup view "' + name + '"'));
+export class View {
+  defaultEngine: string | undefined;
+  ext: string;
+  name: string;
+  root: string | string[];
+  engine: Engine;
+  path: string | undefined;
+
+  constructor(name: string, options: ViewOptions) {
+    this.defaultEngine = options.defaultEngine;
+    this.ext = extname(name);
+    this.name = name;
+    this.root = options.root;
+    if (!this.ext && !this.defaultEngine) throw new Error('No default engine was specified and no extension was provided.');
+
+    let fileName = name;
+    if (!this.ext) {
+      const engineName = this.defaultEngine!;
+      this.ext = engineName[0] !== '.' ? '.' + engineName : engineName;
+      fileName += this.ext;
+    }
+    if (!options.engines[this.ext]) {
+      // The engine module is named after the extension (`.ejs` → `ejs`) and cached once loaded.
+      const moduleName = this.ext.slice(1);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const loaded = require(moduleName) as TemplateModule;
+      const fn = loaded.__webapp ?? loaded.__express;
+      if (typeof fn !== 'function') throw new Error('Module "' + moduleName + '" does not provide a view engine.');
+      options.engines[this.ext] = fn;
+    }
+    this.engine = options.engines[this.ext];
+    this.path = this.lookup(fileName);
+  }
+
+  /** The first root holding `name` (as `name` or `name/index.ext`). */
+  lookup(name: string): string | undefined {
+    const roots = ([] as string[]).concat(this.root);
+    for (const root of roots) {
+      const location = resolve(root, name);
+      const found = this.resolve(dirname(location), basename(location));
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  resolve(dir: string, file: string): string | undefined {
+    const direct = join(dir, file);
+    if (tryStat(direct)?.isFile()) return direct;
+    const index = join(dir, basename(file, this.ext), 'index' + this.ext);
+    if (tryStat(index)?.isFile()) return index;
+    return undefined;
+  }
+
+  /** Renders; a synchronous engine's callback is deferred so callers always see an async result. */
+  render(options: object, callback: EngineCallback): void {
+    let sync = true;
+    this.engine(this.path!, options, function onRender(this: unknown, ...args: [Error | null, string?]) {
+      if (!sync) return callback.apply(this, args);
+      process.nextTick(() => callback.apply(this, args));
+    });
+    sync = false;
+  }
+}
+
+interface RenderingApp {
+  cache: Record<string, unknown>;
+  engines: Record<string, Engine>;
+  locals: Record<string, unknown>;
+  get(setting: string): unknown;
+  enabled(setting: string): boolean;
+}
+
+type ViewClass = new (name: string, options: ViewOptions) => View;
+
+/**
+ * `app.render(name, options, callback)`: locals are app.locals < res.locals
+ * (`options._locals`) < options; `cache` (default: the `view cache` setting)
+ * reuses the View; a missing template is an error naming every views directory.
+ */
+export function renderView(app: RenderingApp, name: string, options: Record<string, unknown>, callback: EngineCallback): void {
+  const renderOptions: Record<string, unknown> = {};
+  Object.assign(renderOptions, app.locals);
+  if (options._locals) Object.assign(renderOptions, options._locals);
+  Object.assign(renderOptions, options);
+  if (renderOptions.cache == null) renderOptions.cache = app.enabled('view cache');
+
+  let view = (renderOptions.cache ? app.cache[name] : undefined) as View | undefined;
+  if (!view) {
+    // As in Express, a View that cannot be built (no engine) throws to the caller.
+    const ViewConstructor = app.get('view') as ViewClass;
+    view = new ViewConstructor(name, {
+      defaultEngine: app.get('view engine') as string | undefined,
+      root: app.get('views') as string | string[],
+      engines: app.engines,
+    });
+    if (!view.path) {
+      const root = view.root;
+      const dirs = Array.isArray(root) && root.length > 1
+        ? 'directories "' + root.slice(0, -1).join('", "') + '" or "' + root[root.length - 1] + '"'
+        : 'directory "' + root + '"';
+      const err = Object.assign(new Error('Failed to lookup view "' + name + '" in views ' + dirs), { view });
+      callback(err);
+      return;
+    }
+    if (renderOptions.cache) app.cache[name] = view;
+  }
+  try {
+    view.render(renderOptions, callback);
+  } catch (err) {
+    callback(err as Error);
+  }
 }

@@ -212,7 +212,7 @@ application3.del = function del(path, ...handlers) {
 application3.render = function render(name, options, callback) {
   const done = (typeof options === 'function' ? options : callback) as (err: Error | null, html?: string) => void;
   const opts = typeof options === 'function' || options == null ? {} : (options as object);
-  renderView(this as never, name, opts, done);
+  renderView(this as never, name, opts as Record<string, unknown>, done);
 };
 
 application3.listen = function listen(...args: unknown[]) {
