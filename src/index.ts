@@ -12,6 +12,7 @@ import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
 import { serveStatic } from './static';
+import bodyParser = require('./body-parser');
 import { query } from './query';
 
 function createApplication(): Application {
@@ -53,6 +54,10 @@ declare namespace webapp {
   export const Router: typeof RouterFactory;
   export { serveStatic as static };
   export const query: typeof import('./query').query;
+  export const json: typeof bodyParser.json;
+  export const raw: typeof bodyParser.raw;
+  export const text: typeof bodyParser.text;
+  export const urlencoded: typeof bodyParser.urlencoded;
 }
 
 Object.assign(webapp, {
@@ -63,6 +68,10 @@ Object.assign(webapp, {
   Router: RouterFactory,
   static: serveStatic,
   query,
+  json: bodyParser.json,
+  raw: bodyParser.raw,
+  text: bodyParser.text,
+  urlencoded: bodyParser.urlencoded,
 });
 
 for (const name of REMOVED_MIDDLEWARE) {

@@ -1,0 +1,42 @@
+/**
+ * `require('webapp/body-parser')`: the standalone body parsers (body-parser
+ * 1.20's API). It imports nothing of the framework, so it works on a bare
+ * `http.createServer` or any connect-style stack. Calling the module itself is
+ * the deprecated combined json + urlencoded parser.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { deprecate } from '../http/deprecate';
+import { json as jsonParser, type OptionsJson as JsonOptions } from './json';
+import type { Options as CommonOptions } from './options';
+import { raw as rawParser } from './raw';
+import { text as textParser, type OptionsText as TextOptions } from './text';
+import { urlencoded as urlencodedParser, type OptionsUrlencoded as UrlencodedOptions } from './urlencoded';
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+/** Deprecated: json() then urlencoded() with the same options (their own `type`s). */
+function bodyParser(options?: bodyParser.OptionsJson & bodyParser.OptionsUrlencoded): Middleware {
+  deprecate('bodyParser: use individual json/urlencoded middlewares', 'body-parser');
+  const opts = Object.create(options || null, { type: { configurable: true, enumerable: true, value: undefined, writable: true } });
+  const parseUrlencoded = urlencodedParser(opts);
+  const parseJson = jsonParser(opts);
+  return function bodyParser(req, res, next) {
+    parseJson(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      parseUrlencoded(req, res, next);
+    });
+  };
+}
+
+namespace bodyParser {
+  export type Options = CommonOptions;
+  export type OptionsJson = JsonOptions;
+  export type OptionsText = TextOptions;
+  export type OptionsUrlencoded = UrlencodedOptions;
+  export const json = jsonParser;
+  export const raw = rawParser;
+  export const text = textParser;
+  export const urlencoded = urlencodedParser;
+}
+
+export = bodyParser;

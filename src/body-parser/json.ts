@@ -1,0 +1,61 @@
+/** `json(options)`: JSON bodies into `req.body`. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHttpError } from '../http/errors';
+import { hasBody } from '../http/type-is';
+import { commonSettings, requestCharset, type Options } from './options';
+import { readBody, type ParsedRequest } from './read';
+
+export interface OptionsJson extends Options {
+  /** Passed to JSON.parse as its reviver. */
+  reviver?: (key: string, value: unknown) => unknown;
+  /** Only objects and arrays (default true). */
+  strict?: boolean;
+}
+
+const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/;
+
+/**
+ * A strict-mode rejection worded as JSON.parse words it: parse the text with the
+ * offending part replaced by placeholders, then put the original text back into
+ * the engine's message (so the message names what the client sent).
+ */
+function strictSyntaxError(text: string, first: string): SyntaxError {
+  const index = text.indexOf(first);
+  const partial = index !== -1 ? text.substring(0, index) + '#'.repeat(text.length - index) : '';
+  try {
+    JSON.parse(partial);
+    return new SyntaxError('strict violation');
+  } catch (err) {
+    const error = err as SyntaxError;
+    error.message = error.message.replace(/#+/g, (placeholder) => text.substring(index, index + placeholder.length));
+    return error;
+  }
+}
+
+export function json(options?: OptionsJson) {
+  const opts = options || {};
+  const settings = commonSettings(opts, 'application/json');
+  const reviver = opts.reviver;
+  const strict = opts.strict !== false;
+
+  const parse = (body: string | Buffer): unknown => {
+    const text = body as string;
+    if (text.length === 0) return {};
+    if (strict) {
+      const first = FIRST_CHAR.exec(text)?.[1];
+      if (first !== '{' && first !== '[') throw strictSyntaxError(text, first as string);
+    }
+    return JSON.parse(text, reviver);
+  };
+
+  return function jsonParser(req: ParsedRequest, res: ServerResponse, next: (err?: unknown) => void) {
+    if (req._body) return next();
+    req.body = req.body || {};
+    if (!hasBody(req) || !settings.shouldParse(req as IncomingMessage)) return next();
+    const charset = requestCharset(req) || 'utf-8';
+    if (charset.slice(0, 4) !== 'utf-') {
+      return next(createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset, type: 'charset.unsupported' }));
+    }
+    readBody(req, res, next, parse, { encoding: charset, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * Reading a request body for the parsers (what body-parser's read + raw-body
+ * do): inflate gzip/deflate/brotli, enforce `limit` on the inflated bytes (a
+ * Content-Length over the limit is refused before reading), check the length the
+ * client announced, decode the charset, call `verify`, parse, and on any error
+ * drain the request so a keep-alive connection stays usable.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable, Transform } from 'node:stream';
+import { TextDecoder } from 'node:util';
+import zlib from 'node:zlib';
+import { createHttpError, toHttpError } from '../http/errors';
+
+export type Verify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null) => void;
+
+export interface ReadOptions {
+  /** Charset to decode with, or null to keep a Buffer (raw). */
+  encoding: string | null;
+  inflate: boolean;
+  limit: number;
+  verify: Verify | false;
+}
+
+export interface ParsedRequest extends IncomingMessage {
+  body?: unknown;
+  _body?: boolean;
+}
+
+type Next = (err?: unknown) => void;
+
+function unsupportedCharset(charset: string) {
+  return createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset: charset.toLowerCase(), type: 'charset.unsupported' });
+}
+
+/** A decoder for the charset, or undefined when the platform has none (a 415 then). */
+export function decoderFor(charset: string): TextDecoder | undefined {
+  try {
+    return new TextDecoder(charset);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The inflating stream for the Content-Encoding (the request itself for identity); throws 415s. */
+function contentStream(req: IncomingMessage, inflate: boolean): Readable {
+  const encoding = String(req.headers['content-encoding'] || 'identity').toLowerCase();
+  if (inflate === false && encoding !== 'identity') {
+    throw createHttpError(415, 'content encoding unsupported', { encoding, type: 'encoding.unsupported' });
+  }
+  let stream: Transform;
+  switch (encoding) {
+    case 'deflate':
+      stream = zlib.createInflate();
+      break;
+    case 'gzip':
+      stream = zlib.createGunzip();
+      break;
+    case 'br':
+      stream = zlib.createBrotliDecompress();
+      break;
+    case 'identity':
+      return req;
+    default:
+      throw createHttpError(415, 'unsupported content encoding "' + encoding + '"', { encoding, type: 'encoding.unsupported' });
+  }
+  req.pipe(stream);
+  return stream;
+}
+
+/** Calls back once the request has been read to its end (or its connection closed). */
+function drain(req: IncomingMessage, callback: () => void): void {
+  const socket = req.socket;
+  if (req.complete && !req.readable) return callback();
+  if (!socket || !socket.readable) return callback();
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    callback();
+  };
+  req.on('end', once);
+  req.on('close', once);
+  req.resume();
+}
+
+/**
+ * Collects the stream's bytes. Errors are raw-body's: 413 `entity.too.large`,
+ * 400 `request.size.invalid`, 400 `request.aborted`, 500 `stream.encoding.set`,
+ * 500 `stream.not.readable`.
+ */
+function collect(req: IncomingMessage, stream: Readable, announced: number | null, limit: number, done: (err: Error | null, body?: Buffer) => void): void {
+  const state = (stream as Readable & { _readableState?: { encoding?: unknown } })._readableState;
+  if (state && state.encoding != null) {
+    done(createHttpError(500, 'stream encoding should not be set', { type: 'stream.encoding.set' }));
+    return;
+  }
+  if (typeof stream.readable !== 'undefined' && !stream.readable) {
+    done(createHttpError(500, 'stream is not readable', { type: 'stream.not.readable' }));
+    return;
+  }
+  if (announced !== null && announced > limit) {
+    done(createHttpError(413, 'request entity too large', { expected: announced, length: announced, limit, type: 'entity.too.large' }));
+    return;
+  }
+
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let finished = false;
+  const finish = (err: Error | null, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    stream.removeListener('data', onData);
+    stream.removeListener('end', onEnd);
+    stream.removeListener('error', onError);
+    req.removeListener('aborted', onAborted);
+    req.removeListener('close', onClose);
+    done(err, body);
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > limit) {
+      finish(createHttpError(413, 'request entity too large', { limit, received, type: 'entity.too.large' }));
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = () => {
+    if (announced !== null && received !== announced && stream === req) {
+      finish(createHttpError(400, 'request size did not match content length', { expected: announced, length: announced, received, type: 'request.size.invalid' }));
+      return;
+    }
+    finish(null, Buffer.concat(chunks, received));
+  };
+  const onError = (err: Error) => finish(toHttpError(400, err));
+  const onAborted = () => {
+    finish(createHttpError(400, 'request aborted', { code: 'ECONNABORTED', expected: announced, length: announced, received, type: 'request.aborted' }));
+  };
+  const onClose = () => {
+    if (!req.complete) onAborted();
+  };
+  stream.on('data', onData);
+  stream.on('end', onEnd);
+  stream.on('error', onError);
+  req.on('aborted', onAborted);
+  req.on('close', onClose);
+}
+
+/** Reads, verifies and parses the body into `req.body`, then calls `next` (with the error, if any). */
+export function readBody(
+  req: ParsedRequest,
+  res: ServerResponse,
+  next: Next,
+  parse: (body: string | Buffer) => unknown,
+  options: ReadOptions,
+): void {
+  req._body = true;
+  const { encoding, verify } = options;
+  let decoder: TextDecoder | undefined;
+  if (encoding !== null) {
+    decoder = decoderFor(encoding);
+    if (!decoder) {
+      next(unsupportedCharset(encoding));
+      return;
+    }
+  }
+
+  let stream: Readable;
+  try {
+    stream = contentStream(req, options.inflate);
+  } catch (err) {
+    next(err);
+    return;
+  }
+  const lengthHeader = req.headers['content-length'];
+  const announced = stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
+
+  collect(req, stream, announced, options.limit, (error, buffer) => {
+    if (error) {
+      if (stream !== req) {
+        req.unpipe(stream as unknown as NodeJS.WritableStream);
+        stream.destroy();
+      }
+      // Answer only once the client has finished sending, so it reads the error.
+      drain(req, () => next(error));
+      return;
+    }
+    if (stream !== req) {
+      req.unpipe(stream as unknown as NodeJS.WritableStream);
+      stream.on('error', () => undefined);
+      stream.destroy();
+      req.resume();
+    }
+    const body = buffer!;
+    if (verify) {
+      try {
+        verify(req, res, body, encoding);
+      } catch (err) {
+        const cause = err as Error & { type?: string };
+        next(toHttpError(403, cause, { body, type: cause.type || 'entity.verify.failed' }));
+        return;
+      }
+    }
+    let text: string | Buffer = body;
+    try {
+      text = decoder ? decoder.decode(body) : body;
+      req.body = parse(text);
+    } catch (err) {
+      const cause = err as Error & { type?: string };
+      next(toHttpError(400, cause, { body: text, type: cause.type || 'entity.parse.failed' }));
+      return;
+    }
+    next();
+  });
+}

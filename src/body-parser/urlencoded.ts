@@ -1,0 +1,87 @@
+/** `urlencoded(options)`: form bodies into `req.body`, flat (`extended: false`) or nested (qs). */
+import type { ServerResponse } from 'node:http';
+import { parse as parseSimple } from 'node:querystring';
+import { deprecate } from '../http/deprecate';
+import { createHttpError } from '../http/errors';
+import { hasBody } from '../http/type-is';
+import { parseExtended } from '../querystring';
+import { commonSettings, requestCharset, type Options } from './options';
+import { readBody, type ParsedRequest } from './read';
+
+export interface OptionsUrlencoded extends Options {
+  /** Nested objects and arrays (qs) when true (the deprecated default), flat strings when false. */
+  extended?: boolean;
+  /** Most parameters accepted (default 1000); more is a 413. */
+  parameterLimit?: number;
+  /** Deepest nesting for extended parsing (default 32); deeper is a 400. */
+  depth?: number;
+}
+
+/** Counts `&`-separated parameters, stopping as soon as the limit is passed (undefined then). */
+function parameterCount(body: string, limit: number): number | undefined {
+  let count = 0;
+  let index = -1;
+  do {
+    count++;
+    if (count > limit) return undefined;
+    index = body.indexOf('&', index + 1);
+  } while (index !== -1);
+  return count;
+}
+
+function tooManyParameters() {
+  return createHttpError(413, 'too many parameters', { type: 'parameters.too.many' });
+}
+
+function checkedParameterLimit(value: number | undefined): number {
+  let limit = value !== undefined ? value : 1000;
+  if (isNaN(limit) || limit < 1) throw new TypeError('option parameterLimit must be a positive number');
+  if (isFinite(limit)) limit = limit | 0;
+  return limit;
+}
+
+function extendedParser(opts: OptionsUrlencoded): (body: string) => unknown {
+  const parameterLimit = checkedParameterLimit(opts.parameterLimit);
+  const depth = opts.depth !== undefined ? opts.depth : 32;
+  if (isNaN(depth) || depth < 0) throw new TypeError('option depth must be a zero or a positive number');
+  return (body) => {
+    const count = parameterCount(body, parameterLimit);
+    if (count === undefined) throw tooManyParameters();
+    // Arrays may hold as many entries as there are parameters (at least 100), so
+    // `a[]=` repeated cannot be turned into an object by crossing a fixed limit.
+    const arrayLimit = Math.max(100, count);
+    try {
+      return parseExtended(body, { allowPrototypes: true, arrayLimit, depth, strictDepth: true, parameterLimit });
+    } catch (err) {
+      if (err instanceof RangeError) throw createHttpError(400, 'The input exceeded the depth', { type: 'querystring.parse.rangeError' });
+      throw err;
+    }
+  };
+}
+
+function simpleParser(opts: OptionsUrlencoded): (body: string) => unknown {
+  const parameterLimit = checkedParameterLimit(opts.parameterLimit);
+  return (body) => {
+    if (parameterCount(body, parameterLimit) === undefined) throw tooManyParameters();
+    return parseSimple(body, undefined, undefined, { maxKeys: parameterLimit });
+  };
+}
+
+export function urlencoded(options?: OptionsUrlencoded) {
+  const opts = options || {};
+  if (opts.extended === undefined) deprecate('undefined extended: provide extended option', 'body-parser');
+  const settings = commonSettings(opts, 'application/x-www-form-urlencoded');
+  const queryParse = opts.extended !== false ? extendedParser(opts) : simpleParser(opts);
+  const parse = (body: string | Buffer) => ((body as string).length ? queryParse(body as string) : {});
+
+  return function urlencodedParser(req: ParsedRequest, res: ServerResponse, next: (err?: unknown) => void) {
+    if (req._body) return next();
+    req.body = req.body || {};
+    if (!hasBody(req) || !settings.shouldParse(req)) return next();
+    const charset = requestCharset(req) || 'utf-8';
+    if (charset !== 'utf-8') {
+      return next(createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset, type: 'charset.unsupported' }));
+    }
+    readBody(req, res, next, parse, { encoding: charset, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
+  };
+}

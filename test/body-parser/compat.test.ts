@@ -1,0 +1,106 @@
+/**
+ * Differential: the same requests through body-parser@1.20 and webapp/body-parser
+ * on bare servers; status and body (parsed value or error fields) must match.
+ */
+import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
+import { describe, it } from 'node:test';
+import { rawRequest, withServer, type RequestSpec } from '../support/differential';
+import ours = require('../../src/body-parser/index');
+import { serverFor } from './support';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const theirs = require('body-parser');
+process.env.NO_DEPRECATION = 'body-parser,webapp';
+
+type Factory = (module: Record<string, (opts?: object) => never>) => never;
+
+async function same(factory: Factory, requests: RequestSpec[]): Promise<void> {
+  const expected = await withServer(serverFor(factory(theirs)).listeners('request')[0] as never, async (port) => {
+    const out = [];
+    for (const r of requests) out.push(await rawRequest(port, r));
+    return out;
+  });
+  await withServer(serverFor(factory(ours as never)).listeners('request')[0] as never, async (port) => {
+    for (let i = 0; i < requests.length; i++) {
+      const actual = await rawRequest(port, requests[i]);
+      const label = `${requests[i].method ?? 'POST'} ${JSON.stringify(requests[i].headers)} ${String(requests[i].body).slice(0, 40)}`;
+      assert.equal(actual.status, expected[i].status, label + ' status');
+      assert.deepEqual(JSON.parse(actual.body), JSON.parse(expected[i].body), label);
+    }
+  });
+}
+
+const post = (type: string | undefined, body: string | Buffer, extra: Record<string, string> = {}): RequestSpec => ({
+  method: 'POST', path: '/', body, headers: { ...(type ? { 'Content-Type': type } : {}), 'Content-Length': String(Buffer.byteLength(body)), ...extra },
+});
+
+describe('webapp/body-parser compatibility with body-parser@1.20', () => {
+  it('json: objects, arrays, strict violations, reviver-free parsing, bad JSON, empty bodies, charsets', async () => {
+    await same((m) => m.json(), [
+      post('application/json', '{"a":1,"b":[true,null]}'), post('application/json', '[1,2]'), post('application/json', '"string"'),
+      post('application/json', ' \n 12'), post('application/json', '{"a":'), post('application/json', ''), post('application/json', 'nul'),
+      post('application/json; charset=utf-8', '{"é":"ü"}'), post('application/json; charset=latin1', '{}'), post('application/json; charset=utf-16', '{}'),
+      post('text/plain', '{"a":1}'), post(undefined, '{"a":1}'), { method: 'GET', path: '/', headers: { 'Content-Type': 'application/json' } },
+      post('application/json', '{"__proto__":{"polluted":true}}'), post('application/vnd.api+json', '{"a":1}'), post('application/json', '\ufeff{"bom":1}'),
+    ]);
+    await same((m) => m.json({ strict: false }), [post('application/json', '"string"'), post('application/json', '12'), post('application/json', 'true')]);
+    await same((m) => m.json({ type: ['*/json', '+json'] }), [post('application/vnd.api+json', '{"a":1}'), post('text/json', '[]')]);
+    await same((m) => m.json({ type: () => true }), [post('text/plain', '{"any":"type"}')]);
+  });
+
+  it('limit: announced and actual sizes, strings and numbers; invalid limits throw', async () => {
+    const big = JSON.stringify({ data: 'x'.repeat(2000) });
+    await same((m) => m.json({ limit: 1000 }), [post('application/json', big), post('application/json', '{"small":1}')]);
+    await same((m) => m.json({ limit: '1kb' }), [post('application/json', big)]);
+    await same((m) => m.text({ limit: 10 }), [{ method: 'POST', path: '/', headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' }, body: 'x'.repeat(50) }]);
+    for (const limit of ['nonsense', NaN]) {
+      assert.throws(() => ours.json({ limit: limit as never }), /option limit .* is invalid/);
+    }
+  });
+
+  it('content-length mismatch and inflation (gzip, deflate; inflate:false; unknown encodings)', async () => {
+    const json = '{"compressed":true}';
+    const gz = zlib.gzipSync(json);
+    const df = zlib.deflateSync(json);
+    await same((m) => m.json(), [
+      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: gz },
+      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'deflate' }, body: df },
+      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'GZIP' }, body: gz },
+      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'compress' }, body: json },
+      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: 'not gzip' },
+    ]);
+    await same((m) => m.json({ inflate: false }), [
+      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: gz },
+    ]);
+  });
+
+  it('raw and text, with default and given charsets', async () => {
+    await same((m) => m.raw(), [post('application/octet-stream', Buffer.from([0, 1, 2, 255])), post('text/plain', 'x')]);
+    await same((m) => m.text(), [
+      post('text/plain', 'héllo'), post('text/plain; charset=utf-16le', Buffer.from('hi', 'utf16le')), post('text/plain; charset=bogus', 'x'),
+      post('text/html', 'x'),
+    ]);
+    await same((m) => m.text({ defaultCharset: 'latin1', type: 'text/*' }), [post('text/html', Buffer.from([0xe9]))]);
+  });
+
+  it('urlencoded: extended and simple, parameterLimit, depth, charsets, prototype keys', async () => {
+    await same((m) => m.urlencoded({ extended: true }), [
+      post('application/x-www-form-urlencoded', 'a=1&b[c]=2&d[]=3&d[]=4'), post('application/x-www-form-urlencoded', ''),
+      post('application/x-www-form-urlencoded', '__proto__[polluted]=1&constructor[prototype][polluted]=1'),
+      post('application/x-www-form-urlencoded; charset=latin1', 'a=1'), post('application/x-www-form-urlencoded', 'a=%E2%82%AC&b=%ZZ+x'),
+    ]);
+    await same((m) => m.urlencoded({ extended: false }), [post('application/x-www-form-urlencoded', 'a=1&a=2&b[c]=3')]);
+    await same((m) => m.urlencoded({ extended: true, parameterLimit: 2 }), [post('application/x-www-form-urlencoded', 'a=1&b=2&c=3')]);
+    await same((m) => m.urlencoded({ extended: false, parameterLimit: 2 }), [post('application/x-www-form-urlencoded', 'a=1&b=2&c=3')]);
+    await same((m) => m.urlencoded({ extended: true, depth: 2 }), [post('application/x-www-form-urlencoded', 'a[b][c][d]=1')]);
+    assert.throws(() => ours.urlencoded({ extended: true, parameterLimit: 0 }), /parameterLimit must be a positive number/);
+  });
+
+  it('verify: a throw gives 403 entity.verify.failed, or the error\'s own status', async () => {
+    await same((m) => m.json({ verify: (_q: unknown, _s: unknown, buf: Buffer) => { if (buf.includes('bad')) throw new Error('no'); } } as never), [
+      post('application/json', '{"bad":1}'), post('application/json', '{"ok":1}'),
+    ]);
+    await same((m) => m.json({ verify: () => { throw Object.assign(new Error('teapot'), { status: 418, type: 'custom.type' }); } } as never), [post('application/json', '{}')]);
+  });
+});

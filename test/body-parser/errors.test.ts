@@ -1,0 +1,190 @@
+/**
+ * Every error row of SPEC.md 7.1, the inputs clients send in pieces or abort,
+ * and the connection staying usable afterwards.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import zlib from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import bodyParser = require('../../src/body-parser/index');
+import webapp = require('../../src/index');
+import { serverFor } from './support';
+
+process.env.NO_DEPRECATION = 'body-parser,webapp';
+
+let server: http.Server;
+let port: number;
+let current: (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void = bodyParser.json();
+
+before(async () => {
+  server = serverFor((req, res, next) => current(req, res, next));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+/** Writes raw bytes on one keep-alive socket; resolves with every response text seen before it ends. */
+function rawExchange(chunks: Array<string | Buffer>, { end = true, waitMs = 0 } = {}): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d) => (text += d));
+    socket.on('close', () => resolve(text));
+    socket.on('error', () => resolve(text));
+    (async () => {
+      for (const chunk of chunks) {
+        socket.write(chunk);
+        await new Promise((r) => setImmediate(r));
+      }
+      if (waitMs) await new Promise((r) => setTimeout(r, waitMs));
+      if (end) socket.end();
+      else socket.destroy();
+    })();
+  });
+}
+
+function json(status: number, body: unknown) {
+  return { status, body };
+}
+
+async function send(headers: Record<string, string>, body: string | Buffer) {
+  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body });
+  return json(res.status, await res.json());
+}
+
+describe('body-parser errors', () => {
+  it('entity.too.large (413) before reading when Content-Length is over the limit, with limit and length', async () => {
+    current = bodyParser.json({ limit: 10 });
+    const res = await send({ 'Content-Type': 'application/json' }, '{"aaaaaaaaaaaaaaa":1}');
+    assert.equal(res.status, 413);
+    assert.equal(res.body.type, 'entity.too.large');
+    assert.equal(res.body.limit, 10);
+    assert.equal(res.body.length, 21);
+    assert.equal(res.body.expose, true);
+  });
+
+  it('a gzip bomb stops at the limit (measured after inflation)', async () => {
+    current = bodyParser.json({ limit: '100kb' });
+    const bomb = zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
+    assert.ok(bomb.length < 100 * 1024);
+    const res = await send({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, bomb);
+    assert.equal(res.status, 413);
+    assert.equal(res.body.type, 'entity.too.large');
+  });
+
+  it('brotli bodies are inflated (beyond body-parser 1.20)', async () => {
+    current = bodyParser.json();
+    const res = await send({ 'Content-Type': 'application/json', 'Content-Encoding': 'br' }, zlib.brotliCompressSync('{"br":true}'));
+    assert.deepEqual(res, json(200, { body: { br: true }, proto: null }));
+  });
+
+  it('encoding.unsupported (415) and charset.unsupported (415) with their properties', async () => {
+    current = bodyParser.json({ inflate: false });
+    let res = await send({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, zlib.gzipSync('{}'));
+    assert.equal(res.status, 415);
+    assert.equal(res.body.type, 'encoding.unsupported');
+    assert.equal(res.body.encoding, 'gzip');
+    current = bodyParser.text();
+    res = await send({ 'Content-Type': 'text/plain; charset=klingon' }, 'x');
+    assert.equal(res.status, 415);
+    assert.equal(res.body.type, 'charset.unsupported');
+    assert.equal(res.body.charset, 'klingon');
+    assert.match(res.body.error, /unsupported charset "KLINGON"/);
+  });
+
+  it('entity.parse.failed (400) carries the body; parameters.too.many (413)', async () => {
+    current = bodyParser.json();
+    let res = await send({ 'Content-Type': 'application/json' }, '{oops');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.type, 'entity.parse.failed');
+    assert.equal(res.body.hasBody, true);
+    current = bodyParser.urlencoded({ extended: false, parameterLimit: 3 });
+    res = await send({ 'Content-Type': 'application/x-www-form-urlencoded' }, 'a=1&b=2&c=3&d=4');
+    assert.equal(res.status, 413);
+    assert.equal(res.body.type, 'parameters.too.many');
+  });
+
+  it('request.size.invalid (400) when a stream ends with fewer bytes than its Content-Length', async () => {
+    const { PassThrough } = await import('node:stream');
+    const fake = Object.assign(new PassThrough(), { headers: { 'content-type': 'text/plain', 'content-length': '10' }, complete: true });
+    const error = await new Promise<Record<string, unknown>>((resolve) => {
+      bodyParser.text()(fake as never, {} as never, (err?: unknown) => resolve(err as Record<string, unknown>));
+      fake.end('abcd');
+    });
+    assert.equal(error.status, 400);
+    assert.equal(error.type, 'request.size.invalid');
+    assert.equal(error.expected, 10);
+    assert.equal(error.received, 4);
+  });
+
+  it('request.aborted: the server stays healthy after a client aborts mid-upload', async () => {
+    current = bodyParser.json();
+    await rawExchange(['POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', '{"a":'], { end: false });
+    const res = await send({ 'Content-Type': 'application/json' }, '{"after":"abort"}');
+    assert.deepEqual(res, json(200, { body: { after: 'abort' }, proto: null }));
+  });
+
+  it('stream.encoding.set (500) and stream.not.readable (500)', async () => {
+    current = (req, res, next) => {
+      req.setEncoding('utf8');
+      bodyParser.text()(req, res, next);
+    };
+    let res = await send({ 'Content-Type': 'text/plain' }, 'x');
+    assert.equal(res.status, 500);
+    assert.equal(res.body.type, 'stream.encoding.set');
+    current = (req, res, next) => {
+      req.resume();
+      req.on('end', () => bodyParser.text()(req, res, next));
+    };
+    res = await send({ 'Content-Type': 'text/plain' }, 'x');
+    assert.equal(res.status, 500);
+    assert.equal(res.body.type, 'stream.not.readable');
+  });
+
+  it('multi-byte characters split across chunks decode whole; the next request on the same connection works', async () => {
+    current = bodyParser.text();
+    const bytes = Buffer.from('€uro ünïcode', 'utf8');
+    const head = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${bytes.length}\r\n\r\n`;
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i++) pieces.push(bytes.subarray(i, i + 1));
+    const bad = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain; charset=nope\r\nContent-Length: 1\r\n\r\nx';
+    const again = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok`;
+    const text = await rawExchange([head, ...pieces, bad, again]);
+    assert.ok(text.includes(JSON.stringify({ body: '€uro ünïcode', proto: null })), text);
+    assert.match(text, /HTTP\/1.1 415/);
+    assert.match(text, /"body":"ok"/);
+  });
+});
+
+describe('module shape', () => {
+  it('webapp.json/raw/text/urlencoded are the standalone parsers, with arity 1', () => {
+    assert.equal(webapp.json, bodyParser.json);
+    assert.equal(webapp.raw, bodyParser.raw);
+    assert.equal(webapp.text, bodyParser.text);
+    assert.equal(webapp.urlencoded, bodyParser.urlencoded);
+    for (const fn of [bodyParser.json, bodyParser.raw, bodyParser.text, bodyParser.urlencoded]) assert.equal(fn.length, 1);
+  });
+
+  it('the deprecated combined bodyParser() parses json and urlencoded', async () => {
+    current = bodyParser() as typeof current;
+    assert.deepEqual(await send({ 'Content-Type': 'application/json' }, '{"j":1}'), json(200, { body: { j: 1 }, proto: null }));
+    assert.deepEqual(await send({ 'Content-Type': 'application/x-www-form-urlencoded' }, 'u=2'), json(200, { body: { u: '2' }, proto: null }));
+  });
+
+  it('leaves req.body alone when another parser already ran, and GET without body skips', async () => {
+    const app = webapp();
+    app.use(webapp.text({ type: '*/*' }));
+    app.use(webapp.json({ type: '*/*' }));
+    app.post('/', (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse) => res.end(JSON.stringify(req.body)));
+    app.get('/', (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse) => res.end(JSON.stringify(req.body)));
+    const request = (await import('supertest')).default;
+    await request(app).post('/').set('Content-Type', 'application/json').send('{"a":1}').expect(200, '"{\\"a\\":1}"');
+    await request(app).get('/').expect(200, '{}');
+  });
+});

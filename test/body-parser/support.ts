@@ -1,0 +1,27 @@
+/**
+ * A bare `http.createServer` around one parser: answers 200 with the parsed body
+ * as JSON, or the error's status with its type and extra properties.
+ */
+import http from 'node:http';
+
+type Parser = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void;
+
+export function serverFor(parser: Parser): http.Server {
+  return http.createServer((req, res) => {
+    parser(req, res, (err?: unknown) => {
+      res.setHeader('Content-Type', 'application/json');
+      if (err) {
+        const e = err as Record<string, unknown> & Error;
+        res.statusCode = (e.status as number) || 500;
+        res.end(JSON.stringify({
+          error: e.message, type: e.type ?? null, expose: e.expose ?? null, statusCode: e.statusCode ?? null,
+          limit: e.limit ?? null, length: e.length ?? null, received: e.received ?? null, expected: e.expected ?? null,
+          charset: e.charset ?? null, encoding: e.encoding ?? null, hasBody: 'body' in e,
+        }));
+        return;
+      }
+      const body = (req as http.IncomingMessage & { body?: unknown }).body;
+      res.end(JSON.stringify({ body: Buffer.isBuffer(body) ? { buffer: body.toString('hex') } : body ?? null, proto: Object.getPrototypeOf({}).polluted ?? null }));
+    });
+  });
+}
