@@ -25,3 +25,40 @@ export function parseBytes(value: unknown): number | null {
   if (isNaN(amount)) return null;
   return Math.floor(UNITS[unit] * amount);
 }
+
+export interface FormatBytesOptions {
+  /** Digits after the point (default 2). */
+  decimalPlaces?: number;
+  /** Keep trailing zeros of the decimals. */
+  fixedDecimals?: boolean;
+  /** Grouping separator for the integer part, e.g. ','. */
+  thousandsSeparator?: string;
+  /** Force a unit (b, kb, mb, ...); otherwise the largest that fits. */
+  unit?: string;
+  /** Text between the number and the unit. */
+  unitSeparator?: string;
+}
+
+const UNIT_NAMES = ['PB', 'TB', 'GB', 'MB', 'KB'];
+
+/** `'1.5KB'`-style text for a byte count (units upper-cased), or null for a non-finite value. */
+export function formatBytes(value: number, options: FormatBytesOptions = {}): string | null {
+  if (!Number.isFinite(value)) return null;
+  const places = options.decimalPlaces !== undefined ? options.decimalPlaces : 2;
+  let unit = options.unit || '';
+  if (!UNITS[unit.toLowerCase()]) {
+    const size = Math.abs(value);
+    unit = UNIT_NAMES.find((name) => size >= UNITS[name.toLowerCase()]) || 'B';
+  }
+  let text = (value / UNITS[unit.toLowerCase()]).toFixed(places);
+  if (!options.fixedDecimals) {
+    // '1.50' -> '1.5', '2.00' -> '2'
+    if (text.indexOf('.') !== -1) text = text.replace(/0+$/, '').replace(/\.$/, '');
+  }
+  if (options.thousandsSeparator) {
+    const [whole, fraction] = text.split('.');
+    const grouped = whole.replace(/\B(?=(?:\d{3})+$)/g, options.thousandsSeparator);
+    text = fraction !== undefined ? grouped + '.' + fraction : grouped;
+  }
+  return text + (options.unitSeparator || '') + unit;
+}

@@ -8,6 +8,8 @@ import mimeTypes from 'mime-types';
 import { parseMediaType } from './content-type';
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+const SUBTYPE_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.-]{0,126}$/;
+const SUFFIX_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}$/;
 
 /** A request has a body when it says so: Transfer-Encoding, or a numeric Content-Length. */
 export function hasBody(req: Pick<IncomingMessage, 'headers'>): boolean {
@@ -19,7 +21,16 @@ function normalizeContentType(value: string | undefined): string | null {
   if (!value) return null;
   try {
     const type = parseMediaType(value).type;
-    return MEDIA_TYPE.test(type) ? type : null;
+    if (!MEDIA_TYPE.test(type)) return null;
+    // The subtype's last '+' starts a structured-syntax suffix: the name before it
+    // must be valid on its own, and an empty suffix is dropped ('x/y+' is 'x/y').
+    const plus = type.lastIndexOf('+');
+    if (plus === -1) return type;
+    const slash = type.indexOf('/');
+    const subtype = type.slice(slash + 1, plus);
+    const suffix = type.slice(plus + 1);
+    if (!SUBTYPE_NAME.test(subtype) || (suffix && !SUFFIX_NAME.test(suffix))) return null;
+    return suffix ? type : type.slice(0, plus);
   } catch {
     return null;
   }
@@ -71,3 +82,9 @@ export function typeIs(req: Pick<IncomingMessage, 'headers'>, types: unknown[]):
   if (!hasBody(req)) return null;
   return matchType(req.headers['content-type'], types);
 }
+
+/**
+ * type-is's `is(mediaType, types)`: the first of `types` a Content-Type value
+ * matches (see `matchType`), false when none does or the value is no media type.
+ */
+export const matchMediaType: (actual: string | undefined, types: unknown[]) => string | false = matchType;
