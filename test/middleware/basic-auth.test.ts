@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { basicAuth } from '../../src/middleware/basic-auth';
+import { assertSameAsConnect, basic, echo } from './support';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const connect = require('connect');
+
+const show = echo((req) => ({ user: req.user, remote: req.remoteUser }));
+
+const requests = [
+  { path: '/' },
+  { path: '/', headers: { authorization: basic('tj', 'tobi') } },
+  { path: '/', headers: { authorization: basic('tj', 'wrong') } },
+  { path: '/', headers: { authorization: basic('other', 'tobi') } },
+  { path: '/', headers: { authorization: basic('tj', 'to:bi') } },
+  { path: '/', headers: { authorization: 'Basic' } },
+  { path: '/', headers: { authorization: 'Basic a b' } },
+  { path: '/', headers: { authorization: 'Bearer ' + Buffer.from('tj:tobi').toString('base64') } },
+  { path: '/', headers: { authorization: 'Basic ' + Buffer.from('nocolon').toString('base64') } },
+  { path: '/', headers: { authorization: 'Basic !!!' } },
+  { path: '/', headers: { authorization: basic('', '') } },
+];
+
+describe('basicAuth', () => {
+  it('fixed credentials match Connect 2.30 (401, 400, realm)', async () => {
+    await assertSameAsConnect([connect.basicAuth('tj', 'tobi'), show], [basicAuth('tj', 'tobi'), show], requests);
+    await assertSameAsConnect(
+      [connect.basicAuth('tj', 'tobi', 'Admin area'), show],
+      [basicAuth('tj', 'tobi', 'Admin area'), show],
+      requests,
+    );
+  });
+
+  it('sync callback matches Connect 2.30, with a realm', async () => {
+    const check = (user: string, pass: string) => user === 'tj' && pass === 'tobi';
+    await assertSameAsConnect([connect.basicAuth(check, 'Zone'), show], [basicAuth(check, 'Zone'), show], requests);
+  });
+
+  it('async callback sets req.user to the object given', async () => {
+    const check = (user: string, pass: string, done: (err: unknown, user?: unknown) => void) => {
+      if (user === 'boom') return done(new Error('db down'));
+      setImmediate(() => done(null, pass === 'tobi' ? { name: user } : null));
+    };
+    const more = [...requests, { path: '/', headers: { authorization: basic('boom', 'tobi') } }];
+    await assertSameAsConnect([connect.basicAuth(check), show], [basicAuth(check), show], more);
+  });
+
+  it('answers 401 with the default realm and skips when req.user is set', async () => {
+    const preset = (req: any, _res: unknown, next: () => void) => {
+      req.user = 'already';
+      next();
+    };
+    const [unauth] = await assertSameAsConnect([connect.basicAuth('a', 'b'), show], [basicAuth('a', 'b'), show], [{ path: '/' }]);
+    assert.equal(unauth.status, 401);
+    assert.equal(unauth.headers['www-authenticate'], 'Basic realm="Authorization Required"');
+    assert.equal(unauth.body, 'Unauthorized');
+    const [skipped] = await assertSameAsConnect([preset, connect.basicAuth('a', 'b'), show], [preset, basicAuth('a', 'b'), show], [{ path: '/' }]);
+    assert.deepEqual(JSON.parse(skipped.body), { user: 'already' });
+  });
+
+  it('requires a password with the fixed form', () => {
+    assert.throws(() => basicAuth('user'), /password argument required/);
+  });
+});

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sign } from '../../src/http/cookie-signature';
+import { cookieParser, JSONCookie, signedCookie } from '../../src/middleware/cookie-parser';
+import { assertSameAsConnect, echo, requestAll } from './support';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const connect = require('connect');
+
+const show = echo((req) => ({ cookies: req.cookies, signed: req.signedCookies, secret: req.secret ?? null }));
+
+describe('cookieParser', () => {
+  it('matches Connect 2.30 for plain, JSON, signed, forged and odd cookies', async () => {
+    const good = 's:' + sign('tobi', 'keyboard');
+    const json = 'j:' + encodeURIComponent(JSON.stringify({ a: [1, 2] }));
+    const signedJson = 's:' + sign('j:' + JSON.stringify({ n: 1 }), 'keyboard');
+    const headers = [
+      undefined,
+      'a=1; b=two',
+      `name=${encodeURIComponent(good)}`,
+      'name=s:tobi.forged',
+      `data=${json}`,
+      `sj=${encodeURIComponent(signedJson)}`,
+      'bad=j:{nope; quoted="x y"',
+      'a=1; a=2; pct=%E0%A4%A',
+      'j=j:null; z=j:0; f=j:false',
+    ];
+    const requests = headers.map((cookie) => ({ path: '/', headers: cookie ? { cookie } : {} }));
+    await assertSameAsConnect([connect.cookieParser('keyboard'), show], [cookieParser('keyboard'), show], requests);
+    await assertSameAsConnect([connect.cookieParser(), show], [cookieParser(), show], requests);
+  });
+
+  it('keeps req.cookies set by an earlier parser', async () => {
+    const preset = (req: any, _res: unknown, next: () => void) => {
+      req.cookies = { set: 'before' };
+      next();
+    };
+    const [res] = await requestAll([preset, cookieParser('s'), show], [{ path: '/', headers: { cookie: 'a=b' } }]);
+    assert.deepEqual(JSON.parse(res.body).cookies, { set: 'before' });
+  });
+
+  it('never lets a cookie reach a prototype (security fix)', async () => {
+    const probe = echo((req) => ({
+      polluted: ({} as any).polluted ?? null,
+      proto: Object.getPrototypeOf(req.cookies),
+      ctor: req.cookies.constructor ?? null,
+    }));
+    const [res] = await requestAll([cookieParser('s'), probe], [
+      { path: '/', headers: { cookie: '__proto__=j:{"polluted":1}; constructor=x' } },
+    ]);
+    assert.deepEqual(JSON.parse(res.body), { polluted: null, proto: null, ctor: 'x' });
+  });
+
+  it('exposes the parsing helpers', () => {
+    assert.deepEqual(JSONCookie('j:{"a":1}'), { a: 1 });
+    assert.equal(JSONCookie('j:{'), undefined);
+    assert.equal(JSONCookie('plain'), undefined);
+    assert.equal(signedCookie('s:' + sign('v', 'k'), 'k'), 'v');
+    assert.equal(signedCookie('s:v.bad', 'k'), false);
+    assert.equal(signedCookie('plain', 'k'), 'plain');
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Connect-style middleware under test: a tiny chain runner on a bare
+ * `http.createServer`, and a differential helper that runs the same chain on
+ * Connect 2.30 (what Express 3.21 bundles) and on webapp's middleware.
+ */
+import assert from 'node:assert/strict';
+import type http from 'node:http';
+import { rawRequest, withServer, type RawResponse, type RequestSpec } from '../support/differential';
+
+export { rawRequest, withServer, type RawResponse, type RequestSpec };
+
+type Next = (err?: unknown) => void;
+export type Handler =
+  | ((req: any, res: any, next: Next) => void)
+  | ((err: any, req: any, res: any, next: Next) => void);
+
+/** Ends an errored request with `err.status` (else 500) and the message, on both sides. */
+export function sendError(err: any, _req: http.IncomingMessage, res: http.ServerResponse, _next: Next): void {
+  res.statusCode = err.status || 500;
+  res.end(String(err.message));
+}
+
+/**
+ * Runs `handlers` in order; a 4-argument handler only sees errors. Unhandled
+ * errors answer `err.status`, running off the end answers 404.
+ */
+export function chain(handlers: Handler[]): http.RequestListener {
+  return (req, res) => {
+    let index = 0;
+    const next: Next = (err) => {
+      const handler = handlers[index++];
+      if (!handler) {
+        if (err) return sendError(err, req, res, next);
+        res.statusCode = 404;
+        return res.end('Not Found');
+      }
+      try {
+        if (handler.length === 4) {
+          if (err) return (handler as any)(err, req, res, next);
+          return next();
+        }
+        if (err) return next(err);
+        (handler as any)(req, res, next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    next();
+  };
+}
+
+/** Connect 2.30 (the oracle), with the same handlers and error ending. */
+export function connectApp(handlers: Handler[]): http.RequestListener {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const connect = require('connect');
+  const app = connect();
+  for (const handler of handlers) app.use(handler);
+  app.use(sendError);
+  return app;
+}
+
+/** Headers that differ by clock or connection handling. */
+const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
+
+export function comparable(res: RawResponse): { status: number; headers: Record<string, unknown>; body: string } {
+  const headers: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(res.headers)) if (!VOLATILE.has(name)) headers[name] = value;
+  return { status: res.status, headers, body: res.body };
+}
+
+/**
+ * Sends the same requests to `oracle(connect3)` on Connect 2.30 and to `ours`
+ * on the chain runner, and asserts equal status, headers and body.
+ */
+export async function assertSameAsConnect(
+  oracle: Handler[],
+  ours: Handler[],
+  requests: RequestSpec[],
+  normalize: (res: RawResponse) => RawResponse = (res) => res,
+): Promise<RawResponse[]> {
+  const expected = await withServer(connectApp(oracle), async (port) => {
+    const out: RawResponse[] = [];
+    for (const spec of requests) out.push(await rawRequest(port, spec));
+    return out;
+  });
+  return withServer(chain([...ours, sendError]), async (port) => {
+    const out: RawResponse[] = [];
+    for (let i = 0; i < requests.length; i++) {
+      const actual = await rawRequest(port, requests[i]);
+      const label = `${requests[i].method ?? 'GET'} ${requests[i].path} ${JSON.stringify(requests[i].headers ?? {})}`;
+      assert.deepEqual(comparable(normalize(actual)), comparable(normalize(expected[i])), label);
+      out.push(actual);
+    }
+    return out;
+  });
+}
+
+/** Runs requests against one chain and returns the raw answers. */
+export function requestAll(handlers: Handler[], requests: RequestSpec[]): Promise<RawResponse[]> {
+  return withServer(chain(handlers), async (port) => {
+    const out: RawResponse[] = [];
+    for (const spec of requests) out.push(await rawRequest(port, spec));
+    return out;
+  });
+}
+
+/** A handler that answers with JSON of what `pick(req)` returns. */
+export function echo(pick: (req: any) => unknown): Handler {
+  return (req: any, res: any) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(pick(req)));
+  };
+}
+
+export function basic(user: string, pass: string): string {
+  return 'Basic ' + Buffer.from(user + ':' + pass).toString('base64');
+}
