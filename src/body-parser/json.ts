@@ -1,8 +1,8 @@
 /** `json(options)`: JSON bodies into `req.body`. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createHttpError } from '../http/errors';
 import { hasBody } from '../http/type-is';
 import { commonSettings, requestCharset, type Options } from './options';
+import { unsupportedCharset } from './errors';
 import { readBody, type ParsedRequest } from './read';
 
 export interface OptionsJson extends Options {
@@ -54,7 +54,7 @@ export function json(options?: OptionsJson) {
     if (!hasBody(req) || !settings.shouldParse(req as IncomingMessage)) return next();
     const charset = requestCharset(req) || 'utf-8';
     if (charset.slice(0, 4) !== 'utf-') {
-      return next(createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset, type: 'charset.unsupported' }));
+      return next(unsupportedCharset(charset));
     }
     readBody(req, res, next, parse, { encoding: charset, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
   };

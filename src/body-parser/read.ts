@@ -9,7 +9,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
-import { createHttpError, toHttpError } from '../http/errors';
+import {
+  entityTooLarge, parseFailed, requestAborted, sizeMismatch, streamEncodingSet, streamFailed, streamNotReadable,
+  unsupportedCharset, unsupportedEncoding, verifyFailed,
+} from './errors';
 
 export type Verify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null) => void;
 
@@ -28,10 +31,6 @@ export interface ParsedRequest extends IncomingMessage {
 
 type Next = (err?: unknown) => void;
 
-function unsupportedCharset(charset: string) {
-  return createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset: charset.toLowerCase(), type: 'charset.unsupported' });
-}
-
 /** A decoder for the charset, or undefined when the platform has none (a 415 then). */
 export function decoderFor(charset: string): TextDecoder | undefined {
   try {
@@ -45,7 +44,7 @@ export function decoderFor(charset: string): TextDecoder | undefined {
 function contentStream(req: IncomingMessage, inflate: boolean): Readable {
   const encoding = String(req.headers['content-encoding'] || 'identity').toLowerCase();
   if (inflate === false && encoding !== 'identity') {
-    throw createHttpError(415, 'content encoding unsupported', { encoding, type: 'encoding.unsupported' });
+    throw unsupportedEncoding(encoding, true);
   }
   let stream: Transform;
   switch (encoding) {
@@ -61,7 +60,7 @@ function contentStream(req: IncomingMessage, inflate: boolean): Readable {
     case 'identity':
       return req;
     default:
-      throw createHttpError(415, 'unsupported content encoding "' + encoding + '"', { encoding, type: 'encoding.unsupported' });
+      throw unsupportedEncoding(encoding, false);
   }
   req.pipe(stream);
   return stream;
@@ -91,15 +90,15 @@ function drain(req: IncomingMessage, callback: () => void): void {
 function collect(req: IncomingMessage, stream: Readable, announced: number | null, limit: number, done: (err: Error | null, body?: Buffer) => void): void {
   const state = (stream as Readable & { _readableState?: { encoding?: unknown } })._readableState;
   if (state && state.encoding != null) {
-    done(createHttpError(500, 'stream encoding should not be set', { type: 'stream.encoding.set' }));
+    done(streamEncodingSet());
     return;
   }
   if (typeof stream.readable !== 'undefined' && !stream.readable) {
-    done(createHttpError(500, 'stream is not readable', { type: 'stream.not.readable' }));
+    done(streamNotReadable());
     return;
   }
   if (announced !== null && announced > limit) {
-    done(createHttpError(413, 'request entity too large', { expected: announced, length: announced, limit, type: 'entity.too.large' }));
+    done(entityTooLarge(limit, { expected: announced, length: announced }));
     return;
   }
 
@@ -119,21 +118,21 @@ function collect(req: IncomingMessage, stream: Readable, announced: number | nul
   const onData = (chunk: Buffer) => {
     received += chunk.length;
     if (received > limit) {
-      finish(createHttpError(413, 'request entity too large', { limit, received, type: 'entity.too.large' }));
+      finish(entityTooLarge(limit, { received }));
       return;
     }
     chunks.push(chunk);
   };
   const onEnd = () => {
     if (announced !== null && received !== announced && stream === req) {
-      finish(createHttpError(400, 'request size did not match content length', { expected: announced, length: announced, received, type: 'request.size.invalid' }));
+      finish(sizeMismatch(announced, received));
       return;
     }
     finish(null, Buffer.concat(chunks, received));
   };
-  const onError = (err: Error) => finish(toHttpError(400, err));
+  const onError = (err: Error) => finish(streamFailed(err));
   const onAborted = () => {
-    finish(createHttpError(400, 'request aborted', { code: 'ECONNABORTED', expected: announced, length: announced, received, type: 'request.aborted' }));
+    finish(requestAborted(announced, received));
   };
   const onClose = () => {
     if (!req.complete) onAborted();
@@ -159,7 +158,9 @@ export function readBody(
   if (encoding !== null) {
     decoder = decoderFor(encoding);
     if (!decoder) {
-      next(unsupportedCharset(encoding));
+      // As for every read error, answer once the body is consumed.
+      const error = unsupportedCharset(encoding);
+      drain(req, () => next(error));
       return;
     }
   }
@@ -195,8 +196,7 @@ export function readBody(
       try {
         verify(req, res, body, encoding);
       } catch (err) {
-        const cause = err as Error & { type?: string };
-        next(toHttpError(403, cause, { body, type: cause.type || 'entity.verify.failed' }));
+        next(verifyFailed(err as Error, body));
         return;
       }
     }
@@ -205,8 +205,7 @@ export function readBody(
       text = decoder ? decoder.decode(body) : body;
       req.body = parse(text);
     } catch (err) {
-      const cause = err as Error & { type?: string };
-      next(toHttpError(400, cause, { body: text, type: cause.type || 'entity.parse.failed' }));
+      next(parseFailed(err as Error, text));
       return;
     }
     next();

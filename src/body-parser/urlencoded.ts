@@ -2,10 +2,10 @@
 import type { ServerResponse } from 'node:http';
 import { parse as parseSimple } from 'node:querystring';
 import { deprecate } from '../http/deprecate';
-import { createHttpError } from '../http/errors';
 import { hasBody } from '../http/type-is';
 import { parseExtended } from '../querystring';
 import { commonSettings, requestCharset, type Options } from './options';
+import { depthExceeded, tooManyParameters, unsupportedCharset } from './errors';
 import { readBody, type ParsedRequest } from './read';
 
 export interface OptionsUrlencoded extends Options {
@@ -29,10 +29,6 @@ function parameterCount(body: string, limit: number): number | undefined {
   return count;
 }
 
-function tooManyParameters() {
-  return createHttpError(413, 'too many parameters', { type: 'parameters.too.many' });
-}
-
 function checkedParameterLimit(value: number | undefined): number {
   let limit = value !== undefined ? value : 1000;
   if (isNaN(limit) || limit < 1) throw new TypeError('option parameterLimit must be a positive number');
@@ -53,7 +49,7 @@ function extendedParser(opts: OptionsUrlencoded): (body: string) => unknown {
     try {
       return parseExtended(body, { allowPrototypes: true, arrayLimit, depth, strictDepth: true, parameterLimit });
     } catch (err) {
-      if (err instanceof RangeError) throw createHttpError(400, 'The input exceeded the depth', { type: 'querystring.parse.rangeError' });
+      if (err instanceof RangeError) throw depthExceeded();
       throw err;
     }
   };
@@ -80,7 +76,7 @@ export function urlencoded(options?: OptionsUrlencoded) {
     if (!hasBody(req) || !settings.shouldParse(req)) return next();
     const charset = requestCharset(req) || 'utf-8';
     if (charset !== 'utf-8') {
-      return next(createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset, type: 'charset.unsupported' }));
+      return next(unsupportedCharset(charset));
     }
     readBody(req, res, next, parse, { encoding: charset, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
   };

@@ -1,0 +1,67 @@
+/**
+ * The errors the body parsers send to `next`, worded and typed as body-parser
+ * 1.20 and raw-body word them (SPEC.md 7.1): apps match on `type` and read the
+ * extra properties, so both are part of the API.
+ */
+import { createHttpError, toHttpError, type HttpError } from '../http/errors';
+
+/** 415 `charset.unsupported`: a charset the parser does not accept or cannot decode. */
+export function unsupportedCharset(charset: string): HttpError {
+  return createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset: charset.toLowerCase(), type: 'charset.unsupported' });
+}
+
+/** 415 `encoding.unsupported`: an unknown Content-Encoding, or any encoding when `inflate` is false. */
+export function unsupportedEncoding(encoding: string, inflateDisabled: boolean): HttpError {
+  const message = inflateDisabled ? 'content encoding unsupported' : 'unsupported content encoding "' + encoding + '"';
+  return createHttpError(415, message, { encoding, type: 'encoding.unsupported' });
+}
+
+/** 413 `entity.too.large`: refused from Content-Length (`expected`, `length`) or while reading (`received`). */
+export function entityTooLarge(limit: number, sizes: { expected?: number; length?: number; received?: number }): HttpError {
+  return createHttpError(413, 'request entity too large', { ...sizes, limit, type: 'entity.too.large' });
+}
+
+/** 400 `request.size.invalid`: the body ended with a byte count other than its Content-Length. */
+export function sizeMismatch(expected: number, received: number): HttpError {
+  return createHttpError(400, 'request size did not match content length', { expected, length: expected, received, type: 'request.size.invalid' });
+}
+
+/** 400 `request.aborted`: the client went away mid-body. */
+export function requestAborted(expected: number | null, received: number): HttpError {
+  return createHttpError(400, 'request aborted', { code: 'ECONNABORTED', expected, length: expected, received, type: 'request.aborted' });
+}
+
+/** 500 `stream.encoding.set`: something called `req.setEncoding`, so bytes cannot be counted. */
+export function streamEncodingSet(): HttpError {
+  return createHttpError(500, 'stream encoding should not be set', { type: 'stream.encoding.set' });
+}
+
+/** 500 `stream.not.readable`: the body was already consumed by someone else. */
+export function streamNotReadable(): HttpError {
+  return createHttpError(500, 'stream is not readable', { type: 'stream.not.readable' });
+}
+
+/** 413 `parameters.too.many`: more urlencoded parameters than `parameterLimit`. */
+export function tooManyParameters(): HttpError {
+  return createHttpError(413, 'too many parameters', { type: 'parameters.too.many' });
+}
+
+/** 400 `querystring.parse.rangeError`: extended urlencoded nesting deeper than `depth`. */
+export function depthExceeded(): HttpError {
+  return createHttpError(400, 'The input exceeded the depth', { type: 'querystring.parse.rangeError' });
+}
+
+/** 400 (or the error's own status) `entity.parse.failed`, carrying the decoded body. */
+export function parseFailed(cause: Error & { type?: string }, body: string | Buffer): HttpError {
+  return toHttpError(400, cause, { body, type: cause.type || 'entity.parse.failed' });
+}
+
+/** 403 (or the error's own status) `entity.verify.failed`, carrying the raw body. */
+export function verifyFailed(cause: Error & { type?: string }, body: Buffer): HttpError {
+  return toHttpError(403, cause, { body, type: cause.type || 'entity.verify.failed' });
+}
+
+/** Any other stream failure (e.g. corrupt gzip) as a 400 keeping its own fields. */
+export function streamFailed(cause: Error): HttpError {
+  return toHttpError(400, cause);
+}
