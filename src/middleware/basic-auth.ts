@@ -1,21 +1,26 @@
 /**
- * `basicAuth(user, pass)`, `basicAuth(fn(user, pass))` or
- * `basicAuth(fn(user, pass, done(err, user)))`: HTTP Basic authentication filling
- * `req.user` (and `req.remoteUser`). Missing or wrong credentials get 401 with
- * `WWW-Authenticate: Basic realm="..."`; a malformed header is a 400 error.
- * Security fix over 3.x: fixed credentials are compared in constant time.
+ * `basicAuth(user, pass, [realm])`, `basicAuth(fn(user, pass), [realm])` or
+ * `basicAuth(fn(user, pass, done), [realm])`: HTTP Basic authentication filling
+ * `req.user` (and `req.remoteUser`). No credentials or wrong ones: 401 with
+ * `WWW-Authenticate`; a header that is not `Basic <base64 user:pass>`: 400.
  */
-import { STATUS_CODES } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { BundleRequest, Middleware, Next } from './types';
+import { createHttpError } from '../http/errors';
+import type { Middleware, MiddlewareRequest } from './types';
 
-type SyncCheck = (user: string, pass: string) => boolean;
-type AsyncCheck = (user: string, pass: string, done: (err: unknown, user?: unknown) => void) => void;
+export type SyncCheck = (user: string, pass: string) => unknown;
+export type AsyncCheck = (user: string, pass: string, done: (err: unknown, user?: unknown) => void) => void;
 
-/** Equal strings in time that does not depend on where they differ (hashes have equal length). */
-function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+/**
+ * Equal strings, in time that does not depend on where they differ (3.x used
+ * `==`, which leaks the matching prefix length). Hashing first gives both sides
+ * the same length, so the length is not leaked either.
+ */
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b) && given === expected;
 }
 
 function unauthorized(res: ServerResponse, realm: string): void {
@@ -24,48 +29,49 @@ function unauthorized(res: ServerResponse, realm: string): void {
   res.end('Unauthorized');
 }
 
-function badRequest(): Error {
-  return Object.assign(new Error(STATUS_CODES[400]), { status: 400 });
-}
-
-export function basicAuth(check: string | SyncCheck | AsyncCheck, realmOrPassword?: string, fixedRealm?: string): Middleware {
-  let callback = check as SyncCheck | AsyncCheck;
-  let realm = realmOrPassword;
-  if (typeof check === 'string') {
-    const username = check;
-    const password = realmOrPassword;
+export function basicAuth(callback: string | SyncCheck | AsyncCheck, realm?: string, ...rest: string[]): Middleware {
+  let check: SyncCheck | AsyncCheck;
+  if (typeof callback === 'string') {
+    const username = callback;
+    const password = realm;
     if (typeof password !== 'string') throw new Error('password argument required');
-    realm = fixedRealm;
-    callback = (user: string, pass: string) => {
-      // Both comparisons always run, so timing tells nothing about which one failed.
-      const userOk = safeEqual(user, username);
-      const passOk = safeEqual(pass, password);
+    realm = rest[0];
+    // Both comparisons always run, so timing does not tell which part was wrong.
+    check = (user: string, pass: string) => {
+      const userOk = sameSecret(user, username);
+      const passOk = sameSecret(pass, password);
       return userOk && passOk;
     };
+  } else {
+    check = callback;
   }
   const realmName = realm || 'Authorization Required';
 
-  return function basicAuth(rawReq, res, next: Next) {
-    const req = rawReq as BundleRequest;
+  return function basicAuth(request, res, next) {
+    const req = request as MiddlewareRequest;
     const authorization = req.headers.authorization;
     if (req.user) return next();
     if (!authorization) return unauthorized(res, realmName);
+
     const parts = authorization.split(' ');
-    if (parts.length !== 2) return next(badRequest());
+    if (parts.length !== 2) return next(createHttpError(400));
     const credentials = Buffer.from(parts[1], 'base64').toString();
-    const index = credentials.indexOf(':');
-    if (parts[0] !== 'Basic' || index < 0) return next(badRequest());
-    const user = credentials.slice(0, index);
-    const pass = credentials.slice(index + 1);
-    if (callback.length >= 3) {
-      (callback as AsyncCheck)(user, pass, (err, found) => {
-        if (err || !found) return unauthorized(res, realmName);
-        req.user = req.remoteUser = found;
-        next();
-      });
-    } else if ((callback as SyncCheck)(user, pass)) {
-      req.user = req.remoteUser = user;
+    const colon = credentials.indexOf(':');
+    if (parts[0] !== 'Basic' || colon < 0) return next(createHttpError(400));
+
+    const user = credentials.slice(0, colon);
+    const pass = credentials.slice(colon + 1);
+    const accept = (found: unknown) => {
+      req.user = req.remoteUser = found;
       next();
+    };
+    if (check.length >= 3) {
+      (check as AsyncCheck)(user, pass, (err, found) => {
+        if (err || !found) return unauthorized(res, realmName);
+        accept(found);
+      });
+    } else if ((check as SyncCheck)(user, pass)) {
+      accept(user);
     } else {
       unauthorized(res, realmName);
     }

@@ -1,66 +1,78 @@
 /**
- * `cookieParser([secret], [options])`: `req.cookies` from the Cookie header,
- * `j:` values parsed as JSON, `s:` values verified with `secret` into
- * `req.signedCookies` (a wrong signature gives `false`), and `req.secret` set so
- * `res.cookie(..., { signed: true })` can sign. Results are objects without a
- * prototype, so a cookie named `__proto__` cannot reach Object.prototype.
+ * `cookieParser([secret], [options])`: the Cookie header into `req.cookies`, and
+ * with a secret the `s:`-signed ones (verified, moved out of `req.cookies`) into
+ * `req.signedCookies`; `j:` values are JSON-decoded in both. `req.secret` is set
+ * so `res.cookie(name, value, { signed: true })` can sign.
  */
-import cookie from 'cookie';
+import { parse, type CookieParseOptions } from 'cookie';
 import { unsign } from '../http/cookie-signature';
-import type { BundleRequest, Middleware, Next } from './types';
+import type { Middleware, MiddlewareRequest } from './types';
 
-type Jar = Record<string, unknown>;
-
-/** A `j:` cookie's JSON value, or undefined. */
-export function jsonCookie(value: unknown): unknown {
-  if (typeof value !== 'string' || value.substring(0, 2) !== 'j:') return undefined;
+/** The value of a `j:` cookie, or `undefined` when it is not one or does not parse. */
+export function JSONCookie(str: unknown): unknown {
+  if (typeof str !== 'string' || !str.startsWith('j:')) return undefined;
   try {
-    return JSON.parse(value.slice(2));
+    return JSON.parse(str.slice(2));
   } catch {
     return undefined;
   }
 }
 
-/** An `s:` cookie's value when its signature holds, false when not, the value itself when unsigned. */
-export function signedCookie(value: unknown, secret: string): unknown {
-  if (typeof value !== 'string' || value.substring(0, 2) !== 's:') return value;
-  return unsign(value.slice(2), secret);
-}
-
-function jsonCookies(jar: Jar): Jar {
-  for (const key of Object.keys(jar)) {
-    const parsed = jsonCookie(jar[key]);
-    if (parsed) jar[key] = parsed;
+/** Replaces every `j:` value of `obj` (in place) by its decoded JSON when that is truthy. */
+export function JSONCookies<T extends Record<string, unknown>>(obj: T): T {
+  for (const key of Object.keys(obj)) {
+    const value = JSONCookie(obj[key]);
+    if (value) (obj as Record<string, unknown>)[key] = value;
   }
-  return jar;
+  return obj;
 }
 
-/** Moves signed cookies out of `jar` into a new jar of verified values. */
-function signedCookies(jar: Jar, secret: string): Jar {
-  const verified: Jar = Object.create(null);
-  for (const key of Object.keys(jar)) {
-    const value = jar[key];
-    const unsigned = signedCookie(value, secret);
-    if (unsigned !== value) {
-      verified[key] = unsigned;
-      delete jar[key];
+/** The unsigned value of an `s:` cookie (`false` when the signature is wrong); other values as they are. */
+export function signedCookie(str: string, secret: string): string | false {
+  return typeof str === 'string' && str.startsWith('s:') ? unsign(str.slice(2), secret) : str;
+}
+
+/** Moves the signed cookies out of `obj` into a new object, verified. */
+export function signedCookies(obj: Record<string, unknown>, secret: string): Record<string, unknown> {
+  const signed: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (typeof value !== 'string') continue;
+    const decoded = signedCookie(value, secret);
+    if (decoded !== value) {
+      signed[key] = decoded;
+      delete obj[key];
     }
   }
-  return verified;
+  return signed;
 }
 
-export function cookieParser(secret?: string, options?: cookie.CookieParseOptions): Middleware {
-  return function cookieParser(rawReq, _res, next: Next) {
-    const req = rawReq as BundleRequest;
+/**
+ * Copies parsed cookies into a prototype-less object, so a cookie named
+ * `__proto__` or `constructor` is a plain entry and never reaches a prototype.
+ */
+function ownCookies(header: string, options?: CookieParseOptions): Record<string, unknown> {
+  const parsed = parse(header, options) as Record<string, string | undefined>;
+  const cookies: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(parsed)) {
+    if (key !== '__proto__') cookies[key] = parsed[key];
+  }
+  return cookies;
+}
+
+export function cookieParser(secret?: string, options?: CookieParseOptions): Middleware {
+  return function cookieParser(request, _res, next) {
+    const req = request as MiddlewareRequest;
     if (req.cookies) return next();
     const header = req.headers.cookie;
     req.secret = secret;
     req.cookies = Object.create(null);
     req.signedCookies = Object.create(null);
     if (!header) return next();
-    const jar: Jar = Object.assign(Object.create(null), cookie.parse(header, options));
-    if (secret) req.signedCookies = jsonCookies(signedCookies(jar, secret));
-    req.cookies = jsonCookies(jar);
+
+    const cookies = ownCookies(header, options);
+    if (secret) req.signedCookies = JSONCookies(signedCookies(cookies, secret));
+    req.cookies = JSONCookies(cookies);
     next();
   };
 }
