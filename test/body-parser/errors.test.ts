@@ -130,6 +130,35 @@ describe('body-parser errors', () => {
     assert.deepEqual(res, json(200, { body: { after: 'abort' }, proto: null }));
   });
 
+  it('request.aborted reaches next with received/expected, after the client destroys its socket mid-body', async () => {
+    const seen = new Promise<Record<string, unknown>>((resolve) => {
+      const parse = bodyParser.text();
+      current = (req, res, next) => parse(req, res, (err?: unknown) => {
+        resolve(err as Record<string, unknown>);
+        next(err);
+      });
+    });
+    const head = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n';
+    await rawExchange([head, 'x'.repeat(100), 'y'.repeat(100)], { end: false });
+    const error = await seen;
+    assert.equal(error.status, 400);
+    assert.equal(error.type, 'request.aborted');
+    assert.equal(error.code, 'ECONNABORTED');
+    assert.equal(error.expected, 5000);
+    assert.equal(error.length, 5000);
+    assert.equal(error.received, 200);
+    current = bodyParser.text();
+    assert.deepEqual(await send({ 'Content-Type': 'text/plain' }, 'healthy'), json(200, { body: 'healthy', proto: null }));
+  });
+
+  it('an aborted gzip upload and an aborted chunked upload leave the server healthy', async () => {
+    current = bodyParser.json();
+    const gz = zlib.gzipSync(JSON.stringify({ big: 'z'.repeat(10000) }));
+    await rawExchange([`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${gz.length}\r\n\r\n`, gz.subarray(0, 20)], { end: false });
+    await rawExchange(['POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', '5\r\n{"a":\r\n'], { end: false });
+    assert.deepEqual(await send({ 'Content-Type': 'application/json' }, '{"still":"up"}'), json(200, { body: { still: 'up' }, proto: null }));
+  });
+
   it('stream.encoding.set (500) and stream.not.readable (500)', async () => {
     current = (req, res, next) => {
       req.setEncoding('utf8');
@@ -159,6 +188,45 @@ describe('body-parser errors', () => {
     assert.ok(text.includes(JSON.stringify({ body: '€uro ünïcode', proto: null })), text);
     assert.match(text, /HTTP\/1.1 415/);
     assert.match(text, /"body":"ok"/);
+  });
+});
+
+describe('stream errors keep the connection usable', () => {
+  it('stream.encoding.set and stream.not.readable answers are followed by a working request on the same socket', async () => {
+    for (const [prepare, type] of [
+      [(req: http.IncomingMessage, run: () => void) => (req.setEncoding('utf8'), run()), 'stream.encoding.set'],
+      [(req: http.IncomingMessage, run: () => void) => (req.resume(), req.on('end', run)), 'stream.not.readable'],
+    ] as const) {
+      const parse = bodyParser.text();
+      current = (req, res, next) => (req.headers['x-prepare'] ? prepare(req, () => parse(req, res, next)) : parse(req, res, next));
+      const text = await rawExchange([
+        'POST / HTTP/1.1\r\nHost: x\r\nX-Prepare: 1\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc',
+        'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnext',
+      ]);
+      assert.match(text, /^HTTP\/1.1 500/);
+      assert.ok(text.includes(`"type":"${type}"`), text);
+      assert.ok(text.includes('{"body":"next","proto":null}'), text);
+    }
+  });
+});
+
+describe('deprecations', () => {
+  it('bodyParser() and urlencoded() without extended warn with body-parser\'s wording', () => {
+    const previous = process.env.NO_DEPRECATION;
+    process.env.NO_DEPRECATION = '';
+    const writes: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      bodyParser();
+      bodyParser.urlencoded();
+    } finally {
+      process.stderr.write = write;
+      process.env.NO_DEPRECATION = previous;
+    }
+    const text = writes.join('');
+    assert.match(text, /body-parser deprecated bodyParser: use individual json\/urlencoded middlewares at /);
+    assert.match(text, /body-parser deprecated undefined extended: provide extended option at /);
   });
 });
 
