@@ -97,6 +97,34 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     assert.throws(() => ours.urlencoded({ extended: true, parameterLimit: 0 }), /parameterLimit must be a positive number/);
   });
 
+  it('wide sweep: json bodies, content types and charsets', async () => {
+    const bodies = ['{}', '[]', ' {"a":1} ', '{"a":1}x', '\t\n[1]', '{"a":"\\u0000"}', 'true', '1e5', '{"a":1,}', '{"a" 1}', '[', '\ufeff[]', '{"deep":' + '['.repeat(50) + ']'.repeat(50) + '}'];
+    const types = ['application/json', 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'APPLICATION/JSON', 'application/json; charset="utf-8"', 'application/json; charset=', 'application/json; foo=bar', 'application/json;', 'application/x-json', 'application/csp-report', 'application/json; charset=utf-32'];
+    const requests: RequestSpec[] = [];
+    for (const body of bodies) requests.push(post('application/json', body));
+    for (const type of types) requests.push(post(type, '{"t":1}'));
+    await same((m) => m.json(), requests);
+    await same((m) => m.json({ strict: false }), bodies.map((body) => post('application/json', body)));
+  });
+
+  it('wide sweep: urlencoded bodies, extended and simple', async () => {
+    const bodies = [
+      'a=1', 'a', 'a=', '=1', '&&a=1&&', 'a=1&a=2&a=3', 'a[]=1&a[]=2', 'a[0]=x&a[2]=y', 'a[b]=1&a=2', 'a.b=1', 'a[b][c][d]=1',
+      'a=%ZZ', 'a=%E2%82', 'a+b=c+d', 'a=1;b=2', '%5B%5D=1', 'a[150]=x', Array.from({ length: 120 }, (_, i) => `l[]=${i}`).join('&'),
+      'constructor=1', 'hasOwnProperty=1&a[hasOwnProperty]=2', 'a[__proto__][b]=1', 'a' + '[x]'.repeat(33) + '=1',
+    ];
+    for (const extended of [true, false]) {
+      await same((m) => m.urlencoded({ extended }), bodies.map((body) => post('application/x-www-form-urlencoded', body)));
+    }
+  });
+
+  it('bodies in many chunks, chunked transfer, and the combined parser', async () => {
+    const chunkedJson: RequestSpec = { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, body: JSON.stringify({ many: 'é'.repeat(500) }) };
+    await same((m) => m.json(), [chunkedJson]);
+    await same((m) => m.text({ limit: 100 }), [{ ...chunkedJson, headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' } }]);
+    await same((m) => (m as unknown as () => never)(), [post('application/json', '{"j":1}'), post('application/x-www-form-urlencoded', 'a[b]=1'), post('text/plain', 'x')]);
+  });
+
   it('verify: a throw gives 403 entity.verify.failed, or the error\'s own status', async () => {
     await same((m) => m.json({ verify: (_q: unknown, _s: unknown, buf: Buffer) => { if (buf.includes('bad')) throw new Error('no'); } } as never), [
       post('application/json', '{"bad":1}'), post('application/json', '{"ok":1}'),
