@@ -161,12 +161,13 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
     deprecate('req.host: Use req.hostname instead');
     return this.hostname;
   },
-  /** Conditional GET: the client's cached copy matches (only GET/HEAD with a 2xx or 304 status). */
+  /** Conditional GET: the client's cached copy matches (only GET/HEAD/QUERY with a 2xx or 304 status). */
   fresh() {
     const method = this.method;
     const res = this.res;
     const status = res.statusCode;
-    if (method !== 'GET' && method !== 'HEAD') return false;
+    // 4.22 validates GET, HEAD and QUERY only (weak freshness validation).
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'QUERY') return false;
     if ((status >= 200 && status < 300) || status === 304) {
       return isFresh(this.headers, { etag: res.getHeader('ETag') as string | undefined, 'last-modified': res.getHeader('Last-Modified') as string | undefined });
     }

@@ -101,6 +101,11 @@ interface RenderingApp {
   enabled(setting: string): boolean;
 }
 
+/** Express merges with utils-merge: every enumerable key, inherited ones included. */
+function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const key in source) target[key] = source[key];
+}
+
 type ViewClass = new (name: string, options: ViewOptions) => View;
 
 /**
@@ -110,9 +115,9 @@ type ViewClass = new (name: string, options: ViewOptions) => View;
  */
 export function renderView(app: RenderingApp, name: string, options: Record<string, unknown>, callback: EngineCallback): void {
   const renderOptions: Record<string, unknown> = {};
-  Object.assign(renderOptions, app.locals);
-  if (options._locals) Object.assign(renderOptions, options._locals);
-  Object.assign(renderOptions, options);
+  mergeInto(renderOptions, app.locals);
+  if (options._locals) mergeInto(renderOptions, options._locals as Record<string, unknown>);
+  mergeInto(renderOptions, options);
   if (renderOptions.cache == null) renderOptions.cache = app.enabled('view cache');
 
   let view = (renderOptions.cache ? app.cache[name] : undefined) as View | undefined;

@@ -13,11 +13,16 @@ function extensionToMime(type: string): string | false {
   return type.indexOf('/') === -1 ? mimeTypes.lookup(type) : type;
 }
 
-/** Offers arrive as one array or as separate arguments. */
+/**
+ * Offers arrive as one array or as separate arguments. As in accepts, a falsy
+ * first argument means "no offers" (answer with every accepted value), and the
+ * list is otherwise taken as given.
+ */
 export function offers(args: ArrayLike<unknown>): string[] {
   const first = args[0];
+  if (!first) return [];
   if (Array.isArray(first)) return first as string[];
-  return Array.from(args as ArrayLike<string>).filter((value) => value !== undefined);
+  return Array.from(args as ArrayLike<string>);
 }
 
 export function acceptsTypes(headers: IncomingHttpHeaders, types: string[]): string | string[] | false {
