@@ -5,6 +5,7 @@
  * hostname, `req.range` returns `undefined` without a Range header, and the
  * `acceptsCharset`/`acceptsLanguage`/`acceptsEncoding` checks are Booleans.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import proxyAddr = require('proxy-addr');
 import { parseUrl } from '../http/parse-url';
@@ -22,10 +23,21 @@ export interface AcceptEntry {
   subtype?: string;
 }
 
-type Request3 = Record<string, any> & {
-  headers: Record<string, string | string[] | undefined>;
+/** What the 3.x request methods read from `this`. */
+interface Request3 extends IncomingMessage {
+  app: { get(setting: string): unknown };
+  res: ServerResponse;
+  params?: Record<string, unknown>;
+  body?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  host?: string;
+  fresh?: boolean;
+  protocol?: string;
+  acceptedEncodings: string[];
+  acceptedCharsets: string[];
+  acceptedLanguages: string[];
   get(name: string): string | undefined;
-};
+}
 
 /**
  * Splits on a separator, trimming spaces around each part. Express 3 split with
@@ -155,10 +167,10 @@ const methods3 = {
 
 const getters3: Record<string, (this: Request3) => unknown> = {
   ip() {
-    return proxyAddr(this as never, this.app.get('trust proxy fn'));
+    return proxyAddr(this, this.app.get('trust proxy fn') as (addr: string, i: number) => boolean);
   },
   ips() {
-    return proxyAddr.all(this as never, this.app.get('trust proxy fn')).slice(1).reverse();
+    return proxyAddr.all(this, this.app.get('trust proxy fn') as (addr: string, i: number) => boolean).slice(1).reverse();
   },
   secure() {
     return this.protocol === 'https';
@@ -205,7 +217,7 @@ const getters3: Record<string, (this: Request3) => unknown> = {
     return parts.slice(this.app.get('subdomain offset') as number);
   },
   protocol() {
-    const encrypted = Boolean(this.connection?.encrypted);
+    const encrypted = Boolean((this.socket as { encrypted?: boolean } | null)?.encrypted);
     const proto = encrypted ? 'https' : 'http';
     const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
     if (!trust(this.connection?.remoteAddress, 0)) return proto;

@@ -6,7 +6,7 @@
  * patches live on the 3.x prototype only: 4.x apps in the same process are not
  * affected (Connect patched Node's ServerResponse for everyone).
  */
-import { STATUS_CODES, ServerResponse } from 'node:http';
+import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http';
 import { extname } from 'node:path';
 import { resolve as resolveUrl } from 'node:url';
 import cookie from 'cookie';
@@ -21,7 +21,33 @@ import { vary } from '../http/vary';
 import { response } from '../response';
 import { fileMethods } from '../response/files';
 
-type Res3 = Omit<ServerResponse, 'req'> & Record<string, any>;
+interface Req3 extends IncomingMessage {
+  app: { render(view: string, options: object, callback: (err: Error | null, html?: string) => void): void };
+  query: Record<string, unknown>;
+  secret?: string;
+  fresh: boolean;
+  next: (err?: unknown) => void;
+  get(name: string): string | undefined;
+  accepts(types: string[]): string | undefined;
+}
+
+/** What the 3.x response methods read from `this`. */
+interface Res3 extends Omit<ServerResponse, 'req'> {
+  req: Req3;
+  app: { get(setting: string): unknown; path(): string };
+  locals: unknown;
+  charset?: string;
+  get(field: string): ReturnType<ServerResponse['getHeader']>;
+  set(field: string | Record<string, unknown>, value?: unknown): Res3;
+  type(type: string): Res3;
+  send(...args: unknown[]): Res3;
+  json(...args: unknown[]): Res3;
+  vary(field: string | string[]): Res3;
+  cookie(name: string, value: unknown, options?: Record<string, unknown>): Res3;
+  location(url: string): Res3;
+  format(handlers: Record<string, ((...a: unknown[]) => void) | undefined>): Res3;
+  sendfile(path: string, callback?: (err?: Error) => void): void;
+}
 
 const nativeSetHeader = ServerResponse.prototype.setHeader;
 
@@ -133,7 +159,7 @@ const methods3 = {
 
   json(this: Res3, ...args: unknown[]) {
     const obj = statusFirst(this, args, 'json');
-    const body = JSON.stringify(obj, this.app.get('json replacer'), this.app.get('json spaces'));
+    const body = stringify3(obj, this.app);
     this.charset = this.charset || 'utf-8';
     if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
     return this.send(body);
@@ -142,8 +168,8 @@ const methods3 = {
   jsonp(this: Res3, ...args: unknown[]) {
     const obj = statusFirst(this, args, 'jsonp');
     const app = this.app;
-    let body = JSON.stringify(obj, app.get('json replacer'), app.get('json spaces'));
-    let callback = this.req.query[app.get('jsonp callback name')];
+    let body = stringify3(obj, app);
+    let callback = this.req.query[app.get('jsonp callback name') as string];
     if (!this.get('Content-Type')) {
       this.charset = 'utf-8';
       this.set('X-Content-Type-Options', 'nosniff');
@@ -226,16 +252,18 @@ const methods3 = {
   },
 
   cookie(this: Res3, name: string, value: unknown, options?: Record<string, unknown>) {
-    const opts: Record<string, any> = Object.assign({}, options);
+    const opts: Record<string, unknown> & { maxAge?: number; expires?: Date; path?: string } = Object.assign({}, options);
     const secret = this.req.secret;
     if (opts.signed && !secret) throw new Error('connect.cookieParser("secret") required for signed cookies');
     let val = value;
     if (typeof val === 'number') val = val.toString();
     if (typeof val === 'object') val = 'j:' + JSON.stringify(val);
-    if (opts.signed) val = 's:' + sign(String(val), secret);
+    if (opts.signed) val = 's:' + sign(String(val), secret as string);
     if ('maxAge' in opts) {
-      opts.expires = new Date(Date.now() + opts.maxAge);
-      opts.maxAge /= 1000;
+      // 3.x did the arithmetic on whatever maxAge held (undefined gives an Invalid Date, as there).
+      const maxAge = opts.maxAge as number;
+      opts.expires = new Date(Date.now() + maxAge);
+      opts.maxAge = maxAge / 1000;
     }
     if (opts.path == null) opts.path = '/';
     this.set('Set-Cookie', cookie.serialize(name, String(val), opts));
@@ -317,6 +345,11 @@ const methods3 = {
 
   sendfile: fileMethods.sendfile,
 };
+
+/** JSON text with the app's `json replacer` and `json spaces`. */
+function stringify3(value: unknown, app: { get(setting: string): unknown }): string {
+  return JSON.stringify(value, app.get('json replacer') as (key: string, value: unknown) => unknown, app.get('json spaces') as string | number);
+}
 
 /** The 3.x status-first forms: `(status, body)`, and the deprecated `(body, status)`. */
 function statusFirst(res: Res3, args: unknown[], name: string): unknown {
