@@ -23,6 +23,8 @@ export type { ExtendedParseOptions } from './options';
 
 type ValuesByKey = Record<string, unknown>;
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** Step 1: decoded values grouped by decoded key, duplicates combined. */
 function collectValues(input: string, settings: ParseSettings): ValuesByKey {
   // Null prototype: any decoded key, `__proto__` included, is plain data here.
@@ -56,7 +58,18 @@ function addPart(values: ValuesByKey, part: string, settings: ParseSettings): vo
     }
     value = decodeComponent(part.slice(split + 1));
   }
-  values[key] = key in values ? combine(values[key], value, settings) : value;
+  if (!(key in values)) {
+    values[key] = value;
+    return;
+  }
+  const existing = values[key];
+  if (Array.isArray(existing) && existing.length + 1 <= settings.arrayLimit) {
+    // The arrays here are this map's own (dense, unshared), so appending in place
+    // gives what combine's copy would, without copying on every repeat.
+    existing.push(value);
+    return;
+  }
+  values[key] = combine(existing, value, settings);
 }
 
 /** Step 2 for one key: the nested containers its segments describe, around `value`. */
@@ -100,11 +113,21 @@ export function parseExtended(input: string, options: ExtendedParseOptions = {})
   if (input === '' || input === null || input === undefined) return result;
 
   const values = collectValues(input, settings);
+  let nested = false;
   for (const key of Object.keys(values)) {
     if (key === '') continue;
+    if (key.indexOf('[') === -1 && settings.depth > 0) {
+      // Fast path for a flat key (the common case): nesting would build
+      // `{ [key]: value }` only to merge it into the result; set it directly.
+      // Its value is a string or a dense array of strings, so nothing to compact.
+      if (settings.allowPrototypes ? key === '__proto__' : hasOwn.call(Object.prototype, key)) continue;
+      result[key] = hasOwn.call(result, key) ? merge(result[key], values[key], settings) : values[key];
+      continue;
+    }
     const segments = keySegments(key, settings);
     if (segments === undefined) continue;
     merge(result, nest(segments, values[key], settings), settings);
+    nested = true;
   }
-  return compact(result);
+  return nested ? compact(result) : result;
 }
