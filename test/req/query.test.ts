@@ -1,0 +1,80 @@
+/** req.query: parsed lazily by the `query parser` setting, assignable. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import request from 'supertest';
+import webapp = require('../../src/index');
+import { kQueryParser } from '../../src/request';
+import { fakeRequest } from './fake';
+
+type Any = any;
+
+function echoQuery(parser: unknown) {
+  const app: Any = webapp();
+  app.set('query parser', parser);
+  app.get('*', (req: Any, res: Any) => res.json(req.query));
+  return app;
+}
+
+describe('req.query', () => {
+  it('parses lazily, once, with the parser the core attached', () => {
+    const req = fakeRequest({ url: '/p?a=1&b=2#frag' });
+    const calls: unknown[] = [];
+    req[kQueryParser] = (s: string) => {
+      calls.push(s);
+      return { parsed: s };
+    };
+    assert.equal(calls.length, 0);
+    assert.deepEqual(req.query, { parsed: 'a=1&b=2' });
+    assert.equal(req.query, req.query);
+    assert.deepEqual(calls, ['a=1&b=2']);
+  });
+
+  it('passes undefined when there is no query string, and is undefined without a parser', () => {
+    const req = fakeRequest({ url: '/p' });
+    req[kQueryParser] = (s: string) => ({ raw: s === undefined ? 'undefined' : s });
+    assert.deepEqual(req.query, { raw: 'undefined' });
+    assert.equal(fakeRequest({ url: '/p?a=1' }).query, undefined);
+  });
+
+  it('is assignable, and the assigned value wins', () => {
+    const req = fakeRequest({ url: '/p?a=1' });
+    req[kQueryParser] = () => ({ parsed: true });
+    req.query = { mine: 1 };
+    assert.deepEqual(req.query, { mine: 1 });
+  });
+
+  it('extended (default) nests brackets and ignores prototype keys', async () => {
+    await request(echoQuery('extended')).get('/?a[b]=1&a[c]=2&d=3&d=4&__proto__[x]=1').expect(200, { a: { b: '1', c: '2' }, d: ['3', '4'] });
+  });
+
+  it('simple keeps brackets literal', async () => {
+    await request(echoQuery('simple')).get('/?a[b]=1&d=3&d=4').expect(200, { 'a[b]': '1', d: ['3', '4'] });
+  });
+
+  it('false gives an empty object', async () => {
+    await request(echoQuery(false)).get('/?a=1').expect(200, {});
+  });
+
+  it('a function receives the raw query string', async () => {
+    await request(echoQuery((s: string) => ({ raw: s }))).get('/?x=%41&y').expect(200, { raw: 'x=%41&y' });
+  });
+
+  it('middleware may replace req.query', async () => {
+    const app: Any = webapp();
+    app.use((req: Any, _res: Any, next: Any) => {
+      req.query = { replaced: true };
+      next();
+    });
+    app.get('/', (req: Any, res: Any) => res.json(req.query));
+    await request(app).get('/?a=1').expect(200, { replaced: true });
+  });
+
+  it('a mounted app sees the query of the original URL', async () => {
+    const app: Any = webapp();
+    const sub: Any = webapp();
+    sub.set('query parser', 'simple');
+    sub.get('/leaf', (req: Any, res: Any) => res.json({ query: req.query, path: req.path, baseUrl: req.baseUrl }));
+    app.use('/sub', sub);
+    await request(app).get('/sub/leaf?a[b]=1').expect(200, { query: { a: { b: '1' } }, path: '/leaf', baseUrl: '/sub' });
+  });
+});
