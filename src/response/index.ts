@@ -5,6 +5,7 @@
  * methods are grouped by concern in the modules beside this one.
  */
 import { ServerResponse } from 'node:http';
+import { deprecate } from '../http/deprecate';
 import { cookieMethods } from './cookies';
 import { fileMethods } from './files';
 import { formatMethods } from './format';
@@ -27,3 +28,10 @@ Object.assign(
   renderMethods,
   fileMethods,
 );
+
+/** Express 4 keeps the 3.x `res.sendfile` only as a deprecated alias of the file sender. */
+const sendfile3 = fileMethods.sendfile;
+response.sendfile = function sendfile(this: unknown, ...args: Parameters<typeof sendfile3>) {
+  deprecate('res.sendfile: Use res.sendFile instead');
+  return sendfile3.apply(this as never, args);
+};
