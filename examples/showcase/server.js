@@ -4,6 +4,9 @@ const path = require('node:path');
 const webapp = require('webapp'); // was: require('express')
 
 const app = webapp();
+app.set('views', path.join(__dirname, 'views'));
+app.set('view engine', 'ejs');
+app.locals.title = 'webapp showcase';
 const users = new Map([
   ['1', { id: '1', name: 'Ada' }],
   ['2', { id: '2', name: 'Grace' }],
@@ -20,6 +23,27 @@ app.use((req, res, next) => {
 });
 
 app.use(webapp.static(path.join(__dirname, 'public')));
+app.use(webapp.json());
+
+/** The visit counter cookie, read by hand (any cookie-parsing middleware would do). */
+function visitsFrom(req) {
+  const match = /(?:^|;\s*)visits=(\d+)/.exec(req.get('Cookie') || '');
+  return match ? Number(match[1]) : 0;
+}
+
+// Rendering, cookies and content negotiation: HTML for browsers, JSON or text for others.
+app.get('/hello/:name', (req, res) => {
+  const visits = visitsFrom(req) + 1;
+  res.cookie('visits', String(visits), { httpOnly: true, sameSite: 'lax', maxAge: 24 * 3600 * 1000 });
+  res.format({
+    html: () => res.render('greeting', { name: req.params.name, visits }),
+    json: () => res.json({ hello: req.params.name, visits }),
+    text: () => res.send(`Hello, ${req.params.name}! (visit ${visits})`),
+  });
+});
+
+// A JSON body through webapp.json().
+app.post('/api/echo', (req, res) => res.status(201).json({ received: req.body }));
 
 // A router mounted on /api, with a param loader.
 const api = webapp.Router();
@@ -29,14 +53,8 @@ api.param('id', (req, res, next, id) => {
   req.user = user;
   next();
 });
-api.get('/users', (req, res) => {
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify([...users.values()]));
-});
-api.get('/users/:id', (req, res) => {
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(req.user));
-});
+api.get('/users', (req, res) => res.json([...users.values()]));
+api.get('/users/:id', (req, res) => res.json(req.user));
 app.use('/api', api);
 
 // Beyond Express 4: a rejected promise reaches the error handler.
@@ -46,9 +64,7 @@ app.get('/boom', async () => {
 
 // Error handler: four parameters.
 app.use((err, req, res, next) => {
-  res.statusCode = err.status || 500;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ error: err.message }));
+  res.status(err.status || 500).json({ error: err.message });
 });
 
 const port = Number(process.env.PORT) || 3000;

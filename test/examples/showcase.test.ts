@@ -35,3 +35,25 @@ describe('showcase app', () => {
     assert.equal((await fetch(base + '/nowhere')).status, 404);
   });
 });
+
+describe('showcase: rendering, negotiation, cookies, bodies', () => {
+  it('renders HTML with ejs for browsers and counts visits in a cookie', async () => {
+    const first = await fetch(base + '/hello/ada', { headers: { Accept: 'text/html' } });
+    assert.equal(first.status, 200);
+    assert.match(await first.text(), /<h1>Hello, ada!<\/h1>[\s\S]*visits counted in a cookie: 1\./);
+    assert.match(first.headers.get('set-cookie')!, /^visits=1; Max-Age=86400; Path=\/; Expires=.*; HttpOnly; SameSite=Lax$/);
+    const second = await fetch(base + '/hello/ada', { headers: { Accept: 'text/html', Cookie: 'visits=1' } });
+    assert.match(await second.text(), /visits counted in a cookie: 2\./);
+  });
+
+  it('negotiates JSON and text, and parses JSON bodies', async () => {
+    const json = await fetch(base + '/hello/ada', { headers: { Accept: 'application/json' } });
+    assert.deepEqual(await json.json(), { hello: 'ada', visits: 1 });
+    assert.equal(json.headers.get('vary'), 'Accept');
+    const text = await fetch(base + '/hello/ada', { headers: { Accept: 'text/plain' } });
+    assert.equal(await text.text(), 'Hello, ada! (visit 1)');
+    const echo = await fetch(base + '/api/echo', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":[1,2]}' });
+    assert.equal(echo.status, 201);
+    assert.deepEqual(await echo.json(), { received: { a: [1, 2] } });
+  });
+});
