@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
-import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
+import { decoderFor, type BodyDecoder } from './charset';
 import {
   entityTooLarge, parseFailed, requestAborted, sizeMismatch, streamEncodingSet, streamFailed, streamNotReadable,
   unsupportedCharset, unsupportedEncoding, verifyFailed,
@@ -30,15 +30,6 @@ export interface ParsedRequest extends IncomingMessage {
 }
 
 type Next = (err?: unknown) => void;
-
-/** A decoder for the charset, or undefined when the platform has none (a 415 then). */
-export function decoderFor(charset: string): TextDecoder | undefined {
-  try {
-    return new TextDecoder(charset);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The inflating stream for the Content-Encoding (the request itself for identity); throws 415s. */
 function contentStream(req: IncomingMessage, inflate: boolean): Readable {
@@ -154,7 +145,7 @@ export function readBody(
 ): void {
   req._body = true;
   const { encoding, verify } = options;
-  let decoder: TextDecoder | undefined;
+  let decoder: BodyDecoder | undefined;
   if (encoding !== null) {
     decoder = decoderFor(encoding);
     if (!decoder) {

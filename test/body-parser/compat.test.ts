@@ -125,6 +125,18 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     await same((m) => (m as unknown as () => never)(), [post('application/json', '{"j":1}'), post('application/x-www-form-urlencoded', 'a[b]=1'), post('text/plain', 'x')]);
   });
 
+  it('charset names and tables as iconv-lite reads them (latin1, ascii, windows-1252, utf-16 with either BOM, ucs2, binary, base64, hex)', async () => {
+    const bytes = Buffer.from([0x61, 0xe9, 0x80, 0x9f, 0x81, 0xa4, 0xff]);
+    const charsets = ['utf-8', 'UTF8', 'latin1', 'ISO-8859-1', 'iso_8859-1', 'windows-1252', 'win1252', 'cp1252', 'ascii', 'US-ASCII', 'utf-16', 'utf16le',
+      'ucs2', 'utf-16be', 'binary', 'koi8-r', 'shift_jis', 'base64', 'hex', 'iso-8859-15', 'macintosh', 'utf-32', 'x-user-defined', 'nope'];
+    await same((m) => m.text(), charsets.map((charset) => post('text/plain; charset=' + charset, bytes)));
+    const le = Buffer.from('\ufeff{"a":"€"}', 'utf16le');
+    const be = Buffer.from('\ufeff{"a":"€"}', 'utf16le').swap16();
+    await same((m) => m.json(), [post('application/json; charset=utf-16', le), post('application/json; charset=utf-16', be), post('application/json; charset=utf-16be', be), post('application/json; charset=utf-16le', le),
+      post('application/json; charset=utf-16', Buffer.from('{"a":"b"}', 'utf16le')), post('application/json; charset=utf-16', Buffer.from('{"a":"b"}', 'utf16le').swap16()),
+      post('text/plain; charset=utf-16', Buffer.from([0xd8, 0x3d, 0x00]))]);
+  });
+
   it('verify: a throw gives 403 entity.verify.failed, or the error\'s own status', async () => {
     await same((m) => m.json({ verify: (_q: unknown, _s: unknown, buf: Buffer) => { if (buf.includes('bad')) throw new Error('no'); } } as never), [
       post('application/json', '{"bad":1}'), post('application/json', '{"ok":1}'),

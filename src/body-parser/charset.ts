@@ -1,0 +1,86 @@
+/**
+ * Body decoding by charset name. TextDecoder does the work, but body-parser
+ * decodes with iconv-lite, whose names and tables differ from the WHATWG ones in
+ * ways clients notice: WHATWG folds latin1 and us-ascii into windows-1252 (and
+ * Node's decoder then maps 0x80-0x9f to C1 controls, not '€'), knows no
+ * 'binary', 'ucs2', 'base64' or 'hex', and reads 'utf-16' as little-endian even
+ * after a big-endian BOM. Those names are handled here as iconv-lite does.
+ */
+import { TextDecoder } from 'node:util';
+
+export interface BodyDecoder {
+  decode(bytes: Buffer): string;
+}
+
+/** windows-1252's 0x80-0x9f; the five bytes it leaves undefined decode to U+FFFD, as in iconv-lite. */
+const WINDOWS_1252_HIGH = '€\ufffd‚ƒ„…†‡ˆ‰Š‹Œ\ufffdŽ\ufffd\ufffd‘’“”•–—˜™š›œ\ufffdžŸ';
+
+const latin1: BodyDecoder = { decode: (bytes) => bytes.toString('latin1') };
+
+const ascii: BodyDecoder = {
+  // Bytes over 0x7f are not ASCII: the replacement character, as iconv-lite gives.
+  decode: (bytes) => bytes.toString('latin1').replace(/[\x80-\xff]/g, '\ufffd'),
+};
+
+const windows1252: BodyDecoder = {
+  decode: (bytes) => bytes.toString('latin1').replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]),
+};
+
+function textDecoder(label: string): BodyDecoder | undefined {
+  try {
+    const decoder = new TextDecoder(label);
+    return { decode: (bytes) => decoder.decode(bytes) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * UTF-16 as iconv-lite reads it: a trailing odd byte is dropped, lone surrogates
+ * are kept (TextDecoder would add U+FFFD for both) and a leading BOM is removed.
+ */
+function decodeUtf16(bytes: Buffer, bigEndian: boolean): string {
+  let units = bytes.subarray(0, bytes.length & ~1);
+  if (bigEndian) units = Buffer.from(units).swap16();
+  const text = units.toString('utf16le');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+const utf16le: BodyDecoder = { decode: (bytes) => decodeUtf16(bytes, false) };
+const utf16be: BodyDecoder = { decode: (bytes) => decodeUtf16(bytes, true) };
+
+/**
+ * Byte order of unlabelled UTF-16: the BOM when there is one, else whichever
+ * order makes more of the first 32 code units look like ASCII (text mostly is);
+ * little-endian on a tie.
+ */
+function looksBigEndian(bytes: Buffer): boolean {
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return true;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return false;
+  let big = 0;
+  let little = 0;
+  const end = Math.min(bytes.length & ~1, 64);
+  for (let i = 0; i < end; i += 2) {
+    if (bytes[i] === 0 && bytes[i + 1] !== 0) big++;
+    else if (bytes[i] !== 0 && bytes[i + 1] === 0) little++;
+  }
+  return big > little;
+}
+
+const utf16: BodyDecoder = { decode: (bytes) => decodeUtf16(bytes, looksBigEndian(bytes)) };
+
+/** iconv-lite's own aliases, compared with punctuation removed ('ISO-8859-1' is 'iso88591'). */
+const BY_NAME: Record<string, BodyDecoder> = {
+  latin1: latin1, iso88591: latin1, binary: latin1, l1: latin1, cp819: latin1, ibm819: latin1,
+  ascii: ascii, usascii: ascii, ascii8bit: ascii,
+  windows1252: windows1252, cp1252: windows1252, win1252: windows1252,
+  utf16: utf16, utf16le: utf16le, ucs2: utf16le, utf16be: utf16be,
+  base64: { decode: (bytes) => bytes.toString('base64') },
+  hex: { decode: (bytes) => bytes.toString('hex') },
+};
+
+/** A decoder for the charset, or undefined when none is known (the parsers answer 415). */
+export function decoderFor(charset: string): BodyDecoder | undefined {
+  const name = charset.toLowerCase().replace(/[^0-9a-z]/g, '');
+  return Object.prototype.hasOwnProperty.call(BY_NAME, name) ? BY_NAME[name] : textDecoder(charset);
+}
