@@ -82,14 +82,12 @@ export class View {
     return undefined;
   }
 
-  /** Renders; a synchronous engine's callback is deferred so callers always see an async result. */
+  /**
+   * Hands the file to the engine. Express 4 does not defer a synchronous engine's
+   * callback (Express 5 does), and apps observe the difference, so neither do we.
+   */
   render(options: object, callback: EngineCallback): void {
-    let sync = true;
-    this.engine(this.path!, options, function onRender(this: unknown, ...args: [Error | null, string?]) {
-      if (!sync) return callback.apply(this, args);
-      process.nextTick(() => callback.apply(this, args));
-    });
-    sync = false;
+    this.engine(this.path!, options, callback);
   }
 }
 
