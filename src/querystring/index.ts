@@ -21,14 +21,15 @@ import { arrayLimitError, normaliseOptions, type ExtendedParseOptions, type Pars
 
 export type { ExtendedParseOptions } from './options';
 
-type ValuesByKey = Record<string, unknown>;
+type ValuesByKey = Map<string, unknown>;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Step 1: decoded values grouped by decoded key, duplicates combined. */
 function collectValues(input: string, settings: ParseSettings): ValuesByKey {
-  // Null prototype: any decoded key, `__proto__` included, is plain data here.
-  const values: ValuesByKey = Object.create(null);
+  // A Map: any decoded key, `__proto__` included, is plain data here, and a Map
+  // stays fast where an object with bracketed keys would fall into dictionary mode.
+  const values: ValuesByKey = new Map();
   const given = settings.parameterLimit;
   const strict = settings.throwOnLimitExceeded && given !== Infinity;
   // One part more than allowed is split off so that exceeding the limit is seen.
@@ -52,24 +53,47 @@ function addPart(values: ValuesByKey, part: string, settings: ParseSettings): vo
   } else {
     key = decodeComponent(part.slice(0, split));
     if (settings.throwOnLimitExceeded) {
-      const existing = values[key];
+      const existing = values.get(key);
       const length = Array.isArray(existing) ? existing.length : 0;
       if (length > 0 && length >= settings.arrayLimit) throw arrayLimitError(settings.arrayLimit);
     }
     value = decodeComponent(part.slice(split + 1));
   }
-  if (!(key in values)) {
-    values[key] = value;
+  const existing = values.get(key);
+  if (existing === undefined) {
+    values.set(key, value);
     return;
   }
-  const existing = values[key];
   if (Array.isArray(existing) && existing.length + 1 <= settings.arrayLimit) {
     // The arrays here are this map's own (dense, unshared), so appending in place
     // gives what combine's copy would, without copying on every repeat.
     existing.push(value);
     return;
   }
-  values[key] = combine(existing, value, settings);
+  values.set(key, combine(existing, value, settings));
+}
+
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+const MAX_ARRAY_INDEX = 4294967294;
+
+/** A key an object would order as an array index: canonical, below 2^32 - 1. */
+function isIndexKey(key: string): boolean {
+  const first = key.charCodeAt(0);
+  return first >= 0x30 && first <= 0x39 && ARRAY_INDEX.test(key) && Number(key) <= MAX_ARRAY_INDEX;
+}
+
+/**
+ * The keys in the order qs visits them: its own grouping is an object, whose
+ * keys enumerate index-like keys first (ascending), then the rest as inserted.
+ * The order decides how values merge (`b=1&0=2` visits `0` first), so keep it.
+ */
+function keysInPropertyOrder(values: ValuesByKey): string[] {
+  const indices: string[] = [];
+  const names: string[] = [];
+  for (const key of values.keys()) (isIndexKey(key) ? indices : names).push(key);
+  if (indices.length === 0) return names;
+  indices.sort((a, b) => Number(a) - Number(b));
+  return indices.concat(names);
 }
 
 /** Step 2 for one key: the nested containers its segments describe, around `value`. */
@@ -114,19 +138,20 @@ export function parseExtended(input: string, options: ExtendedParseOptions = {})
 
   const values = collectValues(input, settings);
   let nested = false;
-  for (const key of Object.keys(values)) {
+  for (const key of keysInPropertyOrder(values)) {
+    const value = values.get(key);
     if (key === '') continue;
     if (key.indexOf('[') === -1 && settings.depth > 0) {
       // Fast path for a flat key (the common case): nesting would build
       // `{ [key]: value }` only to merge it into the result; set it directly.
       // Its value is a string or a dense array of strings, so nothing to compact.
       if (settings.allowPrototypes ? key === '__proto__' : hasOwn.call(Object.prototype, key)) continue;
-      result[key] = hasOwn.call(result, key) ? merge(result[key], values[key], settings) : values[key];
+      result[key] = hasOwn.call(result, key) ? merge(result[key], value, settings) : value;
       continue;
     }
     const segments = keySegments(key, settings);
     if (segments === undefined) continue;
-    merge(result, nest(segments, values[key], settings), settings);
+    merge(result, nest(segments, value, settings), settings);
     nested = true;
   }
   return nested ? compact(result) : result;

@@ -84,6 +84,11 @@ describe('parseExtended', () => {
     assert.deepEqual(plain(many, { ...bodyParser, parameterLimit: Infinity }), { a: '1' });
   });
 
+  it('visits index-like keys first, as qs\'s grouping object enumerates them', () => {
+    assert.deepEqual(plain('[1]=x&1=y'), { 1: ['y', 'x'] });
+    assert.deepEqual(plain('b[1]=x&b=y&10=z&2=w'), { 2: 'w', 10: 'z', b: ['x', 'y'] });
+  });
+
   it('skips empty keys and keeps = inside values', () => {
     assert.deepEqual(plain('=1&&a=b=c&[]=x'), { a: 'b=c', 0: 'x' });
     assert.deepEqual(plain('a[=]=1'), { a: { '=': '1' } });
