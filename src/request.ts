@@ -104,8 +104,9 @@ const methods = {
   },
 
   /** The matching type for the Content-Type, false when none matches, null without a body. */
-  is(this: RequestThis, ...types: unknown[]) {
-    const list = Array.isArray(types[0]) ? (types[0] as unknown[]) : types;
+  is(this: RequestThis, types?: unknown, ...more: unknown[]) {
+    // One named parameter keeps `req.is.length` at 1, as in Express.
+    const list = Array.isArray(types) ? (types as unknown[]) : arguments.length === 0 ? [] : [types, ...more];
     return typeIs(this, list);
   },
 };

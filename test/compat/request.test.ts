@@ -85,6 +85,9 @@ describe('request compatibility with express@4', () => {
     headers({ Host: 'example.com', 'X-Forwarded-Host': '[2001:db8::1]:8080', 'X-Forwarded-For': '10.0.0.1, 192.168.1.1, 203.0.113.9' }),
     headers({ 'X-Forwarded-For': '1.1.1.1', 'X-Forwarded-Proto': 'HTTPS ', 'X-Requested-With': 'xmlhttprequest' }),
     headers({ Host: 'localhost' }),
+    { path: '/', headers: { Host: 'h.example.com', 'X-Forwarded-Host': ['first.example.com:81', 'second.example.com'], 'X-Forwarded-Proto': ['https', 'http'], 'X-Forwarded-For': ['198.51.100.1', '10.1.1.1'] } },
+    headers({ Host: 'h.example.com', 'X-Forwarded-Host': ' , x.example.com', 'X-Forwarded-For': '  ,, 10.2.2.2' }),
+    headers({ Host: '[fe80::1%25eth0]:80', 'X-Forwarded-For': 'fe80::1, 2001:db8::1' }),
   ];
 
   for (const trust of [false, true, 1, 2, 'loopback', '10.0.0.0/8, loopback', ['uniquelocal', 'loopback'], (addr: string) => addr === '127.0.0.1']) {

@@ -40,3 +40,11 @@ describe('req.is', () => {
     assert.equal(fakeRequest({ headers: { 'transfer-encoding': 'chunked', 'content-type': 'text/plain' } }).is('text'), 'text');
   });
 });
+
+describe('req method arities', () => {
+  it('match Express 4 (fn.length is API)', () => {
+    const req = fakeRequest();
+    const lengths = Object.fromEntries(['get', 'header', 'accepts', 'acceptsCharsets', 'acceptsEncodings', 'acceptsLanguages', 'acceptsCharset', 'acceptsEncoding', 'acceptsLanguage', 'range', 'param', 'is'].map((name) => [name, req[name].length]));
+    assert.deepEqual(lengths, { get: 1, header: 1, accepts: 0, acceptsCharsets: 0, acceptsEncodings: 0, acceptsLanguages: 0, acceptsCharset: 0, acceptsEncoding: 0, acceptsLanguage: 0, range: 2, param: 2, is: 1 });
+  });
+});
