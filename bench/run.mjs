@@ -4,8 +4,9 @@
 // one CPU (taskset -c 0), the load generator on another (taskset -c 1), both on
 // 127.0.0.1. For each scenario all servers are started and checked with one
 // request, warmed up, then measured in rounds that alternate between frameworks
-// (so a noisy moment on a shared machine hits them all alike); the median round
-// is reported, with ratios to node:http and express@4.
+// (so a noisy moment on a shared machine hits them all alike); the best round
+// (or with --stat=median the median) is reported, with ratios to node:http and
+// express@4, and every round is kept in results/latest.json.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release } from 'node:os';
@@ -15,7 +16,7 @@ import { createFixtures } from './lib/fixtures.mjs';
 import { chooseLoader } from './lib/loaders.mjs';
 import { USAGE, parseOptions } from './lib/options.mjs';
 import { probe } from './lib/probe.mjs';
-import { markdownReport, scenarioTable } from './lib/report.mjs';
+import { STATISTICS, markdownReport, scenarioTable } from './lib/report.mjs';
 import { startServer } from './lib/servers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -156,7 +157,7 @@ async function main() {
   const environment = [
     `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() || 'unknown CPU'}`,
     `load generator: ${loaderVersion}, ${options.connections} connections, 127.0.0.1; ${pinning}`,
-    `${options.warmup} s warm-up, then ${options.rounds} rounds of ${options.duration} s per framework, rounds alternating between frameworks; median round reported`,
+    `${options.warmup} s warm-up, then ${options.rounds} rounds of ${options.duration} s per framework, rounds alternating between frameworks; ${STATISTICS[options.stat].label} reported`,
     `servers run with NODE_ENV=production; request bodies ${fixtures.payloads['1kb'].bytes} and ${fixtures.payloads['100kb'].bytes} bytes, parser limit 1 MB everywhere`,
   ];
   console.log(environment.join('\n'));
@@ -166,7 +167,7 @@ async function main() {
   try {
     for (const scenario of options.scenarios) {
       results[scenario.id] = await measureScenario(scenario, options, { loader, fixtures, live });
-      console.log(scenarioTable(scenario, options.frameworks, results[scenario.id]));
+      console.log(scenarioTable(scenario, options.frameworks, results[scenario.id], options.stat));
     }
   } finally {
     await cleanUp();
@@ -174,8 +175,10 @@ async function main() {
 
   const out = options.out || join(root, 'bench/results/latest.md');
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, markdownReport({ scenarios: options.scenarios, frameworks: options.frameworks, results, environment }));
-  console.log(`\nMarkdown report: ${relative(process.cwd(), out) || out}`);
+  writeFileSync(out, markdownReport({ scenarios: options.scenarios, frameworks: options.frameworks, results, environment, stat: options.stat }));
+  const raw = out.replace(/\.md$/, '') + '.json';
+  writeFileSync(raw, JSON.stringify({ environment, results }, null, 2) + '\n');
+  console.log(`\nMarkdown report: ${relative(process.cwd(), out) || out} (every round: ${relative(process.cwd(), raw) || raw})`);
   if (!existsSync(join(root, 'dist/cjs/index.js'))) warn('dist/cjs/index.js is missing: webapp was not measured (npm run build).');
 }
 

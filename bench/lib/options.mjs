@@ -8,7 +8,8 @@ export const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.
   --frameworks=a,b    frameworks to run (default: all)   ${FRAMEWORKS.map((f) => f.id).join(', ')}
   --scenarios=a,b     scenarios to run (default: all)    ${SCENARIOS.map((s) => s.id).join(', ')}
   --duration=S        whole seconds per measured round (default 3)
-  --rounds=N          measured rounds per framework and scenario (default 3; the median is reported)
+  --rounds=N          measured rounds per framework and scenario (default 3)
+  --stat=S            best | median: which round is reported (default best: noise only lowers a round)
   --warmup=S          whole seconds of warm-up load before the rounds (default 2)
   --connections=N     concurrent connections (default 100)
   --loader=L          auto | wrk | autocannon (default auto: wrk, else autocannon with a warning)
@@ -53,6 +54,7 @@ export function parseOptions(argv) {
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string', default: '100' },
       loader: { type: 'string', default: 'auto' },
+      stat: { type: 'string', default: 'best' },
       'server-cpu': { type: 'string', default: '0' },
       'loader-cpu': { type: 'string', default: '1' },
       'no-pin': { type: 'boolean', default: false },
@@ -62,6 +64,7 @@ export function parseOptions(argv) {
     },
   });
   if (!['auto', 'wrk', 'autocannon'].includes(values.loader)) throw new Error(`--loader must be auto, wrk or autocannon`);
+  if (!['best', 'median'].includes(values.stat)) throw new Error('--stat must be best or median');
   const pin = !values['no-pin'];
   return {
     help: values.help,
@@ -72,6 +75,7 @@ export function parseOptions(argv) {
     warmup: positive(values.warmup, 'warmup', { integer: true }),
     connections: positive(values.connections, 'connections', { integer: true }),
     loader: values.loader,
+    stat: values.stat,
     serverCpu: pin ? cpu(values['server-cpu'], 'server-cpu') : null,
     loaderCpu: pin ? cpu(values['loader-cpu'], 'loader-cpu') : null,
     build: !values['no-build'],
