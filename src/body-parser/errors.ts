@@ -3,7 +3,34 @@
  * 1.20 and raw-body word them (SPEC.md 7.1): apps match on `type` and read the
  * extra properties, so both are part of the API.
  */
-import { createHttpError, toHttpError, type HttpError } from '../http/errors';
+import { STATUS_CODES } from 'node:http';
+import { createHttpError, type HttpError } from '../http/errors';
+
+type Thrown = Error & { status?: unknown; statusCode?: unknown; type?: string };
+
+/**
+ * What http-errors' `createError(status, thrown, props)` makes of something a
+ * parser or `verify` threw: an Error keeps its own `status` (or `statusCode`)
+ * when that is a known code, else gets `status`, and always gets an `expose`
+ * matching the final status; a thrown string becomes the message.
+ */
+function fromThrown(status: number, thrown: unknown, props?: Record<string, unknown>): HttpError {
+  if (!(thrown instanceof Error)) return createHttpError(status, typeof thrown === 'string' ? thrown : undefined, props);
+  const err = thrown as Thrown as HttpError;
+  const own = (thrown as Thrown).status || (thrown as Thrown).statusCode || status;
+  const code = typeof own === 'number' && (STATUS_CODES[own] || (own >= 400 && own < 600)) ? own : 500;
+  err.expose = code < 500;
+  err.status = code;
+  err.statusCode = code;
+  if (props) {
+    for (const key of Object.keys(props)) err[key] = props[key];
+  }
+  return err;
+}
+
+function thrownType(thrown: unknown): string | undefined {
+  return thrown !== null && typeof thrown === 'object' ? (thrown as Thrown).type : undefined;
+}
 
 /** 415 `charset.unsupported`: a charset the parser does not accept or cannot decode. */
 export function unsupportedCharset(charset: string): HttpError {
@@ -52,16 +79,16 @@ export function depthExceeded(): HttpError {
 }
 
 /** 400 (or the error's own status) `entity.parse.failed`, carrying the decoded body. */
-export function parseFailed(cause: Error & { type?: string }, body: string | Buffer): HttpError {
-  return toHttpError(400, cause, { body, type: cause.type || 'entity.parse.failed' });
+export function parseFailed(thrown: unknown, body: string | Buffer): HttpError {
+  return fromThrown(400, thrown, { body, type: thrownType(thrown) || 'entity.parse.failed' });
 }
 
 /** 403 (or the error's own status) `entity.verify.failed`, carrying the raw body. */
-export function verifyFailed(cause: Error & { type?: string }, body: Buffer): HttpError {
-  return toHttpError(403, cause, { body, type: cause.type || 'entity.verify.failed' });
+export function verifyFailed(thrown: unknown, body: Buffer): HttpError {
+  return fromThrown(403, thrown, { body, type: thrownType(thrown) || 'entity.verify.failed' });
 }
 
 /** Any other stream failure (e.g. corrupt gzip) as a 400 keeping its own fields. */
 export function streamFailed(cause: Error): HttpError {
-  return toHttpError(400, cause);
+  return fromThrown(400, cause);
 }

@@ -187,7 +187,7 @@ export function readBody(
       try {
         verify(req, res, body, encoding);
       } catch (err) {
-        next(verifyFailed(err as Error, body));
+        next(verifyFailed(err, body));
         return;
       }
     }
@@ -196,7 +196,7 @@ export function readBody(
       text = decoder ? decoder.decode(body) : body;
       req.body = parse(text);
     } catch (err) {
-      next(parseFailed(err as Error, text));
+      next(parseFailed(err, text));
       return;
     }
     next();
