@@ -25,7 +25,24 @@ export function offers(args: ArrayLike<unknown>): string[] {
   return Array.from(args as ArrayLike<string>);
 }
 
-export function acceptsTypes(headers: IncomingHttpHeaders, types: string[]): string | string[] | false {
+/**
+ * SPEC 4.4 (and Express's own documentation) lets `req.accepts('json, html')`
+ * name several types in one string. The accepts package never split them (it
+ * answers false, or the whole string without an Accept header), so a comma is
+ * the one place we follow the documented behaviour over the observed one.
+ */
+function splitTypeLists(types: string[]): string[] {
+  if (!types.some((type) => typeof type === 'string' && type.indexOf(',') !== -1)) return types;
+  const split: string[] = [];
+  for (const type of types) {
+    if (typeof type !== 'string' || type.indexOf(',') === -1) split.push(type);
+    else for (const part of type.split(',')) if (part.trim()) split.push(part.trim());
+  }
+  return split;
+}
+
+export function acceptsTypes(headers: IncomingHttpHeaders, offered: string[]): string | string[] | false {
+  const types = splitTypeLists(offered);
   const negotiator = new Negotiator({ headers });
   if (types.length === 0) return negotiator.mediaTypes();
   if (!headers.accept) return types[0];

@@ -66,3 +66,14 @@ describe('req.acceptsCharsets / Encodings / Languages', () => {
     assert.equal(r.acceptsLanguage('en'), 'en');
   });
 });
+
+describe('req.accepts with a comma-delimited list (SPEC 4.4)', () => {
+  // The documented form; express@4's accepts package does not split it (it answers false).
+  it('treats "json, html" as two offers', () => {
+    assert.equal(req({ accept: 'text/*, application/json' }).accepts('json, text'), 'json');
+    assert.equal(req({ accept: 'text/*;q=.5, application/json' }).accepts('html, json'), 'json');
+    assert.equal(req({ accept: 'text/html' }).accepts(['png', 'gif, html']), 'html');
+    assert.equal(req({}).accepts('json, html'), 'json');
+    assert.equal(req({ accept: 'image/png' }).accepts('json, html'), false);
+  });
+});
