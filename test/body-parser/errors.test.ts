@@ -239,6 +239,18 @@ describe('module shape', () => {
     for (const fn of [bodyParser.json, bodyParser.raw, bodyParser.text, bodyParser.urlencoded]) assert.equal(fn.length, 1);
   });
 
+  it('json/raw/text/urlencoded are plain enumerable members (so the ESM wrapper re-exports them) and the module itself is a function', () => {
+    assert.equal(typeof bodyParser, 'function');
+    for (const name of ['json', 'raw', 'text', 'urlencoded']) {
+      assert.ok(Object.keys(bodyParser).includes(name), name);
+      assert.equal(Object.getOwnPropertyDescriptor(bodyParser, name)?.enumerable, true);
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const theirs = require('body-parser');
+    for (const name of ['json', 'raw', 'text', 'urlencoded'] as const) assert.equal(bodyParser[name].length, theirs[name].length, name);
+    assert.equal(bodyParser.length, theirs.length);
+  });
+
   it('the deprecated combined bodyParser() parses json and urlencoded', async () => {
     current = bodyParser() as typeof current;
     assert.deepEqual(await send({ 'Content-Type': 'application/json' }, '{"j":1}'), json(200, { body: { j: 1 }, proto: null }));
