@@ -98,7 +98,7 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
   });
 
   it('wide sweep: json bodies, content types and charsets', async () => {
-    const bodies = ['{}', '[]', ' {"a":1} ', '{"a":1}x', '\t\n[1]', '{"a":"\\u0000"}', 'true', '1e5', '{"a":1,}', '{"a" 1}', '[', '\ufeff[]', '{"deep":' + '['.repeat(50) + ']'.repeat(50) + '}'];
+    const bodies = ['{}', '[]', ' {"a":1} ', '{"a":1}x', '\t\n[1]', '{"a":"\\u0000"}', 'true', '1e5', '{"a":1,}', '{"a" 1}', '[', '\ufeff[]', '   ', '\n', 'x', '#', 'undefined', '{"deep":' + '['.repeat(50) + ']'.repeat(50) + '}'];
     const types = ['application/json', 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'APPLICATION/JSON', 'application/json; charset="utf-8"', 'application/json; charset=', 'application/json; foo=bar', 'application/json;', 'application/x-json', 'application/csp-report', 'application/json; charset=utf-32'];
     const requests: RequestSpec[] = [];
     for (const body of bodies) requests.push(post('application/json', body));
