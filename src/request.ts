@@ -10,7 +10,7 @@ import proxyAddr = require('proxy-addr');
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
 import { acceptsOther, acceptsTypes, offers } from './http/negotiation';
-import { parseUrl } from './http/parse-url';
+import { parseOriginalUrl, parseUrl } from './http/parse-url';
 import { parseRange, type RangeOptions } from './http/range-parser';
 import { typeIs } from './http/type-is';
 
@@ -198,10 +198,9 @@ Object.defineProperty(request, 'query', {
     if (kQuery in this) return this[kQuery];
     const parse = this[kQueryParser];
     if (!parse) return undefined;
-    const url = this.originalUrl ?? this.url ?? '';
-    const start = url.indexOf('?');
-    const end = url.indexOf('#', start);
-    const queryString = start === -1 ? undefined : url.slice(start + 1, end === -1 ? undefined : end);
+    // The query of the URL the request entered the app with, split exactly as
+    // parseurl does for Express: null when there is none (a '#' before '?' included).
+    const queryString = parseOriginalUrl(this)?.query ?? null;
     const value = parse(queryString as string);
     this[kQuery] = value;
     return value;

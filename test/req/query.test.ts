@@ -29,10 +29,15 @@ describe('req.query', () => {
     assert.deepEqual(calls, ['a=1&b=2']);
   });
 
-  it('passes undefined when there is no query string, and is undefined without a parser', () => {
-    const req = fakeRequest({ url: '/p' });
-    req[kQueryParser] = (s: string) => ({ raw: s === undefined ? 'undefined' : s });
-    assert.deepEqual(req.query, { raw: 'undefined' });
+  it('passes null when there is no query string (as parseurl), and is undefined without a parser', () => {
+    for (const url of ['/p', '/p#x?y']) {
+      const req = fakeRequest({ url });
+      req[kQueryParser] = (s: string) => ({ raw: s });
+      assert.deepEqual(req.query, { raw: null });
+    }
+    const empty = fakeRequest({ url: '/p?' });
+    empty[kQueryParser] = (s: string) => ({ raw: s });
+    assert.deepEqual(empty.query, { raw: '' });
     assert.equal(fakeRequest({ url: '/p?a=1' }).query, undefined);
   });
 
