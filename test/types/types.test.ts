@@ -1,0 +1,72 @@
+/**
+ * The published types (dist/cjs/**\/*.d.ts) type-check typed Express 4 code:
+ * the fixtures in test/types/fixtures/ are compiled by TypeScript 5.9 and 7.x
+ * in scratch projects whose node_modules/webapp links to this package, once as
+ * a CommonJS project and once as an ESM (module nodenext) project, with
+ * skipLibCheck off so webapp's own declarations are checked too.
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const root = resolve(__dirname, '../..');
+const fixtures = join(__dirname, 'fixtures');
+const compilers = {
+  'TypeScript 5.9': join(root, 'node_modules/typescript/bin/tsc'),
+  'TypeScript 7': join(root, 'node_modules/typescript7/bin/tsc'),
+};
+let scratch: string;
+
+const strict = { strict: true, skipLibCheck: false, noEmit: true, types: ['node'], lib: ['ES2022'], target: 'ES2022' };
+
+/** A project that sees webapp (and @types/node) the way an installed package is seen. */
+function project(name: string, packageType: 'commonjs' | 'module', compilerOptions: object, files: string[]): string {
+  const dir = join(scratch, name);
+  mkdirSync(join(dir, 'node_modules/@types'), { recursive: true });
+  symlinkSync(root, join(dir, 'node_modules/webapp'), 'dir');
+  symlinkSync(join(root, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: packageType }));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, ...compilerOptions }, files }));
+  for (const file of files) copyFileSync(join(fixtures, file), join(dir, file));
+  return dir;
+}
+
+/** Runs tsc and resolves with its output; a failing compile is reported, not thrown. */
+function typeCheck(compiler: string, dir: string): Promise<{ code: number; output: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [compiler, '-p', join(dir, 'tsconfig.json')], { cwd: dir, timeout: 50_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      done({ code, output: String(stdout) + String(stderr) });
+    });
+  });
+}
+
+let projects: Record<string, string>;
+
+before(() => {
+  if (!existsSync(join(root, 'dist/cjs/index.d.ts'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  scratch = mkdtempSync(join(tmpdir(), 'webapp-types-'));
+  const cjsFiles = ['app.ts', 'negative.ts', 'merging.ts'];
+  projects = {
+    'CommonJS project (nodenext)': project('cjs', 'commonjs', { module: 'nodenext', moduleResolution: 'nodenext', esModuleInterop: true }, cjsFiles),
+    'ESM project (nodenext)': project('esm', 'module', { module: 'nodenext', moduleResolution: 'nodenext' }, ['app.ts', 'negative.ts']),
+  };
+});
+
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('published types', () => {
+  for (const [compilerName, compiler] of Object.entries(compilers)) {
+    for (const projectName of ['CommonJS project (nodenext)', 'ESM project (nodenext)']) {
+      it(`${compilerName}: the fixtures compile with zero errors in a ${projectName}`, async (t) => {
+        if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
+        const { code, output } = await typeCheck(compiler, projects[projectName]);
+        assert.equal(output.trim(), '', output);
+        assert.equal(code, 0);
+      });
+    }
+  }
+});
