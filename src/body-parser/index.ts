@@ -17,7 +17,8 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unkno
 /** Deprecated: json() then urlencoded() with the same options (their own `type`s). */
 function bodyParser(options?: bodyParser.OptionsJson & bodyParser.OptionsUrlencoded): Middleware {
   deprecate('bodyParser: use individual json/urlencoded middlewares', 'body-parser');
-  const opts = Object.create(options || null, { type: { configurable: true, enumerable: true, value: undefined, writable: true } });
+  // Each parser keeps its own default media type: a `type` given here is ignored.
+  const opts = { ...options, type: undefined };
   const parseUrlencoded = urlencodedParser(opts);
   const parseJson = jsonParser(opts);
   return function bodyParser(req, res, next) {
