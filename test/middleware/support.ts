@@ -4,10 +4,51 @@
  * Connect 2.30 (what Express 3.21 bundles) and on webapp's middleware.
  */
 import assert from 'node:assert/strict';
-import type http from 'node:http';
-import { rawRequest, withServer, type RawResponse, type RequestSpec } from '../support/differential';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
-export { rawRequest, withServer, type RawResponse, type RequestSpec };
+export interface RequestSpec {
+  method?: string;
+  path: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+// Kept apart from test/support/differential.ts, which loads the whole framework:
+// these tests exercise the middleware alone.
+export async function withServer<T>(listener: http.RequestListener, fn: (port: number) => Promise<T>): Promise<T> {
+  const server = http.createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await fn((server.address() as AddressInfo).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** One raw request; the body is read as latin1 so bytes survive (compressed bodies too). */
+export function rawRequest(port: number, spec: RequestSpec): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('latin1') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(spec.body);
+  });
+}
 
 type Next = (err?: unknown) => void;
 export type Handler =

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { logger } from '../../src/middleware/logger';
+import { basic, connectApp, chain, rawRequest, withServer, type Handler, type RequestSpec } from './support';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const connect = require('connect');
+
+/** A stream that collects lines, resolving once `count` lines arrived. */
+function collector() {
+  const lines: string[] = [];
+  let waiters: Array<() => void> = [];
+  return {
+    lines,
+    write(line: string) {
+      lines.push(line);
+      for (const wake of waiters) wake();
+      waiters = [];
+    },
+    async wait(count: number) {
+      while (lines.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+const reply: Handler = (req, res) => {
+  if (req.url.startsWith('/missing')) res.statusCode = 404;
+  if (req.url === '/boom') res.statusCode = 500;
+  if (req.url === '/moved') res.statusCode = 302;
+  res.setHeader('Content-Type', 'text/plain');
+  res.end('hello');
+};
+
+const requests: RequestSpec[] = [
+  { path: '/' },
+  { path: '/missing?x=1', headers: { referer: 'http://example.test/', 'user-agent': 'agent/1.0' } },
+  { path: '/boom', method: 'POST', headers: { authorization: basic('tobi', 'secret'), 'x-multi': 'a' } },
+  { path: '/moved', headers: { authorization: 'Basic !!!', referrer: 'http://other.test/' } },
+];
+
+/** Clock-dependent fields: dates and durations. */
+function normalize(line: string): string {
+  return line
+    .replace(/\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]/g, '[DATE]')
+    .replace(/\d+\.\d{3}/g, 'N.NNN')
+    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, 'ISO')
+    .replace(/\w{3}, \d{2} \w{3} \d{4} [\d:]+ GMT/g, 'WEB');
+}
+
+async function compare(make: (lib: any, stream: ReturnType<typeof collector>) => Handler, expectedLines = requests.length): Promise<string[]> {
+  const theirs = collector();
+  const ours = collector();
+  await withServer(connectApp([make(connect.logger, theirs), reply]), async (port) => {
+    for (const spec of requests) await rawRequest(port, spec);
+    await theirs.wait(expectedLines);
+  });
+  await withServer(chain([make(logger, ours), reply]), async (port) => {
+    for (const spec of requests) await rawRequest(port, spec);
+    await ours.wait(expectedLines);
+  });
+  assert.deepEqual(ours.lines.map(normalize), theirs.lines.map(normalize));
+  return ours.lines;
+}
+
+describe('logger', () => {
+  for (const format of ['default', 'combined', 'common', 'short', 'tiny', 'dev']) {
+    it(`format ${format} matches Connect 2.30`, async () => {
+      const lines = await compare((lib, stream) => lib({ format, stream }));
+      assert.equal(lines.length, requests.length);
+    });
+  }
+
+  it('custom format strings, request/response headers and dates', async () => {
+    const fmt = ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :http-version :remote-user "quoted"';
+    await compare((lib, stream) => lib({ format: fmt, stream }));
+  });
+
+  it('custom tokens and named formats', async () => {
+    connect.logger.token('flavour', (req: any) => req.headers['user-agent'] ? 'agent' : 'none');
+    logger.token('flavour', (req) => (req.headers['user-agent'] ? 'agent' : 'none'));
+    connect.logger.format('mine', ':flavour :status');
+    logger.format('mine', ':flavour :status');
+    const lines = await compare((lib, stream) => lib({ format: 'mine', stream }));
+    assert.deepEqual(lines.map((l) => l.split(' ')[1]), ['200\n', '404\n', '500\n', '302\n']);
+  });
+
+  it('a format function, and a line of null skips', async () => {
+    const fn = (tokens: any, req: any, res: any) => (req.url === '/' ? null : tokens.method(req, res) + '!' + tokens.url(req, res));
+    const lines = await compare((lib, stream) => lib({ format: fn, stream }), 3);
+    assert.equal(lines.length, 3);
+  });
+
+  it('immediate logs on arrival without status', async () => {
+    const lines = await compare((lib, stream) => lib({ format: 'tiny', immediate: true, stream }));
+    assert.equal(lines[0], 'GET / - - - - ms\n');
+  });
+
+  it('an unknown token logs - (3.x threw while logging)', async () => {
+    const sink = collector();
+    await withServer(chain([logger({ format: ':nope-token :status', stream: sink }), reply]), async (port) => {
+      await rawRequest(port, { path: '/' });
+      await sink.wait(1);
+    });
+    assert.deepEqual(sink.lines, ['- 200\n']);
+  });
+
+  it('skip', async () => {
+    const sink = collector();
+    const mw = logger({ format: 'tiny', stream: sink, skip: (_req, res) => res.statusCode < 400 });
+    await withServer(chain([mw, reply]), async (port) => {
+      for (const spec of requests) await rawRequest(port, spec);
+      await sink.wait(2);
+    });
+    assert.deepEqual(sink.lines.map(normalize), ['GET /missing?x=1 404 - - N.NNN ms\n', 'POST /boom 500 - - N.NNN ms\n']);
+  });
+
+  it('compile turns a format string into a line', () => {
+    const line = logger.compile(':method ":url" \\ :missing-token')(
+      { method: (req: any) => req.method, url: (req: any) => req.url } as any,
+      { method: 'GET', url: '/x' } as any,
+      {} as any,
+    );
+    assert.equal(line, 'GET "/x" \\ -');
+    assert.throws(() => logger.compile(42 as any), /argument format must be a string/);
+  });
+});
