@@ -6,7 +6,7 @@
  * is the single seam through which webapp parses extended query strings.
  *
  * The parse runs in three steps, as qs's does, because the order is observable:
- * 1. split on `&`, decode, and group values by their whole raw key (`a[]=1&a[]=2`
+ * 1. split on `&`, decode, and group values by their whole decoded key (`a[]=1&a[]=2`
  *    combine here, before any nesting);
  * 2. build a one-key object per distinct key and merge it into the result, keys
  *    in property order (integer-like keys first);
