@@ -1,0 +1,13 @@
+/**
+ * `webapp/middleware`: the connect-style middleware Express 3 bundled, by their
+ * 3.x names, usable one by one in 4.x apps and as `webapp/v3`'s members.
+ */
+export { basicAuth } from './basic-auth';
+export { cookieParser } from './cookie-parser';
+export { logger } from './logger';
+export { methodOverride } from './method-override';
+export { query } from './query';
+export { responseTime } from './response-time';
+export { timeout } from './timeout';
+export { vhost } from './vhost';
+export type { Middleware, NextFunction } from './types';
