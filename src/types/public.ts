@@ -113,6 +113,16 @@ export type RequestHandlerParams<
   | ErrorRequestHandler<P, ResBody, ReqBody, ReqQuery, LocalsObj>
   | Array<RequestHandler<P> | ErrorRequestHandler<P>>;
 
+/**
+ * Middleware typed against Express's own typings (@types/express: passport,
+ * express-session, multer...). Those types are Express's, not webapp's, and the
+ * two are not structurally assignable (each side's `app`/`res` refer to its own
+ * types), so such middleware is accepted through a last overload whose request
+ * and response are `any`, as @types/express leaves them open where it must.
+ */
+export type ForeignRequestHandler = (req: any, res: any, next: NextFunction) => unknown;
+type ForeignHandlers = Array<ForeignRequestHandler | ForeignRequestHandler[]>;
+
 export type RequestParamHandler = (req: Request, res: Response, next: NextFunction, value: any, name: string) => any;
 
 export type ApplicationRequestHandler<T> = IRouterHandler<T> &
@@ -153,6 +163,7 @@ export interface IRouterMatcher<T, Method extends string = any> {
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
   (path: PathParams, subApplication: Application): T;
+  (path: PathParams, ...handlers: ForeignHandlers): T;
 }
 
 export interface IRouterHandler<T, Route extends string = string> {
@@ -176,6 +187,7 @@ export interface IRouterHandler<T, Route extends string = string> {
   >(
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
+  (...handlers: ForeignHandlers): T;
 }
 
 /** What `router.stack` holds: the fields ecosystem code reads. */

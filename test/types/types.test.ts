@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 const root = resolve(__dirname, '../..');
@@ -23,11 +23,14 @@ let scratch: string;
 const strict = { strict: true, skipLibCheck: false, noEmit: true, types: ['node'], lib: ['ES2022'], target: 'ES2022' };
 
 /** A project that sees webapp (and @types/node) the way an installed package is seen. */
-function project(name: string, packageType: 'commonjs' | 'module', compilerOptions: object, files: string[]): string {
+function project(name: string, packageType: 'commonjs' | 'module', compilerOptions: object, files: string[], links: string[]): string {
   const dir = join(scratch, name);
-  mkdirSync(join(dir, 'node_modules/@types'), { recursive: true });
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(root, join(dir, 'node_modules/webapp'), 'dir');
-  symlinkSync(join(root, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir');
+  for (const link of links) {
+    mkdirSync(dirname(join(dir, 'node_modules', link)), { recursive: true });
+    symlinkSync(join(root, 'node_modules', link), join(dir, 'node_modules', link), 'dir');
+  }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: packageType }));
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, ...compilerOptions }, files }));
   for (const file of files) copyFileSync(join(fixtures, file), join(dir, file));
@@ -49,10 +52,18 @@ let projects: Record<string, string>;
 before(() => {
   if (!existsSync(join(root, 'dist/cjs/index.d.ts'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   scratch = mkdtempSync(join(tmpdir(), 'webapp-types-'));
-  const cjsFiles = ['app.ts', 'negative.ts', 'merging.ts'];
+  // The CommonJS project also sees middleware typed against @types/express; the ESM
+  // project sees only @types/node, proving webapp's types stand alone.
+  const ecosystem = ['cors', 'morgan', 'cookie-parser', 'express-session', 'passport', 'multer'];
   projects = {
-    'CommonJS project (nodenext)': project('cjs', 'commonjs', { module: 'nodenext', moduleResolution: 'nodenext', esModuleInterop: true }, cjsFiles),
-    'ESM project (nodenext)': project('esm', 'module', { module: 'nodenext', moduleResolution: 'nodenext' }, ['app.ts', 'negative.ts']),
+    'CommonJS project (nodenext)': project(
+      'cjs',
+      'commonjs',
+      { module: 'nodenext', moduleResolution: 'nodenext', esModuleInterop: true },
+      ['app.ts', 'negative.ts', 'merging.ts', 'ecosystem.ts'],
+      ['@types', ...ecosystem],
+    ),
+    'ESM project (nodenext)': project('esm', 'module', { module: 'nodenext', moduleResolution: 'nodenext' }, ['app.ts', 'negative.ts'], ['@types/node']),
   };
 });
 
