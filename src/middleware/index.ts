@@ -11,3 +11,4 @@ export { responseTime } from './response-time';
 export { timeout } from './timeout';
 export { vhost } from './vhost';
 export type { Middleware, NextFunction } from './types';
+export { cookieSession } from './cookie-session';
