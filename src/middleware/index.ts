@@ -12,3 +12,4 @@ export { timeout } from './timeout';
 export { vhost } from './vhost';
 export type { Middleware, NextFunction } from './types';
 export { cookieSession } from './cookie-session';
+export { compress } from './compress';

@@ -1,0 +1,128 @@
+/**
+ * `compress([options])`: gzip or deflate responses the client accepts (gzip
+ * preferred), for compressible Content-Types (`filter`, default by the MIME
+ * database) of at least `threshold` bytes (default 1kb) when the length is
+ * known. Adds `Vary: Accept-Encoding`; leaves HEAD, 204/304, and already
+ * encoded responses alone. Other options go to zlib. `res.flush()` flushes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import zlib from 'node:zlib';
+import { parseBytes } from '../http/bytes';
+import { acceptsOther } from '../http/negotiation';
+import { vary } from '../http/vary';
+import { onHeaders } from './on-headers';
+import type { Middleware } from './types';
+
+// mime-db is the database mime-types (a runtime dependency) is built on; its
+// `compressible` flags are what Connect's compressible check reads.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const mimeDb: Record<string, { compressible?: boolean }> = require('mime-db');
+
+export interface CompressOptions extends zlib.ZlibOptions {
+  threshold?: number | string;
+  filter?: (req: IncomingMessage, res: ServerResponse) => boolean;
+}
+
+const COMPRESSIBLE_TYPE = /^text\/|\+(?:json|text|xml)$/i;
+
+/** The default filter: the Content-Type is compressible by the MIME database or by its shape. */
+export function filter(_req: IncomingMessage, res: ServerResponse): boolean {
+  const type = res.getHeader('Content-Type');
+  if (typeof type !== 'string' || !type) return false;
+  const mime = (/^\s*([^;\s]*)(?:;|\s|$)/.exec(type)?.[1] ?? '').toLowerCase();
+  const known = mimeDb[mime];
+  if (known && known.compressible !== undefined) return known.compressible;
+  return COMPRESSIBLE_TYPE.test(mime);
+}
+
+function byteLength(chunk: unknown, encoding?: BufferEncoding): number {
+  if (!chunk) return 0;
+  return Buffer.isBuffer(chunk) ? chunk.length : Buffer.byteLength(String(chunk), encoding);
+}
+
+function toBuffer(chunk: unknown, encoding?: BufferEncoding): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, encoding);
+}
+
+type Listener = (...args: unknown[]) => void;
+type AnyFn = (...args: unknown[]) => unknown;
+
+export function compress(options: CompressOptions = {}): Middleware {
+  const shouldCompress = options.filter || filter;
+  const parsed = parseBytes(options.threshold);
+  const threshold = parsed == null ? 1024 : parsed;
+
+  return function compress(req, res, next) {
+    const write = res.write as AnyFn;
+    const end = res.end as AnyFn;
+    const on = res.on as AnyFn;
+    let ended = false;
+    let length: number | undefined;
+    let drainListeners: Listener[] | null = [];
+    let stream: zlib.Gzip | zlib.Deflate | undefined;
+
+    (res as ServerResponse & { flush?: () => void }).flush = () => stream?.flush();
+
+    res.write = function compressWrite(this: ServerResponse, chunk: unknown, encoding?: unknown) {
+      if (ended) return false;
+      if (!this.headersSent) this.writeHead(this.statusCode);
+      const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
+      return stream ? stream.write(toBuffer(chunk, enc)) : (write.call(this, chunk, encoding) as boolean);
+    } as ServerResponse['write'];
+
+    res.end = function compressEnd(this: ServerResponse, chunk?: unknown, encoding?: unknown) {
+      if (ended) return this;
+      if (typeof chunk === 'function') chunk = undefined;
+      const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
+      if (!this.headersSent) {
+        if (!this.getHeader('Content-Length')) length = byteLength(chunk, enc);
+        this.writeHead(this.statusCode);
+      }
+      if (!stream) return end.call(this, chunk, encoding) as ServerResponse;
+      ended = true;
+      if (chunk) stream.end(toBuffer(chunk, enc));
+      else stream.end();
+      return this;
+    } as ServerResponse['end'];
+
+    // Back-pressure: `drain` listeners follow the compressor once there is one.
+    res.on = function compressOn(this: ServerResponse, type: string | symbol, listener: Listener) {
+      if (!drainListeners || type !== 'drain') return on.call(this, type, listener);
+      if (stream) return stream.on(type, listener);
+      drainListeners.push(listener);
+      return this;
+    } as ServerResponse['on'];
+
+    const passThrough = () => {
+      for (const listener of drainListeners ?? []) on.call(res, 'drain', listener);
+      drainListeners = null;
+    };
+
+    onHeaders(res, () => {
+      if (!shouldCompress(req, res)) return passThrough();
+      vary(res, 'Accept-Encoding');
+      if (Number(res.getHeader('Content-Length')) < threshold || (length !== undefined && length < threshold)) return passThrough();
+      if ((res.getHeader('Content-Encoding') || 'identity') !== 'identity') return passThrough();
+      // Responses that carry no body are never encoded (3.x relied on their length alone).
+      if (req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304) return passThrough();
+
+      let method = acceptsOther(req.headers, 'encodings', ['gzip', 'deflate', 'identity']);
+      if (method === 'deflate' && acceptsOther(req.headers, 'encodings', ['gzip'])) {
+        method = acceptsOther(req.headers, 'encodings', ['gzip', 'identity']);
+      }
+      if (!method || method === 'identity') return passThrough();
+
+      const compressor = method === 'gzip' ? zlib.createGzip(options) : zlib.createDeflate(options);
+      stream = compressor;
+      for (const listener of drainListeners ?? []) compressor.on('drain', listener);
+      res.setHeader('Content-Encoding', method as string);
+      res.removeHeader('Content-Length');
+      compressor.on('data', (chunk: Buffer) => {
+        if (write.call(res, chunk) === false) compressor.pause();
+      });
+      compressor.on('end', () => end.call(res));
+      on.call(res, 'drain', () => compressor.resume());
+    });
+    next();
+  };
+}

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import zlib from 'node:zlib';
+import { compress } from '../../src/middleware/compress';
+import { assertSameAsConnect, requestAll, type Handler } from './support';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const connect = require('connect');
+
+const big = 'hello world '.repeat(200);
+
+const app: Handler = (req, res) => {
+  const url = req.url as string;
+  if (url === '/small') res.setHeader('Content-Type', 'text/plain');
+  else if (url === '/image') res.setHeader('Content-Type', 'image/png');
+  else if (url === '/json') res.setHeader('Content-Type', 'application/json');
+  else if (url === '/encoded') {
+    res.setHeader('Content-Type', 'text/plain');
+    res.setHeader('Content-Encoding', 'x-custom');
+  } else if (url === '/length') {
+    res.setHeader('Content-Type', 'text/plain');
+    res.setHeader('Content-Length', String(Buffer.byteLength(big)));
+  } else if (url === '/streamed') {
+    res.setHeader('Content-Type', 'text/html');
+    res.write(big.slice(0, 100));
+    res.write(Buffer.from(big.slice(100)));
+    return res.end();
+  } else if (url !== '/untyped') res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.end(url === '/small' ? 'tiny' : big);
+};
+
+const paths = ['/', '/small', '/image', '/json', '/encoded', '/length', '/streamed', '/untyped'];
+const encodings = [undefined, 'gzip', 'deflate', 'gzip, deflate', 'deflate, gzip;q=0.5', 'identity', 'br', '*', 'gzip;q=0'];
+
+describe('compress', () => {
+  it('matches Connect 2.30 for every type, size and Accept-Encoding', async () => {
+    const requests = paths.flatMap((path) =>
+      encodings.map((encoding) => ({ path, headers: encoding ? { 'accept-encoding': encoding } : {} })),
+    );
+    await assertSameAsConnect([connect.compress(), app], [compress(), app], requests);
+  });
+
+  it('threshold, filter and HEAD match Connect 2.30', async () => {
+    const requests = [
+      { path: '/small', headers: { 'accept-encoding': 'gzip' } },
+      { path: '/', headers: { 'accept-encoding': 'gzip' } },
+      { path: '/', method: 'HEAD', headers: { 'accept-encoding': 'gzip' } },
+    ];
+    await assertSameAsConnect([connect.compress({ threshold: 0 }), app], [compress({ threshold: 0 }), app], requests);
+    await assertSameAsConnect([connect.compress({ threshold: '10kb' }), app], [compress({ threshold: '10kb' }), app], requests);
+    const never = () => false;
+    await assertSameAsConnect([connect.compress({ filter: never }), app], [compress({ filter: never }), app], requests);
+  });
+
+  it('the body inflates back and 204/304 are untouched', async () => {
+    const [res] = await assertSameAsConnect([connect.compress(), app], [compress(), app], [{ path: '/', headers: { 'accept-encoding': 'gzip' } }]);
+    assert.equal(res.headers['content-encoding'], 'gzip');
+    assert.equal(res.headers.vary, 'Accept-Encoding');
+    assert.equal(zlib.gunzipSync(Buffer.from(res.body, 'latin1')).toString(), big);
+    const empty: Handler = (req, res) => {
+      res.statusCode = req.url === '/204' ? 204 : 304;
+      res.setHeader('Content-Type', 'text/html');
+      res.end();
+    };
+    // 3.x with threshold 0 labelled these bodiless answers Content-Encoding: gzip.
+    const answers = await requestAll([compress({ threshold: 0 }), empty], [
+      { path: '/204', headers: { 'accept-encoding': 'gzip' } },
+      { path: '/304', headers: { 'accept-encoding': 'gzip' } },
+    ]);
+    for (const answer of answers) {
+      assert.equal(answer.headers['content-encoding'], undefined);
+      assert.equal(answer.body, '');
+    }
+  });
+});
