@@ -13,3 +13,5 @@ export { vhost } from './vhost';
 export type { Middleware, NextFunction } from './types';
 export { cookieSession } from './cookie-session';
 export { compress } from './compress';
+export { limit } from './limit';
+export { serveStatic as static } from '../static';

@@ -1,0 +1,36 @@
+/**
+ * `limit(bytes)`: rejects bodies larger than `bytes` (a number or a size such
+ * as `"1mb"`): 413 at once when Content-Length says so, otherwise the request
+ * is destroyed as soon as more than `bytes` have been read. Runs once per request.
+ */
+import { parseBytes } from '../http/bytes';
+import { createHttpError } from '../http/errors';
+import type { Middleware } from './types';
+
+export function limit(bytes: number | string): Middleware {
+  const max = typeof bytes === 'string' ? parseBytes(bytes) : bytes;
+  if (typeof max !== 'number') throw new Error('limit() bytes required');
+
+  return function limit(req, _res, next) {
+    const marked = req as typeof req & { _limit?: boolean };
+    if (marked._limit) return next();
+    marked._limit = true;
+    const declared = req.headers['content-length'] ? parseInt(req.headers['content-length'], 10) : null;
+    if (declared && declared > max) return next(createHttpError(413));
+
+    // Count only once someone reads: listening earlier would start the flow.
+    let received = 0;
+    const watch = (event: string | symbol) => {
+      if (event !== 'data') return;
+      req.removeListener('newListener', watch);
+      process.nextTick(() => {
+        req.on('data', (chunk: Buffer | string) => {
+          received += Buffer.isBuffer(chunk) ? chunk.length : Buffer.byteLength(chunk);
+          if (received > max) req.destroy();
+        });
+      });
+    };
+    req.on('newListener', watch);
+    next();
+  };
+}
