@@ -31,7 +31,9 @@ Object.assign(
 
 /** Express 4 keeps the 3.x `res.sendfile` only as a deprecated alias of the file sender. */
 const sendfile3 = fileMethods.sendfile;
-response.sendfile = function sendfile(this: unknown, ...args: Parameters<typeof sendfile3>) {
+type SendfileArgs = Parameters<typeof sendfile3>;
+response.sendfile = function sendfile(this: unknown, path: SendfileArgs[0], options?: SendfileArgs[1], callback?: SendfileArgs[2]) {
   deprecate('res.sendfile: Use res.sendFile instead');
-  return sendfile3.apply(this as never, args);
+  // Passed on as received: the 3.x sender tells `(path, fn)` from `(path, options, fn)` by argument count and type.
+  return sendfile3.apply(this as never, Array.prototype.slice.call(arguments) as SendfileArgs);
 };
