@@ -26,7 +26,7 @@ if (filters.length === 0 || filters.some((f) => 'test/package'.includes(f) || f.
   const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=60000', ...files], {
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test' },
