@@ -15,3 +15,4 @@ export { cookieSession } from './cookie-session';
 export { compress } from './compress';
 export { limit } from './limit';
 export { serveStatic as static } from '../static';
+export { favicon } from './favicon';
