@@ -14,5 +14,10 @@ export type { Middleware, NextFunction } from './types';
 export { cookieSession } from './cookie-session';
 export { compress } from './compress';
 export { limit } from './limit';
-export { serveStatic as static } from '../static';
+import { serveStatic } from '../static';
+// `static` is a reserved word: `export { x as static }` breaks some CommonJS
+// transpilers (esbuild writes it as a bare identifier), so it is attached here.
+Object.defineProperty(exports, 'static', { enumerable: true, value: serveStatic });
 export { favicon } from './favicon';
+export { json } from './json';
+export { urlencoded } from './urlencoded';

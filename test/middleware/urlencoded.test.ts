@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { urlencoded } from '../../src/middleware/urlencoded';
+import { assertSameAsConnect, echo, requestAll } from './support';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const connect = require('connect');
+
+const show = echo((req) => req.body ?? null);
+const post = (body: string, type = 'application/x-www-form-urlencoded') => ({ method: 'POST', path: '/', headers: { 'content-type': type }, body });
+
+describe('urlencoded (3.x)', () => {
+  it('extended parsing by default, like Connect 2.30', async () => {
+    await assertSameAsConnect([connect.urlencoded(), show], [urlencoded(), show], [
+      post('a=1&b=2'),
+      post('user[name]=tj&user[tags][]=a&user[tags][]=b'),
+      post('a=%20x+y'),
+      post('a=1', 'text/plain'),
+      { path: '/' },
+    ]);
+  });
+
+  it('extended: false gives flat values', async () => {
+    await assertSameAsConnect([connect.urlencoded({ extended: false }), show], [urlencoded({ extended: false }), show], [
+      post('user[name]=tj&a=1&a=2'),
+    ]);
+  });
+
+  it('413 over the limit', async () => {
+    const [over] = await requestAll([urlencoded({ limit: 10 }), show], [post('a=' + 'x'.repeat(20))]);
+    assert.equal(over.status, 413);
+  });
+});
