@@ -17,7 +17,8 @@ export { limit } from './limit';
 import { serveStatic } from '../static';
 // `static` is a reserved word: `export { x as static }` breaks some CommonJS
 // transpilers (esbuild writes it as a bare identifier), so it is attached here.
-Object.defineProperty(exports, 'static', { enumerable: true, value: serveStatic });
+Object.defineProperty(module.exports, 'static', { enumerable: true, value: serveStatic });
 export { favicon } from './favicon';
 export { json } from './json';
 export { urlencoded } from './urlencoded';
+export { errorHandler } from './error-handler';

@@ -1,0 +1,86 @@
+/**
+ * `errorHandler([options])`: the development error page (errorhandler 1.4).
+ * Status from `err.status`/`err.statusCode` (500 below 400), then by Accept:
+ * an HTML page with the escaped stack, `{ error: { message, stack, ...props } }`
+ * JSON, or the stack as text; `X-Content-Type-Options: nosniff` always. Headers
+ * already sent: the socket is closed. `log` (default: unless NODE_ENV is `test`)
+ * is `true` for console.error or a function `(err, str, req, res)`.
+ * The page is written here (3.x read a template and stylesheet from disk).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { inspect } from 'node:util';
+import { escapeHtml } from '../http/escape-html';
+import { acceptsTypes } from '../http/negotiation';
+
+export type ErrorLogger = (err: unknown, str: string, req: IncomingMessage, res: ServerResponse) => void;
+export interface ErrorHandlerOptions {
+  log?: boolean | ErrorLogger;
+}
+type ErrorMiddleware = (err: any, req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+function stringify(value: any): string {
+  if (value && value.stack) return String(value.stack);
+  const str = String(value);
+  return str === Object.prototype.toString.call(value) ? inspect(value) : str;
+}
+
+function escapeBlock(str: string): string {
+  return escapeHtml(str).replace(/ {2}/g, ' &nbsp;').replace(/\n/g, '<br>');
+}
+
+function page(title: string, status: number, heading: string, stack: string[]): string {
+  return (
+    '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>' + heading + '</title>\n' +
+    '<style>body{padding:40px;font:13px "Helvetica Neue",Helvetica,Arial,sans-serif}' +
+    'h1{font-size:48px;font-weight:200}#stacktrace{margin-top:15px;list-style:none;padding:0}' +
+    '#stacktrace li{padding:2px 0;color:#555}</style>\n</head>\n<body>\n<div id="wrapper">\n' +
+    '<h1>' + title + '</h1>\n<h2><em>' + status + '</em> ' + heading + '</h2>\n' +
+    '<ul id="stacktrace">' + stack.map((line) => '<li>' + escapeBlock(line) + '</li>').join('') + '</ul>\n' +
+    '</div>\n</body>\n</html>\n'
+  );
+}
+
+export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware {
+  const env = process.env.NODE_ENV || 'development';
+  let log: boolean | ErrorLogger = options.log === undefined ? env !== 'test' : options.log;
+  if (typeof log !== 'function' && typeof log !== 'boolean') throw new TypeError('option log must be function or boolean');
+  if (log === true) log = (_err, str) => console.error(str);
+  const logger = log;
+
+  return function errorHandler(err, req, res, _next) {
+    if (err && err.statusCode) res.statusCode = err.statusCode;
+    if (err && err.status) res.statusCode = err.status;
+    if (res.statusCode < 400) res.statusCode = 500;
+    const str = stringify(err);
+    if (logger) setImmediate(logger, err, str, req, res);
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    const type = acceptsTypes(req.headers, ['html', 'json', 'text']);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (type === 'html') {
+      const inspected = !(err && err.stack) && String(err) === Object.prototype.toString.call(err);
+      const heading = inspected ? 'Error' : escapeBlock(str.split('\n', 1)[0] || 'Error');
+      const stack = inspected ? [str] : str.split('\n').slice(1);
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end(page(escapeHtml(pageTitle()), res.statusCode, heading, stack));
+    } else if (type === 'json') {
+      const error: Record<string, unknown> = { message: err?.message, stack: err?.stack };
+      if (err != null) for (const prop in Object(err)) error[prop] = err[prop];
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify({ error }));
+    } else {
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.end(str);
+    }
+  };
+}
+
+/** Read at request time, so `errorHandler.title = 'My app'` applies to existing handlers. */
+function pageTitle(): string {
+  return errorHandler.title;
+}
+
+/** The page title; 3.x apps see `Express`. */
+errorHandler.title = 'Express';
