@@ -12,6 +12,7 @@ import { application3, type Application3 } from './application';
 import { request3 } from './request';
 import { response3 } from './response';
 import { Route3, Router3 } from './router';
+import * as bundle from '../middleware';
 
 function createApplication(): Application3 {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
@@ -40,9 +41,33 @@ declare namespace webapp3 {
   export const Route: typeof Route3;
   export const Router: typeof Router3;
   export const createServer: () => Application3;
+  // The middleware Express 3 bundled (Connect's), as members: express.cookieParser() etc.
+  export const basicAuth: typeof bundle.basicAuth;
+  export const compress: typeof bundle.compress;
+  export const cookieParser: typeof bundle.cookieParser;
+  export const cookieSession: typeof bundle.cookieSession;
+  export const favicon: typeof bundle.favicon;
+  export const limit: typeof bundle.limit;
+  export const logger: typeof bundle.logger;
+  export const methodOverride: typeof bundle.methodOverride;
+  export const query: typeof bundle.query;
+  export const responseTime: typeof bundle.responseTime;
+  export const timeout: typeof bundle.timeout;
+  export const vhost: typeof bundle.vhost;
+  export const json: typeof bundle.json;
+  export const urlencoded: typeof bundle.urlencoded;
+  export const errorHandler: typeof bundle.errorHandler;
+  export const middleware: typeof bundle;
+}
+
+// Every middleware of the bundle, including those added after these lines were written.
+for (const [name, value] of Object.entries(bundle)) {
+  if (name === 'default') continue;
+  Object.defineProperty(webapp3, name, { configurable: true, enumerable: true, writable: true, value });
 }
 
 Object.assign(webapp3, {
+  middleware: bundle,
   application: application3,
   request: request3,
   response: response3,
