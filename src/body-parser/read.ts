@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { whenRequestRead } from '../http/on-finished';
 import { decoderFor, type BodyDecoder } from './charset';
 import {
   entityTooLarge, parseFailed, requestAborted, sizeMismatch, streamEncodingSet, streamFailed, streamNotReadable,
@@ -57,21 +58,6 @@ function contentStream(req: IncomingMessage, inflate: boolean): Readable {
   return stream;
 }
 
-/** Calls back once the request has been read to its end (or its connection closed). */
-function drain(req: IncomingMessage, callback: () => void): void {
-  const socket = req.socket;
-  if (req.complete && !req.readable) return callback();
-  if (!socket || !socket.readable) return callback();
-  let called = false;
-  const once = () => {
-    if (called) return;
-    called = true;
-    callback();
-  };
-  req.on('end', once);
-  req.on('close', once);
-  req.resume();
-}
 
 /**
  * Collects the stream's bytes. Errors are raw-body's: 413 `entity.too.large`,
@@ -151,7 +137,7 @@ export function readBody(
     if (!decoder) {
       // As for every read error, answer once the body is consumed.
       const error = unsupportedCharset(encoding);
-      drain(req, () => next(error));
+      whenRequestRead(req, () => next(error));
       return;
     }
   }
@@ -173,7 +159,7 @@ export function readBody(
         stream.destroy();
       }
       // Answer only once the client has finished sending, so it reads the error.
-      drain(req, () => next(error));
+      whenRequestRead(req, () => next(error));
       return;
     }
     if (stream !== req) {

@@ -6,6 +6,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { encodeUrl } from './encode-url';
 import { escapeHtml } from './escape-html';
+import { whenRequestRead } from './on-finished';
 import { parseOriginalUrl } from './parse-url';
 
 export interface FinalHandlerOptions {
@@ -51,7 +52,7 @@ export function finalHandler(req: IncomingMessage, res: ServerResponse, options:
       req.socket?.destroy();
       return;
     }
-    sendWhenRequestRead(req, () => writeErrorPage(req, res, status, headers, message));
+    whenRequestRead(req, () => writeErrorPage(req, res, status, headers, message));
   };
 }
 
@@ -112,28 +113,4 @@ function writeErrorPage(req: IncomingMessage, res: ServerResponse, status: numbe
   res.setHeader('Content-Length', Buffer.byteLength(body, 'utf8'));
   if (req.method === 'HEAD') res.end();
   else res.end(body, 'utf8');
-}
-
-/**
- * Answers only once the request body has been read (and discarded), so a client
- * still uploading is not cut off and the keep-alive connection stays usable.
- */
-export function sendWhenRequestRead(req: IncomingMessage, send: () => void): void {
-  const socket = req.socket;
-  if ((req as IncomingMessage & { upgrade?: boolean }).upgrade || !socket || !socket.readable || (req.complete && !req.readable)) {
-    send();
-    return;
-  }
-  let sent = false;
-  const once = () => {
-    if (sent) return;
-    sent = true;
-    req.removeListener('end', once);
-    req.removeListener('close', once);
-    send();
-  };
-  req.unpipe();
-  req.on('end', once);
-  req.on('close', once);
-  req.resume();
 }

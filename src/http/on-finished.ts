@@ -92,3 +92,28 @@ function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }
   if (msg.socket) onSocket(msg.socket as Socket);
   else msg.on('socket', onSocket);
 }
+
+/**
+ * Calls `send` once the request body has been read (and discarded): an answer
+ * then does not cut off a client still uploading, and the keep-alive connection
+ * stays usable. The final handlers and the body parsers' error path use it.
+ */
+export function whenRequestRead(req: IncomingMessage, send: () => void): void {
+  const socket = req.socket;
+  if ((req as IncomingMessage & { upgrade?: boolean }).upgrade || !socket || !socket.readable || (req.complete && !req.readable)) {
+    send();
+    return;
+  }
+  let sent = false;
+  const once = () => {
+    if (sent) return;
+    sent = true;
+    req.removeListener('end', once);
+    req.removeListener('close', once);
+    send();
+  };
+  req.unpipe();
+  req.on('end', once);
+  req.on('close', once);
+  req.resume();
+}

@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { escapeHtml } from '../http/escape-html';
-import { sendWhenRequestRead } from '../http/final-handler';
+import { whenRequestRead } from '../http/on-finished';
 
 interface ErrorLike {
   status?: unknown;
@@ -46,6 +46,6 @@ export function finalHandler3(req: IncomingMessage & { originalUrl?: string }, r
       if (req.method === 'HEAD') res.end();
       else res.end(message, 'utf8');
     };
-    sendWhenRequestRead(req, write);
+    whenRequestRead(req, write);
   };
 }
