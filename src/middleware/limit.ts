@@ -4,10 +4,12 @@
  * is destroyed as soon as more than `bytes` have been read. Runs once per request.
  */
 import { parseBytes } from '../http/bytes';
+import { deprecate } from '../http/deprecate';
 import { createHttpError } from '../http/errors';
 import type { Middleware } from './types';
 
 export function limit(bytes: number | string): Middleware {
+  deprecate('limit: Restrict request size at location of read');
   const max = typeof bytes === 'string' ? parseBytes(bytes) : bytes;
   if (typeof max !== 'number') throw new Error('limit() bytes required');
 

@@ -5,6 +5,7 @@
  * is examined, as Connect 2's shim did; the original stays in `req.originalMethod`.
  */
 import { METHODS } from 'node:http';
+import { deprecate } from '../http/deprecate';
 import { vary } from '../http/vary';
 import type { Middleware, MiddlewareRequest } from './types';
 
@@ -25,6 +26,7 @@ function firstHeaderValue(header: string | undefined): string | undefined {
 }
 
 export function methodOverride(key?: string): Middleware {
+  deprecate('methodOverride: use method-override npm module instead');
   const prop = key || '_method';
   return function methodOverride(request, res, next) {
     const req = request as MiddlewareRequest;

@@ -1,28 +1,8 @@
 /** The deprecated request members print Express 4's notices, under the webapp namespace, once per call site. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { captureStderr } from '../support/capture-stderr';
 import { fakeRequest } from './fake';
-
-function captureStderr(fn: () => void): string[] {
-  const lines: string[] = [];
-  const write = process.stderr.write;
-  // Another test file's silencing must not leak in (files may share a process).
-  const silenced = { flag: process.noDeprecation, env: process.env.NO_DEPRECATION };
-  process.noDeprecation = false;
-  delete process.env.NO_DEPRECATION;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    fn();
-  } finally {
-    process.stderr.write = write;
-    process.noDeprecation = silenced.flag;
-    if (silenced.env !== undefined) process.env.NO_DEPRECATION = silenced.env;
-  }
-  return lines;
-}
 
 describe('request deprecations', () => {
   it('req.host, req.param and the singular accepts* aliases name their replacements', () => {
