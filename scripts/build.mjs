@@ -2,7 +2,7 @@
 // dist/esm re-export the CommonJS objects so `require` and `import` share one
 // module instance (one app prototype, one set of settings).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,13 @@ const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
 writeFileSync(join(dist, 'cjs/package.json'), '{ "type": "commonjs" }\n');
+
+// webapp/middleware attaches `static` at run time: in TypeScript source,
+// `export { serveStatic as static }` makes tsx's transpiler emit `static` as a
+// bare identifier, a syntax error in strict mode. The declaration is fine, so
+// the published types get the export the source cannot spell.
+const middlewareTypes = join(dist, 'cjs/middleware/index.d.ts');
+if (existsSync(middlewareTypes)) appendFileSync(middlewareTypes, "export { serveStatic as static } from '../static';\n");
 
 const require = createRequire(import.meta.url);
 const entries = [

@@ -16,7 +16,8 @@ export { compress } from './compress';
 export { limit } from './limit';
 import { serveStatic } from '../static';
 // `static` is a reserved word: `export { x as static }` breaks some CommonJS
-// transpilers (esbuild writes it as a bare identifier), so it is attached here.
+// transpilers (esbuild writes it as a bare identifier), so it is attached here;
+// scripts/build.mjs adds the matching line to the published index.d.ts.
 Object.defineProperty(module.exports, 'static', { enumerable: true, value: serveStatic });
 export { favicon } from './favicon';
 export { json } from './json';
