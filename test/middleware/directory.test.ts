@@ -1,0 +1,513 @@
+/**
+ * `directory(root, options)`: listings through real HTTP over a fixture tree
+ * with hostile names, the same status codes, headers and JSON/text bodies as
+ * Connect 2.30's `connect.directory` (serve-index 1.7.3), and an HTML page
+ * asserted by content (it is webapp's own page).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { escapeHtml } from '../../src/http/escape-html';
+import { directory, type TemplateLocals } from '../../src/middleware/directory/index';
+import { compareEntries, entryHref, fillTemplate, linkedPath } from '../../src/middleware/directory/html';
+import { resolveListing, rootPathOf } from '../../src/middleware/directory/resolve';
+import { assertSameAsConnect, rawRequest, requestAll, withServer, type Handler, type RawResponse, type RequestSpec } from './support';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const connect = require('connect');
+
+const FILE_TIME = new Date('2021-03-04T05:06:07Z');
+const base = mkdtempSync(join(tmpdir(), 'webapp-directory-'));
+const root = join(base, 'root');
+const SECRET = 'TOP-SECRET-' + process.pid;
+const FILES: Record<string, string> = {
+  'a&b.txt': 'ampersand',
+  '<script>alert(1)<\\script>.html': 'tag',
+  'foo bar.txt': 'spaced',
+  'snow ☃.txt': 'snowman',
+  '%41 100%.txt': 'percent',
+  "q\"uote's.txt": 'quotes',
+  'hash#?.txt': 'hash and question mark',
+  '$& {directory}.txt': 'replacement patterns',
+  'Zeta.md': 'capital',
+  'alpha.txt': 'alpha',
+  'photo.png': 'png',
+  'bundle.tar.gz': 'gz',
+  'app.js': 'js',
+  '.hidden': 'dot file',
+  'sub/nested.txt': 'nested',
+  'sub/.dotfile': 'nested dot file',
+  'Beta dir/inner.txt': 'inner',
+  'ünïcödé/é.txt': 'unicode',
+};
+for (const [name, content] of Object.entries(FILES)) {
+  const path = join(root, name);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, content);
+  utimesSync(path, FILE_TIME, FILE_TIME);
+}
+mkdirSync(join(root, 'emptydir'));
+writeFileSync(join(base, 'secret.txt'), SECRET);
+mkdirSync(join(base, 'root-sibling'));
+writeFileSync(join(base, 'root-sibling', 'secret.txt'), SECRET);
+after(() => rmSync(base, { recursive: true, force: true }));
+
+/** What runs after the middleware: proves `next()` was called without an error. */
+const passed: Handler = (_req: IncomingMessage, res: ServerResponse) => {
+  res.setHeader('X-Next', 'called');
+  res.end('next');
+};
+
+function get(path: string, accept?: string, method = 'GET'): RequestSpec {
+  return accept === undefined ? { method, path } : { method, path, headers: { accept } };
+}
+
+async function fetchOne(handlers: Handler[], spec: RequestSpec): Promise<RawResponse> {
+  const [res] = await requestAll(handlers, [spec]);
+  return res;
+}
+
+/** Bodies come back as latin1 (support.ts keeps bytes); HTML and listings are UTF-8. */
+function utf8(res: RawResponse): string {
+  return Buffer.from(res.body, 'latin1').toString('utf8');
+}
+
+/** HTML pages differ by design: compare their status and headers, not the body or its length. */
+function withoutHtmlBody(res: RawResponse): RawResponse {
+  if (!String(res.headers['content-type'] ?? '').startsWith('text/html')) return res;
+  const headers = { ...res.headers };
+  delete headers['content-length'];
+  return { ...res, headers, body: '<html page>' };
+}
+
+const ACCEPTS = [undefined, '*/*', 'application/json', 'text/plain', 'text/html', 'text/*', 'application/*', 'text/plain;q=0.5, application/json', 'application/json;q=0.2, text/plain', 'image/png', 'application/json;q=0', ''];
+
+/** [raw request path, status]; 404 means the middleware passed to next(). */
+const HOSTILE: Array<[string, number]> = [
+  ['/..', 403],
+  ['/../', 403],
+  ['/../secret.txt', 403],
+  ['/../root-sibling/', 403],
+  ['/../../../../etc/', 403],
+  ['/%2e%2e', 403],
+  ['/%2e%2e/', 403],
+  ['/%2E%2e%2f', 403],
+  ['/.%2e/', 403],
+  ['/..%2froot-sibling', 403],
+  ['/sub/../..', 403],
+  ['/sub/%2e%2e/%2e%2e/', 403],
+  ['/sub/..%2f..%2f..%2f', 403],
+  ['/%2F..%2F..%2F', 403],
+  ['/' + '..%2f'.repeat(40) + 'etc', 403],
+  ['/%00', 400],
+  ['/sub%00', 400],
+  ['/..%00/', 400],
+  ['/%00../', 400],
+  ['/%', 400],
+  ['/sub/%zz', 400],
+  ['/%c0%ae%c0%ae/', 400],
+  ['/..%c0%af', 400],
+  ['/..%u2216', 400],
+  ['/%E0%A4%A', 400],
+  ['/..%5c', 404],
+  ['/..\\', 404],
+  ['/%5c..%5c', 404],
+  ['/%252e%252e/', 404],
+  ['/..%252f', 404],
+  ['//etc/', 404],
+  ['/%2fetc', 404],
+  ['/....//', 404],
+  ['/..;/', 404],
+  ['/C:%5cwindows', 404],
+  ['/../root', 200],
+  ['/sub/..', 200],
+  ['/sub/%2e%2e/', 200],
+];
+
+describe('directory: differential against Connect 2.30', () => {
+  it('answers listings, pass-throughs and 406 as connect.directory does, for every Accept', async () => {
+    const requests: RequestSpec[] = [];
+    for (const path of ['/', '/sub', '/sub/', '/emptydir/', '/Beta%20dir', '/%C3%BCn%C3%AFc%C3%B6d%C3%A9/', '/sub/..', '/./sub/']) {
+      for (const accept of ACCEPTS) requests.push(get(path, accept));
+    }
+    for (const path of ['/alpha.txt', '/missing', '/missing/', '/sub/nested.txt', '/?x=1', '/sub?y=%']) requests.push(get(path, 'application/json'));
+    requests.push(get('/', 'application/json', 'HEAD'), get('/sub', 'text/plain', 'HEAD'), get('/', undefined, 'HEAD'));
+    const answers = await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], requests, withoutHtmlBody);
+    // The comparison covered real listings, not only errors.
+    const json = JSON.parse(utf8(answers[2]));
+    assert.ok(json.includes('snow ☃.txt') && json.includes('sub') && !json.includes('.hidden'));
+  });
+
+  it('answers other methods with 405 and OPTIONS with 200, whatever the path', async () => {
+    const requests: RequestSpec[] = [];
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND']) {
+      for (const path of ['/', '/sub', '/alpha.txt', '/missing', '/../secret.txt']) requests.push({ method, path, body: method === 'OPTIONS' ? undefined : 'x' });
+    }
+    const answers = await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], requests);
+    assert.equal(answers[0].status, 405);
+    assert.equal(answers[0].headers.allow, 'GET, HEAD, OPTIONS');
+    assert.equal(answers[0].headers['content-length'], '0');
+    assert.equal(answers[20].status, 200);
+  });
+
+  it('lists dot files with hidden: true', async () => {
+    const requests = [get('/', 'application/json'), get('/sub/', 'text/plain'), get('/', 'text/html')];
+    const answers = await assertSameAsConnect([connect.directory(root, { hidden: true }), passed], [directory(root, { hidden: true }), passed], requests, withoutHtmlBody);
+    assert.ok(JSON.parse(utf8(answers[0])).includes('.hidden'));
+    assert.equal(utf8(answers[1]), '.dotfile\nnested.txt\n');
+    assert.ok(utf8(answers[2]).includes('title=".hidden"'));
+  });
+
+  it('calls filter with (name, index, list, dir) before sorting, as serve-index does', async () => {
+    const record = (calls: unknown[][]) => (name: string, index: number, list: string[], dir: string) => {
+      calls.push([name, index, [...list], dir]);
+      return !name.endsWith('.txt');
+    };
+    const theirs: unknown[][] = [];
+    const ours: unknown[][] = [];
+    const requests = [get('/', 'application/json'), get('/sub', 'text/plain'), get('/emptydir', 'application/json')];
+    const answers = await assertSameAsConnect([connect.directory(root, { filter: record(theirs) }), passed], [directory(root, { filter: record(ours) }), passed], requests);
+    assert.deepEqual(ours, theirs);
+    assert.ok(ours.some((call) => call[3] === join(root, 'sub')));
+    assert.ok(!JSON.parse(utf8(answers[0])).some((name: string) => name.endsWith('.txt')));
+    assert.equal(utf8(answers[1]), '\n');
+  });
+
+  it('gives the same statuses for traversal and null bytes', async () => {
+    // Decoding errors are left out: serve-index let the URIError escape as a 500 (webapp: 400).
+    const requests = HOSTILE.filter(([path, status]) => status !== 400 || path.includes('%00')).map(([path]) => get(path, 'application/json'));
+    assert.ok(requests.length >= 30);
+    await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], requests);
+  });
+
+  it('gives the same errors for a missing template and stylesheet', async () => {
+    const missing = join(base, 'nope.html');
+    await assertSameAsConnect(
+      [connect.directory(root, { template: missing }), passed],
+      [directory(root, { template: missing }), passed],
+      [get('/', 'text/html'), get('/', 'application/json')],
+    );
+    await assertSameAsConnect(
+      [connect.directory(root, { stylesheet: missing }), passed],
+      [directory(root, { stylesheet: missing }), passed],
+      [get('/sub', 'text/html'), get('/sub', 'text/plain')],
+    );
+  });
+});
+
+/** Records every path the middleware hands to fs while a request runs. */
+function spyOnFs(): { paths: string[]; restore(): void } {
+  const paths: string[] = [];
+  const target = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const originals = new Map<string, (...args: unknown[]) => unknown>();
+  for (const name of ['stat', 'lstat', 'readdir', 'readFile', 'open']) {
+    const original = target[name];
+    originals.set(name, original);
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      paths.push(String(args[0]));
+      return original.apply(this, args);
+    };
+  }
+  return {
+    paths,
+    restore: () => {
+      for (const [name, original] of originals) target[name] = original;
+    },
+  };
+}
+
+describe('directory: hostile paths', () => {
+  it(`answers ${HOSTILE.length} hostile paths with 400/403/next, touches nothing outside the root, and keeps serving`, async () => {
+    const rootPrefix = resolve(root) + sep;
+    await withServer(
+      (req, res) => {
+        directory(root)(req, res, (err?: any) => {
+          res.statusCode = err ? err.status : 404;
+          res.setHeader('X-Next', err ? 'error' : 'called');
+          res.end(err ? err.message : 'next');
+        });
+      },
+      async (port) => {
+        for (const [path, status] of HOSTILE) {
+          for (const accept of ['application/json', 'text/html']) {
+            const spy = spyOnFs();
+            let res: RawResponse;
+            try {
+              res = await rawRequest(port, get(path, accept));
+            } finally {
+              spy.restore();
+            }
+            assert.equal(res.status, status, `${path} (${accept})`);
+            assert.ok(!res.body.includes(SECRET) && !res.body.includes('root-sibling') && !res.body.includes('secret.txt'), path);
+            for (const touched of spy.paths) {
+              const normalized = resolve(touched) + sep;
+              assert.ok(normalized.startsWith(rootPrefix), `${path}: touched ${touched} outside the root`);
+            }
+            // The server answers the next request normally.
+            const ok = await rawRequest(port, get('/sub', 'text/plain'));
+            assert.equal(ok.body, 'nested.txt\n', `after ${path}`);
+          }
+        }
+      },
+    );
+  });
+
+  it('refuses before touching the file system, with http errors', () => {
+    const rootPath = rootPathOf(root);
+    assert.equal(rootPath, resolve(root) + sep);
+    assert.deepEqual(resolveListing(rootPath, '/../x', '/../x'), { status: 403 });
+    assert.deepEqual(resolveListing(rootPath, '/a%00', '/a%00'), { status: 400 });
+    assert.deepEqual(resolveListing(rootPath, '/%E0%A4%A', '/%E0%A4%A'), { status: 400 });
+    // The mount point is decoded too (it is shown on the page).
+    assert.deepEqual(resolveListing(rootPath, '/', '/%zz/'), { status: 400 });
+    assert.deepEqual(resolveListing(rootPath, '/', '/m%00/'), { status: 400 });
+    assert.deepEqual(resolveListing(rootPath, '/sub/', '/files/sub/'), { path: join(root, 'sub') + sep, shownPath: '/files/sub/', isRoot: false });
+    assert.equal((resolveListing(rootPath, '/', '/') as { isRoot: boolean }).isRoot, true);
+    assert.equal((resolveListing(rootPath, '/sub/..', '/sub/..') as { isRoot: boolean }).isRoot, true);
+    // A sibling whose name starts with the root's is still outside it.
+    assert.deepEqual(resolveListing(rootPathOf(join(base, 'root')), '/../root-sibling', '/../root-sibling'), { status: 403 });
+  });
+
+  it('passes a path through a file to next() (serve-index answered 500)', async () => {
+    const res = await fetchOne([directory(root), passed], get('/alpha.txt/x', 'application/json'));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['x-next'], 'called');
+  });
+
+  it('answers 414 for a name too long for the file system', async () => {
+    const res = await fetchOne([directory(root), passed], get('/' + 'a'.repeat(5000), 'application/json'));
+    assert.equal(res.status, 414);
+  });
+});
+
+describe('directory: listings', () => {
+  it('sends JSON and plain text sorted by code unit, with UTF-8 lengths', async () => {
+    const [json, text] = await requestAll([directory(root), passed], [get('/', 'application/json'), get('/', 'text/plain')]);
+    const names = Object.keys(FILES)
+      .map((name) => name.split('/')[0])
+      .filter((name, i, all) => !name.startsWith('.') && all.indexOf(name) === i)
+      .concat('emptydir')
+      .sort();
+    assert.equal(json.headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(JSON.parse(utf8(json)), names);
+    assert.equal(Number(json.headers['content-length']), Buffer.byteLength(JSON.stringify(names)));
+    assert.equal(text.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(utf8(text), names.join('\n') + '\n');
+  });
+
+  it('lists under a mount point with links that keep it (webapp app)', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const webapp = require('../../src/index');
+    const app = webapp();
+    app.use('/files', directory(root));
+    const [page, json, missing] = await withServer(app, async (port) =>
+      Promise.all([rawRequest(port, get('/files/sub/', 'text/html')), rawRequest(port, get('/files/sub', 'application/json')), rawRequest(port, get('/files/nope', 'text/html'))]),
+    );
+    const html = utf8(page);
+    assert.ok(html.includes('href="/files/sub/nested.txt"'));
+    assert.ok(html.includes('<a href="/files">files</a> / <a href="/files/sub">sub</a>'));
+    assert.ok(html.includes('<a href="/files" class="" title="..">'));
+    assert.deepEqual(JSON.parse(utf8(json)), ['nested.txt']);
+    assert.equal(missing.status, 404);
+  });
+});
+
+describe('directory: HTML page', () => {
+  it('escapes names, encodes links, sorts directories first and links the path', async () => {
+    const res = await fetchOne([directory(root), passed], get('/', 'text/html'));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(Number(res.headers['content-length']), Buffer.byteLength(utf8(res)));
+    const html = utf8(res);
+    assert.ok(html.startsWith('<!DOCTYPE html>'));
+    assert.ok(html.includes('<title>listing directory /</title>'));
+    assert.ok(!html.includes('<script>alert'), 'a tag in a name is never markup');
+    assert.ok(html.includes('title="&lt;script&gt;alert(1)&lt;\\script&gt;.html"'));
+    assert.ok(html.includes('href="/%3Cscript%3Ealert(1)%3C%5Cscript%3E.html"'));
+    assert.ok(html.includes('<span class="name">a&amp;b.txt</span>'));
+    assert.ok(html.includes('href="/a%26b.txt"'));
+    assert.ok(html.includes('href="/foo%20bar.txt"'));
+    assert.ok(html.includes('href="/snow%20%E2%98%83.txt"') && html.includes('>snow ☃.txt<'));
+    assert.ok(html.includes('href="/%2541%20100%25.txt"'), 'a name with %41 is not decoded as A');
+    assert.ok(html.includes('href="/hash%23%3F.txt"'));
+    assert.ok(html.includes('href="/q%22uote&#39;s.txt"') && html.includes('title="q&quot;uote&#39;s.txt"'));
+    assert.ok(html.includes('<span class="name">$&amp; {directory}.txt</span>'), 'replacement patterns in names are not expanded');
+    assert.ok(html.includes('href="/%C3%BCn%C3%AFc%C3%B6d%C3%A9"'));
+    assert.ok(!html.includes('.hidden'));
+    assert.ok(!html.includes('title=".."'), 'no parent link at the root');
+    assert.ok(html.includes('<h1><a href="/">~</a> / </h1>'));
+
+    const order = [...html.matchAll(/title="([^"]*)"/g)].map((match) => match[1]);
+    assert.deepEqual(order.slice(0, 4), ['Beta dir', 'emptydir', 'sub', 'ünïcödé']);
+    const files = Object.keys(FILES)
+      .filter((name) => !name.includes('/') && !name.startsWith('.'))
+      .sort((a, b) => a.toLocaleLowerCase().localeCompare(b.toLocaleLowerCase()));
+    assert.deepEqual(order.slice(4), files.map(escapeHtml));
+    assert.ok(files.indexOf('alpha.txt') < files.indexOf('Zeta.md'), 'names sort case-insensitively');
+  });
+
+  it('adds the parent entry and a breadcrumb below the root', async () => {
+    const html = utf8(await fetchOne([directory(root), passed], get('/%C3%BCn%C3%AFc%C3%B6d%C3%A9/', 'text/html')));
+    assert.ok(html.includes('<a href="/" class="" title=".."><span class="name">..</span>'));
+    assert.ok(html.includes('href="/%C3%BCn%C3%AFc%C3%B6d%C3%A9/%C3%A9.txt"'));
+    assert.ok(html.includes('<h1><a href="/">~</a> / <a href="/%C3%BCn%C3%AFc%C3%B6d%C3%A9">ünïcödé</a> / </h1>'));
+    assert.ok(html.includes('<title>listing directory /ünïcödé/</title>'));
+    const spaced = utf8(await fetchOne([directory(root), passed], get('/Beta%20dir', 'text/html')));
+    assert.ok(spaced.includes('<a href="/Beta%20dir">Beta dir</a></h1>'));
+    assert.ok(spaced.includes('href="/Beta%20dir/inner.txt"'));
+  });
+
+  it('shows sizes and dates in the details view, neither by default', async () => {
+    const details = utf8(await fetchOne([directory(root, { view: 'details' }), passed], get('/sub', 'text/html')));
+    assert.ok(details.includes('<ul id="files" class="view-details"><li class="header">'));
+    const date = FILE_TIME.toLocaleDateString() + ' ' + FILE_TIME.toLocaleTimeString();
+    assert.ok(details.includes('<span class="name">nested.txt</span><span class="size">6</span><span class="date">' + date + '</span>'));
+    assert.ok(details.includes('<span class="name">..</span><span class="size"></span><span class="date"></span>'));
+    const tiles = utf8(await fetchOne([directory(root), passed], get('/sub', 'text/html')));
+    assert.ok(tiles.includes('<ul id="files" class="view-tiles"><li>'));
+    const odd = utf8(await fetchOne([directory(root, { view: '"><b>' }), passed], get('/sub', 'text/html')));
+    assert.ok(odd.includes('class="view-&quot;&gt;&lt;b&gt;"'));
+  });
+
+  it('draws icons only when asked, for the kinds on the page', async () => {
+    const plain = utf8(await fetchOne([directory(root), passed], get('/', 'text/html')));
+    assert.ok(!plain.includes('data:image/svg+xml') && !plain.includes('class="icon'));
+    const html = utf8(await fetchOne([directory(root, { icons: true }), passed], get('/', 'text/html')));
+    assert.ok(html.includes('href="/sub" class="icon icon-directory"'));
+    assert.ok(html.includes('href="/photo.png" class="icon icon-image icon-png"'));
+    assert.ok(html.includes('href="/bundle.tar.gz" class="icon icon-archive icon-gz"'));
+    assert.ok(html.includes('href="/app.js" class="icon icon-code icon-js"'));
+    assert.ok(html.includes('href="/alpha.txt" class="icon icon-text icon-txt"'));
+    for (const kind of ['directory', 'image', 'archive', 'code', 'text']) {
+      assert.ok(html.includes('#files .icon-' + kind + ' .name { background-image: url("data:image/svg+xml,'), kind);
+    }
+    assert.ok(!html.includes('.icon-media .name'), 'no rule for a kind the page does not show');
+    const style = html.slice(html.indexOf('<style>') + '<style>'.length, html.indexOf('</style>'));
+    assert.ok(!style.includes('<') && !style.includes('>'), 'drawings are percent-encoded: nothing can close the style element');
+  });
+
+  it('fills a template file and a stylesheet file, read on every request', async () => {
+    const template = join(base, 'page.html');
+    const stylesheet = join(base, 'page.css');
+    writeFileSync(template, '<title>{directory}</title><style>{style}</style><nav>{linked-path}</nav>{files}<p>{directory} $& $1</p>{unknown}');
+    writeFileSync(stylesheet, 'body { color: rebeccapurple; }');
+    const middleware = directory(root, { template, stylesheet, icons: true });
+    const html = utf8(await fetchOne([middleware, passed], get('/sub/', 'text/html')));
+    assert.ok(html.startsWith('<title>/sub/</title><style>body { color: rebeccapurple; }#files .icon-directory .name'));
+    assert.ok(html.includes('<nav> / <a href="/sub">sub</a> / </nav><ul id="files" class="view-tiles">'));
+    assert.ok(html.endsWith('<p>/sub/ $& $1</p>{unknown}'));
+    writeFileSync(template, 'changed {directory}');
+    assert.equal(utf8(await fetchOne([middleware, passed], get('/sub/', 'text/html'))), 'changed /sub/');
+  });
+
+  it('hands a template function the locals and sends what it renders', async () => {
+    let seen: TemplateLocals | undefined;
+    const template = (locals: TemplateLocals, callback: (err: Error | null, html?: string) => void) => {
+      seen = locals;
+      setImmediate(() => callback(null, 'rendered ' + locals.fileList.map((file) => file.name).join(',')));
+    };
+    const res = await fetchOne([directory(root, { template, view: 'details', icons: true }), passed], get('/sub', 'text/html'));
+    assert.equal(utf8(res), 'rendered ..,nested.txt');
+    assert.ok(seen);
+    assert.equal(seen.directory, '/sub');
+    assert.equal(seen.path, join(root, 'sub'));
+    assert.equal(seen.viewName, 'details');
+    assert.equal(seen.displayIcons, true);
+    assert.ok(seen.style.includes('#files'));
+    assert.ok(seen.fileList[1].stat?.isFile());
+
+    const failing = directory(root, { template: (_locals, callback) => callback(new Error('template failed')) });
+    const throwing = directory(root, {
+      template: () => {
+        throw new Error('template threw');
+      },
+    });
+    const [failed, threw] = await Promise.all([fetchOne([failing, passed], get('/', 'text/html')), fetchOne([throwing, passed], get('/', 'text/html'))]);
+    assert.equal(failed.status, 500);
+    assert.equal(failed.body, 'template failed');
+    assert.equal(threw.status, 500);
+    assert.equal(threw.body, 'template threw');
+  });
+
+  it('answers 406 for an unacceptable type and keeps serving', async () => {
+    await withServer(
+      (req, res) => directory(root)(req, res, (err?: any) => {
+        res.statusCode = err ? err.status : 404;
+        res.end(err ? `${err.name}: ${err.message}` : 'next');
+      }),
+      async (port) => {
+        const refused = await rawRequest(port, get('/', 'image/png, application/xml'));
+        assert.equal(refused.status, 406);
+        assert.equal(refused.body, 'NotAcceptableError: Not Acceptable');
+        assert.equal((await rawRequest(port, get('/%', 'text/html'))).body, 'BadRequestError: Bad Request');
+        assert.equal((await rawRequest(port, get('/..', 'text/html'))).body, 'ForbiddenError: Forbidden');
+        assert.equal((await rawRequest(port, get('/emptydir', 'text/plain'))).body, '\n');
+      },
+    );
+  });
+});
+
+describe('directory: the middleware factory', () => {
+  it('keeps serve-index arity and requires a root', () => {
+    assert.equal(directory.length, 2);
+    assert.equal(directory(root).length, 3);
+    assert.throws(() => directory(''), { name: 'TypeError', message: 'directory() root path required' });
+    assert.throws(() => (directory as unknown as () => void)(), TypeError);
+  });
+
+  it('sends a filter error to next(err)', async () => {
+    const res = await fetchOne(
+      [
+        directory(root, {
+          filter: () => {
+            throw new Error('filter broke');
+          },
+        }),
+        passed,
+      ],
+      get('/', 'application/json'),
+    );
+    assert.equal(res.status, 500);
+    assert.equal(res.body, 'filter broke');
+  });
+});
+
+describe('directory: page helpers', () => {
+  it('builds links segment by segment', () => {
+    assert.equal(entryHref('/', 'a b'), '/a%20b');
+    assert.equal(entryHref('/x/', '..'), '/');
+    assert.equal(entryHref('/x/y', '..'), '/x');
+    assert.equal(entryHref('//evil.example/', 'f'), '/evil.example/f');
+    assert.equal(entryHref('/a?b/', '#c'), '/a%3Fb/%23c');
+    assert.equal(entryHref('/', '%2e%2e'), '/%252e%252e');
+  });
+
+  it('links every path segment, never protocol-relative', () => {
+    assert.equal(linkedPath('/'), ' / ');
+    assert.equal(linkedPath('/a/b'), ' / <a href="/a">a</a> / <a href="/a/b">b</a>');
+    assert.equal(linkedPath('//evil.example/x/'), ' / <a href="/evil.example">evil.example</a> / <a href="/evil.example/x">x</a> / ');
+    assert.equal(linkedPath('/<i>/'), ' / <a href="/%3Ci%3E">&lt;i&gt;</a> / ');
+  });
+
+  it('sorts .. first, then directories, then names case-insensitively', () => {
+    const dirStat = { isDirectory: () => true } as fs.Stats;
+    const fileStat = { isDirectory: () => false } as fs.Stats;
+    const entries = [
+      { name: 'b.txt', stat: fileStat },
+      { name: 'Z', stat: dirStat },
+      { name: 'A.txt', stat: fileStat },
+      { name: 'gone', stat: null },
+      { name: '..', stat: dirStat },
+      { name: 'a', stat: dirStat },
+    ];
+    assert.deepEqual(entries.sort(compareEntries).map((entry) => entry.name), ['..', 'a', 'Z', 'A.txt', 'b.txt', 'gone']);
+  });
+
+  it('fills each placeholder once and leaves the rest', () => {
+    const locals: TemplateLocals = { directory: '/<d>', displayIcons: false, fileList: [], path: '/x', style: 'S', viewName: 'tiles' };
+    assert.equal(fillTemplate('{directory}|{style}|{files}|{linked-path}|{other}|{directory}', locals), '/&lt;d&gt;|S|<ul id="files" class="view-tiles"></ul>| / <a href="/%3Cd%3E">&lt;d&gt;</a>|{other}|/&lt;d&gt;');
+  });
+});
