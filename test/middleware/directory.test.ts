@@ -5,9 +5,8 @@
  * asserted by content (it is webapp's own page).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import fs, { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -50,6 +49,8 @@ for (const [name, content] of Object.entries(FILES)) {
   utimesSync(path, FILE_TIME, FILE_TIME);
 }
 mkdirSync(join(root, 'emptydir'));
+// A name that is not UTF-8: the file system hands it back with U+FFFD in place of the byte.
+writeFileSync(Buffer.concat([Buffer.from(join(root, 'Beta dir') + sep + 'raw-'), Buffer.from([0xff]), Buffer.from('.bin')]), 'raw');
 writeFileSync(join(base, 'secret.txt'), SECRET);
 mkdirSync(join(base, 'root-sibling'));
 writeFileSync(join(base, 'root-sibling', 'secret.txt'), SECRET);
@@ -83,7 +84,28 @@ function withoutHtmlBody(res: RawResponse): RawResponse {
   return { ...res, headers, body: '<html page>' };
 }
 
-const ACCEPTS = [undefined, '*/*', 'application/json', 'text/plain', 'text/html', 'text/*', 'application/*', 'text/plain;q=0.5, application/json', 'application/json;q=0.2, text/plain', 'image/png', 'application/json;q=0', ''];
+const ACCEPTS = [
+  undefined,
+  '',
+  '*/*',
+  'application/json',
+  'text/plain',
+  'text/html',
+  'TEXT/PLAIN',
+  'text/*',
+  'application/*',
+  'text/plain;q=0.5, application/json',
+  'application/json;q=0.2, text/plain',
+  'application/json, text/html;q=0.9',
+  '*/*;q=0.1, application/json;q=0.5',
+  'text/html;level=1',
+  'text/plain; charset=utf-8',
+  'image/png',
+  'application/json;q=0',
+  'text/*;q=0, application/json;q=0',
+  'application/xml, image/*',
+  ',,;;',
+];
 
 /** [raw request path, status]; 404 means the middleware passed to next(). */
 const HOSTILE: Array<[string, number]> = [
@@ -137,8 +159,29 @@ describe('directory: differential against Connect 2.30', () => {
     requests.push(get('/', 'application/json', 'HEAD'), get('/sub', 'text/plain', 'HEAD'), get('/', undefined, 'HEAD'));
     const answers = await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], requests, withoutHtmlBody);
     // The comparison covered real listings, not only errors.
-    const json = JSON.parse(utf8(answers[2]));
+    const json = JSON.parse(utf8(answers[ACCEPTS.indexOf('application/json')]));
     assert.ok(json.includes('snow ☃.txt') && json.includes('sub') && !json.includes('.hidden'));
+  });
+
+  it('lists under a mount point as Connect mounts it', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const webapp = require('../../src/index');
+    const ours = webapp();
+    ours.use('/files', directory(root));
+    const theirs = connect();
+    theirs.use('/files', connect.directory(root));
+    const requests = [get('/files', 'application/json'), get('/files/', 'text/plain'), get('/files/sub', 'application/json'), get('/files/../secret.txt', 'application/json'), get('/files/%2e%2e/', 'text/plain'), get('/files', 'image/png')];
+    const send = (app: http.RequestListener) => withServer(app, async (port) => {
+      const out: Array<[number, unknown, string]> = [];
+      for (const spec of requests) {
+        const res = await rawRequest(port, spec);
+        out.push([res.status, res.headers['content-type'], res.status < 400 ? res.body : '']);
+      }
+      return out;
+    });
+    const [expected, actual] = [await send(theirs), await send(ours)];
+    assert.deepEqual(actual, expected);
+    assert.deepEqual(actual.map(([status]) => status), [200, 200, 200, 403, 403, 406]);
   });
 
   it('answers other methods with 405 and OPTIONS with 200, whatever the path', async () => {
@@ -251,6 +294,14 @@ describe('directory: hostile paths', () => {
             assert.equal(ok.body, 'nested.txt\n', `after ${path}`);
           }
         }
+        // The spy does see what a listing reads, so the checks above are not vacuous.
+        const spy = spyOnFs();
+        try {
+          await rawRequest(port, get('/sub', 'text/html'));
+        } finally {
+          spy.restore();
+        }
+        assert.ok(spy.paths.includes(join(root, 'sub')) && spy.paths.includes(join(root, 'sub', 'nested.txt')), spy.paths.join(', '));
       },
     );
   });
@@ -358,6 +409,7 @@ describe('directory: HTML page', () => {
     const spaced = utf8(await fetchOne([directory(root), passed], get('/Beta%20dir', 'text/html')));
     assert.ok(spaced.includes('<a href="/Beta%20dir">Beta dir</a></h1>'));
     assert.ok(spaced.includes('href="/Beta%20dir/inner.txt"'));
+    assert.ok(spaced.includes('href="/Beta%20dir/raw-%EF%BF%BD.bin"') && spaced.includes('>raw-\uFFFD.bin<'));
   });
 
   it('shows sizes and dates in the details view, neither by default', async () => {
