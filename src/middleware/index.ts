@@ -23,3 +23,4 @@ export { favicon } from './favicon';
 export { json } from './json';
 export { urlencoded } from './urlencoded';
 export { errorHandler } from './error-handler';
+export { directory } from './directory';
