@@ -1,0 +1,268 @@
+/**
+ * One multipart/form-data request being parsed: busboy splits the parts,
+ * fields are collected, files stream to temporary files in `uploadDir`.
+ * The form is the EventEmitter Connect exposed as `req.form` with `defer`:
+ * 'part', 'field', 'file', 'progress', 'aborted', 'error' and 'close'.
+ * Whatever fails (bad body, limit, client gone, disk), every temporary file is
+ * removed before 'error' is emitted, so a caller reacting to it sees a clean dir.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
+import { createHttpError, toHttpError, type HttpError } from '../../http/errors';
+import { createBusboy, type BusboyParser, type FieldInfo, type PartInfo } from './busboy';
+import { NamedValues } from './nest';
+import { clientFilename, partHeaders, uploadPath, type OpenFile, type UploadedFile } from './upload-file';
+
+export interface FormSettings {
+  uploadDir: string;
+  keepExtensions: boolean;
+  /** A crypto hash algorithm for `file.hash`, or false. */
+  hash: string | false;
+  /** Most parts (fields and files) accepted. */
+  maxFields: number;
+  /** Most bytes of field values, all fields together. */
+  maxFieldsSize: number;
+  /** Most bytes of file contents, all files together. */
+  maxFilesSize: number;
+  /** Most bytes of request body; 413 past it. */
+  limit: number;
+  /** Charset of field values that do not name one. */
+  encoding: string;
+  /**
+   * true: every file is written and listed in `files` (the plain middleware).
+   * false (`defer`): files are written only while someone listens to 'file',
+   * otherwise file parts are handed out as 'part' streams, as multiparty did.
+   */
+  collectFiles: boolean;
+}
+
+/** A file part handed to 'part' listeners, with multiparty's extra fields. */
+export type FormPart = Readable & { name: string; filename: string; headers: Record<string, string> };
+
+const TRANSFER_ENCODINGS = new Set(['7bit', '8bit', 'binary', 'base64']);
+
+export class MultipartForm extends EventEmitter {
+  readonly fields = new NamedValues<string>();
+  readonly files = new NamedValues<UploadedFile>();
+  bytesReceived = 0;
+  readonly bytesExpected: number | null;
+  error: HttpError | null = null;
+
+  private parser: BusboyParser | null = null;
+  /** Every file created, finished or not: all are removed if the request fails. */
+  private readonly written: OpenFile[] = [];
+  private writing = 0;
+  private parsed = false;
+  private partCount = 0;
+  private fieldBytes = 0;
+  private fileBytes = 0;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly settings: FormSettings,
+  ) {
+    super();
+    const length = req.headers['content-length'];
+    this.bytesExpected = length ? parseInt(length, 10) : req.headers['transfer-encoding'] === undefined ? 0 : null;
+  }
+
+  /** Starts reading the request. Errors surface on a later tick, after listeners are attached. */
+  parse(): void {
+    try {
+      this.parser = createBusboy({
+        headers: this.req.headers,
+        // Names arrive as multiparty decoded them (UTF-8); it kept client paths too.
+        preservePath: true,
+        defParamCharset: 'utf8',
+        defCharset: this.settings.encoding,
+        // Past maxFieldsSize the request fails; busboy must not truncate silently first.
+        limits: { fieldSize: this.settings.maxFieldsSize + 1 },
+      });
+    } catch (err) {
+      process.nextTick(() => this.fail(toHttpError(400, err as Error, { type: 'entity.parse.failed' })));
+      return;
+    }
+    const parser = this.parser;
+    parser.on('field', this.onField);
+    parser.on('file', this.onFile);
+    parser.on('error', (err) => this.fail(toHttpError(400, err, { type: 'entity.parse.failed' })));
+    parser.on('close', () => {
+      this.parsed = true;
+      this.maybeClose();
+    });
+    this.req.on('data', this.onData);
+    this.req.on('close', this.onRequestClose);
+    this.req.pipe(parser);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.bytesReceived += chunk.length;
+    if (this.bytesReceived > this.settings.limit) {
+      this.fail(
+        createHttpError(413, undefined, {
+          type: 'entity.too.large',
+          limit: this.settings.limit,
+          received: this.bytesReceived,
+        }),
+      );
+      return;
+    }
+    this.emit('progress', this.bytesReceived, this.bytesExpected);
+  };
+
+  /** The connection went away before the whole body came. */
+  private readonly onRequestClose = (): void => {
+    if (this.req.complete || this.error) return;
+    this.emit('aborted');
+    this.fail(createHttpError(400, 'Request aborted', { type: 'request.aborted', code: 'ECONNABORTED' }));
+  };
+
+  private readonly onField = (name: string | undefined, value: string, info: FieldInfo): void => {
+    if (this.error || !this.acceptPart(info)) return;
+    const text = info.encoding === 'base64' ? Buffer.from(value, 'base64').toString('utf8') : value;
+    this.addField(name, text, info.valueTruncated ? Infinity : Buffer.byteLength(value));
+  };
+
+  private readonly onFile = (name: string | undefined, stream: Readable, info: PartInfo): void => {
+    // Errors of a part (a body cut short) are the parser's too; it reports them.
+    stream.on('error', () => undefined);
+    if (this.error || !this.acceptPart(info)) {
+      stream.resume();
+      return;
+    }
+    const source = info.encoding === 'base64' ? stream.pipe(base64Decoder()) : stream;
+    // busboy drops an empty filename: an empty browser file input (filename="",
+    // application/octet-stream) arrives without one. multiparty kept it a file named ''.
+    const filename = info.filename ?? '';
+    const fieldName = name ?? 'null';
+    if (this.settings.collectFiles || this.listenerCount('file') > 0) return this.writeFile(fieldName, filename, source, info);
+    const part = Object.assign(source, {
+      name: fieldName,
+      filename: clientFilename(filename),
+      headers: partHeaders(fieldName, filename, info),
+    });
+    if (this.listenerCount('part') > 0) this.emit('part', part);
+    else part.resume();
+  };
+
+  /** Counts the part against maxFields and refuses unknown transfer encodings, as multiparty did. */
+  private acceptPart(info: PartInfo): boolean {
+    if (!TRANSFER_ENCODINGS.has(info.encoding)) {
+      this.fail(createHttpError(400, 'unknown transfer-encoding: ' + info.encoding, { type: 'entity.parse.failed' }));
+      return false;
+    }
+    if (++this.partCount > this.settings.maxFields) {
+      const message = 'maxFields ' + this.settings.maxFields + ' exceeded.';
+      this.fail(createHttpError(400, message, { type: 'parameters.too.many' }));
+      return false;
+    }
+    return true;
+  }
+
+  private addField(name: string | undefined, value: string, size: number): void {
+    this.fieldBytes += size;
+    if (this.fieldBytes > this.settings.maxFieldsSize) {
+      const message = 'maxFieldsSize ' + this.settings.maxFieldsSize + ' exceeded';
+      this.fail(createHttpError(400, message, { type: 'entity.too.large' }));
+      return;
+    }
+    const fieldName = name ?? 'null';
+    this.fields.add(fieldName, value);
+    this.emit('field', fieldName, value);
+  }
+
+  private writeFile(fieldName: string, filename: string, source: Readable, info: PartInfo): void {
+    const originalFilename = clientFilename(filename);
+    const file: OpenFile = {
+      fieldName,
+      originalFilename,
+      path: uploadPath(this.settings.uploadDir, originalFilename, this.settings.keepExtensions),
+      headers: partHeaders(fieldName, filename, info),
+    };
+    // 'wx': never write through a file (or link) someone placed at the path.
+    const ws = fs.createWriteStream(file.path, { flags: 'wx' });
+    file.ws = ws;
+    this.written.push(file);
+    if (this.settings.collectFiles) this.files.add(fieldName, file as UploadedFile);
+    this.writing++;
+
+    const hash: Hash | null = this.settings.hash ? createHash(this.settings.hash) : null;
+    let size = 0;
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      this.fileBytes += chunk.length;
+      if (hash) hash.update(chunk);
+      if (this.fileBytes > this.settings.maxFilesSize) {
+        const message = 'maxFilesSize ' + this.settings.maxFilesSize + ' exceeded';
+        this.fail(createHttpError(400, message, { type: 'entity.too.large' }));
+      }
+    });
+    source.pipe(ws);
+    ws.on('error', (err) => this.fail(toHttpError(500, err)));
+    ws.on('close', () => {
+      this.writing--;
+      if (this.error) return;
+      if (hash) file.hash = hash.digest('hex');
+      file.size = size;
+      file.name = originalFilename;
+      file.type = file.headers['content-type'] || null;
+      Object.defineProperty(file, 'lastModifiedDate', { value: new Date(), writable: true, configurable: true });
+      this.emit('file', fieldName, file);
+      this.maybeClose();
+    });
+  }
+
+  private maybeClose(): void {
+    if (this.error || !this.parsed || this.writing > 0) return;
+    this.detach();
+    this.emit('close');
+  }
+
+  private detach(): void {
+    this.req.removeListener('data', this.onData);
+    this.req.removeListener('close', this.onRequestClose);
+    if (this.parser) this.req.unpipe(this.parser);
+  }
+
+  /** Stops parsing, removes every temporary file, then emits 'error' (if anyone listens). */
+  private fail(err: HttpError): void {
+    if (this.error) return;
+    this.error = err;
+    this.detach();
+    // Its later 'error' (the body was cut short) is ignored: this.error is set.
+    if (this.parser) this.parser.destroy();
+    Promise.all(this.written.map(removeFile)).then(() => {
+      // A deferred form nobody watches must not crash the process (multiparty threw).
+      if (this.listenerCount('error') > 0) this.emit('error', err);
+    });
+  }
+}
+
+function removeFile(file: OpenFile): Promise<void> {
+  return new Promise((resolve) => {
+    const ws = file.ws as fs.WriteStream;
+    const unlink = () => fs.unlink(file.path, () => resolve());
+    if (ws.closed) return unlink();
+    ws.once('close', unlink);
+    ws.destroy();
+  });
+}
+
+/** Content-Transfer-Encoding: base64 file data, decoded across chunk boundaries. */
+function base64Decoder(): Transform {
+  let pending = '';
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const text = pending + chunk.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, '');
+      const whole = text.length - (text.length % 4);
+      pending = text.slice(whole);
+      done(null, Buffer.from(text.slice(0, whole), 'base64'));
+    },
+    flush(done) {
+      done(null, Buffer.from(pending, 'base64'));
+    },
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * `multipart([options])`: Connect 2's multipart/form-data parser, streamed
+ * with busboy. Fields land in `req.body` and files in `req.files`, nested by
+ * bracketed names; files are written to `uploadDir` and described as Connect
+ * 2.30 described them (see upload-file.ts). Errors go to `next`: 400 for a
+ * malformed body, 413 past `limit`; temporary files are gone by then.
+ * With `defer`, `next()` runs at once and `req.form` emits the parse events.
+ */
+import { getHashes } from 'node:crypto';
+import os from 'node:os';
+import { parseBytes } from '../../http/bytes';
+import { deprecate } from '../../http/deprecate';
+import { createHttpError } from '../../http/errors';
+import { whenRequestRead } from '../../http/on-finished';
+import { typeIs } from '../../http/type-is';
+import type { Middleware, MiddlewareRequest } from '../types';
+import { MultipartForm, type FormSettings } from './form';
+
+export type { UploadedFile } from './upload-file';
+export type { MultipartForm, FormPart } from './form';
+
+export interface MultipartOptions {
+  /** Most bytes of request body (a number or `'10mb'`); default `'100mb'`. 413 past it. */
+  limit?: number | string;
+  /** Call `next()` at once and expose the form as `req.form`. */
+  defer?: boolean;
+  /** Where files are written; default `os.tmpdir()`. */
+  uploadDir?: string;
+  /** Keep the client's file extension on the temporary file (default true, as Connect 2.30 did). */
+  keepExtensions?: boolean;
+  /** A hash algorithm (`'sha1'`, `'md5'`, ...) for `file.hash`. */
+  hash?: string | false;
+  /** Most parts, fields and files together (default 1000). */
+  maxFields?: number;
+  /** Most bytes of all field values together (default 2mb). */
+  maxFieldsSize?: number;
+  /** Most bytes of all files together (default unlimited; `limit` still applies). */
+  maxFilesSize?: number;
+  /** Charset of field values whose part names none (default utf8). */
+  encoding?: string;
+}
+
+interface MultipartRequest extends MiddlewareRequest {
+  _body?: boolean;
+  _limit?: boolean;
+  form?: MultipartForm;
+}
+
+function settingsFrom(options: MultipartOptions): FormSettings & { defer: boolean } {
+  const limit = parseBytes(options.limit || '100mb');
+  if (limit === null) throw new Error('limit() bytes required');
+  const hash = options.hash || false;
+  // Refused now rather than on the first upload (multiparty threw mid-request).
+  if (hash && !getHashes().some((name) => name.toLowerCase() === hash.toLowerCase())) throw new TypeError('multipart: unsupported hash algorithm ' + hash);
+  return {
+    limit,
+    defer: Boolean(options.defer),
+    uploadDir: options.uploadDir || os.tmpdir(),
+    keepExtensions: options.keepExtensions !== false,
+    hash,
+    maxFields: options.maxFields || 1000,
+    maxFieldsSize: options.maxFieldsSize || 2 * 1024 * 1024,
+    maxFilesSize: options.maxFilesSize || Infinity,
+    encoding: options.encoding || 'utf8',
+    collectFiles: !options.defer,
+  };
+}
+
+export function multipart(options?: MultipartOptions): Middleware {
+  deprecate('multipart: use parser (multiparty, busboy, formidable) npm module instead');
+  const settings = settingsFrom(options ?? {});
+
+  return function multipart(incoming, _res, next) {
+    const req = incoming as MultipartRequest;
+    if (req._body) return next();
+    req.body = req.body || {};
+    req.files = req.files || {};
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (!typeIs(req, ['multipart'])) return next();
+    req._body = true;
+
+    // An earlier limit() middleware governs instead, as Connect's nested limit did.
+    const limited = !req._limit;
+    req._limit = true;
+    const declared = req.headers['content-length'] ? parseInt(req.headers['content-length'], 10) : NaN;
+    if (limited && declared > settings.limit) {
+      const err = createHttpError(413, undefined, { type: 'entity.too.large', limit: settings.limit, length: declared });
+      return whenRequestRead(req, () => next(err));
+    }
+
+    const form = new MultipartForm(req, { ...settings, limit: limited ? settings.limit : Infinity });
+    form.on('close', () => {
+      req.body = form.fields.nest();
+      req.files = form.files.nest();
+      if (!settings.defer) next();
+    });
+    if (!settings.defer) form.on('error', (err) => whenRequestRead(req, () => next(err)));
+    form.parse();
+    if (settings.defer) {
+      req.form = form;
+      next();
+    }
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Fields and files named with brackets (`user[name]`, `photos[]`) become nested
+ * objects, as Connect 2 did by grouping values by name and handing the object
+ * to qs. The nesting here goes through webapp's one qs-compatible parser: each
+ * distinct name is parsed once with a placeholder value (its index), and the
+ * placeholders are then swapped for the real values. So the key rules (depth,
+ * arrayLimit, prototype guard, merge of `a` with `a[b]`) are exactly the query
+ * parser's, and values (file objects included) are never walked or copied.
+ */
+import { parseExtended } from '../../querystring';
+
+/** Values by name in arrival order; a repeated name collects an array. */
+export class NamedValues<T> {
+  private readonly byName = new Map<string, T | T[]>();
+  private readonly repeated = new Set<string>();
+
+  add(name: string, value: T): void {
+    const existing = this.byName.get(name);
+    if (existing === undefined) {
+      this.byName.set(name, value);
+    } else if (this.repeated.has(name)) {
+      (existing as T[]).push(value);
+    } else {
+      this.repeated.add(name);
+      this.byName.set(name, [existing as T, value]);
+    }
+  }
+
+  /** The nested object: `a[b]` -> `{ a: { b } }`, `a[]` twice -> `{ a: [x, y] }`. */
+  nest(): Record<string, unknown> {
+    const names = [...this.byName.keys()];
+    if (names.length === 0) return {};
+    const values = names.map((name) => this.byName.get(name));
+    const query = names.map((name, index) => encodeURIComponent(name) + '=' + index).join('&');
+    // Connect parsed with qs 4's defaults (depth 5, arrayLimit 20) and allowPrototypes.
+    const shape = parseExtended(query, { allowPrototypes: true, parameterLimit: Infinity });
+    // `a[]` given several values lists them all in one array (qs concatenated them).
+    const spread = names.map((name) => name.endsWith('[]') && this.repeated.has(name));
+    return fill(shape, values, spread) as Record<string, unknown>;
+  }
+}
+
+/** `shape` with every placeholder (an index as a string) replaced by its value. */
+function fill(shape: unknown, values: unknown[], spread: boolean[]): unknown {
+  if (typeof shape === 'string') return values[Number(shape)];
+  if (Array.isArray(shape)) {
+    const out: unknown[] = [];
+    for (const item of shape) {
+      if (typeof item === 'string' && spread[Number(item)]) out.push(...(values[Number(item)] as unknown[]));
+      else out.push(fill(item, values, spread));
+    }
+    return out;
+  }
+  if (typeof shape === 'object' && shape !== null) {
+    const object = shape as Record<string, unknown>;
+    // The parser never yields a `__proto__` key, so plain assignment is safe.
+    for (const key of Object.keys(object)) object[key] = fill(object[key], values, spread);
+    return object;
+  }
+  return shape;
+}
