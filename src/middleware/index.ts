@@ -24,3 +24,8 @@ export { json } from './json';
 export { urlencoded } from './urlencoded';
 export { errorHandler } from './error-handler';
 export { directory } from './directory';
+export type { DirectoryOptions } from './directory';
+export { multipart } from './multipart';
+export type { MultipartOptions, UploadedFile } from './multipart';
+export { bodyParser } from './body-parser';
+export type { BodyParserOptions } from './body-parser';
