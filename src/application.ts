@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { deprecate } from './http/deprecate';
 import { finalHandler } from './http/final-handler';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
+import { serverClasses } from './server-classes';
 import { kQueryParser, type QueryParser } from './request';
 import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
@@ -313,30 +314,9 @@ application.render = function render(name, options, callback) {
  * swapped per request (the hot path Express pays for on every request).
  */
 application.listen = function listen(...args: unknown[]) {
-  const server = http.createServer(
-    { IncomingMessage: requestClass(this), ServerResponse: responseClass(this) } as http.ServerOptions,
-    this,
-  );
+  const server = http.createServer(serverClasses(this) as http.ServerOptions, this);
   return server.listen(...(args as Parameters<http.Server['listen']>));
 };
-
-function requestClass(app: Application): typeof http.IncomingMessage {
-  function AppIncomingMessage(this: http.IncomingMessage & AppRequest, socket: import('node:net').Socket) {
-    http.IncomingMessage.call(this, socket);
-    // An own slot from the start keeps the query layer's check a fast own-property read.
-    this[kQueryParser] = undefined;
-  }
-  AppIncomingMessage.prototype = app.request;
-  return AppIncomingMessage as unknown as typeof http.IncomingMessage;
-}
-
-function responseClass(app: Application): typeof http.ServerResponse {
-  function AppServerResponse(this: http.ServerResponse, req: http.IncomingMessage, options?: object) {
-    (http.ServerResponse as unknown as (this: unknown, ...a: unknown[]) => void).call(this, req, options);
-  }
-  AppServerResponse.prototype = app.response;
-  return AppServerResponse as unknown as typeof http.ServerResponse;
-}
 
 /**
  * Express's `query` layer. Parsing is deferred: the layer only records which

@@ -12,12 +12,15 @@ import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
 import { serveStatic } from './static';
+import { adoptServer } from './server-classes';
 import bodyParser = require('./body-parser');
 import { query } from './query';
 import type * as PublicTypes from './types/public';
 
 function createApplication(): Application {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
+    // As a server's request listener (no `next`), see whether the server can build app-born objects.
+    if (next === undefined) adoptServer(app as Application, req);
     (app as Application).handle(req, res, next);
   } as Application;
   mixin(app, EventEmitter.prototype);

@@ -65,10 +65,27 @@ function http2Prototype(appProto: object, nodeProto: object, nativeProto: object
   return proto;
 }
 
+/** Empty prototype objects that stand for the app prototype below them (see layerOver). */
+const layers = new WeakSet<object>();
+
+/**
+ * Makes `layer`, the prototype of a class `app.listen` constructs with, an empty
+ * stand-in for `appProto`: its instances have the app's prototype from birth,
+ * and the adopt functions below leave them as they are.
+ */
+export function layerOver(layer: object, appProto: object): void {
+  Object.setPrototypeOf(layer, appProto);
+  layers.add(layer);
+}
+
+function hasPrototype(current: object | null, appProto: object): boolean {
+  return current === appProto || (current !== null && layers.has(current) && Object.getPrototypeOf(current) === appProto);
+}
+
 /** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */
 export function adoptRequestPrototype(req: object, appRequest: object): void {
   const current = Object.getPrototypeOf(req);
-  if (current === appRequest) return;
+  if (hasPrototype(current, appRequest)) return;
   if (req instanceof IncomingMessage) {
     Object.setPrototypeOf(req, appRequest);
     return;
@@ -83,7 +100,7 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
 export function adoptResponsePrototype(res: object, appResponse: object): void {
   const current = Object.getPrototypeOf(res);
-  if (current === appResponse) return;
+  if (hasPrototype(current, appResponse)) return;
   if (res instanceof ServerResponse) {
     Object.setPrototypeOf(res, appResponse);
     return;

@@ -13,11 +13,21 @@ export type QueryParserFunction = (queryString: string) => Record<string, unknow
 export type TrustFunction = (address: string, hop: number) => boolean;
 
 function etagGenerator(weak: boolean): ETagFunction {
-  return (body, encoding) => etag(Buffer.isBuffer(body) ? body : Buffer.from(body, encoding), weak);
+  // entityTag reads a string as UTF-8; other encodings are converted first.
+  return (body, encoding) =>
+    etag(typeof body !== 'string' || !encoding || encoding === 'utf8' ? body : Buffer.from(body, encoding), weak);
 }
 
 const weakETag = etagGenerator(true);
 const strongETag = etagGenerator(false);
+
+/**
+ * The built-in generators hash a UTF-8 string as its bytes, so `res.send` may
+ * hand them the string; a custom `etag fn` gets the Buffer, as in Express.
+ */
+export function hashesStrings(fn: ETagFunction): boolean {
+  return fn === weakETag || fn === strongETag;
+}
 
 /** `true`/`'weak'`, `'strong'`, `false` or a custom function. */
 export function compileETag(value: unknown): ETagFunction | undefined {

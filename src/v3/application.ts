@@ -8,6 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
 import { booleanSettings, environment, inheritFromParent, markTrustProxyDefault, markTrustProxySet } from '../application';
 import { adoptRequestPrototype, adoptResponsePrototype } from '../prototypes';
+import { serverClasses } from '../server-classes';
 import { deprecate } from '../http/deprecate';
 import { kQueryParser, type QueryParser } from '../request';
 import { parseExtended } from '../querystring';
@@ -216,7 +217,8 @@ application3.render = function render(name, options, callback) {
 };
 
 application3.listen = function listen(...args: unknown[]) {
-  const server = http.createServer(this);
+  // The server builds requests and responses with the app's prototypes (see server-classes.ts).
+  const server = http.createServer(serverClasses(this) as http.ServerOptions, this);
   return server.listen(...(args as Parameters<http.Server['listen']>));
 };
 

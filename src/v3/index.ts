@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mixin } from '../application';
+import { adoptServer } from '../server-classes';
 import { deprecate } from '../http/deprecate';
 import type { NextFunction } from '../router/layer';
 import { application3, type Application3 } from './application';
@@ -16,6 +17,8 @@ import * as bundle from '../middleware';
 
 function createApplication(): Application3 {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
+    // As a server's request listener (no `next`), see whether the server can build app-born objects.
+    if (next === undefined) adoptServer(app as Application3, req);
     (app as Application3).handle(req, res, next);
   } as Application3;
   mixin(app, application3);

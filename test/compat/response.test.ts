@@ -31,6 +31,10 @@ describe('response compatibility with express@4', () => {
         app.get('/string', (_req, res) => { res.send('héllo <b>'); });
         app.get('/empty', (_req, res) => { res.send(''); });
         app.get('/long', (_req, res) => { res.send('x'.repeat(5000)); });
+        // Around the length where webapp stops writing strings as strings (send.ts), multibyte included.
+        app.get('/below-string-limit', (_req, res) => { res.send('é☃'.repeat(8191) + 'x'); });
+        app.get('/at-string-limit', (_req, res) => { res.send('é☃'.repeat(8192)); });
+        app.get('/astral', (_req, res) => { res.send('😀 ünïcode'); });
         app.get('/buffer', (_req, res) => { res.send(Buffer.from('bytes')); });
         app.get('/buffer-typed', (_req, res) => { res.type('png').send(Buffer.from('png')); });
         app.get('/object', (_req, res) => { res.send({ a: 1, b: [true, null] }); });
@@ -53,7 +57,7 @@ describe('response compatibility with express@4', () => {
         return app;
       },
       [
-        get('/string'), get('/empty'), get('/long'), get('/buffer'), get('/buffer-typed'), get('/object'), get('/array'),
+        get('/string'), get('/empty'), get('/long'), get('/below-string-limit'), get('/at-string-limit'), get('/astral'), get('/buffer'), get('/buffer-typed'), get('/object'), get('/array'),
         get('/null'), get('/undefined'), get('/true'), get('/typed'), get('/typed-charset'), get('/xml'),
         get('/status-number'), get('/status-unknown'), get('/body-status'), get('/status-body'),
         get('/no-content'), get('/reset'), get('/not-modified'), get('/own-etag'),

@@ -1,0 +1,146 @@
+/**
+ * Requests and responses born with the app's prototypes (src/server-classes.ts):
+ * under app.listen always, under http.createServer(app) from the second request
+ * on, and never where another listener or custom classes could be affected.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import webapp = require('../../src/index');
+import webapp3 = require('../../src/v3/index');
+
+type Req = http.IncomingMessage & Record<string, any>;
+type Res = http.ServerResponse & Record<string, any>;
+
+/** How each request reached the handler: swapped to app.request, or constructed with it. */
+function probeApp() {
+  const app = webapp();
+  const seen: string[] = [];
+  app.get('/', (req: Req, res: Res) => {
+    const swapped = Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response;
+    seen.push(swapped ? 'swapped' : 'born');
+    assert.ok(app.request.isPrototypeOf(req) && app.response.isPrototypeOf(res));
+    assert.ok(req instanceof http.IncomingMessage && res instanceof http.ServerResponse);
+    res.send(`${req.get('x-probe')} ${req.hostname}`);
+  });
+  return { app, seen };
+}
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function getTwice(base: string): Promise<string[]> {
+  const bodies: string[] = [];
+  for (let i = 0; i < 2; i++) bodies.push(await (await fetch(base + '/', { headers: { 'x-probe': String(i) } })).text());
+  return bodies;
+}
+
+describe('app-born requests and responses', () => {
+  it('app.listen constructs them with the app prototypes from the first request', async () => {
+    const { app, seen } = probeApp();
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      assert.deepEqual(await getTwice(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), ['0 127.0.0.1', '1 127.0.0.1']);
+      assert.deepEqual(seen, ['born', 'born']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('http.createServer(app) swaps the first request, then the server constructs app-born ones', async () => {
+    const { app, seen } = probeApp();
+    const server = http.createServer(app);
+    try {
+      assert.deepEqual(await getTwice(await listen(server)), ['0 127.0.0.1', '1 127.0.0.1']);
+      assert.deepEqual(seen, ['swapped', 'born']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('leaves a server alone when the app is not its only request listener', async () => {
+    const { app, seen } = probeApp();
+    const server = http.createServer(app);
+    let observed = 0;
+    server.on('request', () => observed++);
+    try {
+      await getTwice(await listen(server));
+      assert.deepEqual(seen, ['swapped', 'swapped']);
+      assert.equal(observed, 2);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('leaves a server with its own classes alone', async () => {
+    class TracedRequest extends http.IncomingMessage {
+      traced = true;
+    }
+    const app = webapp();
+    app.get('/', (req: Req, res: Res) => res.send(String(req.traced)));
+    const server = http.createServer({ IncomingMessage: TracedRequest }, app);
+    try {
+      assert.deepEqual(await getTwice(await listen(server)), ['true', 'true']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('follows an app.request replaced after the server started', async () => {
+    const app = webapp();
+    app.get('/', (req: Req, res: Res) => res.send(typeof req.greet === 'function' ? req.greet() : 'plain'));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      assert.equal(await (await fetch(base)).text(), 'plain');
+      app.request = Object.create(app.request, { greet: { value: () => 'hello' } });
+      assert.equal(await (await fetch(base)).text(), 'hello');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a mounted app sees its own prototypes and the parent gets its own back', async () => {
+    const parent = webapp();
+    const child = webapp();
+    (child.request as Record<string, unknown>).side = 'child';
+    (parent.request as Record<string, unknown>).side = 'parent';
+    child.get('/', (req: Req, _res: Res, next: () => void) => {
+      req.inner = req.side;
+      next();
+    });
+    parent.use('/child', child);
+    parent.use((req: Req, res: Res) => res.send(`${req.inner} ${req.side}`));
+    const server = parent.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/child`)).text();
+      assert.equal(text, 'child parent');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('webapp/v3 apps are served the same way', async () => {
+    const app = webapp3();
+    const seen: boolean[] = [];
+    app.get('/', (req: Req, res: Res) => {
+      seen.push(Object.getPrototypeOf(req) === app.request);
+      res.send(String(req.host));
+    });
+    const server = http.createServer(app);
+    try {
+      const base = await listen(server);
+      assert.equal(await (await fetch(base + '/')).text(), '127.0.0.1');
+      assert.equal(await (await fetch(base + '/')).text(), '127.0.0.1');
+      assert.deepEqual(seen, [true, false]);
+    } finally {
+      server.close();
+    }
+  });
+});
