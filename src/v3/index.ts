@@ -14,6 +14,7 @@ import { request3 } from './request';
 import { response3 } from './response';
 import { Route3, Router3 } from './router';
 import * as bundle from '../middleware';
+import type { serveStatic } from '../static';
 
 function createApplication(): Application3 {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
@@ -60,6 +61,11 @@ declare namespace webapp3 {
   export const json: typeof bundle.json;
   export const urlencoded: typeof bundle.urlencoded;
   export const errorHandler: typeof bundle.errorHandler;
+  export const directory: typeof bundle.directory;
+  export const multipart: typeof bundle.multipart;
+  export const bodyParser: typeof bundle.bodyParser;
+  const serveStaticHandler: typeof serveStatic;
+  export { serveStaticHandler as static };
   export const middleware: typeof bundle;
 }
 

@@ -60,10 +60,10 @@ before(() => {
       'cjs',
       'commonjs',
       { module: 'nodenext', moduleResolution: 'nodenext', esModuleInterop: true },
-      ['app.ts', 'negative.ts', 'merging.ts', 'ecosystem.ts'],
+      ['app.ts', 'negative.ts', 'merging.ts', 'ecosystem.ts', 'legacy.ts'],
       ['@types', ...ecosystem],
     ),
-    'ESM project (nodenext)': project('esm', 'module', { module: 'nodenext', moduleResolution: 'nodenext' }, ['app.ts', 'negative.ts'], ['@types/node']),
+    'ESM project (nodenext)': project('esm', 'module', { module: 'nodenext', moduleResolution: 'nodenext' }, ['app.ts', 'negative.ts', 'legacy.ts'], ['@types/node']),
   };
 });
 
