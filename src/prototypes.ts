@@ -75,6 +75,8 @@ const layers = new WeakSet<object>();
  */
 export function layerOver(layer: object, appProto: object): void {
   Object.setPrototypeOf(layer, appProto);
+  // `req.constructor` stays Node's class (found below the app prototype), as in Express.
+  delete (layer as { constructor?: unknown }).constructor;
   layers.add(layer);
 }
 

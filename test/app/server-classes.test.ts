@@ -22,6 +22,7 @@ function probeApp() {
     seen.push(swapped ? 'swapped' : 'born');
     assert.ok(app.request.isPrototypeOf(req) && app.response.isPrototypeOf(res));
     assert.ok(req instanceof http.IncomingMessage && res instanceof http.ServerResponse);
+    assert.ok(req.constructor === http.IncomingMessage && res.constructor === http.ServerResponse);
     res.send(`${req.get('x-probe')} ${req.hostname}`);
   });
   return { app, seen };
