@@ -48,8 +48,10 @@ function legacyApp(express: Any) {
   app.use(express.errorHandler());
   app.post('/form', (req: Any, res: Any) => {
     const files: Record<string, unknown> = {};
-    // Sorted: 3.x lists files in the order their writes finished, which varies.
-    for (const [key, value] of Object.entries(req.files || {}).sort(([a], [b]) => a.localeCompare(b))) files[key] = Array.isArray(value) ? value.map(describeFile) : describeFile(value);
+    // Sorted: 3.x lists files (and files of one name) in the order their writes finished, which varies.
+    for (const [key, value] of Object.entries(req.files || {}).sort(([a], [b]) => a.localeCompare(b))) files[key] = Array.isArray(value)
+        ? value.map(describeFile).sort((a, b) => a.originalFilename.localeCompare(b.originalFilename))
+        : describeFile(value);
     // 3.x leaves req.files undefined after a JSON or urlencoded body; webapp gives {} (tested below).
     res.json({ body: req.body, files });
   });
