@@ -90,6 +90,8 @@ export function serveStatic(root: string, options?: ServeStaticOptions): Middlew
       // Once a file is chosen, a failure is the server's, not a miss: always forward it.
       file: fallthrough ? () => { forwardError = true; } : undefined,
       headers: setHeaders,
+      // Connect's contract: the request emits 'static' when a file body starts; staticCache() listens.
+      stream: () => req.emit('static'),
     };
     sendFile(req, res, path, settings, hooks);
   };
