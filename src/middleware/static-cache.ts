@@ -127,10 +127,15 @@ function mustRevalidate(req: IncomingMessage, entry: CachedResponse, now: number
 const CONTENT_HEADERS = new Set(['content-encoding', 'content-language', 'content-length', 'content-range', 'content-type']);
 
 function respondFromCache(req: IncomingMessage, res: ServerResponse, entry: CachedResponse, now: number): void {
-  const notModified = req.method === 'GET' && isFresh(req.headers, { etag: entry.etag, 'last-modified': entry.lastModified });
+  // As static does, HEAD gets a 304 too.
+  const notModified = isFresh(req.headers, { etag: entry.etag, 'last-modified': entry.lastModified });
   res.setHeader('X-Cache', 'HIT');
   for (const [name, value] of entry.headers) {
-    if (notModified && CONTENT_HEADERS.has(name.toLowerCase())) continue;
+    const lower = name.toLowerCase();
+    if (notModified && CONTENT_HEADERS.has(lower)) continue;
+    // What middleware before this one set for this request wins (a request id, say), as static
+    // leaves such headers alone; the length is the stored body's.
+    if (lower !== 'content-length' && res.hasHeader(name)) continue;
     res.setHeader(name, value);
   }
   res.setHeader('Age', String(Math.floor(ageOf(entry, now))));

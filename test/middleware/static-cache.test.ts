@@ -306,6 +306,37 @@ describe('staticCache', () => {
     });
   });
 
+  it('HEAD with a matching validator on a hit answers 304, as static does', async () => {
+    await session(cached(), async (send) => {
+      const miss = await send('/a.txt');
+      const conditional = { method: 'HEAD', path: '/a.txt', headers: { 'if-none-match': miss.headers.etag as string } };
+      const hit = await send(conditional);
+      assert.equal(xCache(hit), 'HIT');
+      const fromStatic = await send({ ...conditional, headers: { ...conditional.headers, cookie: 'a=b' } });
+      assert.equal(xCache(fromStatic), 'MISS');
+      assert.equal(hit.status, 304);
+      assert.equal(fromStatic.status, 304);
+    });
+  });
+
+  it('headers set before the cache for this request win over stored ones', async () => {
+    let id = 0;
+    const requestId: Handler = (_req, res, next) => {
+      res.setHeader('X-Request-Id', String(++id));
+      res.setHeader('Content-Type', 'text/x-mine');
+      next();
+    };
+    await session([requestId, ...cached()], async (send) => {
+      const miss = await send('/a.txt');
+      assert.equal(miss.headers['x-request-id'], '1');
+      const hit = await send('/a.txt');
+      assert.equal(xCache(hit), 'HIT');
+      assert.equal(hit.headers['x-request-id'], '2');
+      assert.equal(hit.headers['content-type'], 'text/x-mine');
+      assert.equal(hit.headers['content-length'], '7');
+    });
+  });
+
   it('If-Match and If-Unmodified-Since are left to static (412)', async () => {
     await session(cached(), async (send) => {
       await send('/a.txt');
