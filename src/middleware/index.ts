@@ -29,3 +29,7 @@ export { multipart } from './multipart';
 export type { MultipartOptions, UploadedFile } from './multipart';
 export { bodyParser } from './body-parser';
 export type { BodyParserOptions } from './body-parser';
+export { staticCache } from './static-cache';
+export type { StaticCacheOptions } from './static-cache';
+export { csrf } from './csrf';
+export type { CsrfOptions, CsrfCookieOptions } from './csrf';

@@ -64,6 +64,8 @@ declare namespace webapp3 {
   export const directory: typeof bundle.directory;
   export const multipart: typeof bundle.multipart;
   export const bodyParser: typeof bundle.bodyParser;
+  export const staticCache: typeof bundle.staticCache;
+  export const csrf: typeof bundle.csrf;
   const serveStaticHandler: typeof serveStatic;
   export { serveStaticHandler as static };
   export const middleware: typeof bundle;
