@@ -41,7 +41,9 @@ function isSecureConnection(req: IncomingMessage, trustProxy: boolean | undefine
   return proto.split(/\s*,\s*/)[0] === 'https';
 }
 
-export function cookieSession(options: CookieSessionOptions = {}): Middleware {
+// `options?` rather than a default: a default parameter would make `.length` 0, Connect's is 1.
+export function cookieSession(options?: CookieSessionOptions): Middleware {
+  options = options ?? {};
   const key = options.key || 'webapp.sess';
   return function cookieSession(request, res, next) {
     const req = request as MiddlewareRequest;

@@ -27,6 +27,11 @@ const requests = [
 ];
 
 describe('cookieSession', () => {
+  it("keeps Connect 2.30's arity", () => {
+    assert.equal(cookieSession.length, 1);
+    assert.equal(cookieSession().length, 3);
+  });
+
   it('with its own secret, matches Connect 2.30', async () => {
     await assertSameAsConnect(
       [connect.cookieParser(), connect.cookieSession({ key: 'sess', secret: 'sekrit' }), app],
