@@ -14,7 +14,13 @@ app.configure('development', function () {
 
 app.locals({ company: 'Example Corp' });
 
-// Middleware before the router, the router where 3.x apps put it, then a fallback.
+// The classic 3.x stack from the bundled middleware, then the router where 3.x
+// apps put it, then a fallback.
+app.use(express.bodyParser());
+app.use(express.methodOverride());
+app.use(express.cookieParser());
+app.use(express.cookieSession({ secret: 'keyboard cat' }));
+app.use(express.csrf());
 app.use(function (req, res, next) {
   res.locals.requestedAt = new Date().toISOString();
   next();
@@ -44,6 +50,18 @@ app.get('/items/*', function (req, res) {
 
 app.get('/old', function (req, res) {
   res.redirect('items/1'); // relative to where the app is mounted, as in 3.x
+});
+
+// A form protected by csrf: GET gives the token, POST must send it back.
+app.get('/notes', function (req, res) {
+  req.session.notes = req.session.notes || [];
+  res.send('<form method="post"><input type="hidden" name="_csrf" value="' + req.csrfToken() + '">' +
+    '<input name="note"></form><ul>' + req.session.notes.map(function (n) { return '<li>' + n + '</li>'; }).join('') + '</ul>');
+});
+
+app.post('/notes', function (req, res) {
+  req.session.notes = (req.session.notes || []).concat(String(req.body.note).replace(/[<>&]/g, ''));
+  res.redirect('notes');
 });
 
 app.get('/status', function (req, res) {

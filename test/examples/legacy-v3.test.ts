@@ -38,4 +38,26 @@ describe('legacy 3.x example', () => {
     assert.equal(missing.status, 404);
     assert.equal(await missing.text(), 'Nothing at /nope');
   });
+
+  it('runs the bundled middleware stack: session cookie, csrf-protected form, bodyParser', async () => {
+    const page = await fetch(base + '/notes');
+    assert.equal(page.status, 200);
+    const cookie = (page.headers.getSetCookie() ?? []).map((c) => c.split(';')[0]).join('; ');
+    const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+    assert.ok(cookie.includes('webapp.sess=') && token);
+
+    const forged = await fetch(base + '/notes', { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'note=hi' });
+    assert.equal(forged.status, 403);
+
+    const posted = await fetch(base + '/notes', {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `_csrf=${encodeURIComponent(token!)}&note=hello`,
+    });
+    assert.equal(posted.status, 302);
+    const next = (posted.headers.getSetCookie() ?? []).map((c) => c.split(';')[0]).join('; ') || cookie;
+    const after = await fetch(base + '/notes', { headers: { cookie: next } });
+    assert.match(await after.text(), /<li>hello<\/li>/);
+  });
 });
