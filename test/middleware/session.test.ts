@@ -266,6 +266,36 @@ describe('session: options', () => {
     assert.equal(Object.keys(store.sessions).length, 1);
   });
 
+  it("without proxy, a secure cookie follows the framework's req.secure", async () => {
+    const markSecure: Handler = (req, _res, next) => ((req.secure = req.headers['x-secure'] === '1'), next());
+    const out = await requestAll(
+      [markSecure, session({ secret: 's', cookie: { secure: true } }), counter],
+      [{ path: '/', headers: { 'x-secure': '1' } }, { path: '/' }],
+    );
+    assert.match(String(out[0].headers['set-cookie']), /; HttpOnly; Secure$/);
+    assert.equal(out[1].headers['set-cookie'], undefined);
+  });
+
+  it('warns that MemoryStore is not for production, only in production', () => {
+    const warnings: unknown[] = [];
+    const warn = console.warn;
+    const env = process.env.RUNTIME_ENV;
+    console.warn = (message: unknown) => void warnings.push(message);
+    try {
+      process.env.RUNTIME_ENV = 'production';
+      session({ secret: 's' });
+      session({ secret: 's', store: new (class extends session.Store {})() });
+      process.env.RUNTIME_ENV = 'development';
+      session({ secret: 's' });
+    } finally {
+      console.warn = warn;
+      if (env === undefined) delete process.env.RUNTIME_ENV;
+      else process.env.RUNTIME_ENV = env;
+    }
+    assert.equal(warnings.length, 1);
+    assert.match(String(warnings[0]), /MemoryStore is not\ndesigned for a production environment/);
+  });
+
   it('a request that already has a session is passed through', async () => {
     const preset: Handler = (req, _res, next) => ((req.session = { n: 41 }), next());
     const [res] = await requestAll([preset, session({ secret: 's' }), counter], [{ path: '/' }]);

@@ -211,9 +211,9 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
       } else if (!data) {
         generate();
       } else {
-        const fingerprintOfStored = fingerprint(data as unknown as Session);
         store.createSession(req, data);
-        tracker.start(req.session as Session, req.sessionID, fingerprintOfStored, !resave);
+        // Without resave, the session as loaded counts as already stored.
+        tracker.start(req.session as Session, req.sessionID, undefined, !resave);
       }
       next();
     });

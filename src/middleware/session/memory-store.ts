@@ -61,7 +61,8 @@ export class MemoryStore extends Store {
   private read(sid: string): SessionData | undefined {
     const json = this.sessions[sid];
     if (!json) return undefined;
-    const session = JSON.parse(json) as SessionData;
+    const session = JSON.parse(json) as SessionData | null;
+    if (typeof session !== 'object' || session === null) return undefined;
     const stored = session.cookie?.expires;
     const expires = typeof stored === 'string' ? new Date(stored) : stored;
     if (expires instanceof Date && expires.valueOf() <= Date.now()) {

@@ -48,14 +48,14 @@ export class Session {
   }
 
   save(fn?: Callback): this {
-    this.store().set(this.id, this, fn || (() => {}));
+    storeOf(this).set(this.id, this, fn || (() => {}));
     return this;
   }
 
   /** Replaces `req.session` with the store's copy. */
   reload(fn: Callback): this {
     const req = this.req;
-    const store = this.store();
+    const store = storeOf(this);
     store.get(this.id, (err, data) => {
       if (err) return fn(err);
       if (!data) return fn(new Error('failed to load session'));
@@ -67,23 +67,18 @@ export class Session {
 
   destroy(fn?: Callback): this {
     delete this.req.session;
-    this.store().destroy(this.id, fn);
+    storeOf(this).destroy(this.id, fn);
     return this;
   }
 
   /** A fresh id and empty session; the old record is destroyed. */
   regenerate(fn: Callback): this {
-    this.store().regenerate(this.req, fn);
+    storeOf(this).regenerate(this.req, fn);
     return this;
-  }
-
-  private store(): Store {
-    return this.req.sessionStore as Store;
   }
 }
 
-// Methods are not data: keep them out of `for...in` as the 1.x prototype did
-// not matter for JSON, but `key in this` above relies on them being present.
-for (const name of ['touch', 'resetMaxAge', 'save', 'reload', 'destroy', 'regenerate', 'store']) {
-  Object.defineProperty(Session.prototype, name, { enumerable: false });
+// A function, not a method, so a stored key named like it is not refused.
+function storeOf(session: Session): Store {
+  return session.req.sessionStore as Store;
 }
