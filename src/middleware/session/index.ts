@@ -6,7 +6,7 @@
  * given). The session is written back when the response ends, and the
  * response finishes only once the store has answered.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseCookieHeader } from 'cookie';
@@ -15,7 +15,9 @@ import { deprecate } from '../../http/deprecate';
 import { parseOriginalUrl } from '../../http/parse-url';
 import { onHeaders } from '../on-headers';
 import type { Middleware, MiddlewareRequest, NextFunction } from '../types';
+import { ChangeTracker } from './change-tracker';
 import { Cookie, type CookieOptions } from './cookie';
+import { holdEndUntil, type StoreWork } from './hold-end';
 import { MemoryStore } from './memory-store';
 import { Session } from './session';
 import { Store } from './store';
@@ -46,12 +48,6 @@ const MEMORY_STORE_WARNING =
 /** 24 random bytes in base64url: 32 characters (uid-safe's format). */
 function generateSessionId(): string {
   return randomBytes(24).toString('base64url');
-}
-
-/** A digest of the session's data, the cookie left out (its expiry moves every request). */
-function fingerprint(session: Session): string {
-  const json = JSON.stringify(session, (key, value) => (key === 'cookie' ? undefined : value));
-  return createHash('sha1').update(json ?? '').digest('base64');
 }
 
 function unsignWithAny(value: string, secrets: string[]): string | false {
@@ -218,96 +214,6 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
       next();
     });
   };
-}
-
-/**
- * Remembers the session as it was loaded and as it was last saved, so the
- * end of the request can tell "changed" and "already stored" apart.
- */
-class ChangeTracker {
-  private originalId?: string;
-  private originalHash?: string;
-  private savedHash?: string;
-
-  start(session: Session, id: string | undefined, hash = fingerprint(session), countAsSaved = false): void {
-    this.originalId = id;
-    this.originalHash = hash;
-    if (countAsSaved) this.savedHash = hash;
-    // Every save, by the app or at the end, records what was written.
-    const tracker = this;
-    const save = session.save;
-    Object.defineProperty(session, 'save', {
-      configurable: true,
-      enumerable: false,
-      writable: true,
-      value: function trackedSave(this: Session, ...args: Parameters<Session['save']>) {
-        tracker.savedHash = fingerprint(this);
-        return save.apply(this, args);
-      },
-    });
-  }
-
-  isModified(session: Session): boolean {
-    return this.originalId !== session.id || this.originalHash !== fingerprint(session);
-  }
-
-  isSaved(session: Session): boolean {
-    return this.originalId === session.id && this.savedHash === fingerprint(session);
-  }
-}
-
-type StoreWork = (done: (err?: unknown) => void) => void;
-
-/**
- * Wraps `res.end` so `decide` runs first. When it returns store work, the
- * body goes out now but the response is ended only when the store answers;
- * a store error still ends the response, then reaches `next`. When a
- * Content-Length is set, the last byte is held back so the client cannot see
- * a complete response before the session is stored. A second `end` is ignored.
- */
-function holdEndUntil(res: ServerResponse, decide: () => StoreWork | undefined, next: NextFunction): void {
-  const end = res.end as (...args: unknown[]) => ServerResponse;
-  const write = res.write as (...args: unknown[]) => boolean;
-  let ended = false;
-
-  res.end = function endAfterStore(this: ServerResponse, ...args: unknown[]) {
-    if (ended) return this;
-    ended = true;
-    // end([chunk], [encoding], [callback]): keep the callback for the real end.
-    const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
-    let [chunk, encoding] = args as [unknown, BufferEncoding | undefined];
-
-    const work = decide();
-    if (!work) return end.call(res, chunk, encoding, callback);
-
-    let pending = true;
-    let rest: unknown;
-    work((err) => {
-      if (err) setImmediate(next, err);
-      if (pending) {
-        // The store answered at once: end normally with the whole body.
-        pending = false;
-        end.call(res, chunk, encoding, callback);
-      } else {
-        end.call(res, rest, undefined, callback);
-      }
-    });
-    if (!pending || chunk == null) return this;
-    pending = false;
-    const length = Number(res.getHeader('Content-Length'));
-    if (!Number.isNaN(length) && length > 0) {
-      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding);
-      encoding = undefined;
-      if (bytes.length > 0) {
-        rest = bytes.subarray(bytes.length - 1);
-        chunk = bytes.subarray(0, bytes.length - 1);
-      } else {
-        chunk = bytes;
-      }
-    }
-    write.call(res, chunk, encoding);
-    return this;
-  } as ServerResponse['end'];
 }
 
 export type SessionMiddleware = ((options?: SessionOptions) => Middleware) & {

@@ -1,0 +1,63 @@
+/**
+ * Delays the end of a response until the session store has answered, as
+ * express-session 1.11 does: the app's `res.end` returns at once, the bytes
+ * go out, and the response completes after the save (or destroy, or touch).
+ */
+import type { ServerResponse } from 'node:http';
+import type { NextFunction } from '../types';
+
+/** One store operation; `done` is its callback. */
+export type StoreWork = (done: (err?: unknown) => void) => void;
+
+/**
+ * Wraps `res.end` so `decide` runs first. When it returns store work, the
+ * body goes out now but the response is ended only when the store answers;
+ * a store error still ends the response, then reaches `next`. When a
+ * Content-Length is set, the last byte is held back so the client cannot see
+ * a complete response before the session is stored. A second `end` is ignored.
+ */
+export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | undefined, next: NextFunction): void {
+  const end = res.end as (...args: unknown[]) => ServerResponse;
+  const write = res.write as (...args: unknown[]) => boolean;
+  let ended = false;
+
+  res.end = function endAfterStore(this: ServerResponse, ...args: unknown[]) {
+    if (ended) return this;
+    ended = true;
+    // end([chunk], [encoding], [callback]): keep the callback for the real end.
+    const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+    let [chunk, encoding] = args as [unknown, BufferEncoding | undefined];
+
+    const work = decide();
+    if (!work) return end.call(res, chunk, encoding, callback);
+
+    let pending = true;
+    let rest: unknown;
+    work((err) => {
+      if (err) setImmediate(next, err);
+      if (pending) {
+        // The store answered at once: end normally with the whole body.
+        pending = false;
+        end.call(res, chunk, encoding, callback);
+      } else {
+        end.call(res, rest, undefined, callback);
+      }
+    });
+    if (!pending || chunk == null) return this;
+    pending = false;
+    const length = Number(res.getHeader('Content-Length'));
+    if (!Number.isNaN(length) && length > 0) {
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding);
+      encoding = undefined;
+      if (bytes.length > 0) {
+        rest = bytes.subarray(bytes.length - 1);
+        chunk = bytes.subarray(0, bytes.length - 1);
+      } else {
+        chunk = bytes;
+      }
+    }
+    write.call(res, chunk, encoding);
+    return this;
+  } as ServerResponse['end'];
+}
+
