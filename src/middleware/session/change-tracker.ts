@@ -22,7 +22,8 @@ export class ChangeTracker {
   private originalHash?: string;
   private savedHash?: string;
 
-  start(session: Session, id: string | undefined, hash = fingerprint(session), countAsSaved = false): void {
+  start(session: Session, id: string | undefined, countAsSaved = false): void {
+    const hash = fingerprint(session);
     this.originalId = id;
     this.originalHash = hash;
     if (countAsSaved) this.savedHash = hash;

@@ -209,7 +209,7 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
       } else {
         store.createSession(req, data);
         // Without resave, the session as loaded counts as already stored.
-        tracker.start(req.session as Session, req.sessionID, undefined, !resave);
+        tracker.start(req.session as Session, req.sessionID, !resave);
       }
       next();
     });
