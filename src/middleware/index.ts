@@ -32,4 +32,6 @@ export type { BodyParserOptions } from './body-parser';
 export { staticCache } from './static-cache';
 export type { StaticCacheOptions } from './static-cache';
 export { csrf } from './csrf';
+export { session } from './session';
+export type { SessionOptions } from './session';
 export type { CsrfOptions, CsrfCookieOptions } from './csrf';

@@ -66,6 +66,7 @@ declare namespace webapp3 {
   export const bodyParser: typeof bundle.bodyParser;
   export const staticCache: typeof bundle.staticCache;
   export const csrf: typeof bundle.csrf;
+  export const session: typeof bundle.session;
   const serveStaticHandler: typeof serveStatic;
   export { serveStaticHandler as static };
   export const middleware: typeof bundle;
