@@ -19,7 +19,7 @@ app.locals({ company: 'Example Corp' });
 app.use(express.bodyParser());
 app.use(express.methodOverride());
 app.use(express.cookieParser());
-app.use(express.cookieSession({ secret: 'keyboard cat' }));
+app.use(express.session({ secret: 'keyboard cat' }));
 app.use(express.csrf());
 app.use(function (req, res, next) {
   res.locals.requestedAt = new Date().toISOString();

@@ -44,7 +44,7 @@ describe('legacy 3.x example', () => {
     assert.equal(page.status, 200);
     const cookie = (page.headers.getSetCookie() ?? []).map((c) => c.split(';')[0]).join('; ');
     const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
-    assert.ok(cookie.includes('webapp.sess=') && token);
+    assert.ok(cookie.includes('connect.sid=') && token);
 
     const forged = await fetch(base + '/notes', { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'note=hi' });
     assert.equal(forged.status, 403);
