@@ -12,6 +12,7 @@ import { isFresh } from '../http/fresh';
 import { parseMs } from '../http/ms';
 import { parseUrl } from '../http/parse-url';
 import type { Middleware } from './types';
+import { refuseWriteMethods } from './read-only-methods';
 
 export interface FaviconOptions {
   maxAge?: number | string;
@@ -101,13 +102,7 @@ export function favicon(path?: string | Buffer, options: FaviconOptions = {}): M
 
   return function favicon(req, res, next) {
     if (parseUrl(req)?.pathname !== '/favicon.ico') return next();
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.statusCode = req.method === 'OPTIONS' ? 200 : 405;
-      res.setHeader('Allow', 'GET, HEAD, OPTIONS');
-      res.setHeader('Content-Length', '0');
-      res.end();
-      return;
-    }
+    if (refuseWriteMethods(req, res)) return;
     if (icon) return send(req, res, icon);
     readFile(file as string, (err, body) => {
       if (err) return next(err);

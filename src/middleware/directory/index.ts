@@ -24,6 +24,7 @@ import { parseOriginalUrl, parseUrl } from '../../http/parse-url';
 import type { Middleware, NextFunction } from '../types';
 import { renderListing, type HtmlSettings, type TemplateRenderer } from './html';
 import { resolveListing, rootPathOf } from './resolve';
+import { refuseWriteMethods } from '../read-only-methods';
 
 export type { ListingEntry, TemplateLocals, TemplateRenderer } from './html';
 
@@ -79,13 +80,7 @@ export function directory(root: string, options?: DirectoryOptions): Middleware 
   };
 
   return function directory(req, res, next: NextFunction) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.statusCode = req.method === 'OPTIONS' ? 200 : 405;
-      res.setHeader('Allow', 'GET, HEAD, OPTIONS');
-      res.setHeader('Content-Length', '0');
-      res.end();
-      return;
-    }
+    if (refuseWriteMethods(req, res)) return;
 
     const pathname = parseUrl(req)?.pathname;
     const originalPathname = parseOriginalUrl(req)?.pathname;
