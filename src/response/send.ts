@@ -22,6 +22,13 @@ const UTF8_TYPES = new Set(
  */
 const STRING_BODY_LIMIT = 16 * 1024;
 
+/** 204 and 304 carry no entity: the headers describing one go (4.x and 3.x alike). */
+export function removeEntityHeaders(res: { removeHeader(name: string): void }): void {
+  res.removeHeader('Content-Type');
+  res.removeHeader('Content-Length');
+  res.removeHeader('Transfer-Encoding');
+}
+
 function send(this: Response, body?: unknown): Response {
   let chunk = body;
   let encoding: BufferEncoding | undefined;
@@ -98,9 +105,7 @@ function send(this: Response, body?: unknown): Response {
   if (req.fresh) this.statusCode = 304;
 
   if (this.statusCode === 204 || this.statusCode === 304) {
-    this.removeHeader('Content-Type');
-    this.removeHeader('Content-Length');
-    this.removeHeader('Transfer-Encoding');
+    removeEntityHeaders(this);
     chunk = '';
   }
 

@@ -20,6 +20,7 @@ import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
 import { response } from '../response';
 import { fileMethods } from '../response/files';
+import { removeEntityHeaders } from '../response/send';
 
 interface Req3 extends IncomingMessage {
   app: { render(view: string, options: object, callback: (err: Error | null, html?: string) => void): void };
@@ -146,9 +147,7 @@ const methods3 = {
     }
     if (req.fresh) this.statusCode = 304;
     if (this.statusCode === 204 || this.statusCode === 304) {
-      this.removeHeader('Content-Type');
-      this.removeHeader('Content-Length');
-      this.removeHeader('Transfer-Encoding');
+      removeEntityHeaders(this);
       body = '';
     }
     if (req.method === 'HEAD') this.end();

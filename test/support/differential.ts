@@ -3,27 +3,17 @@
  * on webapp, the same raw HTTP requests go to both, and the answers must match.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import express from 'express';
 import webapp = require('../../src/index');
+import { rawRequest, withServer, type RawResponse, type RequestSpec } from './raw-http';
 
 /** What a test's app definition receives: the framework under test (`express` or `webapp`). */
 export type Framework = typeof express;
 export type AppFactory = (framework: Framework) => http.RequestListener;
 
-export interface RequestSpec {
-  method?: string;
-  path: string;
-  headers?: Record<string, string | string[]>;
-  body?: string | Buffer;
-}
-
-export interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+export type { RequestSpec, RawResponse };
+export { withServer, rawRequest };
 
 /** Headers whose value legitimately differs between the two (clock, brand, connection handling). */
 const VOLATILE = new Set(['date', 'x-powered-by', 'connection', 'keep-alive']);
@@ -32,34 +22,6 @@ export const frameworks: Array<[string, Framework]> = [
   ['express', express],
   ['webapp', webapp as unknown as Framework],
 ];
-
-export async function withServer<T>(listener: http.RequestListener, fn: (port: number) => Promise<T>): Promise<T> {
-  const server = http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    return await fn((server.address() as AddressInfo).port);
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
-/** One raw request: the path is sent exactly as given (no client-side normalisation). */
-export function rawRequest(port: number, spec: RequestSpec): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('latin1') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(spec.body);
-  });
-}
 
 function comparable(res: RawResponse): { status: number; headers: Record<string, unknown>; body: string } {
   const headers: Record<string, unknown> = {};

@@ -1,0 +1,48 @@
+/**
+ * Raw HTTP for tests: a server on 127.0.0.1:0 for the length of a callback, and
+ * requests sent exactly as written (no client-side normalisation). Loads nothing
+ * of webapp, so middleware tests can use it without the framework.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RequestSpec {
+  method?: string;
+  path: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export async function withServer<T>(listener: http.RequestListener, fn: (port: number) => Promise<T>): Promise<T> {
+  const server = http.createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await fn((server.address() as AddressInfo).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** One raw request; the body is read as latin1 so bytes survive (compressed bodies too). */
+export function rawRequest(port: number, spec: RequestSpec): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('latin1') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(spec.body);
+  });
+}
