@@ -10,9 +10,13 @@ import http from 'node:http';
 import { multipart } from '../../src/middleware/multipart';
 import { limit } from '../../src/middleware/limit';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
+import { assertSameResponses } from '../support/differential';
+import webapp3 = require('../../src/v3/index');
 import { assertSameAsConnect, chain, echo, rawRequest, sendError, withServer, type Handler, type RawResponse } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const express3 = require('express3');
 
 const BOUNDARY = '----webappFormBoundary7MA4YWxkTrZu0gW';
 const FORM_TYPE = 'multipart/form-data; boundary=' + BOUNDARY;
@@ -494,6 +498,21 @@ describe('multipart', () => {
     it('answers 400 like Connect 2.30 for the same malformed bodies (messages are the parser\'s own)', () =>
       withUploadDir(async (dir) => {
         await assertSameAsConnect([connectMultipart({ uploadDir: dir }), echoForm], [quietly(() => multipart({ uploadDir: dir })), echoForm], malformed, (res) => ({ ...res, body: '', headers: {} }));
+      }));
+
+    it('in a 3.x app (bodyParser), a malformed body reaches the error handler as a 400, as on express@3.21', () =>
+      withUploadDir(async (dir) => {
+        const define = (framework: any) => {
+          const app = framework();
+          app.use(quietly(() => framework.bodyParser({ uploadDir: dir })));
+          app.post('/', (req: any, res: any) => res.send('parsed'));
+          app.use((err: any, _req: any, res: any, _next: any) => res.send(err.status, 'status ' + err.status));
+          return app;
+        };
+        const statusOnly = (res: RawResponse) => ({ ...res, headers: {}, body: res.body.replace(/[^\d]/g, '') });
+        const answers = await assertSameResponses(define, malformed, { oracle: express3, subject: webapp3 }, statusOnly);
+        for (const res of answers) assert.equal(res.body, 'status 400');
+        assert.deepEqual(fs.readdirSync(dir), []);
       }));
 
     it('an aborted upload leaves no temp file and reaches next() with 400', () =>
