@@ -4,9 +4,9 @@
  * `user@host` are requested with every leading slash and backslash form, at the
  * root and mounted, through `webapp.static`, `webapp/middleware`'s `static` (with
  * and without `staticCache`), `directory`, `webapp/v3`'s `static` and 3.x
- * `res.redirect('./relative')`. No answer is a 5xx, and no `Location` starts with
- * `//`, `/\`, `\` or a scheme. Where express@4 or express@3.21 answer safely,
- * webapp answers exactly as they do.
+ * `res.redirect('./relative')`. No answer is a 5xx, and no `Location` (nor any
+ * link in a redirect page or listing) starts with `//`, `/\`, `\` or a scheme.
+ * Where express@4 or express@3.21 answer safely, webapp answers exactly as they do.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,8 +71,10 @@ async function probe(listener: http.RequestListener, targets: string[]): Promise
   return withServer(listener, async (port) => {
     const answers: RawResponse[] = [];
     for (const target of targets) {
-      const res = await rawRequest(port, { path: target });
+      const res = await rawRequest(port, { path: target, headers: { accept: 'text/html' } });
       assert.ok(res.status < 500, `${target}: ${res.status}`);
+      // Links in redirect pages and directory listings follow the same rule.
+      for (const [, href] of res.body.matchAll(/href="([^"]*)"/g)) assert.doesNotMatch(href, OFF_SITE, `${target} links off-site: ${href}`);
       const location = res.headers.location;
       if (location !== undefined) {
         assert.doesNotMatch(location, OFF_SITE, `${target} redirected off-site: ${location}`);
