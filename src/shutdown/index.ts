@@ -19,6 +19,7 @@
 import type { Socket, Server as NetServer } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Session } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
 import { onSignal } from './signals';
 
 export interface GracefulOptions {
@@ -46,6 +47,8 @@ class Drain {
   /** How many HTTP/1 responses each socket still owes; 0 means idle between requests. */
   readonly owed = new Map<Socket, number>();
   readonly sessions = new Set<Http2Session>();
+  /** TLS sockets, to find HTTP/1 ones that never sent a request (servers without closeIdleConnections). */
+  readonly secureSockets = new Set<TLSSocket>();
   deadline: NodeJS.Timeout | undefined;
 
   constructor(readonly server: AnyServer, readonly timeout: number) {}
@@ -54,6 +57,10 @@ class Drain {
     this.server.on('connection', (socket: Socket) => {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));
+    });
+    this.server.on('secureConnection', (socket: TLSSocket) => {
+      this.secureSockets.add(socket);
+      socket.once('close', () => this.secureSockets.delete(socket));
     });
     this.server.on('session', (session: Http2Session) => {
       this.sessions.add(session);
@@ -93,6 +100,8 @@ class Drain {
     this.closing = true;
     this.server.closeIdleConnections?.();
     for (const [socket, count] of this.owed) if (count === 0) socket.destroy();
+    // HTTP/1 over TLS that has not sent a request yet is idle too (HTTP/2 ones close with their session).
+    for (const socket of this.secureSockets) if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket)) socket.destroy();
     for (const res of this.responses.keys()) {
       // Not yet answered: the answer will say `Connection: close`, and Node ends the socket after it.
       if (!res.headersSent) res.shouldKeepAlive = false;

@@ -4,6 +4,7 @@
  * node:http's client, which pools and hides both.
  */
 import net from 'node:net';
+import tls from 'node:tls';
 
 export interface Connection {
   socket: net.Socket;
@@ -11,8 +12,11 @@ export interface Connection {
   received: Promise<Buffer>;
 }
 
-export async function connect(port: number): Promise<Connection> {
-  const socket = net.connect(port, '127.0.0.1');
+/** A TCP connection, or with `secure` a TLS one (ALPN http/1.1). */
+export async function connect(port: number, secure?: tls.ConnectionOptions): Promise<Connection> {
+  const socket = secure
+    ? tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ALPNProtocols: ['http/1.1'], ...secure })
+    : net.connect(port, '127.0.0.1');
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   const received = new Promise<Buffer>((resolve, reject) => {
@@ -20,7 +24,7 @@ export async function connect(port: number): Promise<Connection> {
     socket.on('close', () => resolve(Buffer.concat(chunks)));
   });
   received.catch(() => {}); // read by the test; never an unhandled rejection in between
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  await new Promise<void>((resolve, reject) => socket.once(secure ? 'secureConnect' : 'connect', resolve).once('error', reject));
   return { socket, received };
 }
 
