@@ -11,7 +11,7 @@ const paginationChecks = [
 /** Where a page starts and what the links around it are. */
 function pageWindow({ page = 1, perPage }, total) {
   const pages = Math.max(1, Math.ceil(total / perPage));
-  return { page, perPage, total, pages, offset: (page - 1) * perPage, previous: page > 1 ? page - 1 : null, next: page < pages ? page + 1 : null };
+  return { page, perPage, total, pages, offset: (page - 1) * perPage, limit: perPage, previous: page > 1 ? page - 1 : null, next: page < pages ? page + 1 : null };
 }
 
 module.exports = { paginationChecks, pageWindow };
