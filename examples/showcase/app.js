@@ -40,10 +40,11 @@ function errorPage(err) {
 /**
  * Options: `dataDir` (required: the store and attachments live there), `sessionSecret`,
  * `redisUrl` (sessions in Redis), `store` (one already open), `log` (a morgan format, or
- * false), `secureCookies` (behind HTTPS).
+ * false), `secureCookies` (behind HTTPS), `reportError` (where server errors go; the
+ * console by default).
  */
 function createApp(framework, options) {
-  const { dataDir, sessionSecret, redisUrl, log = 'dev', secureCookies = false } = options;
+  const { dataDir, sessionSecret, redisUrl, log = 'dev', secureCookies = false, reportError = console.error } = options;
   const store = options.store || openStore(dataDir);
   const attachments = attachmentFolder(path.join(dataDir, 'attachments'));
   const session = sessions({ secret: sessionSecret, redisUrl, secureCookies });
@@ -78,7 +79,7 @@ function createApp(framework, options) {
   });
 
   // The JSON API is protected by its content-type rule (see routes/api.js), not by form tokens.
-  app.use('/api', apiRoutes(framework, { store }));
+  app.use('/api', apiRoutes(framework, { store, reportError }));
 
   // Form bodies: urlencoded everywhere, multipart (with the attachment) on the notes
   // pages. Both are parsed before the CSRF check, which reads the token from the body.
@@ -99,7 +100,7 @@ function createApp(framework, options) {
   // eslint-disable-next-line no-unused-vars -- four parameters make this the error handler
   app.use((err, req, res, next) => {
     const page = errorPage(err);
-    if (page.status >= 500) console.error(err);
+    if (page.status >= 500) reportError(err);
     // The page needs a token for the logout form even when the CSRF check failed.
     if (req.csrfToken) res.locals.csrfToken = req.csrfToken();
     res.status(page.status).page('error', page);

@@ -14,7 +14,8 @@ export interface Page {
 export class Visitor {
   private readonly cookies = new Map<string, string>();
 
-  constructor(readonly base: string) {}
+  /** `base` may change (an app restarted on a new port): the cookies stay. */
+  constructor(public base: string) {}
 
   cookieNames(): string[] {
     return [...this.cookies.keys()];

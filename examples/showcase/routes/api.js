@@ -45,7 +45,7 @@ const noteFields = (optional) => [
   body('body').optional().isString().withMessage('body must be a string').bail().trim().isLength({ max: 5000 }).withMessage('body must have at most 5000 characters'),
 ];
 
-function apiRoutes(framework, { store }) {
+function apiRoutes(framework, { store, reportError }) {
   const api = framework.Router();
 
   // Writes must be JSON. A cross-site HTML form can only send form encodings, and a
@@ -120,7 +120,7 @@ function apiRoutes(framework, { store }) {
     const status = err.status >= 400 && err.status < 600 ? err.status : 500;
     const code = err instanceof ApiError ? err.code : status === 500 ? 'internal' : String(err.type || 'bad_request').replace(/\W/g, '_');
     const message = status === 500 ? 'Something went wrong.' : err.message;
-    if (status === 500) console.error(err);
+    if (status === 500) reportError(err);
     res.status(status).json({ error: { status, code, message, ...(err.details ? { details: err.details } : {}) } });
   });
 
