@@ -1,8 +1,10 @@
 'use strict';
 // Preloaded into every runnable docs sample (node --require). A sample is written the way
 // users write apps, ending in `app.listen(3000)`; here every listen binds 127.0.0.1 on a
-// free port instead, the expectations from DOCS_SAMPLE_EXPECT are sent to the first server
-// that listens, and the process exits: 0 when every answer matched, 1 otherwise.
+// free port instead. With expectations (DOCS_SAMPLE_EXPECT), they are sent to the first
+// server that listens and the process exits: 0 when every answer matched, 1 otherwise.
+// Without, servers do not keep the process alive: a sample that starts an app exits once
+// its own work is done (a sample that queries its own server keeps running until then).
 const net = require('node:net');
 
 const expectations = JSON.parse(process.env.DOCS_SAMPLE_EXPECT || '[]');
@@ -27,9 +29,10 @@ async function check(server) {
 
 net.Server.prototype.listen = function listenOnLoopback(...args) {
   const callback = args.find((arg) => typeof arg === 'function');
-  if (!first) {
+  if (expectations.length === 0) this.unref();
+  else if (!first) {
     first = this;
-    this.once('listening', () => setImmediate(() => check(this).catch((err) => (console.error(err), process.exit(1)))));
+    this.once('listening', () => setImmediate(() => check(first).catch((err) => (console.error(err), process.exit(1)))));
   }
   return callback ? listen.call(this, 0, '127.0.0.1', callback) : listen.call(this, 0, '127.0.0.1');
 };

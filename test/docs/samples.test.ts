@@ -54,7 +54,7 @@ before(async () => {
     moduleDetection: 'force',
     esModuleInterop: true,
     target: 'ES2022',
-    lib: ['ES2022', 'DOM'],
+    lib: ['ES2022'],
     types: ['node'],
     skipLibCheck: true,
   };
