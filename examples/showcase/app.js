@@ -19,17 +19,21 @@ const { apiRoutes } = require('./routes/api');
 
 /** `res.page(view, locals)`: renders the view, then the layout around it. */
 function renderPage(view, locals) {
-  const res = this;
-  res.render(view, locals, (err, body) => {
-    if (err) return res.req.next(err);
-    res.render('layout', { ...locals, body }, (layoutError, html) => (layoutError ? res.req.next(layoutError) : res.send(html)));
+  this.render(view, locals, (err, body) => {
+    if (err) return this.req.next(err);
+    // Without a callback, render sends the page or passes its error to next().
+    this.render('layout', { ...locals, body });
   });
-  return res;
+  return this;
 }
 
 function errorPage(err) {
   if (err.code === 'EBADCSRFTOKEN') {
-    return { status: 403, title: 'Forbidden', message: 'This form has expired or did not come from this site. Go back, reload the page and try again.' };
+    return {
+      status: 403,
+      title: 'Forbidden',
+      message: 'This form has expired or did not come from this site. Go back, reload the page and try again.',
+    };
   }
   const status = err.status >= 400 && err.status < 600 ? err.status : 500;
   if (status === 404) return { status, title: 'Not found', message: err.expose === false ? 'Not found.' : err.message };
@@ -97,7 +101,7 @@ function createApp(framework, options) {
 
   app.use((req, res, next) => next(Object.assign(new Error(`There is no page at ${req.path}.`), { status: 404 })));
 
-  // eslint-disable-next-line no-unused-vars -- four parameters make this the error handler
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- four parameters make this the error handler
   app.use((err, req, res, next) => {
     const page = errorPage(err);
     if (page.status >= 500) reportError(err);

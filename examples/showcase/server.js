@@ -5,7 +5,8 @@ const path = require('node:path');
 const { createApp } = require('./app');
 
 const frameworkName = process.env.SHOWCASE_FRAMEWORK || 'webapp';
-if (frameworkName !== 'webapp' && frameworkName !== 'express') throw new Error('SHOWCASE_FRAMEWORK must be webapp or express');
+if (frameworkName !== 'webapp' && frameworkName !== 'express')
+  throw new Error('SHOWCASE_FRAMEWORK must be webapp or express');
 const framework = require(frameworkName);
 
 const app = createApp(framework, {

@@ -15,13 +15,20 @@ async function check(server) {
   const { port } = server.address();
   let failed = false;
   for (const { method, path, body, status, contains } of expectations) {
-    const headers = body && /^[[{]/.test(body) ? { 'Content-Type': 'application/json' } : body ? { 'Content-Type': 'text/plain' } : {};
+    const headers =
+      body && /^[[{]/.test(body)
+        ? { 'Content-Type': 'application/json' }
+        : body
+          ? { 'Content-Type': 'text/plain' }
+          : {};
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body, redirect: 'manual' });
     const text = await res.text();
     const ok = res.status === status && (contains === undefined || text.includes(contains));
     if (!ok) {
       failed = true;
-      console.error(`expected ${method} ${path} -> ${status}${contains ? ` containing ${JSON.stringify(contains)}` : ''}, got ${res.status}: ${text.slice(0, 500)}`);
+      console.error(
+        `expected ${method} ${path} -> ${status}${contains ? ` containing ${JSON.stringify(contains)}` : ''}, got ${res.status}: ${text.slice(0, 500)}`,
+      );
     }
   }
   process.exit(failed ? 1 : 0);
@@ -31,8 +38,11 @@ net.Server.prototype.listen = function listenOnLoopback(...args) {
   const callback = args.find((arg) => typeof arg === 'function');
   if (expectations.length === 0) this.unref();
   else if (!first) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the server the expectations go to
     first = this;
-    this.once('listening', () => setImmediate(() => check(first).catch((err) => (console.error(err), process.exit(1)))));
+    this.once('listening', () =>
+      setImmediate(() => check(first).catch((err) => (console.error(err), process.exit(1)))),
+    );
   }
   return callback ? listen.call(this, 0, '127.0.0.1', callback) : listen.call(this, 0, '127.0.0.1');
 };

@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,9 +31,17 @@ const fileOf = (sample: Sample) => `${sample.doc.replace(/[^\w]+/g, '_')}_L${sam
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, args, { cwd: project, timeout: 30_000, env: { ...process.env, NODE_ENV: 'development', ...env } }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, output: String(stdout) + String(stderr) });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd: project, timeout: 30_000, env: { ...process.env, NODE_ENV: 'development', ...env } },
+      (err, stdout, stderr) => {
+        done({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          output: String(stdout) + String(stderr),
+        });
+      },
+    );
   });
 }
 
@@ -38,9 +55,13 @@ before(async () => {
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(root, join(project, 'node_modules/webapp'), 'dir');
   for (const name of readdirSync(join(root, 'node_modules'))) {
-    if (!name.startsWith('.') && name !== 'webapp') symlinkSync(join(root, 'node_modules', name), join(project, 'node_modules', name), 'dir');
+    if (!name.startsWith('.') && name !== 'webapp')
+      symlinkSync(join(root, 'node_modules', name), join(project, 'node_modules', name), 'dir');
   }
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'docs-samples', private: true, type: 'commonjs' }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'docs-samples', private: true, type: 'commonjs' }),
+  );
   for (const sample of samples) writeFileSync(join(project, fileOf(sample)), sample.code);
 
   const tsFiles = samples.filter((sample) => sample.language === 'ts').map(fileOf);
@@ -83,7 +104,8 @@ describe('docs samples', () => {
     const kind = `${sample.language}${sample.runnable ? ' runnable' : ''}`;
     it(`${sample.doc}:${sample.line} (${kind})`, async () => {
       const file = fileOf(sample);
-      if (sample.language === 'ts') assert.deepEqual(typeErrors.get(file), [], `type errors in ${sample.doc}:${sample.line}`);
+      if (sample.language === 'ts')
+        assert.deepEqual(typeErrors.get(file), [], `type errors in ${sample.doc}:${sample.line}`);
       if (!sample.runnable) {
         if (sample.language !== 'ts') {
           const { code, output } = await run(['--check', file]);
@@ -101,13 +123,19 @@ describe('docs samples', () => {
 describe('docs links', () => {
   it('the README links every guide', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    for (const file of markdownFiles(docsDir)) assert.ok(readme.includes(`](${relative(root, file)})`), `README.md does not link ${relative(root, file)}`);
+    for (const file of markdownFiles(docsDir))
+      assert.ok(readme.includes(`](${relative(root, file)})`), `README.md does not link ${relative(root, file)}`);
   });
 
   it('relative links in the guides point at files that exist', () => {
     for (const file of markdownFiles(docsDir)) {
-      for (const [, target] of readFileSync(file, 'utf8').matchAll(/\]\(((?!https?:|#|mailto:)[^)#\s]+)(?:#[^)]*)?\)/g)) {
-        assert.ok(existsSync(resolve(dirname(file), target)), `${relative(root, file)} links ${target}, which does not exist`);
+      for (const [, target] of readFileSync(file, 'utf8').matchAll(
+        /\]\(((?!https?:|#|mailto:)[^)#\s]+)(?:#[^)]*)?\)/g,
+      )) {
+        assert.ok(
+          existsSync(resolve(dirname(file), target)),
+          `${relative(root, file)} links ${target}, which does not exist`,
+        );
       }
     }
   });
@@ -151,6 +179,9 @@ describe('docs sample extraction', () => {
   it('refuses an unclosed block, a bad expectation, and expectations on a fragment', () => {
     assert.throws(() => extractSamples('a.md', '```js\nx\n'), /a\.md:1: the code block is never closed/);
     assert.throws(() => parseExpectation('GET /'), /write METHOD PATH \[BODY\] -> STATUS \[TEXT\]/);
-    assert.throws(() => extractSamples('b.md', '```js\nx\n```\n<!-- expect: GET / -> 200 -->'), /b\.md:1: expectations follow a block that is not runnable/);
+    assert.throws(
+      () => extractSamples('b.md', '```js\nx\n```\n<!-- expect: GET / -> 200 -->'),
+      /b\.md:1: expectations follow a block that is not runnable/,
+    );
   });
 });

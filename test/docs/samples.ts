@@ -32,7 +32,14 @@ export interface Sample {
 }
 
 const fence = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)(.*)$/;
-const languages: Record<string, Sample['language']> = { js: 'js', javascript: 'js', cjs: 'js', mjs: 'mjs', ts: 'ts', typescript: 'ts' };
+const languages: Record<string, Sample['language']> = {
+  js: 'js',
+  javascript: 'js',
+  cjs: 'js',
+  mjs: 'mjs',
+  ts: 'ts',
+  typescript: 'ts',
+};
 
 /** `<!-- expect: GET /users/42 -> 200 user 42 -->`, `<!-- expect: POST /echo {"a":1} -> 201 {"a":1} -->` */
 export function parseExpectation(text: string): Expectation {
@@ -51,7 +58,11 @@ export function extractSamples(doc: string, markdown: string): Sample[] {
     const [, indent, marker, info, rest] = open;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !(lines[i].trim().startsWith(marker) && lines[i].trim().replace(/[`~]/g, '') === ''); i++) {
+    for (
+      i++;
+      i < lines.length && !(lines[i].trim().startsWith(marker) && lines[i].trim().replace(/[`~]/g, '') === '');
+      i++
+    ) {
       body.push(lines[i].startsWith(indent) ? lines[i].slice(indent.length) : lines[i]);
     }
     if (i === lines.length) throw new Error(`${doc}:${start + 1}: the code block is never closed`);
@@ -66,7 +77,8 @@ export function extractSamples(doc: string, markdown: string): Sample[] {
       i = next;
     }
     const runnable = /\brunnable\b/.test(rest);
-    if (expectations.length > 0 && !runnable) throw new Error(`${doc}:${start + 1}: expectations follow a block that is not runnable`);
+    if (expectations.length > 0 && !runnable)
+      throw new Error(`${doc}:${start + 1}: expectations follow a block that is not runnable`);
     samples.push({ doc, line: start + 1, language, runnable, code: body.join('\n') + '\n', expectations });
   }
   return samples;

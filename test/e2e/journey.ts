@@ -44,9 +44,14 @@ export class Journey {
   /** Records the page the browser is on after `response`. */
   async record(step: string, response: HTTPResponse | null, screenshot = false): Promise<Step> {
     const page = this.page;
-    const hops = response ? [...response.request().redirectChain(), response.request()].map((request) => pathOf(request.url())) : [];
+    const hops = response
+      ? [...response.request().redirectChain(), response.request()].map((request) => pathOf(request.url()))
+      : [];
     const cookies = (await this.browser.cookies())
-      .map((c) => `${c.name}; path=${c.path}; httpOnly=${c.httpOnly}; sameSite=${c.sameSite ?? 'none'}; session=${c.session}`)
+      .map(
+        (c) =>
+          `${c.name}; path=${c.path}; httpOnly=${c.httpOnly}; sameSite=${c.sameSite ?? 'none'}; session=${c.session}`,
+      )
       .sort();
     const recorded: Step = {
       step,
@@ -69,7 +74,11 @@ export class Journey {
   }
 
   /** Fills the form fields by id, then submits the form and waits for the next page. */
-  async submit(step: string, fields: Record<string, string>, options: { form?: string; files?: Record<string, string>; screenshot?: boolean } = {}): Promise<Step> {
+  async submit(
+    step: string,
+    fields: Record<string, string>,
+    options: { form?: string; files?: Record<string, string>; screenshot?: boolean } = {},
+  ): Promise<Step> {
     const form = options.form ?? 'main form';
     for (const [id, value] of Object.entries(fields)) {
       await this.page.$eval(`#${id}`, (input) => ((input as HTMLInputElement).value = ''));
@@ -80,7 +89,10 @@ export class Journey {
       assert.ok(input, `no file input #${id}`);
       await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file);
     }
-    const [response] = await Promise.all([this.page.waitForNavigation(), this.page.$eval(`${form} button[type=submit]`, (button) => (button as HTMLButtonElement).click())]);
+    const [response] = await Promise.all([
+      this.page.waitForNavigation(),
+      this.page.$eval(`${form} button[type=submit]`, (button) => (button as HTMLButtonElement).click()),
+    ]);
     return this.record(step, response, options.screenshot);
   }
 
@@ -88,7 +100,11 @@ export class Journey {
   async follow(step: string, text: string, screenshot = false): Promise<Step> {
     const [response] = await Promise.all([
       this.page.waitForNavigation(),
-      this.page.$$eval('a', (links, wanted) => links.find((link) => link.textContent!.trim() === wanted)!.click(), text),
+      this.page.$$eval(
+        'a',
+        (links, wanted) => links.find((link) => link.textContent!.trim() === wanted)!.click(),
+        text,
+      ),
     ]);
     return this.record(step, response, screenshot);
   }
@@ -115,7 +131,11 @@ export class Journey {
         if (event.state === 'completed' || event.state === 'canceled') resolve(event.state);
       });
     });
-    await this.page.$$eval('a', (links, wanted) => links.find((link) => link.textContent!.trim() === wanted)!.click(), linkText);
+    await this.page.$$eval(
+      'a',
+      (links, wanted) => links.find((link) => link.textContent!.trim() === wanted)!.click(),
+      linkText,
+    );
     const timeout = new Promise<string>((resolve) => setTimeout(resolve, 15_000, 'timed out').unref());
     const state = await Promise.race([done, timeout]);
     await session.detach();
@@ -138,4 +158,3 @@ export function attachmentFixture(dir: string): { path: string; content: string 
   writeFileSync(path, content);
   return { path, content };
 }
-

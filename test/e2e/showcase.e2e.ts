@@ -45,13 +45,21 @@ for (const framework of frameworks) {
     it('signs up and is welcomed on the notes page', async () => {
       const form = await journey.goto('signup-form', '/signup', true);
       assert.equal(form.title, 'Sign up · Notes');
-      const invalid = await journey.submit('signup-invalid', { username: 'ab', password: 'short', confirm: 'short' }, { screenshot: true });
+      const invalid = await journey.submit(
+        'signup-invalid',
+        { username: 'ab', password: 'short', confirm: 'short' },
+        { screenshot: true },
+      );
       assert.equal(invalid.status, 422);
       assert.deepEqual(
         await journey.currentPage.$$eval('.field .error', (nodes) => nodes.map((node) => node.textContent)),
         ['Use 3 to 30 characters.', 'Use at least 8 characters.'],
       );
-      const welcomed = await journey.submit('signup', { username: 'ada', password: 'analytical engine', confirm: 'analytical engine' });
+      const welcomed = await journey.submit('signup', {
+        username: 'ada',
+        password: 'analytical engine',
+        confirm: 'analytical engine',
+      });
       assert.deepEqual(welcomed.hops, ['/signup', '/notes']);
       assert.deepEqual(welcomed.flashes, ['Welcome, ada! Your account is ready.']);
       assert.equal(welcomed.cookies.length, 1);
@@ -64,7 +72,11 @@ for (const framework of frameworks) {
       assert.deepEqual(out.flashes, ['You have been logged out.']);
       const wrong = await journey.submit('login-wrong', { username: 'ada', password: 'difference engine' });
       assert.deepEqual(wrong.flashes, ['Unknown username or wrong password.']);
-      const back = await journey.submit('login', { username: 'ada', password: 'analytical engine' }, { screenshot: true });
+      const back = await journey.submit(
+        'login',
+        { username: 'ada', password: 'analytical engine' },
+        { screenshot: true },
+      );
       assert.deepEqual(back.hops, ['/login', '/notes']);
       assert.deepEqual(back.flashes, ['Welcome back, ada.']);
     });
@@ -72,14 +84,25 @@ for (const framework of frameworks) {
     it('creates a note with an attachment, sees it listed and downloads the attachment', async () => {
       const form = await journey.follow('new-note-form', 'New note', true);
       assert.equal(form.title, 'New note · Notes');
-      const created = await journey.submit('note-created', { title: 'Trip', body: 'Tickets, passport, charger.' }, { files: { attachment: attachment.path }, screenshot: true });
+      const created = await journey.submit(
+        'note-created',
+        { title: 'Trip', body: 'Tickets, passport, charger.' },
+        { files: { attachment: attachment.path }, screenshot: true },
+      );
       assert.deepEqual(created.hops, ['/notes', '/notes/1']);
       assert.deepEqual(created.flashes, ['Note "Trip" created.']);
       const list = await journey.follow('notes-list', 'All notes', true);
       assert.equal(list.title, 'Your notes · Notes');
-      assert.deepEqual(await journey.currentPage.$$eval('.notes li a', (links) => links.map((link) => link.textContent)), ['Trip']);
+      assert.deepEqual(
+        await journey.currentPage.$$eval('.notes li a', (links) => links.map((link) => link.textContent)),
+        ['Trip'],
+      );
       await journey.follow('note', 'Trip');
-      const saved = await journey.download('packing-list.txt', join(scratch, `${framework}-downloads`), 'packing-list.txt');
+      const saved = await journey.download(
+        'packing-list.txt',
+        join(scratch, `${framework}-downloads`),
+        'packing-list.txt',
+      );
       assert.equal(saved.toString(), attachment.content);
     });
 

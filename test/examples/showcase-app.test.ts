@@ -14,19 +14,19 @@ import express from 'express';
 import webapp = require('../../src/index');
 import { Visitor, titleOf } from './showcase-client';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { createApp } = require('../../examples/showcase/app') as { createApp(framework: unknown, options: Record<string, unknown>): any };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { openStore } = require('../../examples/showcase/lib/store') as { openStore(dir: string, kind?: string): any };
+import { createApp, openStore, type ShowcaseApp } from './showcase-modules';
 
 const scratch = mkdtempSync(join(tmpdir(), 'showcase-app-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-for (const [name, framework] of [['webapp', webapp], ['express@4', express]] as const) {
+for (const [name, framework] of [
+  ['webapp', webapp],
+  ['express@4', express],
+] as const) {
   describe(`showcase app on ${name}: rejected promises reach the error handlers`, () => {
     const reported: Error[] = [];
     let server: Server;
-    let app: any;
+    let app: ShowcaseApp;
     let visitor: Visitor;
 
     before(async () => {
@@ -36,7 +36,13 @@ for (const [name, framework] of [['webapp', webapp], ['express@4', express]] as 
       store.notes.list = async () => {
         throw new Error('store unavailable');
       };
-      app = createApp(framework, { dataDir, store, sessionSecret: 'test', log: false, reportError: (err: Error) => reported.push(err) });
+      app = createApp(framework, {
+        dataDir,
+        store,
+        sessionSecret: 'test',
+        log: false,
+        reportError: (err: Error) => reported.push(err),
+      });
       server = app.listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       visitor = new Visitor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);

@@ -11,6 +11,20 @@ export interface Page {
   location: string | null;
 }
 
+/** What the showcase's JSON API answers: a note, a page of notes, or an error. */
+export interface ApiJson {
+  id?: number;
+  title?: string;
+  body?: string;
+  attachment?: { name: string; type: string; size: number; url: string } | null;
+  notes?: ApiJson[];
+  page?: number;
+  perPage?: number;
+  total?: number;
+  pages?: number;
+  error?: { status: number; code: string; message: string; details?: { field: string; message: string }[] };
+}
+
 export class Visitor {
   private readonly cookies = new Map<string, string>();
 
@@ -23,7 +37,8 @@ export class Visitor {
 
   async request(path: string, init: RequestInit = {}): Promise<Page> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('Cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    if (this.cookies.size > 0)
+      headers.set('Cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
     const res = await fetch(this.base + path, { ...init, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
@@ -53,11 +68,21 @@ export class Visitor {
   }
 
   /** Submits a multipart form; `file` becomes the `attachment` field. */
-  async upload(formPage: string, action: string, fields: Record<string, string>, file?: { name: string; type: string; content: Buffer | string }): Promise<Page> {
+  async upload(
+    formPage: string,
+    action: string,
+    fields: Record<string, string>,
+    file?: { name: string; type: string; content: Buffer | string },
+  ): Promise<Page> {
     const form = new FormData();
     form.set('_csrf', await this.csrfToken(formPage));
     for (const [name, value] of Object.entries(fields)) form.set(name, value);
-    if (file) form.set('attachment', new Blob([file.content], { type: file.type }), file.name);
+    if (file)
+      form.set(
+        'attachment',
+        new Blob([typeof file.content === 'string' ? file.content : new Uint8Array(file.content)], { type: file.type }),
+        file.name,
+      );
     return this.request(action, { method: 'POST', body: form });
   }
 
@@ -71,13 +96,17 @@ export class Visitor {
     return this.submit('/login', '/login', { username, password });
   }
 
-  async api(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; json: any }> {
+  async api(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; headers: Headers; json: ApiJson }> {
     const page = await this.request(path, {
       method,
       headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: page.status, headers: page.headers, json: page.text ? JSON.parse(page.text) : undefined };
+    return { status: page.status, headers: page.headers, json: page.text ? (JSON.parse(page.text) as ApiJson) : {} };
   }
 }
 
@@ -86,7 +115,9 @@ const unescapeHtml = (text: string) => text.replace(/&(?:amp|lt|gt|#34|#39);/g, 
 
 /** The texts of the flash messages on a page. */
 export function flashes(html: string): string[] {
-  return [...html.matchAll(/<p class="flash flash-\w+" role="status">([^<]*)<\/p>/g)].map((match) => unescapeHtml(match[1]));
+  return [...html.matchAll(/<p class="flash flash-\w+" role="status">([^<]*)<\/p>/g)].map((match) =>
+    unescapeHtml(match[1]),
+  );
 }
 
 /** The page title without the app name. */

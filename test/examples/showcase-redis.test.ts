@@ -32,7 +32,9 @@ describe('showcase sessions in Redis', { skip: redisInstalled ? false : 'redis-s
 
   before(async () => {
     const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     redisUrl = `redis://127.0.0.1:${port}`;
     const client = createClient({ url: redisUrl });
     // redis-server needs a moment to listen: retry the first connection, bounded.

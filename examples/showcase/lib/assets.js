@@ -14,7 +14,10 @@ function fingerprint(dir) {
   const byFingerprintedName = new Map();
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (!entry.isFile()) continue;
-    const hash = createHash('sha256').update(readFileSync(join(dir, entry.name))).digest('hex').slice(0, 10);
+    const hash = createHash('sha256')
+      .update(readFileSync(join(dir, entry.name)))
+      .digest('hex')
+      .slice(0, 10);
     const extension = extname(entry.name);
     const fingerprinted = `${entry.name.slice(0, entry.name.length - extension.length)}.${hash}${extension}`;
     byPlainName.set(entry.name, fingerprinted);

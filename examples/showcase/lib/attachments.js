@@ -39,7 +39,9 @@ function attachments(dir) {
     upload(req, res, (err) => {
       if (err instanceof multer.MulterError) {
         req.attachmentError =
-          err.code === 'LIMIT_FILE_SIZE' ? `The attachment must be at most ${maxBytes / 1024 / 1024} MB.` : 'Attach one file at most.';
+          err.code === 'LIMIT_FILE_SIZE'
+            ? `The attachment must be at most ${maxBytes / 1024 / 1024} MB.`
+            : 'Attach one file at most.';
         req.body ||= {};
         return next();
       }

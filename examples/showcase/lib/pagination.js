@@ -5,13 +5,26 @@ const { query } = require('express-validator');
 
 const paginationChecks = [
   query('page').optional().isInt({ min: 1, max: 100000 }).withMessage('page must be a whole number from 1').toInt(),
-  query('perPage').optional().isInt({ min: 1, max: 50 }).withMessage('perPage must be a whole number from 1 to 50').toInt(),
+  query('perPage')
+    .optional()
+    .isInt({ min: 1, max: 50 })
+    .withMessage('perPage must be a whole number from 1 to 50')
+    .toInt(),
 ];
 
 /** Where a page starts and what the links around it are. */
 function pageWindow({ page = 1, perPage }, total) {
   const pages = Math.max(1, Math.ceil(total / perPage));
-  return { page, perPage, total, pages, offset: (page - 1) * perPage, limit: perPage, previous: page > 1 ? page - 1 : null, next: page < pages ? page + 1 : null };
+  return {
+    page,
+    perPage,
+    total,
+    pages,
+    offset: (page - 1) * perPage,
+    limit: perPage,
+    previous: page > 1 ? page - 1 : null,
+    next: page < pages ? page + 1 : null,
+  };
 }
 
 module.exports = { paginationChecks, pageWindow };

@@ -9,7 +9,9 @@ const keyLength = 32;
 
 function derive(password, salt, { N, r, p }) {
   return new Promise((resolve, reject) => {
-    scrypt(password, salt, keyLength, { N, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key)));
+    scrypt(password, salt, keyLength, { N, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 

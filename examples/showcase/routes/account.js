@@ -44,7 +44,11 @@ function accountRoutes(framework, { store, passport }) {
     handleRejections(async (req, res, next) => {
       const errors = validationResult(req);
       if (!errors.isEmpty()) {
-        return res.status(422).page('account/signup', { title: 'Sign up', values: { username: req.body.username }, errors: errors.mapped() });
+        return res.status(422).page('account/signup', {
+          title: 'Sign up',
+          values: { username: req.body.username },
+          errors: errors.mapped(),
+        });
       }
       const { username: name, password } = matchedData(req);
       const user = await store.users.create({ username: name, passwordHash: await hashPassword(password) });
@@ -61,7 +65,9 @@ function accountRoutes(framework, { store, passport }) {
   router.post('/login', loginChecks, (req, res, next) => {
     const errors = validationResult(req);
     if (!errors.isEmpty()) {
-      return res.status(422).page('account/login', { title: 'Log in', values: { username: req.body.username }, errors: errors.mapped() });
+      return res
+        .status(422)
+        .page('account/login', { title: 'Log in', values: { username: req.body.username }, errors: errors.mapped() });
     }
     passport.authenticate('local', (err, user, info) => {
       if (err) return next(err);

@@ -18,7 +18,12 @@ class ApiError extends Error {
 function rejectInvalid(req) {
   const errors = validationResult(req);
   if (!errors.isEmpty()) {
-    throw new ApiError(422, 'validation_failed', 'The request has invalid fields.', errors.array().map(({ path, msg }) => ({ field: path, message: msg })));
+    throw new ApiError(
+      422,
+      'validation_failed',
+      'The request has invalid fields.',
+      errors.array().map(({ path, msg }) => ({ field: path, message: msg })),
+    );
   }
 }
 
@@ -28,7 +33,12 @@ function noteResource(note) {
     id,
     title,
     body,
-    attachment: attachment && { name: attachment.originalName, type: attachment.mimeType, size: attachment.size, url: `/notes/${id}/attachment` },
+    attachment: attachment && {
+      name: attachment.originalName,
+      type: attachment.mimeType,
+      size: attachment.size,
+      url: `/notes/${id}/attachment`,
+    },
     createdAt,
     updatedAt,
   };
@@ -42,7 +52,14 @@ const noteFields = (optional) => [
     .trim()
     .isLength({ min: 1, max: 100 })
     .withMessage('title must have 1 to 100 characters'),
-  body('body').optional().isString().withMessage('body must be a string').bail().trim().isLength({ max: 5000 }).withMessage('body must have at most 5000 characters'),
+  body('body')
+    .optional()
+    .isString()
+    .withMessage('body must be a string')
+    .bail()
+    .trim()
+    .isLength({ max: 5000 })
+    .withMessage('body must have at most 5000 characters'),
 ];
 
 function apiRoutes(framework, { store, reportError }) {
@@ -58,7 +75,9 @@ function apiRoutes(framework, { store, reportError }) {
     next();
   });
   api.use(framework.json({ limit: '32kb' }));
-  api.use((req, res, next) => (req.isAuthenticated() ? next() : next(new ApiError(401, 'unauthenticated', 'Log in first.'))));
+  api.use((req, res, next) =>
+    req.isAuthenticated() ? next() : next(new ApiError(401, 'unauthenticated', 'Log in first.')),
+  );
 
   api.param('id', (req, res, next, id) => {
     if (!/^\d{1,15}$/.test(id)) return next(new ApiError(404, 'not_found', `No note ${id}.`));
@@ -112,13 +131,20 @@ function apiRoutes(framework, { store, reportError }) {
     }),
   );
 
-  api.use((req, res, next) => next(new ApiError(404, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`)));
+  api.use((req, res, next) =>
+    next(new ApiError(404, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`)),
+  );
 
-  // eslint-disable-next-line no-unused-vars -- four parameters make this the error handler
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- four parameters make this the error handler
   api.use((err, req, res, next) => {
     // Body-parser errors carry an HTTP status and a type (entity.parse.failed, ...).
     const status = err.status >= 400 && err.status < 600 ? err.status : 500;
-    const code = err instanceof ApiError ? err.code : status === 500 ? 'internal' : String(err.type || 'bad_request').replace(/\W/g, '_');
+    const code =
+      err instanceof ApiError
+        ? err.code
+        : status === 500
+          ? 'internal'
+          : String(err.type || 'bad_request').replace(/\W/g, '_');
     const message = status === 500 ? 'Something went wrong.' : err.message;
     if (status === 500) reportError(err);
     res.status(status).json({ error: { status, code, message, ...(err.details ? { details: err.details } : {}) } });

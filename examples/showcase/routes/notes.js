@@ -68,7 +68,9 @@ function notesRoutes(framework, { store, attachments }) {
 
   router.get('/:id', (req, res) => res.page('notes/show', { title: req.note.title, note: req.note }));
 
-  router.get('/:id/edit', (req, res) => res.page('notes/form', { title: `Edit ${req.note.title}`, note: req.note, values: req.note, errors: {} }));
+  router.get('/:id/edit', (req, res) =>
+    res.page('notes/form', { title: `Edit ${req.note.title}`, note: req.note, values: req.note, errors: {} }),
+  );
 
   router.post(
     '/:id/edit',
@@ -76,7 +78,9 @@ function notesRoutes(framework, { store, attachments }) {
     handleRejections(async (req, res) => {
       const errors = formErrors(req);
       if (Object.keys(errors).length > 0) {
-        return res.status(422).page('notes/form', { title: `Edit ${req.note.title}`, note: req.note, values: req.body, errors });
+        return res
+          .status(422)
+          .page('notes/form', { title: `Edit ${req.note.title}`, note: req.note, values: req.body, errors });
       }
       const { title, body: text } = matchedData(req);
       const changes = { title, body: text };
@@ -103,9 +107,14 @@ function notesRoutes(framework, { store, attachments }) {
     const { attachment } = req.note;
     if (!attachment) return next(notFound('Attachment'));
     // Content-Disposition: attachment, with the name the file was uploaded under.
-    res.download(attachments.pathOf(attachment), attachment.originalName, { headers: { 'Content-Type': attachment.mimeType } }, (err) => {
-      if (err && !res.headersSent) next(err);
-    });
+    res.download(
+      attachments.pathOf(attachment),
+      attachment.originalName,
+      { headers: { 'Content-Type': attachment.mimeType } },
+      (err) => {
+        if (err && !res.headersSent) next(err);
+      },
+    );
   });
 
   return router;

@@ -44,7 +44,8 @@ function openJsonStore(dir) {
     kind: 'json',
     users: {
       async create({ username, passwordHash }) {
-        if (data.users.some((user) => user.username === username)) throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
+        if (data.users.some((user) => user.username === username))
+          throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
         const user = { id: data.nextUserId++, username, passwordHash, createdAt: new Date().toISOString() };
         data.users.push(user);
         save();

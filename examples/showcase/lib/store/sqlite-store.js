@@ -51,7 +51,9 @@ function openSqliteStore(sqlite, dir) {
     page: db.prepare('SELECT * FROM notes WHERE user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?'),
     count: db.prepare('SELECT COUNT(*) AS total FROM notes WHERE user_id = ?'),
     note: db.prepare('SELECT * FROM notes WHERE user_id = ? AND id = ?'),
-    insertNote: db.prepare('INSERT INTO notes (user_id, title, body, attachment, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *'),
+    insertNote: db.prepare(
+      'INSERT INTO notes (user_id, title, body, attachment, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+    ),
     updateNote: db.prepare(
       'UPDATE notes SET title = ?, body = ?, attachment = ?, updated_at = ? WHERE user_id = ? AND id = ? RETURNING *',
     ),
@@ -63,7 +65,8 @@ function openSqliteStore(sqlite, dir) {
     kind: 'sqlite',
     users: {
       async create({ username, passwordHash }) {
-        if (statements.userByName.get(username)) throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
+        if (statements.userByName.get(username))
+          throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
         return userFromRow(statements.insertUser.get(username, passwordHash, new Date().toISOString()));
       },
       async findById(id) {
@@ -75,7 +78,10 @@ function openSqliteStore(sqlite, dir) {
     },
     notes: {
       async list(userId, { offset, limit }) {
-        return { items: statements.page.all(userId, limit, offset).map(noteFromRow), total: statements.count.get(userId).total };
+        return {
+          items: statements.page.all(userId, limit, offset).map(noteFromRow),
+          total: statements.count.get(userId).total,
+        };
       },
       async get(userId, id) {
         return noteFromRow(statements.note.get(userId, id));
@@ -89,7 +95,14 @@ function openSqliteStore(sqlite, dir) {
         if (!note) return undefined;
         const next = { ...note };
         for (const key of ['title', 'body', 'attachment']) if (changes[key] !== undefined) next[key] = changes[key];
-        const row = statements.updateNote.get(next.title, next.body, attachmentColumn(next.attachment), new Date().toISOString(), userId, id);
+        const row = statements.updateNote.get(
+          next.title,
+          next.body,
+          attachmentColumn(next.attachment),
+          new Date().toISOString(),
+          userId,
+          id,
+        );
         return noteFromRow(row);
       },
       async remove(userId, id) {
