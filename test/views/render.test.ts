@@ -48,14 +48,18 @@ describe('rendering compatibility with express@4', () => {
         app.set('views', join(fixtures, 'a'));
         app.engine('tpl', (path: string, options: Any, callback: Any) => {
           if (options.fail) return callback(new Error('engine failed'));
+          // A synchronous throw reaches the callback (and the error handler) as an error.
+          if (options.throws) throw new Error('engine threw');
           callback(null, `${path.replace(fixtures, '')} ${typeof options.settings} ${options.cache} ${options.x}`);
         });
         app.get('/', (_req: Any, res: Any) => res.render('hello.tpl', { x: 1 }));
         app.get('/fail', (_req: Any, res: Any) => res.render('hello.tpl', { fail: true }));
+        app.get('/throw', (_req: Any, res: Any) => res.render('hello.tpl', { throws: true }));
+        app.get('/throw-callback', (_req: Any, res: Any) => app.render('hello.tpl', { throws: true }, (err: Error) => res.end('callback: ' + err.message)));
         app.use((err: Any, _req: Any, res: Any, _next: Any) => res.end('error: ' + err.message));
         return app;
       },
-      [{ path: '/' }, { path: '/fail' }],
+      [{ path: '/' }, { path: '/fail' }, { path: '/throw' }, { path: '/throw-callback' }, { path: '/' }],
     );
   });
 });
