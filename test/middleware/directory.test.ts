@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { escapeHtml } from '../../src/http/escape-html';
 import { directory, type TemplateLocals } from '../../src/middleware/directory/index';
 import { compareEntries, entryHref, fillTemplate, linkedPath } from '../../src/middleware/directory/html';
+import { iconKindOf, type IconKind } from '../../src/middleware/directory/icons';
 import { resolveListing, rootPathOf } from '../../src/middleware/directory/resolve';
 import { assertSameAsConnect, rawRequest, requestAll, withServer, type Handler, type RawResponse, type RequestSpec } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -335,6 +336,30 @@ describe('directory: hostile paths', () => {
 });
 
 describe('directory: listings', () => {
+  it('fails the HTML listing when an entry cannot be examined (not merely gone), as Connect 2.30 does', async () => {
+    // A disk error on one entry must not yield a listing that silently lacks it.
+    const target = fs as unknown as { stat: (...args: any[]) => void };
+    const original = target.stat;
+    target.stat = function (this: unknown, ...args: any[]) {
+      if (String(args[0]).endsWith('alpha.txt')) {
+        const callback = args[args.length - 1];
+        const err = Object.assign(new Error('EIO: i/o error, stat'), { code: 'EIO' });
+        return process.nextTick(callback, err);
+      }
+      return original.apply(this, args);
+    };
+    try {
+      const [html] = await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], [get('/', 'text/html'), get('/', 'application/json')]);
+      assert.equal(html.status, 500);
+      assert.equal(html.body, 'EIO: i/o error, stat');
+    } finally {
+      target.stat = original;
+    }
+    const after = await fetchOne([directory(root), passed], get('/', 'text/html'));
+    assert.equal(after.status, 200);
+    assert.ok(utf8(after).includes('alpha.txt'));
+  });
+
   it('sends JSON and plain text sorted by code unit, with UTF-8 lengths', async () => {
     const [json, text] = await requestAll([directory(root), passed], [get('/', 'application/json'), get('/', 'text/plain')]);
     const names = Object.keys(FILES)
@@ -439,6 +464,25 @@ describe('directory: HTML page', () => {
     assert.ok(!html.includes('.icon-media .name'), 'no rule for a kind the page does not show');
     const style = html.slice(html.indexOf('<style>') + '<style>'.length, html.indexOf('</style>'));
     assert.ok(!style.includes('<') && !style.includes('>'), 'drawings are percent-encoded: nothing can close the style element');
+  });
+
+  it('picks an icon from the media type for extensions it does not list', () => {
+    // Types decide where no extension is listed: text/*, fonts, Office and OpenDocument families.
+    const expected: Array<[string, IconKind]> = [
+      ['captions.vtt', 'text'],
+      ['meeting.ics', 'text'],
+      ['face.woff2', 'file'],
+      ['face.ttf', 'file'],
+      ['letter.dot', 'document'],
+      ['budget.xlsm', 'document'],
+      ['report.docm', 'document'],
+      ['memo.dotx', 'document'],
+      ['drawing.odg', 'document'],
+      ['clip.mp4', 'media'],
+      ['data.bin', 'file'],
+      ['no-extension', 'file'],
+    ];
+    for (const [name, kind] of expected) assert.equal(iconKindOf(name), kind, name);
   });
 
   it('fills a template file and a stylesheet file, read on every request', async () => {
