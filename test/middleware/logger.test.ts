@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type http from 'node:http';
 import { describe, it } from 'node:test';
 import { logger } from '../../src/middleware/logger';
 import { basic, connectApp, chain, rawRequest, withServer, type Handler, type RequestSpec } from './support';
@@ -97,7 +98,7 @@ describe('logger', () => {
   }
 
   it('custom format strings, request/response headers and dates', async () => {
-    const fmt = ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :http-version :remote-user "quoted"';
+    const fmt = ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :date[bogus] :http-version :remote-user "quoted"';
     const from = Date.now();
     const lines = await compare((lib, stream) => lib({ format: fmt, stream }));
     const to = Date.now();
@@ -141,6 +142,61 @@ describe('logger', () => {
       await sink.wait(2);
     });
     assert.deepEqual(sink.lines.map(normalize), ['GET /missing?x=1 404 - - N.NNN ms\n', 'POST /boom 500 - - N.NNN ms\n']);
+  });
+
+  it('a format string as the only argument writes to stdout, as in Connect 2.30', async () => {
+    // The marker tells these lines from the test runner's own output, which passes through.
+    const format = 'logger-stdout-test :method :url :status';
+    const captured: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = function (this: unknown, chunk: any, ...rest: any[]) {
+      if (String(chunk).startsWith('logger-stdout-test ')) {
+        captured.push(String(chunk));
+        return true;
+      }
+      return (write as any).call(process.stdout, chunk, ...rest);
+    } as typeof process.stdout.write;
+    const until = async (count: number) => {
+      while (captured.length < count) await new Promise((resolve) => setImmediate(resolve));
+    };
+    try {
+      await withServer(connectApp([connect.logger(format), reply]), async (port) => {
+        for (const spec of requests) await rawRequest(port, spec);
+        await until(requests.length);
+      });
+      await withServer(chain([logger(format), reply]), async (port) => {
+        for (const spec of requests) await rawRequest(port, spec);
+        await until(2 * requests.length);
+      });
+    } finally {
+      process.stdout.write = write;
+    }
+    assert.deepEqual(captured.slice(requests.length), captured.slice(0, requests.length));
+    assert.equal(captured[requests.length], 'logger-stdout-test GET / 200\n');
+  });
+
+  it('buffer holds lines for the interval, then writes them at once, as in Connect 2.30', async (t) => {
+    // Only setTimeout is mocked: the buffer's timer, not the sockets'.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const run = async (app: (stream: ReturnType<typeof collector>) => http.RequestListener) => {
+      const sink = collector();
+      await withServer(app(sink), async (port) => {
+        for (const spec of requests) await rawRequest(port, spec);
+        // Every response has finished (and been logged) before its client saw the end.
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(sink.lines, [], 'nothing written before the interval');
+        t.mock.timers.tick(249);
+        assert.deepEqual(sink.lines, [], 'nothing written before the interval');
+        t.mock.timers.tick(1);
+        await sink.wait(1);
+      });
+      return sink.lines;
+    };
+    const theirs = await run((stream) => connectApp([connect.logger({ format: 'tiny', stream, buffer: 250 }), reply]));
+    const ours = await run((stream) => chain([logger({ format: 'tiny', stream, buffer: 250 }), reply]));
+    assert.deepEqual(ours.map(normalize), theirs.map(normalize));
+    assert.equal(ours.length, 1);
+    assert.equal(ours[0].split('\n').length, requests.length + 1);
   });
 
   it('compile turns a format string into a line', () => {
