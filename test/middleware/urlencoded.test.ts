@@ -29,4 +29,20 @@ describe('urlencoded (3.x)', () => {
     const [over] = await requestAll([urlencoded({ limit: 10 }), show], [post('a=' + 'x'.repeat(20))]);
     assert.equal(over.status, 413);
   });
+
+  it('a 3.x verify gets the body as a string; throwing rejects with 403, as in Connect 2.30', async () => {
+    const seen: string[] = [];
+    const verify = (_req: unknown, _res: unknown, body: string) => {
+      seen.push(body);
+      if (body.includes('reject')) throw new Error('rejected');
+    };
+    const requests = [post('a=1&b=%C3%A9'), post('reject=1'), post('c=3')];
+    const [ok, rejected, after] = await assertSameAsConnect([connect.urlencoded({ verify }), show], [urlencoded({ verify }), show], requests);
+    assert.equal(Buffer.from(ok.body, 'latin1').toString('utf8'), '{"a":"1","b":"é"}');
+    assert.equal(rejected.status, 403);
+    assert.equal(rejected.body, 'rejected');
+    assert.equal(after.status, 200);
+    // Each body was seen as a string by both implementations (Connect's run first).
+    assert.deepEqual(seen, ['a=1&b=%C3%A9', 'reject=1', 'c=3', 'a=1&b=%C3%A9', 'reject=1', 'c=3']);
+  });
 });
