@@ -102,6 +102,13 @@ describe('res.sendFile compatibility with express@4', () => {
         res.setHeader('ETag', '"preset"');
         res.sendFile(file('todo.txt'));
       },
+      (_q, res) => {
+        // Once the head is out, the file's headers cannot be set: the callback gets a 500 error.
+        res.write('partial;');
+        res.sendFile(file('todo.txt'), (err?: Error & { status?: number; expose?: boolean }) => {
+          res.end(err ? ` ${err.message} ${err.status} ${err.expose}` : ' no error');
+        });
+      },
     ];
     const requests: RequestSpec[] = cases.map((_c, n) => ({ path: '/case/' + n }));
     requests.push({ method: 'HEAD', path: '/case/0' });
