@@ -39,15 +39,15 @@ export function createHttpError(status: number, message?: string, props?: Record
   return err;
 }
 
-/** Adds HTTP error fields to an existing error (http-errors' `createError(status, err)` form). */
+/**
+ * Adds HTTP error fields to an existing error (http-errors' `createError(status, err)` form).
+ * Its causes are file-system, stream and multipart-parser errors, which carry no HTTP status
+ * of their own: `status` is always the one given.
+ */
 export function toHttpError(status: number, cause: Error, props?: Record<string, unknown>): HttpError {
   const err = cause as HttpError;
-  if (typeof err.status !== 'number' || err.status < 400 || err.status >= 600) {
-    err.status = status;
-    err.statusCode = status;
-  } else {
-    err.statusCode = err.status;
-  }
+  err.status = status;
+  err.statusCode = status;
   if (typeof err.expose !== 'boolean') err.expose = err.status < 500;
   if (props) {
     for (const key of Object.keys(props)) err[key] = props[key];
