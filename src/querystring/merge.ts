@@ -23,15 +23,6 @@ import { arrayLimitError } from './options';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** Own data property even for `__proto__`, whose assignment would set the prototype. */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { configurable: true, enumerable: true, value, writable: true });
-  } else {
-    target[key] = value;
-  }
-}
-
 /** Integer key in canonical form (`"3"`, not `"03"`), as parseInt-then-String sees it. */
 function canonicalIndex(key: string): number {
   const n = parseInt(key, 10);
@@ -115,7 +106,9 @@ export function merge(target: unknown, source: unknown, limits: Limits): unknown
   const sourceOverflows = isOverflow(from);
   for (const key of Object.keys(from)) {
     const value = from[key];
-    setOwn(into, key, hasOwn.call(into, key) ? merge(into[key], value, limits) : value);
+    // No source holds a `__proto__` key: the key-segment step drops it at the top level and
+    // nesting never creates it (see index.ts), so plain assignment cannot reach the prototype.
+    into[key] = hasOwn.call(into, key) ? merge(into[key], value, limits) : value;
 
     if (sourceOverflows && !isOverflow(into)) markOverflow(into, highestIndex(into, overflowIndex(from)));
     if (isOverflow(into)) {
