@@ -25,9 +25,11 @@ interface StoreBase {
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class StoreBase extends EventEmitter {
-  /** Set by the middleware: gives `req` a new id and an empty session. */
-  generate?: (req: SessionRequest) => void;
-
+  /**
+   * Set by the middleware: gives `req` a new id and an empty session. Declared only:
+   * `Store` never runs this class's constructor, so a field initializer would be dead code.
+   */
+  declare generate?: (req: SessionRequest) => void;
 
   regenerate(req: SessionRequest, fn: Callback): void {
     this.destroy(req.sessionID as string, (err) => {
