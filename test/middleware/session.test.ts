@@ -315,6 +315,24 @@ describe('session: options', () => {
     assert.equal(res.body, '{"n":10}');
   });
 
+  it('takes the id from req.signedCookies when cookieParser signed it with another secret, as Connect 2.30', async () => {
+    // express-session 1.11's deprecated path: the Cookie header does not verify with the
+    // session secret, but cookieParser (with its own secret) already verified and unsigned it.
+    const stored = JSON.stringify({ cookie: { path: '/', httpOnly: true, originalMaxAge: null }, n: 9 });
+    const theirStore = new connect.session.MemoryStore();
+    theirStore.sessions.abc = stored;
+    const ourStore = new session.MemoryStore();
+    ourStore.sessions.abc = stored;
+    const cookie = signedId('abc', 'parser secret');
+    const [res] = await assertSameFlow(
+      [connect.cookieParser('parser secret'), connect.session({ secret: 'session secret', store: theirStore }), counter],
+      [cookieParser('parser secret'), session({ secret: 'session secret', store: ourStore }), counter],
+      [{ path: '/', headers: { cookie } }],
+    );
+    assert.equal(res.body, '{"n":10}');
+    assert.equal(JSON.parse(ourStore.sessions.abc as string).n, 10);
+  });
+
   it('holds the response until the store has saved, then sends the whole body', async () => {
     let saved = false;
     const store = new session.MemoryStore();
