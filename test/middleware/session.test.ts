@@ -349,6 +349,25 @@ describe('session: options', () => {
   });
 });
 
+describe('session: holding the end', () => {
+  it('a body written before an empty end() arrives whole once the store has saved', async () => {
+    let saved = false;
+    const store = new session.MemoryStore();
+    const set = store.set;
+    store.set = (sid, data, fn) => setImmediate(() => set.call(store, sid, data, () => ((saved = true), fn?.())));
+    const app: Handler = (req, res) => {
+      req.session.n = 1;
+      res.setHeader('Content-Length', '11');
+      res.write('hello world');
+      res.end('');
+    };
+    const [res, next] = await requestAll([session({ secret: 's', store }), app], [{ path: '/' }, { path: '/' }]);
+    assert.equal(saved, true);
+    assert.deepEqual([res.status, res.body, res.headers['content-length']], [200, 'hello world', '11']);
+    assert.equal(next.body, 'hello world');
+  });
+});
+
 describe('session: errors', () => {
   it('a store.get error reaches the error handler; ENOENT starts a new session', async () => {
     const failing = failingStore({ get: new Error('store down') });
