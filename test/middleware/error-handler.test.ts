@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import type http from 'node:http';
 import { describe, it } from 'node:test';
 import { errorHandler } from '../../src/middleware/error-handler';
-import { assertSameAsConnect, requestAll, type Handler } from './support';
+import { assertSameAsConnect, chain, connectApp, rawRequest, requestAll, withServer, type Handler } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
 
@@ -50,5 +51,29 @@ describe('errorHandler', () => {
     for (let i = 0; i < 50 && logged.length === 0; i++) await new Promise((r) => setImmediate(r));
     assert.deepEqual(logged, ['Error: boom']);
     assert.throws(() => errorHandler({ log: 'yes' as never }), /option log must be function or boolean/);
+  });
+
+  it('closes the connection when the head is already out, as Connect 2.30 does, and keeps serving', async () => {
+    // Half a response cannot become an error page: the client must see it cut short.
+    const partial: Handler = (req, res, next) => {
+      if (req.url === '/ok') return res.end('fine');
+      res.writeHead(200, { 'Content-Length': '100' });
+      res.write('partial');
+      next(new Error('late failure'));
+    };
+    const outcome = async (handlers: Handler[], app: (handlers: Handler[]) => http.RequestListener) =>
+      withServer(app(handlers), async (port) => {
+        const late = await rawRequest(port, { path: '/late' }).then(
+          (res) => `answered ${res.status}`,
+          // 'aborted' or 'socket hang up', depending on whether the head reached the client first.
+          () => 'cut',
+        );
+        const after = await rawRequest(port, { path: '/ok' });
+        return [late, after.status, after.body];
+      });
+    const theirs = await outcome([partial, connect.errorHandler({ log: false })], connectApp);
+    const ours = await outcome([partial, errorHandler({ log: false })], chain);
+    assert.deepEqual(ours, theirs);
+    assert.deepEqual(ours, ['cut', 200, 'fine']);
   });
 });
