@@ -71,4 +71,36 @@ describe('compress', () => {
       assert.equal(answer.body, '');
     }
   });
+
+  it("'drain' listeners follow the compressor, whether added before or after the first write", async () => {
+    // Each write is larger than the compressor's buffer, so write() asks the writer to wait.
+    const piece = Buffer.alloc(64 * 1024);
+    for (let i = 0; i < piece.length; i++) piece[i] = (i * 7919) % 251;
+    const count = 6;
+    let early = 0;
+    const pump: Handler = (_req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      // Registered before the head: compression is not decided yet.
+      res.on('drain', () => early++);
+      let sent = 0;
+      const more = () => {
+        while (sent < count) {
+          sent++;
+          // Registered after: goes straight to the compressor (or to the socket when not compressing).
+          if (!res.write(piece)) return res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    };
+    const expected = Buffer.concat(Array.from({ length: count }, () => piece));
+    early = 0;
+    const [gzip] = await requestAll([compress(), pump], [{ path: '/', headers: { 'accept-encoding': 'gzip' } }]);
+    assert.equal(gzip.headers['content-encoding'], 'gzip');
+    assert.ok(zlib.gunzipSync(Buffer.from(gzip.body, 'latin1')).equals(expected));
+    assert.ok(early > 0, 'the early listener heard the compressor drain');
+    const [plain] = await requestAll([compress(), pump], [{ path: '/', headers: { 'accept-encoding': 'identity' } }]);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.ok(Buffer.from(plain.body, 'latin1').equals(expected));
+  });
 });
