@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { describe, it } from 'node:test';
 import { isFinished, onFinished } from '../../src/http/on-finished';
 import { close, eventually, listen } from './support';
@@ -87,6 +88,41 @@ describe('onFinished', () => {
       },
     );
     assert.equal(called, 1);
+  });
+
+  it('waits for the socket of a pipelined response that is queued behind another', async () => {
+    // Node gives the second of two pipelined responses its socket only once the first is done.
+    const events: string[] = [];
+    let releaseFirst: () => void = () => {};
+    await withServer(
+      (req, res) => {
+        if (req.url === '/first') {
+          releaseFirst = () => res.end('first');
+          return;
+        }
+        events.push(`second queued without socket: ${res.socket === null}`);
+        onFinished(res, (err) => events.push(`second finished: ${err ?? null}`));
+        res.end('second');
+        releaseFirst();
+      },
+      (port) =>
+        new Promise<void>((resolve, reject) => {
+          const socket = net.connect(port, '127.0.0.1');
+          let received = '';
+          socket.setEncoding('latin1');
+          socket.on('data', (chunk: string) => {
+            received += chunk;
+            if (received.endsWith('second')) {
+              socket.end();
+              resolve();
+            }
+          });
+          socket.on('error', reject);
+          socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
+        }),
+    );
+    assert.equal(await eventually(() => events.length === 2), true);
+    assert.deepEqual(events, ['second queued without socket: true', 'second finished: null']);
   });
 
   it('knows when a request was fully read', async () => {
