@@ -4,6 +4,7 @@
  * missing file, a directory and a client that aborted.
  */
 import assert from 'node:assert/strict';
+import fs, { unlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -171,6 +172,42 @@ describe('res.sendFile callback and errors (webapp)', () => {
     assert.equal(got?.status, 404);
     assert.equal(got?.code, 'ENOENT');
     assert.equal(got?.expose, false);
+  });
+
+  it('calls back with the open error when the file goes away or cannot be opened after its stat', async () => {
+    // A file removed (or descriptors exhausted) between stat and open: the error, not a half response.
+    const target = fs as unknown as { open: (...args: any[]) => void };
+    const original = target.open;
+    const victim = join(fx.root, 'vanishing.txt');
+    writeFileSync(victim, 'soon gone');
+    target.open = function (this: unknown, ...args: any[]) {
+      if (args[0] === victim) unlinkSync(victim);
+      if (args[0] === join(fx.root, 'todo.txt')) {
+        return process.nextTick(args[args.length - 1], Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }));
+      }
+      return original.apply(this, args);
+    };
+    const outcomes: Array<{ status?: number; code?: string; expose?: boolean; headersSent: boolean } | undefined> = [];
+    const report = (res: Response) => (err?: Error & { status?: number; code?: string; expose?: boolean }) => {
+      outcomes.push(err && { status: err.status, code: err.code, expose: err.expose, headersSent: res.headersSent });
+      // The file's headers are still set, as with send: the callback answers in their place.
+      res.removeHeader('Content-Length');
+      res.statusCode = 418;
+      res.end('handled');
+    };
+    try {
+      const gone = await run((_q, res) => res.sendFile(victim, report(res)));
+      const exhausted = await run((_q, res) => res.sendFile(join(fx.root, 'todo.txt'), report(res)));
+      assert.deepEqual([gone.status, gone.body, exhausted.status, exhausted.body], [418, 'handled', 418, 'handled']);
+    } finally {
+      target.open = original;
+    }
+    assert.deepEqual(outcomes, [
+      { status: 404, code: 'ENOENT', expose: false, headersSent: false },
+      { status: 500, code: 'EMFILE', expose: false, headersSent: false },
+    ]);
+    const again = await run((_q, res) => res.sendFile(join(fx.root, 'todo.txt')));
+    assert.deepEqual([again.status, again.body], [200, '- groceries']);
   });
 
   it('passes errors to next without a callback, and directories to next()', async () => {
