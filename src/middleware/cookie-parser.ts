@@ -19,7 +19,7 @@ export function JSONCookie(str: unknown): unknown {
 }
 
 /** Replaces every `j:` value of `obj` (in place) by its decoded JSON when that is truthy. */
-export function JSONCookies<T extends Record<string, unknown>>(obj: T): T {
+function JSONCookies<T extends Record<string, unknown>>(obj: T): T {
   for (const key of Object.keys(obj)) {
     const value = JSONCookie(obj[key]);
     if (value) (obj as Record<string, unknown>)[key] = value;
@@ -33,7 +33,7 @@ export function signedCookie(str: string, secret: string): string | false {
 }
 
 /** Moves the signed cookies out of `obj` into a new object, verified. */
-export function signedCookies(obj: Record<string, unknown>, secret: string): Record<string, unknown> {
+function signedCookies(obj: Record<string, unknown>, secret: string): Record<string, unknown> {
   const signed: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(obj)) {
     const value = obj[key];

@@ -3,10 +3,17 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, it } from 'node:test';
 import * as ours from '../../src/http/etag';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const theirs: (entity: string | Buffer, options?: { weak?: boolean }) => string = require('etag');
 
-const bodies: Array<string | Buffer> = ['', 'hello', 'héllo wörld ☃', 'x'.repeat(70_000), Buffer.alloc(0), Buffer.from([0, 255, 128, 7]), Buffer.alloc(5000, 0xab)];
+const bodies: Array<string | Buffer> = [
+  '',
+  'hello',
+  'héllo wörld ☃',
+  'x'.repeat(70_000),
+  Buffer.alloc(0),
+  Buffer.from([0, 255, 128, 7]),
+  Buffer.alloc(5000, 0xab),
+];
 
 function assertSameTags(module: typeof ours): void {
   for (const body of bodies) {
@@ -31,7 +38,6 @@ describe('etag', () => {
     delete (crypto as { hash?: unknown }).hash;
     let fallback: typeof ours;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       fallback = require(path);
     } finally {
       Object.defineProperty(crypto, 'hash', descriptor);

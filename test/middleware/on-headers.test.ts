@@ -9,16 +9,32 @@ import { onHeaders } from '../../src/middleware/on-headers';
 import { comparable, rawRequest, withServer, type RawResponse } from './support';
 
 const connectDir = require.resolve('connect/package.json').replace(/package\.json$/, '');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const theirOnHeaders: typeof onHeaders = require(require.resolve('on-headers', { paths: [connectDir] }));
 
 type HeaderForm = [string, (res: http.ServerResponse) => void];
 
 // Node also takes a flat [name, value, ...] list, which on-headers 1.0 throws on: tested on its own below.
-const flat: HeaderForm = ['flat', (res) => res.writeHead(202, ['X-A', '1', 'X-B', '2'] as unknown as http.OutgoingHttpHeaders)];
+const flat: HeaderForm = [
+  'flat',
+  (res) => res.writeHead(202, ['X-A', '1', 'X-B', '2'] as unknown as http.OutgoingHttpHeaders),
+];
 const forms: HeaderForm[] = [
-  ['pairs', (res) => res.writeHead(201, [['X-A', '1'], ['X-B', '2']] as unknown as http.OutgoingHttpHeaders)],
-  ['reason and pairs', (res) => res.writeHead(203, 'Custom Reason', [['X-A', '1'], ['X-B', '2']] as unknown as http.OutgoingHttpHeaders)],
+  [
+    'pairs',
+    (res) =>
+      res.writeHead(201, [
+        ['X-A', '1'],
+        ['X-B', '2'],
+      ] as unknown as http.OutgoingHttpHeaders),
+  ],
+  [
+    'reason and pairs',
+    (res) =>
+      res.writeHead(203, 'Custom Reason', [
+        ['X-A', '1'],
+        ['X-B', '2'],
+      ] as unknown as http.OutgoingHttpHeaders),
+  ],
   ['object', (res) => res.writeHead(200, { 'X-A': '1', 'X-B': '2' })],
 ];
 
@@ -61,6 +77,9 @@ describe('onHeaders', () => {
 
   it('applies a flat [name, value, ...] list, which Node accepts too', async () => {
     const [res] = await run(onHeaders, ['flat']);
-    assert.deepEqual([res.status, res.headers['x-a'], res.headers['x-seen'], res.headers['x-b'], res.body], [202, '1', '1,2,202', undefined, 'body']);
+    assert.deepEqual(
+      [res.status, res.headers['x-a'], res.headers['x-seen'], res.headers['x-b'], res.body],
+      [202, '1', '1,2,202', undefined, 'body'],
+    );
   });
 });
