@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { watchChild, type WatchedChild } from '../support/child-output';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { startLoad } from './support/load';
 import { freePort, startRedis, type RedisServer } from './support/redis';
@@ -18,17 +18,10 @@ const root = resolve(__dirname, '../..');
 let redis: RedisServer;
 let primary: ChildProcessWithoutNullStreams;
 let port: number;
-let output = '';
-
+let watched: WatchedChild;
 /** Waits (bounded by the test's timeout) until the primary has printed a line matching `pattern`. */
-async function printed(pattern: RegExp, from = 0): Promise<RegExpExecArray> {
-  for (;;) {
-    const match = pattern.exec(output.slice(from));
-    if (match) return match;
-    if (primary.exitCode !== null) throw new Error(`the primary exited; it printed:\n${output}`);
-    await once(primary.stdout, 'data');
-  }
-}
+const printed = (pattern: RegExp, from?: number) => watched.printed(pattern, from);
+const printedSoFar = () => watched.output().length;
 
 const workerOf = (res: RawResponse) => String(res.headers['x-worker']);
 
@@ -39,8 +32,7 @@ before(async () => {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', REDIS_URL: redis.url, RATE_LIMIT: '5', SHUTDOWN_TIMEOUT: '5000' },
   });
-  primary.stdout.setEncoding('utf8');
-  primary.stdout.on('data', (chunk: string) => (output += chunk));
+  watched = watchChild(primary);
   primary.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   await printed(/cluster of 2 listening/);
 });
@@ -87,13 +79,13 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     };
     try {
       await served(50);
-      const mark = output.length;
+      const mark = printedSoFar();
       primary.kill('SIGHUP');
       await printed(/rolling restart: done/, mark);
       await served(50);
 
       const victim = workerOf(await rawRequest(port, { path: '/' }));
-      const beforeKill = output.length;
+      const beforeKill = printedSoFar();
       process.kill(Number(victim), 'SIGTERM');
       await printed(new RegExp(`worker ${victim} exited \\(0\\), starting a new one`), beforeKill);
       await printed(/listening \(replacement\)/, beforeKill);
@@ -108,7 +100,7 @@ describe('examples/cluster', { timeout: 90000 }, () => {
 
   it('a crashed worker is replaced and the cluster keeps answering', async () => {
     const victim = workerOf(await rawRequest(port, { path: '/' }));
-    const mark = output.length;
+    const mark = printedSoFar();
     process.kill(Number(victim), 'SIGKILL');
     await printed(new RegExp(`worker ${victim} exited \\(SIGKILL\\), starting a new one`), mark);
     await printed(/listening \(replacement\)/, mark);
@@ -123,8 +115,7 @@ describe('examples/cluster', { timeout: 90000 }, () => {
   });
 
   it('SIGTERM to the primary drains the workers and exits with code 0', async () => {
-    const exited = once(primary, 'exit');
     primary.kill('SIGTERM');
-    assert.deepEqual(await exited, [0, null]);
+    assert.deepEqual(await watched.exited, [0, null]);
   });
 });

@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { describe, it } from 'node:test';
 import { createHttpTerminator } from 'http-terminator';
 import stoppable from 'stoppable';
 import webapp = require('../../src/index');
+import { watchChild } from '../support/child-output';
 import { rawRequest } from '../support/raw-http';
 import { connect, parseResponses, refused, signal } from './connection';
 
@@ -79,16 +79,9 @@ describe('shutdown libraries on a webapp server', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/terminus-server.ts')], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (output += chunk));
-    const waitFor = async (pattern: RegExp) => {
-      while (!pattern.test(output)) await once(child.stdout, 'data');
-      return pattern.exec(output)!;
-    };
-    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    const { printed, exited, output } = watchChild(child);
     try {
-      const port = Number((await waitFor(/listening (\d+)/))[1]);
+      const port = Number((await printed(/listening (\d+)/))[1]);
       const healthy = await rawRequest(port, { path: '/healthcheck' });
       assert.equal(healthy.status, 200);
       assert.deepEqual(JSON.parse(healthy.body).info, { db: 'up' });
@@ -96,7 +89,7 @@ describe('shutdown libraries on a webapp server', () => {
       const busy = await connect(port);
       const answered = new Promise<void>((resolve) => busy.socket.once('data', () => resolve()));
       busy.socket.write(get('/slow'));
-      await waitFor(/entered/);
+      await printed(/entered/);
       child.kill('SIGTERM');
       await answered;
       assert.equal((await rawRequest(port, { path: '/healthcheck' })).status, 503);
@@ -105,8 +98,7 @@ describe('shutdown libraries on a webapp server', () => {
       const [answer] = parseResponses(await busy.received);
       assert.equal(answer!.body.toString(), 'finished after SIGTERM');
       assert.deepEqual(await exited, [0, null]);
-      if (!child.stdout.closed) await once(child.stdout, 'close');
-      assert.match(output, /terminus onShutdown/);
+      assert.match(output(), /terminus onShutdown/);
     } finally {
       child.kill('SIGKILL');
     }
