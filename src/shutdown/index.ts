@@ -37,7 +37,7 @@ const DEFAULT_TIMEOUT = 10_000;
 /** Anything with http.Server's event shape: http, https, http2 (plain or secure). */
 type AnyServer = NetServer & { closeIdleConnections?: () => void };
 
-/** Per-server drain state; the server's own `close` stays reachable through `closeServer`. */
+/** What one server tracks so that its close() can tell idle connections from busy ones. */
 class Drain {
   closing = false;
   /** Raw TCP sockets, so the deadline can end connections of every kind (TLS handshakes included). */

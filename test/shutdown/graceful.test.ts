@@ -148,6 +148,18 @@ describe('webapp.graceful()', () => {
     assert.equal(server.close, close);
   });
 
+  it('listens for its signals only while a server it drains is open', async () => {
+    const before = process.listenerCount('SIGUSR2');
+    const first = webapp.graceful(http.createServer(), { signals: ['SIGUSR2'] });
+    const second = webapp.graceful(http.createServer(), { signals: ['SIGUSR2'] });
+    await Promise.all([first, second].map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+    assert.equal(process.listenerCount('SIGUSR2'), before + 1, 'one listener, shared');
+    await new Promise((resolve) => first.close(resolve));
+    assert.equal(process.listenerCount('SIGUSR2'), before + 1);
+    await new Promise((resolve) => second.close(resolve));
+    assert.equal(process.listenerCount('SIGUSR2'), before);
+  });
+
   it('rejects a deadline that is not a number of milliseconds', () => {
     for (const timeout of [NaN, -1, Infinity]) {
       assert.throws(() => webapp.graceful(http.createServer(), { timeout, signals: [] }), /timeout must be a number of milliseconds/);

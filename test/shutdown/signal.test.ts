@@ -31,3 +31,18 @@ it('SIGTERM drains the request in flight, runs the hook and exits with code 0', 
     child.kill('SIGKILL');
   }
 });
+
+it('a failing shutdown hook makes the exit code 1', { timeout: 30000 }, async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/sigterm-server.ts')], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, HOOK_FAILS: '1' },
+  });
+  const { printed, exited } = watchChild(child);
+  try {
+    await printed(/listening/);
+    child.kill('SIGTERM');
+    assert.deepEqual(await exited, [1, null]);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
