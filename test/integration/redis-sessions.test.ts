@@ -16,7 +16,7 @@ import webapp = require('../../src/index');
 import webappV3 = require('../../src/v3');
 import { session as webappSession } from '../../src/middleware';
 import { rawRequest, type RawResponse } from '../support/raw-http';
-import { startRedis, type RedisServer } from './support/redis';
+import { startRedis, type RedisServer } from '../support/redis-server';
 
 type Any = any;
 let redis: RedisServer;
