@@ -32,7 +32,15 @@ before(async () => {
   primary = spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', REDIS_URL: redis.url, RATE_LIMIT: '5', SHUTDOWN_TIMEOUT: '5000' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKERS: '2',
+      REDIS_URL: redis.url,
+      RATE_LIMIT: '5',
+      SHUTDOWN_TIMEOUT: '5000',
+    },
   });
   watched = watchChild(primary);
   primary.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
@@ -46,7 +54,12 @@ after(async () => {
 
 describe('examples/cluster', { timeout: 90000 }, () => {
   it('a session written through one worker is read through the other', async () => {
-    const written = await rawRequest(port, { method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body: '{"value":"shared"}' });
+    const written = await rawRequest(port, {
+      method: 'POST',
+      path: '/session',
+      headers: { 'content-type': 'application/json' },
+      body: '{"value":"shared"}',
+    });
     assert.equal(written.status, 200);
     const cookie = String(written.headers['set-cookie']).split(';')[0]!;
     // Round-robin hands each new connection to the next worker; bounded tries.
@@ -62,13 +75,21 @@ describe('examples/cluster', { timeout: 90000 }, () => {
   it('the rate limit counts one client across both workers', async () => {
     const answers: RawResponse[] = [];
     for (let i = 0; i < 8; i++) answers.push(await rawRequest(port, { path: '/limited' }));
-    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200, 200, 429, 429, 429]);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 200, 200, 200, 429, 429, 429],
+    );
     assert.equal(new Set(answers.slice(0, 5).map(workerOf)).size, 2, 'both workers counted into one limit');
   });
 
   it('Redis stopped and restarted: the workers answer 503 meanwhile, none crashes, sessions resume', async () => {
     const post = (value: string) =>
-      rawRequest(port, { method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+      rawRequest(port, {
+        method: 'POST',
+        path: '/session',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value }),
+      });
     const read = (cookie: string) => rawRequest(port, { path: '/session', headers: { cookie } });
     const cookie = String((await post('before')).headers['set-cookie']).split(';')[0]!;
     const workersBefore = new Set<string>();
@@ -89,7 +110,8 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     const resumedOn = new Set<string>();
     for (let attempt = 0; attempt < 150 && resumedOn.size < 2; attempt++) {
       const written = await post('back');
-      const answer = written.status === 200 ? await read(String(written.headers['set-cookie']).split(';')[0]!) : undefined;
+      const answer =
+        written.status === 200 ? await read(String(written.headers['set-cookie']).split(';')[0]!) : undefined;
       if (answer?.status === 200 && JSON.parse(answer.body).value === 'back') {
         resumedOn.add(workerOf(written));
         resumedOn.add(workerOf(answer));
@@ -156,7 +178,12 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     const mark = printedSoFar();
     primary.send({ cmd: 'rolling-restart' });
     await printed(/rolling restart: done/, mark);
-    const retired = [...watched.output().slice(mark).matchAll(/listening, retiring (\d+)/g)].map((m) => m[1]);
+    const retired = [
+      ...watched
+        .output()
+        .slice(mark)
+        .matchAll(/listening, retiring (\d+)/g),
+    ].map((m) => m[1]);
     assert.deepEqual(new Set(retired), before);
     const after = new Set<string>();
     for (let i = 0; i < 4; i++) after.add(workerOf(await rawRequest(port, { path: '/' })));

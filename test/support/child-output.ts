@@ -20,7 +20,9 @@ export function watchChild(child: ChildProcess): WatchedChild {
   const stdout = child.stdout!;
   stdout.setEncoding('utf8');
   stdout.on('data', (chunk: string) => (output += chunk));
-  const exited = Promise.all([once(child, 'exit'), once(stdout, 'close')]).then(([exit]) => exit as [number | null, NodeJS.Signals | null]);
+  const exited = Promise.all([once(child, 'exit'), once(stdout, 'close')]).then(
+    ([exit]) => exit as [number | null, NodeJS.Signals | null],
+  );
   return {
     output: () => output,
     exited,
@@ -28,7 +30,8 @@ export function watchChild(child: ChildProcess): WatchedChild {
       for (;;) {
         const match = pattern.exec(output.slice(from));
         if (match) return match;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the process exited; it printed:\n${output}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`the process exited; it printed:\n${output}`);
         await Promise.race([once(stdout, 'data'), once(child, 'exit')]);
       }
     },
