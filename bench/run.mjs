@@ -235,7 +235,7 @@ async function main() {
   const environment = (node) => [
     `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, servers on Node ${node.version}, ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() || 'unknown CPU'}`,
     `load generator: ${loaderVersion}, ${options.connections} connections, 127.0.0.1; ${pinning}`,
-    `${options.warmup} s warm-up, then ${options.rounds} rounds of ${options.duration} s per framework, rounds alternating between frameworks; ${STATISTICS[options.stat].label} reported`,
+    `${options.warmup} s warm-up, then ${options.rounds} round${options.rounds === 1 ? '' : 's'} of ${options.duration} s per framework, rounds alternating between frameworks; ${STATISTICS[options.stat].label} reported`,
     `servers run with NODE_ENV=production; request bodies ${fixtures.payloads['1kb'].bytes} and ${fixtures.payloads['100kb'].bytes} bytes, parser limit 1 MB everywhere`,
   ];
   console.log(environment(nodes[0]).slice(1).join('\n'));

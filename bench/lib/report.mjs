@@ -41,7 +41,8 @@ function formatRate(result, stat) {
 function formatRatio(result, base, stat) {
   const rate = rateOf(result, stat);
   const baseRate = rateOf(base, stat);
-  return rate === null || baseRate === null ? 'n/a' : (rate / baseRate).toFixed(2);
+  // A base that served nothing in its rounds (0 req/s) gives no ratio.
+  return rate === null || baseRate === null || baseRate <= 0 ? 'n/a' : (rate / baseRate).toFixed(2);
 }
 
 function pad(cells, widths) {

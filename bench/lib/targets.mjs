@@ -18,7 +18,7 @@ function scenarioTarget(scenario, byFramework, stat) {
   const ceiling = rateOf(byFramework['node-http'], stat);
   const fastify = rateOf(byFramework.fastify, stat);
   const target = `${scenario.id}: ≥ ${CEILING_SHARE}× node:http and ≥ fastify`;
-  if (own === null || ceiling === null) return { target, measured: 'webapp or node:http not measured', result: 'n/a' };
+  if (own === null || ceiling === null || ceiling <= 0) return { target, measured: 'webapp or node:http not measured', result: 'n/a' };
   const ratio = own / ceiling;
   let passed = ratio >= CEILING_SHARE;
   let measured = `${fixed(ratio)}× node:http`;
@@ -33,7 +33,7 @@ function routesTarget(results, stat) {
   const target = `routes: last of 1,000 within ${Math.round((1 - ROUTES_SHARE) * 100)}% of last of 10`;
   const few = rateOf(results.routes10?.[SUBJECT], stat);
   const many = rateOf(results.routes1000?.[SUBJECT], stat);
-  if (few === null || many === null) return { target, measured: 'routes10 and routes1000 needed', result: 'n/a' };
+  if (few === null || many === null || few <= 0) return { target, measured: 'routes10 and routes1000 needed', result: 'n/a' };
   return { target, measured: `${fixed(many / few)}× (${Math.round(many)} vs ${Math.round(few)} req/s)`, result: verdict(many >= ROUTES_SHARE * few) };
 }
 
@@ -47,7 +47,7 @@ function middlewareTarget(results, stat) {
   const hello = rateOf(results.hello?.[SUBJECT], stat);
   const five = rateOf(results.mw5?.[SUBJECT], stat);
   const hundred = rateOf(results.mw100?.[SUBJECT], stat);
-  if (hello === null || five === null || hundred === null) return { target, measured: 'hello, mw5 and mw100 needed', result: 'n/a' };
+  if (!hello || !five || !hundred) return { target, measured: 'hello, mw5 and mw100 needed', result: 'n/a' };
   const costFive = perMiddleware(five, hello, 5);
   const costHundred = perMiddleware(hundred, hello, 100);
   // With 5 middlewares the cost can vanish in the noise (≤ 0): then 100 must not cost more than noise either.

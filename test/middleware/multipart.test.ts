@@ -11,6 +11,7 @@ import { multipart } from '../../src/middleware/multipart';
 import { limit } from '../../src/middleware/limit';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
 import { assertSameAsConnect, chain, echo, rawRequest, sendError, withServer, type Handler, type RawResponse } from './support';
+import { oracleRunValue } from '../support/oracle-recording';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
 
@@ -51,7 +52,8 @@ function post(parts: Part[] | Buffer, headers: Record<string, string> = {}) {
 }
 
 function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'webapp-multipart-'));
+  // The upload dir shows in the answers: a run value, so recorded oracle answers replay with this run's.
+  return oracleRunValue('upload dir', fs.mkdtempSync(path.join(os.tmpdir(), 'webapp-multipart-')));
 }
 
 /** Runs `fn` with a fresh upload dir, removed afterwards whatever happens. */

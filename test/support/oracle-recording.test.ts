@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import v3 = require('../../src/v3/index');
-import { isOracleListener, oracleMode, startOracleServer, type Recording } from './oracle-recording';
+import { isOracleListener, oracleMode, oracleRunValue, startOracleServer, type Recording } from './oracle-recording';
 import { rawRequest, type RequestSpec } from './raw-http';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -81,6 +81,32 @@ describe('oracle recordings', () => {
       assert.equal(answer.status, 599);
       assert.match(answer.body, /no recorded oracle answer to (POST \/echo|GET \/elsewhere) .*recorded on Node v20\.0\.0.*record-oracles/);
     }
+  });
+
+  it("records a run value (a temporary path) as a placeholder and replays this run's, with Content-Length moved", async () => {
+    const server = connect();
+    server.use((req: any, res: any) => {
+      const text = `saved in /tmp/upload-ABC123 (${req.method})`;
+      res.setHeader('Content-Length', Buffer.byteLength(text));
+      res.setHeader('X-Dir', '/tmp/upload-ABC123');
+      res.end(req.method === 'HEAD' ? undefined : text);
+    });
+    const recording: Recording = { node: process.version, answers: {} };
+    oracleRunValue('upload dir', '/tmp/upload-ABC123');
+    const recorder = await startOracleServer(server, { mode: 'record', recording });
+    await ask(recorder.port, [{ path: '/' }, { method: 'HEAD', path: '/' }]).finally(recorder.close);
+    assert.doesNotMatch(JSON.stringify(recording), /upload-ABC123/);
+
+    oracleRunValue('upload dir', '/tmp/a-longer-upload-dir');
+    const player = await startOracleServer(() => assert.fail('no oracle'), { mode: 'replay', recording });
+    const [get, head] = await ask(player.port, [{ path: '/' }, { method: 'HEAD', path: '/' }]).finally(player.close) as any[];
+    assert.equal(get.body, 'saved in /tmp/a-longer-upload-dir (GET)');
+    assert.equal(get.headers['content-length'], String(get.body.length));
+    assert.equal(get.headers['x-dir'], '/tmp/a-longer-upload-dir');
+    // A HEAD answer has no body to swap in: it keeps the recorded length.
+    assert.equal(head.headers['content-length'], String('saved in /tmp/upload-ABC123 (HEAD)'.length));
+    assert.equal(head.headers['x-dir'], '/tmp/a-longer-upload-dir');
+    oracleRunValue('upload dir', 'no such value in any answer');
   });
 
   it('takes Connect and Express 3 apps for oracles, never webapp, webapp/v3 or a plain listener', () => {

@@ -12,13 +12,14 @@
  *
  * WEBAPP_ORACLES=live|record|replay overrides the choice by Node line.
  * Only HTTP answers are recorded: a test that looks at what the oracle does
- * besides answering (its log lines, its store) runs only where the oracle is live
- * (see `oracleIsLive`).
+ * besides answering (its log lines, its calls), or that sends it random data,
+ * runs only where the oracle is live (`itWithLiveOracle`).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { it } from 'node:test';
 import { dirname, join, relative } from 'node:path';
 
 export type OracleMode = 'live' | 'record' | 'replay';
@@ -36,9 +37,29 @@ export function oracleMode(): OracleMode {
   return LIVE_MAJORS.has(Number(process.versions.node.split('.')[0])) ? 'live' : 'replay';
 }
 
-/** For `it(..., { skip: oracleNotLive })`: false where the oracle runs, else why the test is skipped. */
+/** False where the oracle runs, else why a test that needs it running is skipped. */
 export function oracleNotLive(what: string): false | string {
   return oracleMode() === 'replay' ? `${what}: needs Connect 2.30 / Express 3.21 running, which Node ${process.version} cannot` : false;
+}
+
+/** While above zero, the recording proxy passes answers on without keeping them. */
+let unrecorded = 0;
+
+/**
+ * A test that checks more than the oracle's answers (what it logs, what it calls)
+ * or sends it something different each run (a random token): it runs where the
+ * oracle is live, is skipped where it is replayed, and its oracle answers are not
+ * recorded, so the answers of the tests after it replay in their own order.
+ */
+export function itWithLiveOracle(name: string, what: string, fn: () => Promise<void>): void {
+  it(name, { skip: oracleNotLive(what) }, async () => {
+    unrecorded++;
+    try {
+      await fn();
+    } finally {
+      unrecorded--;
+    }
+  });
 }
 
 /**
@@ -66,6 +87,41 @@ export interface RecordedAnswer {
 export interface Recording {
   node: string;
   answers: Record<string, RecordedAnswer[]>;
+}
+
+/**
+ * Values that differ from one run to the next and can appear in an oracle's
+ * answers (a temporary directory in an upload's path, in an error message):
+ * recorded as a placeholder, replayed as this run's value.
+ */
+const runValues = new Map<string, string>();
+
+/** Declares `value` as this run's value of `name` for recording and replay; returns it. */
+export function oracleRunValue(name: string, value: string): string {
+  runValues.set(name, value);
+  return value;
+}
+
+function placeholder(name: string): string {
+  return `{{oracle run value: ${name}}}`;
+}
+
+/** Swaps run values for placeholders (`toRecording`) or back, in header values and body, fixing Content-Length. */
+function withRunValues(answer: RecordedAnswer, toRecording: boolean): RecordedAnswer {
+  if (runValues.size === 0 || answer.dropped) return answer;
+  const swap = (text: string): string => {
+    for (const [name, value] of runValues) text = toRecording ? text.split(value).join(placeholder(name)) : text.split(placeholder(name)).join(value);
+    return text;
+  };
+  const before = Buffer.from(answer.body ?? '', 'base64');
+  const body = Buffer.from(swap(before.toString('latin1')), 'latin1');
+  // Content-Length moves by what the swap changed (a HEAD answer keeps announcing the GET's length).
+  const grown = body.length - before.length;
+  const rawHeaders = (answer.rawHeaders ?? []).map((item, i, all) => {
+    if (i % 2 === 0) return item;
+    return all[i - 1].toLowerCase() === 'content-length' ? String(Number(item) + grown) : swap(item);
+  });
+  return { ...answer, rawHeaders, body: body.toString('base64') };
 }
 
 /** Headers that differ between two runs of the same request (the port, the connection handling). */
@@ -139,7 +195,7 @@ function recordingProxy(oraclePort: number, recording: Recording): http.RequestL
     void readBody(req).then((body) => {
       const key = requestKey(req, body);
       const keep = (answer: RecordedAnswer): void => {
-        (recording.answers[key] ??= []).push(answer);
+        if (unrecorded === 0) (recording.answers[key] ??= []).push(withRunValues(answer, true));
         writeAnswer(res, answer);
       };
       const forward = http.request(
@@ -165,15 +221,15 @@ function recordingProxy(oraclePort: number, recording: Recording): http.RequestL
 
 /**
  * Answers from the recording instead of the oracle. Each answer is used once, in
- * the order recorded, so a request repeated in a flow (a session's second visit,
- * or the same request to a differently configured app) gets its own answer.
+ * the order recorded, across every server of the test file (the recording is
+ * consumed), so a request repeated in a flow (a session's second visit, or the
+ * same request to a differently configured app) gets its own answer.
  */
 function replayServer(recording: Recording, source: string): http.RequestListener {
-  const left = new Map(Object.entries(recording.answers).map(([key, answers]) => [key, [...answers]]));
   return (req, res) => {
     void readBody(req).then((body) => {
-      const answer = left.get(requestKey(req, body))?.shift();
-      if (answer) return writeAnswer(res, answer);
+      const answer = recording.answers[requestKey(req, body)]?.shift();
+      if (answer) return writeAnswer(res, withRunValues(answer, false));
       res.writeHead(599, { 'content-type': 'text/plain' });
       res.end(`no recorded oracle answer to ${req.method} ${req.url} in ${source} (recorded on Node ${recording.node}); ` +
         're-record on a line where the oracle runs: node scripts/record-oracles.mjs');
