@@ -4,11 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
+import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import webapp3 = require('../../src/v3/index');
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const express3 = require('express3');
-const pair = { oracle: express3, subject: webapp3 };
 type Any = any;
 
 function echo(tag: string) {
