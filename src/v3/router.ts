@@ -183,18 +183,22 @@ export class Router3 {
     return allowed.sort();
   }
 
-  /** The first route from `start` on whose verb and path match; HEAD falls back to GET routes. */
-  matchRequest(req: IncomingMessage & { _route_index?: number }, start = 0, head = false): Route3 | undefined {
+  /**
+   * The first route whose verb and path match, searching the verb's routes from
+   * index `start` (any falsy value is 0, as in 3.x); HEAD falls back to GET routes.
+   */
+  matchRequest(req: IncomingMessage & { _route_index?: number }, start?: number, head = false): Route3 | undefined {
+    const from = start || 0;
     let method = (req.method ?? '').toLowerCase();
     const path = parseUrl(req)?.pathname ?? '';
     if (!head && method === 'head') {
-      const route = this.matchRequest(req, start, true);
+      const route = this.matchRequest(req, from, true);
       if (route) return route;
       method = 'get';
     }
     const routes = this.map[method];
     if (!routes) return undefined;
-    for (let i = start; i < routes.length; i++) {
+    for (let i = from; i < routes.length; i++) {
       if (routes[i].match(path)) {
         req._route_index = i;
         return routes[i];

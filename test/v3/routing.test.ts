@@ -142,6 +142,36 @@ describe('webapp/v3 routing compatibility with express@3', () => {
     );
   });
 
+  it('router.match(method, url, i) and matchRequest(req, i): i is where the search starts; app.all routes for every verb', async () => {
+    const describeRoute = (route: Any) => (route ? [route.method, String(route.path), { ...route.params }] : 'none');
+    await assertSameResponses(
+      define(() => (app: Any) => {
+        const pass = (_req: Any, _res: Any, next: Any) => next();
+        app.get('/user/:id', pass);
+        app.all('/user/:id', pass);
+        app.get('/user/*', pass);
+        app.post('/other', pass);
+        app.use((req: Any, res: Any) => {
+          const router = app._router;
+          const starts = [undefined, 0, 1, 2, 3, '1', null, false, Number.NaN, ''];
+          const url = '/user/12?q=1';
+          const found: Record<string, unknown> = {};
+          for (const method of ['get', 'GET', 'head', 'post', 'put', 'delete', 'options', 'propfind', 'nosuch']) {
+            found[method] = starts.map((start) => describeRoute(router.match(method, url, start)));
+          }
+          found.request = starts.map((start) => {
+            const probe = { method: req.method, url: req.url } as Any;
+            return [describeRoute(router.matchRequest(probe, start)), probe._route_index ?? 'unset'];
+          });
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify(found));
+        });
+      }),
+      [get('/x'), { method: 'PUT', path: '/user/7' }, { method: 'HEAD', path: '/user/7' }],
+      pair,
+    );
+  });
+
   it('HEAD falls back to GET routes; the 404 and error pages', async () => {
     await assertSameResponses(
       define(() => (app: Any) => {
