@@ -36,7 +36,7 @@ for (const [key, descriptor] of ownDescriptors(nodeResponse)) {
   if (original && original.value === descriptor.value && original.get === descriptor.get) continue;
   Object.defineProperty(connectResponse, key, descriptor);
   if (original) Object.defineProperty(nodeResponse, key, original);
-  else delete (nodeResponse as Record<string | symbol, unknown>)[key];
+  else Reflect.deleteProperty(nodeResponse, key);
 }
 Object.setPrototypeOf(express3.response, connectResponse);
 
