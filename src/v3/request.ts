@@ -13,7 +13,7 @@ import { isFresh } from '../http/fresh';
 import { DEFAULT_TYPE, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
-import { request } from '../request';
+import { request, withoutPort } from '../request';
 
 export interface AcceptEntry {
   value: string;
@@ -223,10 +223,7 @@ const getters3: Record<string, (this: Request3) => unknown> = {
     const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
     let host = this.get('X-Forwarded-Host');
     if (!host || !trust(this.connection?.remoteAddress, 0)) host = this.get('Host');
-    if (!host) return undefined;
-    const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
-    const index = host.indexOf(':', offset);
-    return index !== -1 ? host.substring(0, index) : host;
+    return host ? withoutPort(host) : undefined;
   },
   subdomains() {
     const host = this.host as string | undefined;
