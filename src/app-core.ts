@@ -4,10 +4,11 @@
  * mixes `applicationCore` into its prototype and adds only what its version does
  * differently (settings, `use`, `handle`, the router it routes with).
  */
+import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
-import { serverClasses } from './server-classes';
+import { adoptServer, serverClasses } from './server-classes';
 import type { RenderCallback } from './response/types';
 import type { Handler, NextFunction } from './router/layer';
 import { renderView } from './view';
@@ -21,6 +22,8 @@ const kTrustProxyDefault = '@@symbol:trust_proxy_default';
 /** What the shared members read from an app, whichever preset made it. */
 export interface CoreApp extends RenderingApp {
   settings: Record<string, unknown>;
+  init(): void;
+  defaultConfiguration(): void;
   set(setting: string, value?: unknown): unknown;
   request: object;
   response: object;
@@ -77,6 +80,28 @@ export function mixin(target: object, source: object): void {
 }
 
 /**
+ * Makes an app of a preset: a function (a request listener, or a middleware when
+ * given `next`) carrying an EventEmitter's members and `preset`'s, with request
+ * and response prototypes of its own over `request` and `response`. `prepare`
+ * sets up what the preset's `init` expects to find.
+ */
+export function createApp<T extends CoreApp>(preset: object, request: object, response: object, prepare?: (app: T) => void): T {
+  const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
+    // As a server's request listener (no `next`), see whether the server can build app-born objects.
+    if (next === undefined) adoptServer(app as unknown as T, req);
+    (app as unknown as T).handle(req, res, next);
+  } as unknown as T;
+  mixin(app, EventEmitter.prototype);
+  mixin(app, preset);
+  prepare?.(app);
+  const own = { configurable: true, enumerable: true, writable: true, value: app };
+  app.request = Object.create(request, { app: own });
+  app.response = Object.create(response, { app: own });
+  app.init();
+  return app;
+}
+
+/**
  * The function `app.use` mounts for a sub-app: the sub-app handles the request,
  * and when it passes the request on, the request and response take the parent's
  * prototypes again.
@@ -130,6 +155,14 @@ export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]):
 
 /** The members both presets' apps have, written once. */
 export const applicationCore = {
+  /** Fresh per-app state, then the preset's defaults. */
+  init(this: CoreApp & { cache: object; engines: object }): void {
+    this.cache = {};
+    this.engines = {};
+    this.settings = {};
+    this.defaultConfiguration();
+  },
+
   /** Registers a template engine for an extension (the dot is optional). */
   engine<T extends CoreApp>(this: T, ext: string, fn: unknown): T {
     if (typeof fn !== 'function') throw new Error('callback function required');

@@ -29,7 +29,6 @@ import type { PathPattern } from './router/path-pattern';
 import { compileETag, compileQueryParser, compileTrust } from './settings';
 import { View } from './view';
 
-export { mixin };
 export type { RenderCallback };
 export type Engine = (path: string, options: object, callback: (err: Error | null, html?: string) => void) => void;
 
@@ -74,13 +73,6 @@ export interface ApplicationMethods {
 /** The 4.x preset: the shared core plus what Express 4 does its own way. */
 export const application = {} as ApplicationMethods;
 mixin(application, applicationCore);
-
-application.init = function init() {
-  this.cache = {};
-  this.engines = {};
-  this.settings = {};
-  this.defaultConfiguration();
-};
 
 application.defaultConfiguration = function defaultConfiguration() {
   const env = environment();

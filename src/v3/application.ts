@@ -26,7 +26,7 @@ import type { NextFunction } from '../router/layer';
 import { methods } from '../router/methods';
 import { compileTrust } from '../settings';
 import { compileETag3 } from './etag';
-import { View } from '../view';
+import { View, type Engine } from '../view';
 import { Router3 } from './router';
 import { handleRequest, useMiddleware, type StackEntry } from './stack';
 
@@ -51,7 +51,7 @@ export interface Application3 extends EventEmitter, Application3Methods {
   settings: Record<string, unknown>;
   locals: Locals3;
   cache: Record<string, unknown>;
-  engines: Record<string, unknown>;
+  engines: Record<string, Engine>;
   routes: Router3['map'];
   parent?: Application3;
   request: object;
@@ -86,13 +86,6 @@ export interface Application3Methods {
 /** The 3.x preset: the shared core (src/app-core.ts) plus what Express 3 and Connect 2 do their own way. */
 export const application3 = {} as Application3Methods;
 mixin(application3, applicationCore);
-
-application3.init = function init() {
-  this.cache = {};
-  this.settings = {};
-  this.engines = {};
-  this.defaultConfiguration();
-};
 
 application3.defaultConfiguration = function defaultConfiguration() {
   this.enable('x-powered-by');
