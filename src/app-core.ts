@@ -85,7 +85,12 @@ export function mixin(target: object, source: object): void {
  * and response prototypes of its own over `request` and `response`. `prepare`
  * sets up what the preset's `init` expects to find.
  */
-export function createApp<T extends CoreApp>(preset: object, request: object, response: object, prepare?: (app: T) => void): T {
+export function createApp<T extends CoreApp>(
+  preset: object,
+  request: object,
+  response: object,
+  prepare?: (app: T) => void,
+): T {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
     // As a server's request listener (no `next`), see whether the server can build app-born objects.
     if (next === undefined) adoptServer(app as unknown as T, req);
@@ -142,7 +147,9 @@ export function initLayer(app: Pick<CoreApp, 'enabled' | 'request' | 'response'>
  * `app.param(name | names, ...callbacks)`: each name of an array in turn, then
  * `register` (the preset's: 4.x and 3.x routers take callbacks differently).
  */
-export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]): unknown }>(register: (this: T, name: unknown, fns: unknown[]) => void) {
+export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]): unknown }>(
+  register: (this: T, name: unknown, fns: unknown[]) => void,
+) {
   return function param(this: T, name: unknown, ...fns: unknown[]): T {
     if (Array.isArray(name)) {
       for (const each of name) this.param(each, ...fns);
@@ -202,7 +209,10 @@ export const applicationCore = {
    * swapped per request (the hot path Express pays for on every request).
    */
   listen(this: CoreApp, ...args: unknown[]): http.Server {
-    const server = http.createServer(serverClasses(this) as http.ServerOptions, this as unknown as http.RequestListener);
+    const server = http.createServer(
+      serverClasses(this) as http.ServerOptions,
+      this as unknown as http.RequestListener,
+    );
     return server.listen(...(args as Parameters<http.Server['listen']>));
   },
 };

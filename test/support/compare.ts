@@ -26,7 +26,10 @@ export function answersOf(listener: http.RequestListener, requests: RequestSpec[
 }
 
 /** Status, headers but the volatile ones, and body: what two answers must share. */
-export function comparable(res: RawResponse, volatile: ReadonlySet<string>): { status: number; headers: Record<string, unknown>; body: string } {
+export function comparable(
+  res: RawResponse,
+  volatile: ReadonlySet<string>,
+): { status: number; headers: Record<string, unknown>; body: string } {
   const headers: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(res.headers)) if (!volatile.has(name)) headers[name] = value;
   return { status: res.status, headers, body: res.body };
@@ -49,7 +52,11 @@ export async function assertSameAnswers(
   for (let i = 0; i < requests.length; i++) {
     const spec = requests[i];
     const label = `${spec.method ?? 'GET'} ${spec.path} ${JSON.stringify(spec.headers ?? {})}: ${options.subjectName ?? 'webapp'} differs`;
-    assert.deepEqual(comparable(normalize(actual[i]), options.volatile), comparable(normalize(expected[i]), options.volatile), label);
+    assert.deepEqual(
+      comparable(normalize(actual[i]), options.volatile),
+      comparable(normalize(expected[i]), options.volatile),
+      label,
+    );
   }
   return actual;
 }

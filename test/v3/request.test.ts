@@ -2,7 +2,6 @@
 import { describe, it } from 'node:test';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
 import { express3Pair as pair } from '../support/legacy-oracles';
-import webapp3 = require('../../src/v3/index');
 
 type Any = any;
 
