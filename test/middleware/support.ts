@@ -4,6 +4,7 @@
  * Connect 2.30 (what Express 3.21 bundles) and on webapp's middleware.
  */
 import type http from 'node:http';
+import { patchedForConnect } from '../support/legacy-oracles';
 import { answersOf, assertSameAnswers, comparable as compareFields } from '../support/compare';
 import { rawRequest, withServer, type RawResponse, type RequestSpec } from '../support/raw-http';
 
@@ -57,7 +58,7 @@ export function connectApp(handlers: Handler[]): http.RequestListener {
   const app = connect();
   for (const handler of handlers) app.use(handler);
   app.use(sendError);
-  return app;
+  return patchedForConnect(app);
 }
 
 /** Headers that differ by clock or connection handling. */

@@ -1,15 +1,15 @@
 /**
- * express@3.21 as an oracle for webapp/v3. Loading it loads Connect 2.30, which
- * patches Node's `http.ServerResponse.prototype` for the whole process (Set-Cookie
- * accumulation, `res.charset`, `res.headerSent`, `res.on('header')`). Left there,
- * the patch would serve webapp/v3's responses too and hide every difference in
- * those areas. So it is moved: Node's prototype gets its own members back, and
- * the patch sits between express@3's response prototype and Node's, where every
- * express@3 response still finds it.
+ * express@3.21 and Connect 2.30 as oracles. Loading them patches Node's
+ * `http.ServerResponse.prototype` for the whole process (Set-Cookie accumulation,
+ * `res.charset`, `res.headerSent`, `res.on('header')`). Left there, the patch
+ * would serve webapp's responses too and hide every difference in those areas.
+ * So it is moved: Node's prototype gets its own members back, and the patch sits
+ * on a prototype of its own that express@3's responses inherit from, and that
+ * Connect apps' responses get through `patchedForConnect`.
  *
  * Import this module before anything else in the process loads `express3` or `connect`.
  */
-import { ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import webapp3 = require('../../src/v3/index');
 import type { FrameworkPair } from './differential';
 
@@ -39,6 +39,14 @@ for (const [key, descriptor] of ownDescriptors(nodeResponse)) {
   else Reflect.deleteProperty(nodeResponse, key);
 }
 Object.setPrototypeOf(express3.response, connectResponse);
+
+/** A Connect app's listener whose responses get Connect's patch, as in a 3.x process. */
+export function patchedForConnect(listener: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    Object.setPrototypeOf(res, connectResponse);
+    listener(req, res);
+  };
+}
 
 /** express@3.21 as the oracle, webapp/v3 as the subject. */
 export const express3Pair: FrameworkPair = { oracle: express3, subject: webapp3 };
