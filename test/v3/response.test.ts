@@ -45,7 +45,7 @@ describe('webapp/v3 response compatibility with express@3', () => {
   });
 
   it('res.charset: kept by a Content-Type that names its own charset, replaced when send sets utf-8, quoted when it must be', async () => {
-    const charsets = ['ISO-8859-1', 'bogus value', 'x"y', 'a;b', ' ', 'utf-8; q=1', 'é', ''];
+    const charsets = ['ISO-8859-1', 'bogus value', 'x"y;q=1', 'é', ''];
     const flows: Record<string, (s: Any) => void> = {
       html: (s) => s.send('hi'),
       typed: (s) => s.type('text').send('hi'),
