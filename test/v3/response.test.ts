@@ -1,8 +1,11 @@
 /** webapp/v3 response API, differential against express@3.21.2. */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { describe, it } from 'node:test';
+import request from 'supertest';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
 import { express3Pair as pair } from '../support/legacy-oracles';
+import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
 
 type Any = any;
@@ -244,15 +247,12 @@ describe('webapp/v3 security fixes over express@3', () => {
       s.on('header', () => s.setHeader('X-Header', 'v3'));
       s.end(String(s.headerSent));
     });
-    const request = (await import('supertest')).default;
     const v3 = await request(v3app).get('/').expect(200, 'false');
     assert.equal(v3.headers['x-header'], 'v3');
 
-    const http = await import('node:http');
     for (const name of ['headerSent', 'on', 'setHeader', 'appendHeader', 'charset']) {
       assert.equal(Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, name), false, name);
     }
-    const webapp = (await import('../../src/index')).default as Any;
     const plain = (_q: unknown, s: Any) => {
       s.on('header', () => s.setHeader('X-Header', 'should not run'));
       s.charset = 'latin1';
@@ -260,7 +260,7 @@ describe('webapp/v3 security fixes over express@3', () => {
       s.end(String(s.headerSent));
     };
     const v4app = webapp();
-    v4app.get('/', plain);
+    v4app.get('/', plain as webapp.RequestHandler);
     for (const listener of [plain, v4app]) {
       const res = await request(http.createServer(listener as http.RequestListener)).get('/').expect(200, 'undefined');
       assert.equal(res.headers['x-header'], undefined);
