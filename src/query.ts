@@ -5,13 +5,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from './http/parse-url';
-import { parseExtended, type ExtendedParseOptions } from './querystring';
+import { lazy } from './http/lazy';
+import type { ExtendedParseOptions } from './querystring';
 import type { NextFunction } from './router/layer';
+
+const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
 
 type QueryParserFunction = (queryString: string | null | undefined, options?: unknown) => unknown;
 
 export function query(options?: ExtendedParseOptions | QueryParserFunction) {
-  let parse: QueryParserFunction = (str, opts) => parseExtended(str ?? '', opts as ExtendedParseOptions);
+  let parse: QueryParserFunction = (str, opts) => querystring().parseExtended(str ?? '', opts as ExtendedParseOptions);
   let opts: ExtendedParseOptions | undefined = { ...(options as ExtendedParseOptions) };
   if (typeof options === 'function') {
     parse = options;

@@ -6,13 +6,15 @@
  */
 import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import proxyAddr = require('proxy-addr');
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
 import { acceptsOther, acceptsTypes, offers } from './http/negotiation';
 import { parseOriginalUrl, parseUrl } from './http/parse-url';
 import { parseRange, type RangeOptions } from './http/range-parser';
 import { typeIs } from './http/type-is';
+import { lazy } from './http/lazy';
+
+const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
 
 /**
  * The query parser chosen for this request: set once, by the first webapp app the
@@ -126,11 +128,11 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
   },
   /** The client address: the socket's, or the nearest untrusted X-Forwarded-For entry. */
   ip() {
-    return proxyAddr(this, this.app.get('trust proxy fn') as TrustFunction);
+    return proxyAddr()(this, this.app.get('trust proxy fn') as TrustFunction);
   },
   /** With a trusted proxy, the X-Forwarded-For addresses, client first. */
   ips() {
-    const addresses = proxyAddr.all(this, this.app.get('trust proxy fn') as TrustFunction);
+    const addresses = proxyAddr().all(this, this.app.get('trust proxy fn') as TrustFunction);
     addresses.reverse().pop();
     return addresses;
   },

@@ -5,7 +5,9 @@
  * `res.type('ico')`, `res.sendFile('x.wav')` and the static middleware answer
  * with the exact Content-Type an Express 4 app sends today.
  */
-import { types as mimeDbTypes } from 'mime-types';
+import { lazy } from './lazy';
+
+const mimeDbTypes = lazy(() => (require('mime-types') as typeof import('mime-types')).types);
 
 /** Extensions that Express 4 (mime 1.6) maps to another type than mime-db does. */
 const EXPRESS4_TYPES: Readonly<Record<string, string>> = {
@@ -62,7 +64,7 @@ export function lookupType(pathOrExt: string): string | false {
   const ext = extensionOf(pathOrExt);
   if (hasOwn.call(EXPRESS4_TYPES, ext)) return EXPRESS4_TYPES[ext];
   if (UNKNOWN_TO_EXPRESS4.has(ext)) return false;
-  return mimeDbTypes[ext] ?? false;
+  return mimeDbTypes()[ext] ?? false;
 }
 
 const UTF8_TYPES = /^text\/|^application\/(?:javascript|json)/;
