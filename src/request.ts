@@ -171,6 +171,8 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
     const status = res.statusCode;
     // 4.22 validates GET, HEAD and QUERY only (weak freshness validation).
     if (method !== 'GET' && method !== 'HEAD' && method !== 'QUERY') return false;
+    // Most requests are unconditional: no need to read the response's validators.
+    if (!this.headers['if-none-match'] && !this.headers['if-modified-since']) return false;
     if ((status >= 200 && status < 300) || status === 304) {
       return isFresh(this.headers, { etag: res.getHeader('ETag') as string | undefined, 'last-modified': res.getHeader('Last-Modified') as string | undefined });
     }
