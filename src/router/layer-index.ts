@@ -81,7 +81,7 @@ function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
 }
 
 /** First position in the ascending `list` whose value is at least `min`. */
-function firstAtLeast(list: readonly number[], min: number): number {
+export function firstAtLeast(list: readonly number[], min: number): number {
   let low = 0;
   let high = list.length;
   while (low < high) {
@@ -90,57 +90,4 @@ function firstAtLeast(list: readonly number[], min: number): number {
     else high = mid;
   }
   return low;
-}
-
-/** Where a router keeps its stack's index between requests (rebuilt when the stack changes). */
-export const kLayerIndex = Symbol('webapp.layerIndex');
-
-export interface IndexedStack {
-  stack: Layer[];
-  [kLayerIndex]?: LayerIndex;
-}
-
-/**
- * One request's walk through a router's stack. The dispatch loop only asks for the
- * next layer; whether that is the next stack entry or the next of the layers the
- * index says may match the path is the cursor's business. The path can change
- * between two `next()` calls of the request (middleware may rewrite `req.url`),
- * so every call of the router's `next` starts with `seek(path)`.
- */
-export class LayerCursor {
-  /** Stack position of the next layer to visit. */
-  private position = 0;
-  /** The index's layers for the current path, or undefined to walk every layer. */
-  private candidates: readonly number[] | undefined = undefined;
-  private candidate = 0;
-
-  constructor(private readonly owner: IndexedStack) {}
-
-  /** Whether every layer has been visited. */
-  get exhausted(): boolean {
-    return this.position >= this.owner.stack.length;
-  }
-
-  /** Visits, from where the walk stands, only the layers that can match `path`. */
-  seek(path: string): void {
-    const owner = this.owner;
-    const index = (owner[kLayerIndex] = LayerIndex.for(owner.stack, owner[kLayerIndex]));
-    const candidates = index?.candidates(path);
-    this.candidates = candidates;
-    if (candidates !== undefined) this.candidate = firstAtLeast(candidates, this.position);
-  }
-
-  /** The next layer to try, or undefined at the end of the stack. */
-  next(): Layer | undefined {
-    const stack = this.owner.stack;
-    const candidates = this.candidates;
-    if (candidates === undefined) return this.position < stack.length ? stack[this.position++] : undefined;
-    if (this.candidate >= candidates.length) {
-      this.position = stack.length;
-      return undefined;
-    }
-    const at = candidates[this.candidate++];
-    this.position = at + 1;
-    return stack[at];
-  }
 }
