@@ -9,7 +9,6 @@ import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
-import { adoptServer } from './server-classes';
 import type bodyParser = require('./body-parser');
 import type * as PublicTypes from './types/public';
 
