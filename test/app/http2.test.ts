@@ -3,28 +3,20 @@
  * with allowHTTP1), where Express's prototype swap breaks the request objects.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
+import { selfSignedCert } from '../support/self-signed-cert';
 
 type Any = any;
 let key: Buffer;
 let cert: Buffer;
-let dir: string;
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'webapp-h2-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
-  key = readFileSync(join(dir, 'key.pem'));
-  cert = readFileSync(join(dir, 'cert.pem'));
+  ({ key, cert } = selfSignedCert());
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 function buildApp() {
   const app = webapp();
