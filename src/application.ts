@@ -15,7 +15,7 @@ import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
 import type { PathPattern } from './router/path-pattern';
-import { compileETag, compileQueryParser, compileTrust } from './settings';
+import { compileETag, compileQueryParser, compileTrust, queryParserOf } from './settings';
 import { View, renderView } from './view';
 
 /** Marks `trust proxy` as still at its default, so a mounted sub-app inherits its parent's. */
@@ -182,7 +182,7 @@ application.lazyrouter = function lazyrouter() {
     caseSensitive: this.enabled('case sensitive routing'),
     strict: this.enabled('strict routing'),
   } satisfies RouterOptions);
-  this._router.use(queryMiddleware(this.get('query parser fn') as QueryParser));
+  this._router.use(queryMiddleware(queryParserOf(this.get('query parser fn')) as QueryParser));
   this._router.use(initMiddleware(this));
 };
 

@@ -6,7 +6,7 @@
 import { parse as parseSimpleQuery } from 'node:querystring';
 import proxyAddr = require('proxy-addr');
 import { etag } from './http/etag';
-import { parseExtended } from './querystring';
+import { parseExtended, type ExtendedParseOptions } from './querystring';
 
 export type ETagFunction = (body: string | Buffer, encoding?: BufferEncoding) => string | undefined;
 export type QueryParserFunction = (queryString: string) => Record<string, unknown>;
@@ -68,6 +68,19 @@ export function compileQueryParser(value: unknown): QueryParserFunction {
     default:
       throw new TypeError('unknown value for query parser function: ' + value);
   }
+}
+
+/**
+ * The parser the app's query layer uses for the compiled setting. A function is
+ * used as is; anything else (the setting removed by hand, or qs options) means
+ * what Express 4's `query(options)` makes of it: qs semantics with those
+ * options, prototype keys allowed unless they say otherwise.
+ */
+export function queryParserOf(setting: unknown): QueryParserFunction {
+  if (typeof setting === 'function') return setting as QueryParserFunction;
+  const options: ExtendedParseOptions = { ...(setting as ExtendedParseOptions) };
+  if (options.allowPrototypes === undefined) options.allowPrototypes = true;
+  return (queryString) => parseExtended(queryString, options);
 }
 
 /** Boolean, hop count, addresses/subnets/names (string, comma list or array), or a function. */
