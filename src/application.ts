@@ -16,6 +16,8 @@ import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
 import type { PathPattern } from './router/path-pattern';
 import { compileETag, compileQueryParser, compileTrust, queryParserOf } from './settings';
+import { isTraced, requestChannel } from './tracing/channels';
+import { isRequestTraced, traceRequest } from './tracing/request';
 import { View, renderView } from './view';
 
 /** Marks `trust proxy` as still at its default, so a mounted sub-app inherits its parent's. */
@@ -193,6 +195,7 @@ application.handle = function handle(req, res, callback) {
     done();
     return;
   }
+  if (isTraced(requestChannel) && !isRequestTraced(req)) return traceRequest(this, req, res, done, router);
   router.handle(req, res, done);
 };
 

@@ -5,6 +5,7 @@
  * walks `app._router.stack`, so they are kept as Express 4 has them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NO_ERROR, isTracingActive, traceLayer } from '../tracing/layer';
 import { compilePattern, type CompiledPattern, type PathKey, type PathPattern, type PatternOptions } from './path-pattern';
 import type { Route } from './route';
 
@@ -27,11 +28,14 @@ export class Layer {
   method: string | undefined = undefined;
   /** @internal the compiled matcher behind `regexp` */
   readonly pattern: CompiledPattern;
+  /** @internal the path as registered: tracing joins these into route templates */
+  readonly pathPattern: PathPattern;
 
   constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
     this.handle = fn;
     this.name = fn.name || '<anonymous>';
     this.pattern = compilePattern(path, options);
+    this.pathPattern = path;
     this.keys = this.pattern.keys;
     this.regexp = this.pattern.regexp;
   }
@@ -86,6 +90,7 @@ export class Layer {
       next(error);
       return;
     }
+    if (isTracingActive()) return traceLayer(this, error, req, res, next);
     try {
       forwardRejection(fn(error, req, res, next), next);
     } catch (err) {
@@ -100,6 +105,7 @@ export class Layer {
       next();
       return;
     }
+    if (isTracingActive()) return traceLayer(this, NO_ERROR, req, res, next);
     try {
       forwardRejection(fn(req, res, next), next);
     } catch (err) {
