@@ -202,7 +202,7 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
       return next();
     }
     // A store answers from its own connection: continue in the caller's context.
-    store.get(req.sessionID, inCallerContext<GetCallback>((err, data) => {
+    store.get(req.sessionID, inCallerContext<Parameters<GetCallback>>((err, data) => {
       if (err) {
         if ((err as { code?: unknown }).code !== 'ENOENT') return next(err);
         generate();
