@@ -10,12 +10,8 @@ import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import bodyParser = require('../../src/body-parser/index');
+import { h2request, type H2Response } from '../support/http2-client';
 import { selfSignedCert } from '../support/self-signed-cert';
-
-interface H2Response {
-  status: number;
-  body: string;
-}
 
 let server: http2.Http2SecureServer;
 let port: number;
@@ -59,33 +55,13 @@ interface Send {
 }
 
 function send(spec: Send): Promise<H2Response> {
-  return new Promise((resolve, reject) => {
-    const client = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
-    client.on('error', reject);
-    let payload = spec.body === undefined ? undefined : Buffer.from(spec.body);
-    if (payload && spec.gzip) payload = zlib.gzipSync(payload);
-    const headers: http2.OutgoingHttpHeaders = { ':method': spec.method ?? 'POST', ':path': spec.path };
-    if (spec.type) headers['content-type'] = spec.type;
-    if (spec.gzip || spec.encoding) headers['content-encoding'] = spec.encoding ?? 'gzip';
-    if (payload && spec.length) headers['content-length'] = String(payload.length);
-    const stream = client.request(headers, { endStream: payload === undefined });
-    let status = 0;
-    let body = '';
-    stream.on('response', (h) => (status = Number(h[':status'])));
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk) => (body += chunk));
-    stream.on('end', () => {
-      client.close();
-      resolve({ status, body });
-    });
-    stream.on('error', reject);
-    if (payload) {
-      const pieces = spec.chunks ?? 1;
-      const size = Math.ceil(payload.length / pieces);
-      for (let i = 0; i < payload.length; i += size) stream.write(payload.subarray(i, i + size));
-      stream.end();
-    }
-  });
+  let payload = spec.body === undefined ? undefined : Buffer.from(spec.body);
+  if (payload && spec.gzip) payload = zlib.gzipSync(payload);
+  const headers: http2.OutgoingHttpHeaders = { ':method': spec.method ?? 'POST', ':path': spec.path };
+  if (spec.type) headers['content-type'] = spec.type;
+  if (spec.gzip || spec.encoding) headers['content-encoding'] = spec.encoding ?? 'gzip';
+  if (payload && spec.length) headers['content-length'] = String(payload.length);
+  return h2request(port, headers, payload, spec.chunks);
 }
 
 const parsed = (res: H2Response) => ({ status: res.status, ...JSON.parse(res.body) });

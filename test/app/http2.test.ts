@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
+import { h2request, type H2Response } from '../support/http2-client';
 import { selfSignedCert } from '../support/self-signed-cert';
 
 type Any = any;
@@ -36,22 +37,8 @@ function buildApp() {
   return app;
 }
 
-function h2get(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const client = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
-    client.on('error', reject);
-    const stream = client.request({ ':path': path });
-    let status = 0;
-    let body = '';
-    stream.on('response', (headers) => (status = Number(headers[':status'])));
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk) => (body += chunk));
-    stream.on('end', () => {
-      client.close();
-      resolve({ status, body });
-    });
-    stream.on('error', reject);
-  });
+function h2get(port: number, path: string): Promise<H2Response> {
+  return h2request(port, { ':path': path });
 }
 
 describe('HTTP/2', () => {

@@ -19,11 +19,11 @@ const unregister = registerInstrumentations({ instrumentations: [new HttpInstrum
 
 // Loaded after the instrumentation, as an application would be.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const webapp = require('../../src/index') as typeof import('../../src/index');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { instrument } = require('../../src/otel/index') as typeof import('../../src/otel/index');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { rawRequest, withServer } = require('../support/raw-http') as typeof import('../support/raw-http');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { tracedApp } = require('../support/traced-app') as typeof import('../support/traced-app');
 
 let instrumentation: { disable(): void };
 before(() => {
@@ -36,29 +36,8 @@ after(async () => {
 });
 beforeEach(() => exporter.reset());
 
-function buildApp() {
-  const app = webapp();
-  app.use(function logger(_req, _res, next) {
-    next();
-  });
-  const users = webapp.Router();
-  users.get('/:id', function loadUser(req, res) {
-    // A span the handler makes itself sits in the same trace.
-    trace.getTracer('app').startActiveSpan('db query', (span: Span) => span.end());
-    res.send('user ' + req.params.id);
-  });
-  users.get('/:id/fail', async function rejects() {
-    await Promise.resolve();
-    throw new Error('async failure');
-  });
-  const api = webapp.Router();
-  api.use('/users', users);
-  app.use('/api', api);
-  app.use(function onError(err: Error, _req: webapp.Request, res: webapp.Response, _next: webapp.NextFunction) {
-    res.status(500).send('handled: ' + err.message);
-  });
-  return app;
-}
+// A span the handler makes itself sits in the same trace.
+const buildApp = () => tracedApp({ inHandler: () => trace.getTracer('app').startActiveSpan('db query', (span: Span) => span.end()) });
 
 /** The request, then the server side's spans once the server span has ended (kind 1 is SERVER, 2 CLIENT). */
 async function get(path: string): Promise<{ status: number; body: string; spans: ReadableSpan[] }> {

@@ -10,6 +10,7 @@ import { afterEach, describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import type { LayerTrace, RequestTrace } from '../../src/tracing/channels';
 import { rawRequest, withServer } from '../support/raw-http';
+import { tracedApp } from '../support/traced-app';
 
 type Event = [string, string, ...unknown[]];
 
@@ -43,34 +44,7 @@ function record(): { events: Event[]; stop: () => void } {
 let stop: (() => void) | undefined;
 afterEach(() => stop?.());
 
-function buildApp() {
-  const app = webapp();
-  app.use(function logger(_req, _res, next) {
-    next();
-  });
-  const users = webapp.Router();
-  users.get('/:id', function loadUser(req, res) {
-    res.send('user ' + req.params.id);
-  });
-  users.get('/:id/fail', async function rejects() {
-    throw new Error('async failure');
-  });
-  const api = webapp.Router();
-  api.use('/users', users);
-  app.use('/api', api);
-  const admin = webapp();
-  admin.get('/stats', function stats(_req, res) {
-    res.send('stats');
-  });
-  app.use('/admin', admin);
-  app.get('/throws', function throws() {
-    throw new Error('sync failure');
-  });
-  app.use(function onError(err: Error, _req: webapp.Request, res: webapp.Response, _next: webapp.NextFunction) {
-    res.status(500).send('handled: ' + err.message);
-  });
-  return app;
-}
+const buildApp = () => tracedApp();
 
 async function get(app: http.RequestListener, path: string, events: Event[]): Promise<{ status: number; body: string; events: Event[] }> {
   return withServer(app, async (port) => {
