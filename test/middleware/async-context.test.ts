@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { cookieParser } from '../../src/middleware/cookie-parser';
 import * as middleware from '../../src/middleware/index';
 import { MemoryStore, session } from '../../src/middleware/session';
+import { serveStatic } from '../../src/static';
 import type { SessionData } from '../../src/middleware/session/store';
 import { als, assertStoreKept, enterStore, storeErrorProbe, storeProbe } from '../support/async-context';
 import { rawRequest, withServer } from '../support/raw-http';
@@ -49,10 +50,10 @@ class RemoteStore extends MemoryStore {
   private pump = setInterval(() => this.pending.splice(0).forEach((answer) => answer()), 2).unref();
   failGet = false;
   failSet = false;
-  get(sid: string, fn: (err: unknown, session?: SessionData | null) => void): void {
+  override get(sid: string, fn: (err: unknown, session?: SessionData | null) => void): void {
     super.get(sid, (err, data) => this.pending.push(() => fn(this.failGet ? new Error('store down') : err, data)));
   }
-  set(sid: string, data: SessionData, fn?: (err?: unknown) => void): void {
+  override set(sid: string, data: SessionData, fn?: (err?: unknown) => void): void {
     super.set(sid, data, (err?: unknown) => this.pending.push(() => fn?.(this.failSet ? new Error('store down') : err)));
   }
   close(): void {
@@ -88,7 +89,7 @@ describe('webapp/middleware keeps the AsyncLocalStorage store', () => {
     const saveFailing = new RemoteStore();
     saveFailing.failSet = true;
     const options = { secret: 'keyboard cat', resave: false, saveUninitialized: true };
-    const touch: Handler = (req, _res, next) => {
+    const touch = (req: { session: { visits?: number } }, _res: unknown, next: () => void) => {
       req.session.visits = (req.session.visits || 0) + 1;
       next();
     };
@@ -141,7 +142,7 @@ describe('webapp/middleware keeps the AsyncLocalStorage store', () => {
     await assertStoreKept(stack(
       middleware.favicon(join(root, 'favicon.ico')),
       middleware.staticCache(),
-      middleware.static(publicDir),
+      serveStatic(publicDir),
       middleware.directory(publicDir),
     ), [
       { name: 'missing file', request: { path: '/missing.txt' }, status: 200 },
