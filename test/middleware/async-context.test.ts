@@ -56,6 +56,9 @@ class RemoteStore extends MemoryStore {
   override set(sid: string, data: SessionData, fn?: (err?: unknown) => void): void {
     super.set(sid, data, (err?: unknown) => this.pending.push(() => fn?.(this.failSet ? new Error('store down') : err)));
   }
+  override destroy(sid: string, fn?: (err?: unknown) => void): void {
+    super.destroy(sid, (err?: unknown) => this.pending.push(() => fn?.(err)));
+  }
   close(): void {
     clearInterval(this.pump);
   }
@@ -104,6 +107,19 @@ describe('webapp/middleware keeps the AsyncLocalStorage store', () => {
       ]);
       await assertStoreKept(chain([enterStore, cookieParser(), session({ ...options, store: failing }), touch, storeProbe, storeErrorProbe]), [
         { name: 'store error', request: { path: '/', headers: { cookie } }, status: 500 },
+      ]);
+      // The session's own methods call back in the caller's context too (passport logs in inside regenerate).
+      const methods = (req: any, _res: unknown, next: (err?: unknown) => void) => {
+        req.session.regenerate((err: unknown) => {
+          if (err) return next(err);
+          req.session.user = 'u';
+          req.session.save(() => req.session.reload(() => {
+            req.session.destroy(() => next());
+          }));
+        });
+      };
+      await assertStoreKept(chain([enterStore, cookieParser(), session({ ...options, store }), methods, storeProbe, storeErrorProbe]), [
+        { name: 'regenerate, save, reload, destroy', request: { path: '/', headers: { cookie } }, status: 200 },
       ]);
       // A failed save reaches next(err) after the response went out: record what that handler sees.
       const seen: string[] = [];
