@@ -10,11 +10,11 @@ import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import bodyParser = require('../../src/body-parser/index');
-import { h2request, type H2Response } from '../support/http2-client';
+import { h2connect, h2request, type H2Response } from '../support/http2-client';
 import { selfSignedCert } from '../support/self-signed-cert';
 
 let server: http2.Http2SecureServer;
-let port: number;
+let client: http2.ClientHttp2Session;
 
 /** Each route answers with the parsed body (Buffers as hex) or the error's status and type. */
 function buildApp() {
@@ -61,7 +61,7 @@ function send(spec: Send): Promise<H2Response> {
   if (spec.type) headers['content-type'] = spec.type;
   if (spec.gzip || spec.encoding) headers['content-encoding'] = spec.encoding ?? 'gzip';
   if (payload && spec.length) headers['content-length'] = String(payload.length);
-  return h2request(port, headers, payload, spec.chunks);
+  return h2request(client, headers, payload, spec.chunks);
 }
 
 const parsed = (res: H2Response) => ({ status: res.status, ...JSON.parse(res.body) });
@@ -69,9 +69,13 @@ const parsed = (res: H2Response) => ({ status: res.status, ...JSON.parse(res.bod
 before(async () => {
   server = http2.createSecureServer({ ...selfSignedCert(), allowHTTP1: true }, buildApp() as never);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  // One connection for every request: the streams are what differ.
+  client = h2connect((server.address() as AddressInfo).port);
 });
-after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+after(async () => {
+  client.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 describe('HTTP/2 request bodies', () => {
   const good = {
