@@ -113,6 +113,22 @@ describe('webapp/otel', () => {
     assert.ok(byName(spans, 'middleware - logger'));
   });
 
+  it('ignoreLayersType skips spans of those kinds; children attach to the nearest span left', async () => {
+    instrumentation.disable();
+    instrumentation = instrument({ ignoreLayersType: ['middleware', 'router'] });
+    try {
+      const { spans } = await get('/api/users/5');
+      const server = serverSpan(spans);
+      assert.equal(server.name, 'GET /api/users/:id');
+      const handler = byName(spans, 'request handler - /api/users/:id')!;
+      assert.equal(parentOf(handler), server.spanContext().spanId);
+      assert.deepEqual(spans.filter((s) => s.name.startsWith('middleware') || s.name.startsWith('router')), []);
+    } finally {
+      instrumentation.disable();
+      instrumentation = instrument();
+    }
+  });
+
   it('disable() stops the layer spans', async () => {
     instrumentation.disable();
     try {
