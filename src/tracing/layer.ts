@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { onFinished } from '../http/on-finished';
-import { forwardRejection, type Handler, type Layer, type NextFunction } from '../router/layer';
+import { callErrorHandler, callHandler, type Handler, type Layer, type NextFunction } from '../router/layer';
 import type { PathPattern } from '../router/path-pattern';
 import type { Route } from '../router/route';
 import { isTraced, layerChannel, requestChannel, type LayerKind, type LayerTrace } from './channels';
@@ -58,14 +58,10 @@ function isRouter(handle: Handler): boolean {
   return (Array.isArray(fn.stack) && typeof fn.handle === 'function') || fn.name === 'mounted_app';
 }
 
-/** Calls the layer's function as Layer does, with `next` (a rejected promise goes to next too). */
+/** Calls the layer's function as Layer does, with `next` (a throw or a rejected promise goes to next too). */
 function invoke(layer: Layer, error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-  const fn = layer.handle;
-  try {
-    forwardRejection(error === NO_ERROR ? fn(req, res, next) : fn(error, req, res, next), next);
-  } catch (err) {
-    next(err);
-  }
+  if (error === NO_ERROR) callHandler(layer.handle, req, res, next);
+  else callErrorHandler(layer.handle, error, req, res, next);
 }
 
 /** Runs one layer call with its trace. `error` is NO_ERROR for request handlers and middleware. */
