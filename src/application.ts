@@ -26,7 +26,9 @@ import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
 import type { PathPattern } from './router/path-pattern';
-import { compileETag, compileQueryParser, compileTrust } from './settings';
+import { compileETag, compileQueryParser, compileTrust, queryParserOf } from './settings';
+import { isTraced, requestChannel } from './tracing/channels';
+import { isRequestTraced, traceRequest } from './tracing/request';
 import { View } from './view';
 
 export type { RenderCallback };
@@ -109,7 +111,7 @@ application.lazyrouter = function lazyrouter() {
     caseSensitive: this.enabled('case sensitive routing'),
     strict: this.enabled('strict routing'),
   } satisfies RouterOptions);
-  this._router.use(queryLayer(this.get('query parser fn') as QueryParser));
+  this._router.use(queryLayer(queryParserOf(this.get('query parser fn')) as QueryParser));
   this._router.use(initLayer(this, () => Object.create(null)));
 };
 
@@ -120,6 +122,7 @@ application.handle = function handle(req, res, callback) {
     done();
     return;
   }
+  if (isTraced(requestChannel) && !isRequestTraced(req)) return traceRequest(this, req, res, done, router);
   router.handle(req, res, done);
 };
 

@@ -6,6 +6,7 @@
 import { parse as parseSimpleQuery } from 'node:querystring';
 import { etag } from './http/etag';
 import { lazy } from './http/lazy';
+import type { ExtendedParseOptions } from './querystring';
 
 const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
 const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
@@ -74,6 +75,19 @@ export function compileQueryParser(value: unknown): QueryParserFunction {
 
 function trustNone(): boolean {
   return false;
+}
+
+/**
+ * The parser the app's query layer uses for the compiled setting. A function is
+ * used as is; anything else (the setting removed by hand, or qs options) means
+ * what Express 4's `query(options)` makes of it: qs semantics with those
+ * options, prototype keys allowed unless they say otherwise.
+ */
+export function queryParserOf(setting: unknown): QueryParserFunction {
+  if (typeof setting === 'function') return setting as QueryParserFunction;
+  const options: ExtendedParseOptions = { ...(setting as ExtendedParseOptions) };
+  if (options.allowPrototypes === undefined) options.allowPrototypes = true;
+  return (queryString) => querystring().parseExtended(queryString, options);
 }
 
 /** Boolean, hop count, addresses/subnets/names (string, comma list or array), or a function. */

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { inCallerContext } from '../http/async-context';
 import { whenRequestRead } from '../http/on-finished';
 import { decoderFor, type BodyDecoder } from './charset';
 import {
@@ -125,11 +126,13 @@ function collect(req: IncomingMessage, stream: Readable, announced: number | nul
 export function readBody(
   req: ParsedRequest,
   res: ServerResponse,
-  next: Next,
+  callerNext: Next,
   parse: (body: string | Buffer) => unknown,
   options: ReadOptions,
 ): void {
   req._body = true;
+  // The body's events run in the connection's context: continue in the caller's.
+  const next = inCallerContext(callerNext);
   const { encoding, verify } = options;
   let decoder: BodyDecoder | undefined;
   if (encoding !== null) {

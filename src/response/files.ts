@@ -49,12 +49,38 @@ function sendFile(this: FileResponse, path: string, options?: SendFileOptions | 
 
   // The core takes URL paths; encoding first means "%" and friends in file names stay literal.
   const urlPath = encodeURI(path);
-  transferCore().transferFile(req, this, urlPath, sendOptions().compileSendOptions(opts), opts.headers, (err) => {
+  transferCore().transferFile(req, this, urlPath, sendOptions().compileSendOptions(opts), opts.headers, reportOutcome(done, next));
+}
+
+/** Where a transfer's outcome goes: to the callback when there is one, else a failure to `next`. */
+function reportOutcome(done: TransferCallback | undefined, next: Next | undefined): TransferCallback {
+  return (err) => {
     if (done) return done(err);
     if (err && err.code === 'EISDIR') return next?.();
     // A client that went away, or a failed write, leaves nobody to answer.
     if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next?.(err);
-  });
+  };
+}
+
+/**
+ * Express 4's deprecated `res.sendfile(path, [options], [fn])`: outcomes as
+ * `res.sendFile` reports them (`fn()` after a HEAD or a 304, `ECONNABORTED` when
+ * the client aborts or had gone), but the path is taken as given, relative
+ * paths included, as a URL path (so no encoding).
+ */
+export function deprecatedSendfile(
+  this: FileResponse,
+  path: string,
+  options?: SendFileOptions | TransferCallback,
+  callback?: TransferCallback,
+): void {
+  let done = callback;
+  let opts: SendFileOptions = (options as SendFileOptions) || {};
+  if (typeof options === 'function') {
+    done = options;
+    opts = {};
+  }
+  transferCore().transferFile(this.req, this, path, sendOptions().compileSendOptions(opts), opts.headers, reportOutcome(done, this.req.next));
 }
 
 function download(

@@ -5,6 +5,7 @@
  * walks `app._router.stack`, so they are kept as Express 4 has them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NO_ERROR, isTracingActive, traceLayer } from '../tracing/layer';
 import { compilePattern, type CompiledPattern, type PathKey, type PathPattern, type PatternOptions } from './path-pattern';
 import type { Route } from './route';
 
@@ -27,11 +28,14 @@ export class Layer {
   method: string | undefined = undefined;
   /** @internal the compiled matcher behind `regexp` */
   readonly pattern: CompiledPattern;
+  /** @internal the path as registered: tracing joins these into route templates */
+  readonly pathPattern: PathPattern;
 
   constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
     this.handle = fn;
     this.name = fn.name || '<anonymous>';
     this.pattern = compilePattern(path, options);
+    this.pathPattern = path;
     this.keys = this.pattern.keys;
     this.regexp = this.pattern.regexp;
   }
@@ -81,11 +85,13 @@ export class Layer {
 
   /** Calls an error handler (a function declaring four parameters); others pass the error on. */
   handle_error(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+    if (isTracingActive() && this.handle.length === 4) return traceLayer(this, error, req, res, next);
     callErrorHandler(this.handle, error, req, res, next);
   }
 
   /** Calls a request handler; a function declaring four parameters is an error handler and is skipped. */
   handle_request(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+    if (isTracingActive() && this.handle.length <= 3) return traceLayer(this, NO_ERROR, req, res, next);
     callHandler(this.handle, req, res, next);
   }
 }
