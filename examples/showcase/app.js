@@ -3,6 +3,7 @@
 // parameter, so the same file runs on webapp (`npm start`) and on express@4:
 //   createApp(require('webapp'), options)   or   createApp(require('express'), options)
 const path = require('node:path');
+const { STATUS_CODES } = require('node:http');
 const helmet = require('helmet');
 const compression = require('compression');
 const morgan = require('morgan');
@@ -38,7 +39,7 @@ function errorPage(err) {
   const status = err.status >= 400 && err.status < 600 ? err.status : 500;
   if (status === 404) return { status, title: 'Not found', message: err.expose === false ? 'Not found.' : err.message };
   if (status >= 500) return { status, title: 'Something went wrong', message: 'The error has been logged.' };
-  return { status, title: 'Bad request', message: err.message };
+  return { status, title: STATUS_CODES[status] || 'Bad request', message: err.message };
 }
 
 /**
@@ -103,6 +104,8 @@ function createApp(framework, options) {
 
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- four parameters make this the error handler
   app.use((err, req, res, next) => {
+    // Too late for an error page (a download failed half-way): let the framework end the response.
+    if (res.headersSent) return next(err);
     const page = errorPage(err);
     if (page.status >= 500) reportError(err);
     // The page needs a token for the logout form even when the CSRF check failed.

@@ -129,6 +129,22 @@ describe('showcase: accounts', () => {
     assert.deepEqual(flashes((await stranger.get('/login')).text), ['Please log in to see that page.']);
   });
 
+  it('throttles failed logins per username: the eleventh within 15 minutes gets 429', async () => {
+    await new Visitor(base).signUp('guessme', 'the real one');
+    const guesser = new Visitor(base);
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      assert.equal((await guesser.logIn('guessme', `guess ${attempt}`)).location, '/login', `attempt ${attempt}`);
+    }
+    const blocked = await guesser.logIn('guessme', 'the real one');
+    assert.equal(blocked.status, 429);
+    assert.equal(titleOf(blocked.text), 'Too Many Requests');
+    assert.match(blocked.text, /Too many failed logins\. Try again in 15 minutes\./);
+    assert.match(blocked.headers.get('ratelimit-policy')!, /q=10; w=900/);
+    // Other accounts, and a successful login, are not held back by it.
+    await new Visitor(base).signUp('bystander', 'open sesame');
+    assert.equal((await guesser.logIn('bystander', 'open sesame')).location, '/notes');
+  });
+
   it('refuses forms without a valid CSRF token with the 403 page, and keeps serving', async () => {
     const visitor = await member();
     const missing = await visitor.request('/logout', { method: 'POST', body: new URLSearchParams({}) });
