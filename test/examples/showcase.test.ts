@@ -232,7 +232,20 @@ describe('showcase: notes', () => {
     );
     assert.equal(script.status, 422);
     assert.equal(fieldError(script.text, 'attachment'), 'Attach a PNG, JPEG or GIF image, a PDF or a text file.');
+
+    const twoFiles = new FormData();
+    twoFiles.set('_csrf', await visitor.csrfToken('/notes/new'));
+    twoFiles.set('title', 'Two files');
+    twoFiles.append('attachment', new Blob(['a'], { type: 'text/plain' }), 'a.txt');
+    twoFiles.append('attachment', new Blob(['b'], { type: 'text/plain' }), 'b.txt');
+    const two = await visitor.request('/notes', { method: 'POST', body: twoFiles });
+    assert.equal(two.status, 422);
+    assert.equal(fieldError(two.text, 'attachment'), 'Attach one file at most.');
     assert.match((await visitor.get('/notes')).text, /No notes yet\./, 'nothing was created');
+    assert.deepEqual(
+      readdirSync(join(dataDir, 'attachments')).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
   });
 
   it('paginates from the query string and rejects a bad page number', async () => {
@@ -304,6 +317,26 @@ describe('showcase: JSON API', () => {
     });
     assert.equal((await visitor.api('GET', '/api/nothing')).json.error?.message, 'No route GET /api/nothing.');
     assert.equal((await visitor.api('GET', '/api/notes?perPage=500')).status, 422);
+  });
+
+  it('answers bodies over the limits with 413, in each error format, and keeps serving', async () => {
+    const visitor = await member();
+    const big = await visitor.request('/api/notes', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: 'x', body: 'y'.repeat(40 * 1024) }),
+    });
+    assert.equal(big.status, 413);
+    assert.deepEqual(JSON.parse(big.text), {
+      error: { status: 413, code: 'entity_too_large', message: 'request entity too large' },
+    });
+    const form = await visitor.request('/login', {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'x', password: 'y'.repeat(40 * 1024) }),
+    });
+    assert.equal(form.status, 413);
+    assert.equal(titleOf(form.text), 'Payload Too Large');
+    assert.equal((await visitor.api('GET', '/api/notes')).status, 200);
   });
 
   it('creates, reads, updates, lists and deletes notes', async () => {
