@@ -1,5 +1,7 @@
 /** `npm start` serves the notes showcase: start it as a user would and use it over HTTP. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -368,5 +370,35 @@ describe('showcase: storage survives a restart', () => {
     assert.equal((await returning.api('GET', '/api/notes')).json.notes?.[0]?.title, 'durable');
     // node:sqlite where this Node line has it (the server runs on the same Node as the tests).
     assert.ok(existsSync(join(dataDir, sqliteAvailable() ? 'showcase.sqlite' : 'showcase.json')));
+  });
+});
+
+describe('showcase: shutdown', () => {
+  it('drains on SIGTERM and exits with code 0, its data saved', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'showcase-shutdown-'));
+    const child = spawn(process.execPath, ['examples/showcase/server.js'], {
+      env: { ...process.env, PORT: '0', DATA_DIR: dir, SESSION_SECRET: 'x' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      let output = '';
+      child.stdout.setEncoding('utf8');
+      while (!/localhost:(\d+)/.test(output)) output += (await once(child.stdout, 'data'))[0];
+      const visitor = new Visitor(`http://127.0.0.1:${/localhost:(\d+)/.exec(output)![1]}`);
+      await visitor.signUp('leaving');
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      assert.equal(code, 0);
+      const restarted = await startExample('examples/showcase/server.js', { DATA_DIR: dir, SESSION_SECRET: 'x' });
+      try {
+        assert.equal((await new Visitor(restarted.base).logIn('leaving')).location, '/notes');
+      } finally {
+        restarted.stop();
+      }
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
