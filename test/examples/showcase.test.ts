@@ -402,3 +402,25 @@ describe('showcase: shutdown', () => {
     }
   });
 });
+
+describe('showcase: behind an HTTPS proxy (SECURE_COOKIES=1)', () => {
+  it('sends the session cookie Secure, and only over what the proxy says is HTTPS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'showcase-secure-'));
+    const secure = await startExample('examples/showcase/server.js', {
+      DATA_DIR: dir,
+      SESSION_SECRET: 'x',
+      SECURE_COOKIES: '1',
+    });
+    try {
+      const viaProxy = await fetch(secure.base + '/signup', { headers: { 'X-Forwarded-Proto': 'https' } });
+      assert.match(viaProxy.headers.getSetCookie()[0], /^showcase\.sid=.*; Secure; SameSite=Lax$/);
+      assert.match(viaProxy.headers.get('strict-transport-security')!, /max-age=/);
+      const plain = await fetch(secure.base + '/signup');
+      assert.equal(plain.status, 200);
+      assert.deepEqual(plain.headers.getSetCookie(), []);
+    } finally {
+      secure.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
