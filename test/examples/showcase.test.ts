@@ -1,11 +1,11 @@
 /** `npm start` serves the notes showcase: start it as a user would and use it over HTTP. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { watchChild } from '../support/child-output';
 import { startExample, type RunningExample } from '../support/example-server';
 import { Visitor, fieldError, flashes, titleOf } from './showcase-client';
 import { sqliteAvailable } from './showcase-modules';
@@ -376,20 +376,17 @@ describe('showcase: storage survives a restart', () => {
 describe('showcase: shutdown', () => {
   it('drains on SIGTERM and exits with code 0, its data saved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'showcase-shutdown-'));
-    const child = spawn(process.execPath, ['examples/showcase/server.js'], {
+    const child = spawn(process.execPath, [join(__dirname, '../../examples/showcase/server.js')], {
       env: { ...process.env, PORT: '0', DATA_DIR: dir, SESSION_SECRET: 'x' },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {
-      let output = '';
-      child.stdout.setEncoding('utf8');
-      while (!/localhost:(\d+)/.test(output)) output += (await once(child.stdout, 'data'))[0];
-      const visitor = new Visitor(`http://127.0.0.1:${/localhost:(\d+)/.exec(output)![1]}`);
+      const watched = watchChild(child);
+      const [, port] = await watched.printed(/localhost:(\d+)/);
+      const visitor = new Visitor(`http://127.0.0.1:${port}`);
       await visitor.signUp('leaving');
-      const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      const [code] = await exited;
-      assert.equal(code, 0);
+      assert.deepEqual(await watched.exited, [0, null]);
       const restarted = await startExample('examples/showcase/server.js', { DATA_DIR: dir, SESSION_SECRET: 'x' });
       try {
         assert.equal((await new Visitor(restarted.base).logIn('leaving')).location, '/notes');
