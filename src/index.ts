@@ -15,7 +15,7 @@ import { serveStatic } from './static';
 import { adoptServer } from './server-classes';
 import bodyParser = require('./body-parser');
 import { query } from './query';
-import type * as PublicTypes from './types/public';
+import * as PublicTypes from './types/public';
 
 function createApplication(): Application {
   const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
@@ -49,56 +49,42 @@ function webapp(): webapp.Express {
 
 // The public types travel with the CommonJS export (`export =`), so both
 // `import webapp from 'webapp'` and `import { Router, Request } from 'webapp'`
-// type-check. They are declared in src/types/public.ts, shaped as @types/express;
-// the interfaces are re-declared here (not aliased) so `declare module 'webapp'`
-// can merge into them, as it can with @types/express.
+// type-check. They are declared in src/types/public.ts, shaped as @types/express,
+// and re-exported here as import aliases, not copies: `declare module 'webapp' {
+// interface Request { ... } }` follows the alias and merges into the very
+// interface every handler receives, inline and annotated alike.
 declare namespace webapp {
-  export interface Request<
-    P = PublicTypes.ParamsDictionary,
-    ResBody = any,
-    ReqBody = any,
-    ReqQuery = PublicTypes.ParsedQs,
-    LocalsObj extends Record<string, any> = Record<string, any>,
-  > extends PublicTypes.Request<P, ResBody, ReqBody, ReqQuery, LocalsObj> {}
-  export interface Response<ResBody = any, LocalsObj extends Record<string, any> = Record<string, any>>
-    extends PublicTypes.Response<ResBody, LocalsObj> {}
-  export interface Application extends PublicTypes.Application {}
-  export interface Express extends PublicTypes.Express {}
+  export import Request = PublicTypes.Request;
+  export import Response = PublicTypes.Response;
+  export import Application = PublicTypes.Application;
+  export import Express = PublicTypes.Express;
   export interface Router extends PublicTypes.Router {}
-  export interface IRouter extends PublicTypes.IRouter {}
-  export interface IRoute<Route extends string = string> extends PublicTypes.IRoute<Route> {}
-  export interface IRouterMatcher<T, Method extends string = any> extends PublicTypes.IRouterMatcher<T, Method> {}
-  export interface IRouterHandler<T, Route extends string = string> extends PublicTypes.IRouterHandler<T, Route> {}
-  export interface RouterOptions extends PublicTypes.RouterOptions {}
-  export interface CookieOptions extends PublicTypes.CookieOptions {}
-  export interface Locals extends PublicTypes.Locals {}
-  export interface Handler extends PublicTypes.Handler {}
-  export interface RequestHandler<
-    P = PublicTypes.ParamsDictionary,
-    ResBody = any,
-    ReqBody = any,
-    ReqQuery = PublicTypes.ParsedQs,
-    LocalsObj extends Record<string, any> = Record<string, any>,
-  > extends PublicTypes.RequestHandler<P, ResBody, ReqBody, ReqQuery, LocalsObj> {}
-  export type ErrorRequestHandler<
-    P = PublicTypes.ParamsDictionary,
-    ResBody = any,
-    ReqBody = any,
-    ReqQuery = PublicTypes.ParsedQs,
-    LocalsObj extends Record<string, any> = Record<string, any>,
-  > = PublicTypes.ErrorRequestHandler<P, ResBody, ReqBody, ReqQuery, LocalsObj>;
-  export type NextFunction = PublicTypes.NextFunction;
-  export type ParamsDictionary = PublicTypes.ParamsDictionary;
-  export type Query = PublicTypes.Query;
-  export type ParsedQs = PublicTypes.ParsedQs;
-  export type RouteParameters<Route extends string> = PublicTypes.RouteParameters<Route>;
-  export type PathParams = PublicTypes.PathParams;
-  export type Send<ResBody = any, T = PublicTypes.Response<ResBody>> = PublicTypes.Send<ResBody, T>;
-  export type Errback = PublicTypes.Errback;
-  export type RequestParamHandler = PublicTypes.RequestParamHandler;
-  export type RequestHandlerParams = PublicTypes.RequestHandlerParams;
-  export type SendFileOptions = PublicTypes.SendFileOptions;
-  export type ServeStaticOptions = import('./static').ServeStaticOptions;
+  export import IRouter = PublicTypes.IRouter;
+  export import IRoute = PublicTypes.IRoute;
+  export import IRouterMatcher = PublicTypes.IRouterMatcher;
+  export import IRouterHandler = PublicTypes.IRouterHandler;
+  export import RouterOptions = PublicTypes.RouterOptions;
+  export import CookieOptions = PublicTypes.CookieOptions;
+  export import Locals = PublicTypes.Locals;
+  export import Handler = PublicTypes.Handler;
+  export import RequestHandler = PublicTypes.RequestHandler;
+  export import ErrorRequestHandler = PublicTypes.ErrorRequestHandler;
+  export import NextFunction = PublicTypes.NextFunction;
+  export import ParamsDictionary = PublicTypes.ParamsDictionary;
+  export import Query = PublicTypes.Query;
+  export import ParsedQs = PublicTypes.ParsedQs;
+  export import RouteParameters = PublicTypes.RouteParameters;
+  export import PathParams = PublicTypes.PathParams;
+  export import Send = PublicTypes.Send;
+  export import Errback = PublicTypes.Errback;
+  export import RequestParamHandler = PublicTypes.RequestParamHandler;
+  export import RequestHandlerParams = PublicTypes.RequestHandlerParams;
+  export import ForeignRequestHandler = PublicTypes.ForeignRequestHandler;
+  export import ForeignErrorRequestHandler = PublicTypes.ForeignErrorRequestHandler;
+  export import SendFileOptions = PublicTypes.SendFileOptions;
+  export import DownloadOptions = PublicTypes.DownloadOptions;
+  export import ServeStaticOptions = PublicTypes.ServeStaticOptions;
+  export import RenderCallback = PublicTypes.RenderCallback;
   export type OptionsJson = bodyParser.OptionsJson;
   export type OptionsText = bodyParser.OptionsText;
   export type OptionsUrlencoded = bodyParser.OptionsUrlencoded;
@@ -109,7 +95,7 @@ declare namespace webapp {
   export const response: Response;
   export const Route: typeof RouteClass;
   export const Router: (options?: RouterOptions) => PublicTypes.Router;
-  const serveStaticHandler: (root: string, options?: ServeStaticOptions) => PublicTypes.Handler;
+  const serveStaticHandler: (root: string, options?: ServeStaticOptions<Response>) => PublicTypes.Handler;
   export { serveStaticHandler as static };
   export const query: (options?: object) => PublicTypes.Handler;
   export const json: (options?: OptionsJson) => PublicTypes.Handler;

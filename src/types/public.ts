@@ -10,7 +10,9 @@
  */
 import type { EventEmitter } from 'node:events';
 import type * as http from 'node:http';
+import type { Stats } from 'node:fs';
 import type { ListenOptions } from 'node:net';
+import type { ServeStaticOptions as StaticCoreOptions } from '../static';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -113,15 +115,48 @@ export type RequestHandlerParams<
   | ErrorRequestHandler<P, ResBody, ReqBody, ReqQuery, LocalsObj>
   | Array<RequestHandler<P> | ErrorRequestHandler<P>>;
 
+// ---------------------------------------------------------------------------
+// Middleware typed against another Express typing (@types/express: multer,
+// passport, express-session...). Its `req`/`res` are that typing's, which
+// extend Node's IncomingMessage/ServerResponse but are not webapp's, so it
+// cannot be a webapp `RequestHandler`. Two properties of these types let it mix
+// with webapp's inline handlers without loosening them:
+// - The signatures are method declarations, whose parameters TypeScript
+//   compares both ways: a handler taking some Request that extends
+//   IncomingMessage fits, a handler taking `res: number` does not.
+// - Each type has two call signatures of the same length, one of them generic.
+//   Signatures whose type parameters differ cannot be combined into one
+//   contextual signature, so in a union with webapp's `RequestHandler` an
+//   inline arrow is typed by webapp's handler alone.
+
+interface ForeignMiddlewareSignatures {
+  handler(req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
+  handler<Distinct>(req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
+  errorHandler(err: any, req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
+  errorHandler<Distinct>(err: any, req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
+}
+
+/** A request handler typed against another Express typing, e.g. `multer().single('file')`. */
+export type ForeignRequestHandler = ForeignMiddlewareSignatures['handler'];
+/** An error handler typed against another Express typing. */
+export type ForeignErrorRequestHandler = ForeignMiddlewareSignatures['errorHandler'];
+
 /**
- * Middleware typed against Express's own typings (@types/express: passport,
- * express-session, multer...). Those types are Express's, not webapp's, and the
- * two are not structurally assignable (each side's `app`/`res` refer to its own
- * types), so such middleware is accepted through a last overload whose request
- * and response are `any`, as @types/express leaves them open where it must.
+ * Blocks inference through `T` (TypeScript's own `NoInfer` needs 5.4): in a call
+ * that mixes foreign middleware, the route's parameters come from its path and
+ * never from the foreign middleware's `ParamsDictionary`.
  */
-export type ForeignRequestHandler = (req: any, res: any, next: NextFunction) => unknown;
-type ForeignHandlers = Array<ForeignRequestHandler | ForeignRequestHandler[]>;
+type NoInference<T> = [T][T extends any ? 0 : never];
+
+/** One argument of a call that mixes webapp handlers (not error handlers) with foreign middleware. */
+type MixedHandler<P> = RequestHandler<NoInference<P>> | ForeignRequestHandler | MixedHandler<P>[];
+/** One argument of a call that mixes any webapp handler with foreign middleware. */
+type MixedHandlerParams<P> =
+  | RequestHandler<NoInference<P>>
+  | ErrorRequestHandler<NoInference<P>>
+  | ForeignRequestHandler
+  | ForeignErrorRequestHandler
+  | MixedHandlerParams<P>[];
 
 export type RequestParamHandler = (req: Request, res: Response, next: NextFunction, value: any, name: string) => any;
 
@@ -163,7 +198,11 @@ export interface IRouterMatcher<T, Method extends string = any> {
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
   (path: PathParams, subApplication: Application): T;
-  (path: PathParams, ...handlers: ForeignHandlers): T;
+  // Calls that mix in middleware typed against another Express typing.
+  <Route extends string>(path: Route, ...handlers: Array<MixedHandler<RouteParameters<Route>>>): T;
+  <Route extends string>(path: Route, ...handlers: Array<MixedHandlerParams<RouteParameters<Route>>>): T;
+  (path: PathParams, ...handlers: Array<MixedHandler<ParamsDictionary>>): T;
+  (path: PathParams, ...handlers: Array<MixedHandlerParams<ParamsDictionary>>): T;
 }
 
 export interface IRouterHandler<T, Route extends string = string> {
@@ -187,7 +226,9 @@ export interface IRouterHandler<T, Route extends string = string> {
   >(
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
-  (...handlers: ForeignHandlers): T;
+  // Calls that mix in middleware typed against another Express typing.
+  (...handlers: Array<MixedHandler<RouteParameters<Route>>>): T;
+  (...handlers: Array<MixedHandlerParams<RouteParameters<Route>>>): T;
 }
 
 /** What `router.stack` holds: the fields ecosystem code reads. */
@@ -394,6 +435,18 @@ export interface SendFileOptions {
 }
 
 export interface DownloadOptions extends SendFileOptions {}
+
+/**
+ * Options of `webapp.static(root, options)`. `setHeaders` receives webapp's
+ * response (as `express.static`'s receives Express's), so `res.set` is typed.
+ */
+export interface ServeStaticOptions<R extends http.ServerResponse = Response> extends Omit<StaticCoreOptions, 'setHeaders'> {
+  /** Called as `setHeaders(res, path, stat)` before the file's headers are sent. */
+  setHeaders?: ((res: R, path: string, stat: Stats) => any) | undefined;
+}
+
+/** The callback of `res.render` and `app.render`: the error, or the rendered HTML. */
+export type RenderCallback = (err: Error | null, html?: string) => void;
 
 export type Send<ResBody = any, T = Response<ResBody>> = (body?: ResBody) => T;
 

@@ -1,7 +1,7 @@
 /**
  * The published types (dist/cjs/**\/*.d.ts) type-check typed Express 4 code:
  * the fixtures in test/types/fixtures/ are compiled by TypeScript 5.9 and 7.x
- * in scratch projects whose node_modules/webapp links to this package, once as
+ * in scratch projects whose node_modules/webapp links to this package, as
  * a CommonJS project and once as an ESM (module nodenext) project, with
  * skipLibCheck off so webapp's own declarations are checked too.
  */
@@ -47,23 +47,22 @@ function typeCheck(compiler: string, dir: string): Promise<{ code: number; outpu
   });
 }
 
-let projects: Record<string, string>;
+const projectNames = ['CommonJS project', 'ESM project', 'ESM project without @types/express'] as const;
+let projects: Record<(typeof projectNames)[number], string>;
 
 before(() => {
   if (!existsSync(join(root, 'dist/cjs/index.d.ts'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   scratch = mkdtempSync(join(tmpdir(), 'webapp-types-'));
-  // The CommonJS project also sees middleware typed against @types/express; the ESM
+  // Both module systems see middleware typed against @types/express; a third
   // project sees only @types/node, proving webapp's types stand alone.
   const ecosystem = ['cors', 'morgan', 'cookie-parser', 'express-session', 'passport', 'multer'];
+  const standalone = ['app.ts', 'negative.ts', 'legacy.ts', 'augmentation.ts', 'static.ts'];
+  const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts'];
+  const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
   projects = {
-    'CommonJS project (nodenext)': project(
-      'cjs',
-      'commonjs',
-      { module: 'nodenext', moduleResolution: 'nodenext', esModuleInterop: true },
-      ['app.ts', 'negative.ts', 'merging.ts', 'ecosystem.ts', 'legacy.ts'],
-      ['@types', ...ecosystem],
-    ),
-    'ESM project (nodenext)': project('esm', 'module', { module: 'nodenext', moduleResolution: 'nodenext' }, ['app.ts', 'negative.ts', 'legacy.ts'], ['@types/node']),
+    'CommonJS project': project('cjs', 'commonjs', { ...nodenext, esModuleInterop: true }, [...withEcosystem, 'merging.ts'], ['@types', ...ecosystem]),
+    'ESM project': project('esm', 'module', nodenext, withEcosystem, ['@types', ...ecosystem]),
+    'ESM project without @types/express': project('esm-standalone', 'module', nodenext, standalone, ['@types/node']),
   };
 });
 
@@ -71,7 +70,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('published types', () => {
   for (const [compilerName, compiler] of Object.entries(compilers)) {
-    for (const projectName of ['CommonJS project (nodenext)', 'ESM project (nodenext)']) {
+    for (const projectName of projectNames) {
       it(`${compilerName}: the fixtures compile with zero errors in a ${projectName}`, async (t) => {
         if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
         const { code, output } = await typeCheck(compiler, projects[projectName]);
