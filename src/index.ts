@@ -94,7 +94,10 @@ declare namespace webapp {
   export const request: Request;
   export const response: Response;
   export const Route: typeof RouteClass;
-  export const Router: (options?: RouterOptions) => PublicTypes.Router;
+  export const Router: {
+    (options?: RouterOptions): Router;
+    new (options?: RouterOptions): Router;
+  };
   const serveStaticHandler: (root: string, options?: ServeStaticOptions<Response>) => PublicTypes.Handler;
   export { serveStaticHandler as static };
   export const query: (options?: object) => PublicTypes.Handler;

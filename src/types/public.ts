@@ -280,7 +280,7 @@ export interface IRoute<Route extends string = string> {
 export interface IRouter extends RequestHandler {
   param(name: string | string[], handler: RequestParamHandler): this;
   /** @deprecated the function-only form of `param` (Express 4 deprecates it). */
-  param(callback: (name: string, matcher: RegExp) => RequestParamHandler): this;
+  param(callback: (name: string, matcher: any) => RequestParamHandler | undefined): this;
 
   all: IRouterMatcher<this, 'all'>;
   get: IRouterMatcher<this, 'get'>;
@@ -320,7 +320,12 @@ export interface IRouter extends RequestHandler {
   stack: ILayer[];
 }
 
-export interface Router extends IRouter {}
+export interface Router extends IRouter {
+  /** The options the router was made with (`webapp.Router(options)`). */
+  caseSensitive: boolean | undefined;
+  mergeParams: boolean | undefined;
+  strict: boolean | undefined;
+}
 
 export interface RouterOptions {
   caseSensitive?: boolean | undefined;
@@ -526,19 +531,21 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
     IRouter,
     Express.Application {
   /** The application is itself a request handler, usable by `http.createServer`. */
-  (req: Request | http.IncomingMessage, res: Response | http.ServerResponse): any;
+  (req: Request | http.IncomingMessage, res: Response | http.ServerResponse, next?: NextFunction): any;
 
   init(): void;
   defaultConfiguration(): void;
 
   engine(ext: string, fn: (path: string, options: object, callback: (e: any, rendered?: string) => void) => void): this;
+  /** The template engines registered by `app.engine`, by extension (`.ejs`). */
+  engines: Record<string, (path: string, options: object, callback: (e: any, rendered?: string) => void) => void>;
 
   set(setting: string, val: any): this;
   get: ((name: string) => any) & IRouterMatcher<this>;
 
   param(name: string | string[], handler: RequestParamHandler): this;
   /** @deprecated the function-only form of `param`. */
-  param(callback: (name: string, matcher: RegExp) => RequestParamHandler): this;
+  param(callback: (name: string, matcher: any) => RequestParamHandler | undefined): this;
 
   path(): string;
   enabled(setting: string): boolean;
