@@ -14,6 +14,8 @@ import { kQueryParser, type QueryParser } from './request';
 import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
+import type { MethodMembers } from './router/methods';
+import type { RenderCallback } from './types/public';
 import type { PathPattern } from './router/path-pattern';
 import { compileETag, compileQueryParser, compileTrust } from './settings';
 import { View, renderView } from './view';
@@ -34,8 +36,8 @@ interface AppResponse extends ServerResponse {
   locals?: Record<string, unknown>;
 }
 
-export type RenderCallback = (err: Error | null, html?: string) => void;
-export type Engine = (path: string, options: object, callback: (err: Error | null, html?: string) => void) => void;
+export type { RenderCallback };
+export type Engine = (path: string, options: object, callback: RenderCallback) => void;
 
 /** An app: a request handler with the application methods and settings. */
 export interface Application extends EventEmitter, ApplicationMethods {
@@ -51,7 +53,10 @@ export interface Application extends EventEmitter, ApplicationMethods {
   _router?: Router;
 }
 
-export interface ApplicationMethods {
+/** `app.post(path, ...handlers)`...; `get` is declared above, as it also reads settings. */
+type RouteMethod = (this: Application, path: PathPattern, ...handlers: unknown[]) => Application;
+
+export interface ApplicationMethods extends Omit<MethodMembers<RouteMethod>, 'get'> {
   init(this: Application): void;
   defaultConfiguration(this: Application): void;
   lazyrouter(this: Application): void;
@@ -72,7 +77,6 @@ export interface ApplicationMethods {
   del(this: Application, path: PathPattern, ...handlers: unknown[]): Application;
   render(this: Application, name: string, options?: object | RenderCallback, callback?: RenderCallback): void;
   listen(this: Application, ...args: unknown[]): http.Server;
-  [method: string]: unknown;
 }
 
 /** The environment mode: RUNTIME_ENV, then NODE_ENV, then development. */
@@ -280,19 +284,24 @@ Object.assign(application, booleanSettings);
 
 for (const method of methods) {
   application[method] = function addRoute(this: Application, path: PathPattern, ...handlers: unknown[]) {
-    // `app.get(name)` with one argument reads a setting.
-    if (method === 'get' && arguments.length === 1) return this.set(path as string);
     this.lazyrouter();
     const route = this._router!.route(path);
-    (route[method] as (...h: unknown[]) => Route)(...handlers);
+    route[method](...handlers);
     return this;
   };
 }
 
+/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+const routeGet = application.get;
+application.get = function get(this: Application, settingOrPath: string | PathPattern, ...handlers: unknown[]) {
+  if (arguments.length === 1) return this.set(settingOrPath as string);
+  return routeGet.call(this, settingOrPath, ...handlers);
+};
+
 application.all = function all(path, ...handlers) {
   this.lazyrouter();
   const route = this._router!.route(path);
-  for (const method of methods) (route[method] as (...h: unknown[]) => Route)(...handlers);
+  for (const method of methods) route[method](...handlers);
   return this;
 };
 

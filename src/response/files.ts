@@ -10,16 +10,16 @@ import { contentDisposition } from '../http/content-disposition';
 import { compileSendOptions, type SendOptions } from '../static/options';
 import { sendFile as sendFileCore } from '../static/send';
 import { transferFile, type TransferCallback } from '../static/transfer';
+import type { NextFunction } from '../types/public';
 
 export interface SendFileOptions extends SendOptions {
   /** Headers to send with the file (set right before the file's own headers). */
   headers?: OutgoingHttpHeaders;
 }
 
-type Next = (err?: unknown) => void;
 
 interface FileRequest extends IncomingMessage {
-  next?: Next;
+  next?: NextFunction;
 }
 
 interface FileResponse extends ServerResponse {

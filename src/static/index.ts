@@ -13,6 +13,7 @@ import { parseOriginalUrl, parseUrl } from '../http/parse-url';
 import { compileSendOptions, type SendOptions, type SendSettings } from './options';
 import { collapseLeadingSlashes, sendRedirect } from './html';
 import { hasTrailingSlash, sendFile, type SendHooks } from './send';
+import type { NextFunction } from '../types/public';
 
 export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' | 'end'> {
   /** Client errors and 404 call `next()` (true, default) or `next(err)` (false). */
@@ -23,8 +24,7 @@ export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' |
   setHeaders?: (res: ServerResponse, path: string, stat: Stats) => void;
 }
 
-type Next = (err?: unknown) => void;
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
 
 /** 301 from `/dir` to `/dir/` keeping the query string, as the client wrote the URL (mount path included). */
 function redirectToDirectory(req: IncomingMessage, res: ServerResponse): void {
@@ -58,7 +58,7 @@ export function serveStatic(root: string, options?: ServeStaticOptions): Middlew
     optionsError = err;
   }
 
-  return function serveStatic(req: IncomingMessage, res: ServerResponse, next: Next): void {
+  return function serveStatic(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (fallthrough) {
         next();

@@ -40,7 +40,7 @@ function project(name: string, packageType: 'commonjs' | 'module', compilerOptio
 /** Runs tsc and resolves with its output; a failing compile is reported, not thrown. */
 function typeCheck(compiler: string, dir: string): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [compiler, '-p', join(dir, 'tsconfig.json')], { cwd: dir, timeout: 50_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [compiler, '-p', join(dir, 'tsconfig.json')], { cwd: dir, timeout: 170_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       done({ code, output: String(stdout) + String(stderr) });
     });
