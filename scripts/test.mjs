@@ -1,5 +1,7 @@
 // Runs every test/**/*.test.ts file with node's test runner (TypeScript loaded by tsx).
 // Usage: npm test [-- path-substring ...] to run only files whose path contains a substring.
+// test/integration/ (Redis, worker processes) runs only through `npm run test:integration`
+// (`--integration`), so the unit suite stays fast and needs no redis-server.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -10,12 +12,14 @@ function collect(dir) {
   for (const name of readdirSync(dir)) {
     const full = join(dir, name);
     if (name === 'node_modules' || name === 'fixtures') continue;
+    if (name === 'integration' && !integration) continue;
     if (statSync(full).isDirectory()) out.push(...collect(full));
     else if (name.endsWith('.test.ts')) out.push(relative(root, full));
   }
   return out;
 }
-const filters = process.argv.slice(2);
+const integration = process.argv.includes('--integration');
+const filters = process.argv.slice(2).filter((arg) => arg !== '--integration');
 const files = collect(join(root, 'test')).sort().filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
 if (files.length === 0) {
   console.error('no test files matched');

@@ -15,6 +15,7 @@ import { serveStatic } from './static';
 import { adoptServer } from './server-classes';
 import bodyParser = require('./body-parser');
 import { query } from './query';
+import { graceful } from './shutdown';
 import * as PublicTypes from './types/public';
 
 function createApplication(): Application {
@@ -105,6 +106,9 @@ declare namespace webapp {
   export const raw: (options?: Options) => PublicTypes.Handler;
   export const text: (options?: OptionsText) => PublicTypes.Handler;
   export const urlencoded: (options?: OptionsUrlencoded) => PublicTypes.Handler;
+  /** Beyond Express: graceful shutdown for a server (docs/production.md). */
+  export type GracefulOptions = import('./shutdown').GracefulOptions;
+  export const graceful: typeof import('./shutdown').graceful;
 }
 
 Object.assign(webapp, {
@@ -119,6 +123,7 @@ Object.assign(webapp, {
   raw: bodyParser.raw,
   text: bodyParser.text,
   urlencoded: bodyParser.urlencoded,
+  graceful,
 });
 
 for (const name of REMOVED_MIDDLEWARE) {

@@ -32,7 +32,15 @@ function strictSyntaxError(text: string, first: string): SyntaxError {
   }
 }
 
+/** The error for a strict-mode body that is not an object or array (`first` is its first character). */
+export type StrictViolation = (text: string, first: string) => Error;
+
 export function json(options?: OptionsJson) {
+  return createJsonParser(options, strictSyntaxError);
+}
+
+/** The json parser with its strict-mode error chosen by the caller (webapp/middleware's json words it as Connect 2.30). */
+export function createJsonParser(options: OptionsJson | undefined, strictViolation: StrictViolation) {
   const opts = options || {};
   const settings = commonSettings(opts, 'application/json');
   const reviver = opts.reviver;
@@ -43,7 +51,7 @@ export function json(options?: OptionsJson) {
     if (text.length === 0) return {};
     if (strict) {
       const first = FIRST_CHAR.exec(text)?.[1];
-      if (first !== '{' && first !== '[') throw strictSyntaxError(text, first as string);
+      if (first !== '{' && first !== '[') throw strictViolation(text, first as string);
     }
     return JSON.parse(text, reviver);
   };

@@ -14,11 +14,11 @@ export type { Middleware, NextFunction } from './types';
 export { cookieSession } from './cookie-session';
 export { compress } from './compress';
 export { limit } from './limit';
-import { serveStatic } from '../static';
+import { serveStatic3 } from './static';
 // `static` is a reserved word: `export { x as static }` breaks some CommonJS
 // transpilers (esbuild writes it as a bare identifier), so it is attached here;
 // scripts/build.mjs adds the matching line to the published index.d.ts.
-Object.defineProperty(module.exports, 'static', { enumerable: true, value: serveStatic });
+Object.defineProperty(module.exports, 'static', { enumerable: true, value: serveStatic3 });
 export { favicon } from './favicon';
 export { json } from './json';
 export { urlencoded } from './urlencoded';

@@ -27,10 +27,3 @@ export function sendRedirect(res: ServerResponse, location: string): void {
   res.setHeader('Location', location);
   res.end(doc);
 }
-
-/** Several slashes at the start become one, so a redirect can never point at another host (`//evil.example`). */
-export function collapseLeadingSlashes(path: string): string {
-  let i = 0;
-  while (i < path.length && path.charCodeAt(i) === 0x2f /* / */) i++;
-  return i > 1 ? '/' + path.slice(i) : path;
-}

@@ -6,12 +6,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Stats } from 'node:fs';
-import { parse as parseLegacyUrl, format as formatUrl } from 'node:url';
 import { createHttpError, type HttpError } from '../http/errors';
 import { encodeUrl } from '../http/encode-url';
 import { parseOriginalUrl, parseUrl } from '../http/parse-url';
+import { sameOriginPath } from '../http/same-origin-path';
 import { compileSendOptions, type SendOptions, type SendSettings } from './options';
-import { collapseLeadingSlashes, sendRedirect } from './html';
+import { sendRedirect } from './html';
 import { hasTrailingSlash, sendFile, type SendHooks } from './send';
 import type { NextFunction } from '../types/public';
 
@@ -26,16 +26,34 @@ export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' |
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
 
-/** 301 from `/dir` to `/dir/` keeping the query string, as the client wrote the URL (mount path included). */
-function redirectToDirectory(req: IncomingMessage, res: ServerResponse): void {
-  const original = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
-  const url = parseLegacyUrl(original);
-  url.path = null;
-  url.pathname = collapseLeadingSlashes((url.pathname ?? '') + '/');
-  sendRedirect(res, encodeUrl(formatUrl(url)));
+/**
+ * The slash URL of the directory the client asked for, keeping the query string,
+ * as the client wrote it (mount path included). Only the path and query are used,
+ * never a host: the request target is read as a path (as serve-static's parseurl
+ * reads `//a@b`), and a leading run of slashes or backslashes is collapsed, so the
+ * Location can never name another site (`GET //evil.example` -> `/evil.example/`).
+ */
+export function directoryLocation(req: IncomingMessage): string {
+  const original = parseOriginalUrl(req);
+  if (original === undefined) return '/';
+  const pathname = sameOriginPath((original.pathname ?? '/') + '/');
+  // A raw `#fragment` in the target is kept, as serve-static's url.format kept it.
+  const hashAt = original.href.indexOf('#');
+  return encodeUrl(pathname + (original.search ?? '') + (hashAt === -1 ? '' : original.href.slice(hashAt)));
 }
 
+/** Answers a request for a directory without its trailing slash (the Location from `directoryLocation`). */
+export type DirectoryRedirect = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** serve-static 1.16's answer: 301 with a small escaped HTML page. */
+const movedPermanently: DirectoryRedirect = (req, res) => sendRedirect(res, directoryLocation(req));
+
 export function serveStatic(root: string, options?: ServeStaticOptions): Middleware {
+  return createServeStatic(root, options, movedPermanently);
+}
+
+/** The static middleware with its directory redirect chosen by the caller (4.x: 301; Connect 2.30's: 303). */
+export function createServeStatic(root: string, options: ServeStaticOptions | undefined, redirectDirectory: DirectoryRedirect): Middleware {
   if (!root) throw new TypeError('root path required');
   if (typeof root !== 'string') throw new TypeError('root path must be a string');
   const opts: ServeStaticOptions = options || {};
@@ -85,7 +103,7 @@ export function serveStatic(root: string, options?: ServeStaticOptions): Middlew
       },
       directory(response, urlPath) {
         if (!redirect || hasTrailingSlash(urlPath)) hooks.error(createHttpError(404));
-        else redirectToDirectory(req, response);
+        else redirectDirectory(req, response);
       },
       // Once a file is chosen, a failure is the server's, not a miss: always forward it.
       file: fallthrough ? () => { forwardError = true; } : undefined,

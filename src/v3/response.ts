@@ -9,6 +9,7 @@
 import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http';
 import { extname } from 'node:path';
 import { resolve as resolveUrl } from 'node:url';
+import { sameOriginPath } from '../http/same-origin-path';
 import cookie from 'cookie';
 import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
@@ -281,7 +282,9 @@ const methods3 = {
       if (url[0] === '.') {
         let path = parseOriginalUrl(req)?.pathname ?? '/';
         path = path + (path[path.length - 1] === '/' ? '' : '/');
-        url = resolveUrl(path, url);
+        // Relative to the request's own path, it stays on this site: `GET //evil.example/x`
+        // (or `/\evil.example/x`, which url.resolve turns into `//`) must not make it another host.
+        url = sameOriginPath(resolveUrl(path, url));
       } else if (url[0] !== '/') {
         url = this.app.path() + '/' + url;
       }

@@ -1,59 +1,323 @@
-/** `npm start` serves the showcase app: start it as a user would and click through it. */
+/** `npm start` serves the notes showcase: start it as a user would and use it over HTTP. */
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startExample, type RunningExample } from '../support/example-server';
+import { Visitor, fieldError, flashes, titleOf } from './showcase-client';
+import { sqliteAvailable } from './showcase-modules';
 
+const dataDir = mkdtempSync(join(tmpdir(), 'showcase-'));
+const env = { DATA_DIR: dataDir, SESSION_SECRET: 'test secret' };
 let example: RunningExample;
 let base: string;
 
 before(async () => {
-  example = await startExample('examples/showcase/server.js');
+  example = await startExample('examples/showcase/server.js', env);
   base = example.base;
 });
 
-after(() => example.stop());
+after(() => {
+  example.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
-describe('showcase app', () => {
-  it('serves the static home page', async () => {
-    const res = await fetch(base + '/');
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type')!, /^text\/html/);
-    assert.match(await res.text(), /webapp showcase/);
+/** A signed-up, logged-in visitor with a fresh name. */
+let visitors = 0;
+async function member(): Promise<Visitor> {
+  const visitor = new Visitor(base);
+  await visitor.signUp(`member${++visitors}`);
+  return visitor;
+}
+
+describe('showcase: pages, headers and assets', () => {
+  it('serves the home page in the layout, with helmet headers and compression', async () => {
+    const home = await new Visitor(base).get('/');
+    assert.equal(home.status, 200);
+    assert.equal(titleOf(home.text), 'Welcome');
+    assert.match(home.text, /<header class="bar">[\s\S]*<a href="\/signup">Sign up<\/a>[\s\S]*<footer>/);
+    // Pages over compression's 1 KB threshold are gzipped.
+    const signup = await new Visitor(base).request('/signup', { headers: { 'Accept-Encoding': 'gzip' } });
+    assert.equal(signup.headers.get('content-encoding'), 'gzip');
+    assert.match(signup.text, /<h1>Sign up<\/h1>/);
+    assert.match(home.headers.get('content-security-policy')!, /default-src 'self'/);
+    assert.equal(home.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(home.headers.get('x-powered-by'), null);
   });
 
-  it('serves JSON from a mounted router with a param loader', async () => {
-    const res = await fetch(base + '/api/users/1');
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { id: '1', name: 'Ada' });
+  it('links fingerprinted assets cached for a year; plain names revalidate; a stale fingerprint is a 404', async () => {
+    const home = await new Visitor(base).get('/');
+    const href = /href="(\/assets\/style\.[0-9a-f]{10}\.css)"/.exec(home.text)![1];
+    const fingerprinted = await fetch(base + href);
+    assert.equal(fingerprinted.status, 200);
+    assert.match(fingerprinted.headers.get('content-type')!, /^text\/css/);
+    assert.equal(fingerprinted.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    const plain = await fetch(base + '/assets/style.css');
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers.get('cache-control'), 'public, max-age=0');
+    assert.equal(await plain.text(), await fingerprinted.text());
+    assert.equal((await fetch(base + '/assets/style.0000000000.css')).status, 404);
   });
 
-  it('turns next(err) and async throws into JSON errors, and 404s unknown paths', async () => {
-    assert.equal((await fetch(base + '/api/users/99')).status, 404);
-    const boom = await fetch(base + '/boom');
-    assert.equal(boom.status, 500);
-    assert.deepEqual(await boom.json(), { error: 'async handlers are safe' });
-    assert.equal((await fetch(base + '/nowhere')).status, 404);
+  it('answers unknown pages with the 404 page', async () => {
+    const page = await new Visitor(base).get('/nowhere');
+    assert.equal(page.status, 404);
+    assert.equal(titleOf(page.text), 'Not found');
+    assert.match(page.text, /There is no page at \/nowhere\./);
   });
 });
 
-describe('showcase: rendering, negotiation, cookies, bodies', () => {
-  it('renders HTML with ejs for browsers and counts visits in a cookie', async () => {
-    const first = await fetch(base + '/hello/ada', { headers: { Accept: 'text/html' } });
-    assert.equal(first.status, 200);
-    assert.match(await first.text(), /<h1>Hello, ada!<\/h1>[\s\S]*visits counted in a cookie: 1\./);
-    assert.match(first.headers.get('set-cookie')!, /^visits=1; Max-Age=86400; Path=\/; Expires=.*; HttpOnly; SameSite=Lax$/);
-    const second = await fetch(base + '/hello/ada', { headers: { Accept: 'text/html', Cookie: 'visits=1' } });
-    assert.match(await second.text(), /visits counted in a cookie: 2\./);
+describe('showcase: accounts', () => {
+  it('re-renders sign-up errors next to their fields, keeping the username', async () => {
+    const visitor = new Visitor(base);
+    const page = await visitor.submit('/signup', '/signup', { username: 'x!', password: 'short', confirm: 'other' });
+    assert.equal(page.status, 422);
+    assert.equal(fieldError(page.text, 'username'), 'Use 3 to 30 characters.');
+    assert.equal(fieldError(page.text, 'password'), 'Use at least 8 characters.');
+    assert.equal(fieldError(page.text, 'confirm'), 'The passwords do not match.');
+    assert.match(page.text, /name="username" type="text" value="x!"/);
+    assert.doesNotMatch(page.text, /value="short"/, 'passwords are never echoed');
   });
 
-  it('negotiates JSON and text, and parses JSON bodies', async () => {
-    const json = await fetch(base + '/hello/ada', { headers: { Accept: 'application/json' } });
-    assert.deepEqual(await json.json(), { hello: 'ada', visits: 1 });
-    assert.equal(json.headers.get('vary'), 'Accept');
-    const text = await fetch(base + '/hello/ada', { headers: { Accept: 'text/plain' } });
-    assert.equal(await text.text(), 'Hello, ada! (visit 1)');
-    const echo = await fetch(base + '/api/echo', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":[1,2]}' });
-    assert.equal(echo.status, 201);
-    assert.deepEqual(await echo.json(), { received: { a: [1, 2] } });
+  it('signs up, greets with a flash after the redirect, and refuses a taken name', async () => {
+    const visitor = new Visitor(base);
+    const signedUp = await visitor.signUp('grace');
+    assert.equal(signedUp.location, '/notes');
+    assert.deepEqual(visitor.cookieNames(), ['showcase.sid']);
+    const notes = await visitor.get('/notes');
+    assert.equal(titleOf(notes.text), 'Your notes');
+    assert.deepEqual(flashes(notes.text), ['Welcome, grace! Your account is ready.']);
+    assert.deepEqual(flashes((await visitor.get('/notes')).text), [], 'a flash is shown once');
+    const again = await new Visitor(base).submit('/signup', '/signup', {
+      username: 'grace',
+      password: 'another one',
+      confirm: 'another one',
+    });
+    assert.equal(again.status, 422);
+    assert.equal(fieldError(again.text, 'username'), 'That username is taken.');
+  });
+
+  it('logs in with the right password only, and logs out', async () => {
+    await new Visitor(base).signUp('linus', 'open sesame');
+    const stranger = new Visitor(base);
+    const wrong = await stranger.logIn('linus', 'wrong password');
+    assert.equal(wrong.location, '/login');
+    assert.deepEqual(flashes((await stranger.get('/login')).text), ['Unknown username or wrong password.']);
+    const unknown = await stranger.logIn('nobody', 'open sesame');
+    assert.equal(unknown.location, '/login');
+    const empty = await stranger.submit('/login', '/login', { username: '', password: '' });
+    assert.equal(empty.status, 422);
+    assert.equal(fieldError(empty.text, 'username'), 'Enter your username.');
+
+    const before = (await stranger.get('/login')).headers.getSetCookie();
+    const ok = await stranger.logIn('linus', 'open sesame');
+    assert.equal(ok.location, '/notes');
+    assert.ok(
+      ok.headers.getSetCookie().some((line) => line.startsWith('showcase.sid=')),
+      'logging in starts a new session',
+    );
+    assert.deepEqual(before, []);
+    assert.deepEqual(flashes((await stranger.get('/notes')).text), ['Welcome back, linus.']);
+
+    const out = await stranger.submit('/notes', '/logout', {});
+    assert.equal(out.location, '/login');
+    assert.deepEqual(flashes((await stranger.get('/login')).text), ['You have been logged out.']);
+    const refused = await stranger.get('/notes');
+    assert.equal(refused.status, 302);
+    assert.equal(refused.location, '/login');
+    assert.deepEqual(flashes((await stranger.get('/login')).text), ['Please log in to see that page.']);
+  });
+
+  it('refuses forms without a valid CSRF token with the 403 page, and keeps serving', async () => {
+    const visitor = await member();
+    const missing = await visitor.request('/logout', { method: 'POST', body: new URLSearchParams({}) });
+    assert.equal(missing.status, 403);
+    assert.equal(titleOf(missing.text), 'Forbidden');
+    assert.match(missing.text, /This form has expired or did not come from this site/);
+    const forged = await visitor.request('/notes', {
+      method: 'POST',
+      body: new URLSearchParams({ _csrf: 'forged-token', title: 'x' }),
+    });
+    assert.equal(forged.status, 403);
+    const multipart = new FormData();
+    multipart.set('title', 'no token');
+    assert.equal((await visitor.request('/notes', { method: 'POST', body: multipart })).status, 403);
+    assert.equal((await visitor.get('/notes')).status, 200, 'still logged in and served');
+  });
+});
+
+describe('showcase: notes', () => {
+  it('creates a note with an attachment, lists it, downloads the file, edits it and deletes it', async () => {
+    const visitor = await member();
+    const content = 'first line\nsecond line\n';
+    const created = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'Shopping', body: 'milk' },
+      { name: 'list.txt', type: 'text/plain', content },
+    );
+    assert.equal(created.status, 302, created.text);
+    const notePath = created.location!;
+    assert.match(notePath, /^\/notes\/\d+$/);
+    const shown = await visitor.get(notePath);
+    assert.equal(titleOf(shown.text), 'Shopping');
+    assert.deepEqual(flashes(shown.text), ['Note "Shopping" created.']);
+    assert.match(shown.text, /Attachment: <a href="\/notes\/\d+\/attachment" download>list\.txt<\/a>/);
+    assert.match((await visitor.get('/notes')).text, /<a href="\/notes\/\d+">Shopping<\/a>\s*<span class="badge"/);
+
+    const download = await visitor.get(notePath + '/attachment');
+    assert.equal(download.status, 200);
+    assert.equal(download.headers.get('content-disposition'), 'attachment; filename="list.txt"');
+    assert.match(download.headers.get('content-type')!, /^text\/plain/);
+    assert.equal(download.text, content);
+
+    const edited = await visitor.upload(notePath + '/edit', notePath + '/edit', {
+      title: 'Groceries',
+      body: 'milk, eggs',
+    });
+    assert.equal(edited.location, notePath);
+    const afterEdit = await visitor.get(notePath);
+    assert.deepEqual(flashes(afterEdit.text), ['Note "Groceries" saved.']);
+    assert.match(afterEdit.text, /milk, eggs/);
+    assert.match(afterEdit.text, /list\.txt/, 'an edit without a file keeps the attachment');
+
+    const files = () => readdirSync(join(dataDir, 'attachments')).length;
+    const filesBefore = files();
+    const deleted = await visitor.submit(notePath, notePath + '/delete', {});
+    assert.equal(deleted.location, '/notes');
+    assert.deepEqual(flashes((await visitor.get('/notes')).text), ['Note "Groceries" deleted.']);
+    assert.equal((await visitor.get(notePath)).status, 404);
+    assert.equal(files(), filesBefore - 1, 'the attachment file is removed with its note');
+  });
+
+  it('re-renders note errors next to fields: empty title, oversized or wrong-type attachment', async () => {
+    const visitor = await member();
+    const empty = await visitor.upload('/notes/new', '/notes', { title: '  ', body: 'kept text' });
+    assert.equal(empty.status, 422);
+    assert.equal(titleOf(empty.text), 'New note');
+    assert.equal(fieldError(empty.text, 'title'), 'Give the note a title of at most 100 characters.');
+    assert.match(empty.text, /<textarea id="body" name="body" rows="8">kept text<\/textarea>/);
+
+    const big = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'Big' },
+      { name: 'big.png', type: 'image/png', content: Buffer.alloc(1024 * 1024 + 1) },
+    );
+    assert.equal(big.status, 422);
+    assert.equal(fieldError(big.text, 'attachment'), 'The attachment must be at most 1 MB.');
+
+    const script = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'Script' },
+      { name: 'run.sh', type: 'application/x-sh', content: 'echo hi' },
+    );
+    assert.equal(script.status, 422);
+    assert.equal(fieldError(script.text, 'attachment'), 'Attach a PNG, JPEG or GIF image, a PDF or a text file.');
+    assert.match((await visitor.get('/notes')).text, /No notes yet\./, 'nothing was created');
+  });
+
+  it('paginates from the query string and rejects a bad page number', async () => {
+    const visitor = await member();
+    for (let n = 1; n <= 7; n++)
+      assert.equal((await visitor.api('POST', '/api/notes', { title: `note ${n}` })).status, 201);
+    const first = await visitor.get('/notes');
+    assert.deepEqual(
+      [...first.text.matchAll(/>(note \d)<\/a>/g)].map((m) => m[1]),
+      ['note 7', 'note 6', 'note 5', 'note 4', 'note 3'],
+    );
+    assert.match(first.text, /Page 1 of 2/);
+    const second = await visitor.get('/notes?page=2');
+    assert.deepEqual(
+      [...second.text.matchAll(/>(note \d)<\/a>/g)].map((m) => m[1]),
+      ['note 2', 'note 1'],
+    );
+    assert.match(second.text, /<a rel="prev" href="\?page=1">/);
+    assert.match((await visitor.get('/notes?page=9')).text, /No notes on this page\./);
+    for (const bad of ['0', 'abc', '-1', '1e3']) {
+      const page = await visitor.get('/notes?page=' + bad);
+      assert.equal(page.status, 400, bad);
+      assert.match(page.text, /page must be a whole number from 1/);
+    }
+  });
+
+  it("hides other users' notes and attachments behind 404s", async () => {
+    const owner = await member();
+    const created = await owner.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'private' },
+      { name: 'a.txt', type: 'text/plain', content: 'secret' },
+    );
+    const other = await member();
+    assert.equal((await other.get(created.location!)).status, 404);
+    assert.equal((await other.get(created.location! + '/attachment')).status, 404);
+    assert.equal((await other.get('/notes/not-a-number')).status, 404);
+  });
+});
+
+describe('showcase: JSON API', () => {
+  it('has its own error format: 401, 415, 400 for broken JSON, 422 with details, 404', async () => {
+    const anonymous = new Visitor(base);
+    assert.deepEqual(await anonymous.api('GET', '/api/notes'), {
+      status: 401,
+      headers: (await anonymous.api('GET', '/api/notes')).headers,
+      json: { error: { status: 401, code: 'unauthenticated', message: 'Log in first.' } },
+    });
+    const visitor = await member();
+    const form = await visitor.request('/api/notes', { method: 'POST', body: new URLSearchParams({ title: 'x' }) });
+    assert.equal(form.status, 415);
+    assert.equal(JSON.parse(form.text).error.code, 'unsupported_media_type');
+    const broken = await visitor.request('/api/notes', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"title":',
+    });
+    assert.equal(broken.status, 400);
+    assert.equal(JSON.parse(broken.text).error.code, 'entity_parse_failed');
+    const invalid = await visitor.api('POST', '/api/notes', { title: '', body: 7 });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(invalid.json.error?.details, [
+      { field: 'title', message: 'title must have 1 to 100 characters' },
+      { field: 'body', message: 'body must be a string' },
+    ]);
+    assert.deepEqual((await visitor.api('GET', '/api/notes/999999')).json, {
+      error: { status: 404, code: 'not_found', message: 'No note 999999.' },
+    });
+    assert.equal((await visitor.api('GET', '/api/nothing')).json.error?.message, 'No route GET /api/nothing.');
+    assert.equal((await visitor.api('GET', '/api/notes?perPage=500')).status, 422);
+  });
+
+  it('creates, reads, updates, lists and deletes notes', async () => {
+    const visitor = await member();
+    const created = await visitor.api('POST', '/api/notes', { title: ' API note ', body: 'from JSON' });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get('location'), `/api/notes/${created.json.id}`);
+    assert.equal(created.json.title, 'API note');
+    assert.equal(created.json.attachment, null);
+    const patched = await visitor.api('PATCH', `/api/notes/${created.json.id}`, { body: 'changed' });
+    assert.deepEqual([patched.json.title, patched.json.body], ['API note', 'changed']);
+    const list = await visitor.api('GET', '/api/notes?perPage=1');
+    assert.deepEqual([list.json.page, list.json.perPage, list.json.total, list.json.pages], [1, 1, 1, 1]);
+    assert.equal(list.json.notes?.[0]?.body, 'changed');
+    assert.equal((await visitor.api('DELETE', `/api/notes/${created.json.id}`)).status, 204);
+    assert.equal((await visitor.api('GET', `/api/notes/${created.json.id}`)).status, 404);
+  });
+});
+
+describe('showcase: storage survives a restart', () => {
+  it('keeps accounts and notes in DATA_DIR', async () => {
+    const visitor = await member();
+    await visitor.api('POST', '/api/notes', { title: 'durable' });
+    example.stop();
+    example = await startExample('examples/showcase/server.js', env);
+    base = example.base;
+    const returning = new Visitor(base);
+    assert.equal((await returning.logIn(`member${visitors}`)).location, '/notes');
+    assert.equal((await returning.api('GET', '/api/notes')).json.notes?.[0]?.title, 'durable');
+    // node:sqlite where this Node line has it (the server runs on the same Node as the tests).
+    assert.ok(existsSync(join(dataDir, sqliteAvailable() ? 'showcase.sqlite' : 'showcase.json')));
   });
 });

@@ -32,6 +32,14 @@ describe('json (3.x)', () => {
     assert.equal(primitive.status, 400);
   });
 
+  it('strict mode: a top-level primitive is a 400 "invalid json", as Connect 2.30 answers', async () => {
+    const primitives = ['"str"', '1', 'true', ' null', '\n\t-2.5', '"{"'];
+    const answers = await assertSameAsConnect([connect.json(), show], [json(), show], [...primitives.map((body) => post(body)), post('{"a":1}')]);
+    for (const res of answers.slice(0, -1)) assert.deepEqual([res.status, res.body], [400, 'invalid json']);
+    // strict: false lets primitives through, on both.
+    await assertSameAsConnect([connect.json({ strict: false }), show], [json({ strict: false }), show], primitives.map((body) => post(body)));
+  });
+
   it('a 3.x verify gets the body as a string; throwing rejects with 403', async () => {
     const seen: string[] = [];
     const verify = (_req: unknown, _res: unknown, body: string) => {

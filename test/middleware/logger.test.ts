@@ -37,13 +37,40 @@ const requests: RequestSpec[] = [
   { path: '/moved', headers: { authorization: 'Basic !!!', referrer: 'http://other.test/' } },
 ];
 
-/** Clock-dependent fields: dates and durations. */
+/** The three date forms `:date[...]` prints; each must match its whole shape to be normalised. */
+const ISO_DATE = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
+const WEB_DATE = /[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT/g;
+const CLF_DATE = /\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000/g;
+
+/**
+ * Clock-dependent fields: dates and durations. Dates are replaced whole (not
+ * digit by digit), before durations, so two runs a second (or a minute) apart
+ * compare equal; `datesWithin` checks the values themselves.
+ */
 function normalize(line: string): string {
   return line
     .replace(/\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]/g, '[DATE]')
-    .replace(/\d+\.\d{3}/g, 'N.NNN')
-    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, 'ISO')
-    .replace(/\w{3}, \d{2} \w{3} \d{4} [\d:]+ GMT/g, 'WEB');
+    .replace(ISO_DATE, 'ISO')
+    .replace(WEB_DATE, 'WEB')
+    .replace(CLF_DATE, 'CLF')
+    .replace(/\d+\.\d{3}/g, 'N.NNN');
+}
+
+/** CLF's `24/Nov/2026:03:20:44 +0000` as a time. */
+function parseClf(text: string): number {
+  const [, day, month, year, time] = /^(\d{2})\/(\w{3})\/(\d{4}):(\S+) \+0000$/.exec(text) ?? [];
+  return Date.parse(`${day} ${month} ${year} ${time} GMT`);
+}
+
+/** Every date the line prints, in each form, is the time of the request: between `from` and `to` (whole seconds). */
+function assertDatesWithin(line: string, from: number, to: number): void {
+  const found = [
+    ...(line.match(ISO_DATE) ?? []).map((d) => Date.parse(d)),
+    ...(line.match(WEB_DATE) ?? []).map((d) => Date.parse(d)),
+    ...(line.match(CLF_DATE) ?? []).map(parseClf),
+  ];
+  assert.equal(found.length, 3, line);
+  for (const time of found) assert.ok(time >= Math.floor(from / 1000) * 1000 && time <= to, `${line}: ${new Date(time).toISOString()}`);
 }
 
 async function compare(make: (lib: any, stream: ReturnType<typeof collector>) => Handler, expectedLines = requests.length): Promise<string[]> {
@@ -71,7 +98,10 @@ describe('logger', () => {
 
   it('custom format strings, request/response headers and dates', async () => {
     const fmt = ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :http-version :remote-user "quoted"';
-    await compare((lib, stream) => lib({ format: fmt, stream }));
+    const from = Date.now();
+    const lines = await compare((lib, stream) => lib({ format: fmt, stream }));
+    const to = Date.now();
+    for (const line of lines) assertDatesWithin(line, from, to);
   });
 
   it('custom tokens and named formats', async () => {

@@ -10,9 +10,13 @@ import http from 'node:http';
 import { multipart } from '../../src/middleware/multipart';
 import { limit } from '../../src/middleware/limit';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
+import { assertSameResponses } from '../support/differential';
+import webapp3 = require('../../src/v3/index');
 import { assertSameAsConnect, chain, echo, rawRequest, sendError, withServer, type Handler, type RawResponse } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const express3 = require('express3');
 
 const BOUNDARY = '----webappFormBoundary7MA4YWxkTrZu0gW';
 const FORM_TYPE = 'multipart/form-data; boundary=' + BOUNDARY;
@@ -496,6 +500,21 @@ describe('multipart', () => {
         await assertSameAsConnect([connectMultipart({ uploadDir: dir }), echoForm], [quietly(() => multipart({ uploadDir: dir })), echoForm], malformed, (res) => ({ ...res, body: '', headers: {} }));
       }));
 
+    it('in a 3.x app (bodyParser), a malformed body reaches the error handler as a 400, as on express@3.21', () =>
+      withUploadDir(async (dir) => {
+        const define = (framework: any) => {
+          const app = framework();
+          app.use(quietly(() => framework.bodyParser({ uploadDir: dir })));
+          app.post('/', (req: any, res: any) => res.send('parsed'));
+          app.use((err: any, _req: any, res: any, _next: any) => res.send(err.status, 'status ' + err.status));
+          return app;
+        };
+        const statusOnly = (res: RawResponse) => ({ ...res, headers: {}, body: res.body.replace(/[^\d]/g, '') });
+        const answers = await assertSameResponses(define, malformed, { oracle: express3, subject: webapp3 }, statusOnly);
+        for (const res of answers) assert.equal(res.body, 'status 400');
+        assert.deepEqual(fs.readdirSync(dir), []);
+      }));
+
     it('an aborted upload leaves no temp file and reaches next() with 400', () =>
       withUploadDir(async (dir) => {
         let reported: (err: any) => void;
@@ -513,6 +532,57 @@ describe('multipart', () => {
           assert.equal(err.type, 'request.aborted');
           assert.deepEqual(fs.readdirSync(dir), []);
         });
+      }));
+
+    it('a field whose charset cannot be decoded is a 400 through next(err), never a crash', () =>
+      withUploadDir(async (dir) => {
+        const errors: any[] = [];
+        const record = (err: any, req: any, res: any, next: any) => {
+          errors.push({ status: err.status, type: err.type, filesLeft: fs.readdirSync(dir).length });
+          sendError(err, req, res, next);
+        };
+        const charsets = ['x-bogus', 'utf-16be', 'iso-8859-2', 'utf-7', '""'];
+        const specs = charsets.map((charset) =>
+          post([
+            { name: 'before', filename: 'a.txt', type: 'text/plain', value: 'written first' },
+            { name: 'a', type: `text/plain; charset=${charset}`, value: 'hello' },
+          ]),
+        );
+        const responses = await send([quietly(() => multipart({ uploadDir: dir })), echoForm, record], [...specs, post([{ name: 'a', value: 'b' }])]);
+        for (const res of responses.slice(0, -1)) assert.deepEqual([res.status, res.body], [400, 'unsupported charset in a multipart field']);
+        assert.deepEqual(errors, charsets.map(() => ({ status: 400, type: 'charset.unsupported', filesLeft: 0 })));
+        assert.deepEqual(json(responses[responses.length - 1]).body, { a: 'b' });
+        // Charsets it can decode are still honoured.
+        const [latin] = await send([quietly(() => multipart({ uploadDir: dir })), echoForm], [post([{ name: 'a', type: 'text/plain; charset=iso-8859-1', value: Buffer.from([0x63, 0xe9]) }])]);
+        assert.deepEqual(json(latin).body, { a: 'cé' });
+      }));
+
+    it('files named __proto__ (or with __proto__ inside) are never left on disk unseen', () =>
+      withUploadDir(async (dir) => {
+        const names = ['__proto__', 'a[__proto__][x]', '__proto__[x]', 'b[__proto__]', 'constructor[prototype][x]'];
+        const seen: unknown[] = [];
+        const inspect: Handler = (req, res) => {
+          const referenced = new Set<string>();
+          const walk = (value: any) => {
+            if (isFile(value)) referenced.add(value.path);
+            else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+          };
+          walk(req.files);
+          const onDisk = fs.readdirSync(dir).map((name) => path.join(dir, name));
+          seen.push({ unreferenced: onDisk.filter((file) => !referenced.has(file)), referenced: referenced.size });
+          for (const file of referenced) fs.unlinkSync(file);
+          res.end('ok');
+        };
+        const specs = names.map((name) =>
+          post([
+            { name, filename: 'evil.txt', type: 'text/plain', value: 'left behind?' },
+            { name: 'kept', filename: 'kept.txt', type: 'text/plain', value: 'kept' },
+          ]),
+        );
+        await send([quietly(() => multipart({ uploadDir: dir })), inspect], specs);
+        // constructor[prototype][x] is an ordinary nested name (allowPrototypes, as Connect): it is kept and referenced.
+        assert.deepEqual(seen, names.map((name) => ({ unreferenced: [], referenced: name.startsWith('constructor') ? 2 : 1 })));
+        assert.deepEqual(fs.readdirSync(dir), []);
       }));
 
     it('500 (not exposed) when uploadDir cannot be written', async () => {
@@ -558,15 +628,57 @@ describe('multipart', () => {
         { name: 'upload', filename: 'a.txt', type: 'text/plain', value: 'streamed' },
       ]);
       const [res] = await send([quietly(() => multipart({ defer: true })), handler], [spec]);
-      assert.deepEqual(json(res), {
+      const answer = json(res);
+      // Each part's 'end' and the field's event interleave as the streams flow: compare as a set.
+      answer.events.sort((a: unknown[], b: unknown[]) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+      assert.deepEqual(answer, {
         events: [
           ['field', 'user[name]', 'tj'],
           ['part', 'upload', 'a.txt', 'text/plain', 'streamed'],
+          ['part', 'user[name]', null, null, 'tj'],
         ],
         body: { user: { name: 'tj' } },
         files: {},
         progress: spec.body.length,
       });
+    });
+
+    it('emits "part" for every part, fields included, as Connect 2.30 does', async () => {
+      // Connect's field value came out empty once a 'part' listener had read the part
+      // (two readers of one stream); webapp keeps it, so only the parts are compared.
+      const fieldsKept: unknown[] = [];
+      const watchParts: Handler = (req, res) => {
+        const parts: unknown[] = [];
+        const fields: unknown[] = [];
+        req.form.on('part', (part: any) => {
+          const seen: Record<string, unknown> = { name: part.name, filename: part.filename ?? null, type: part.headers['content-type'] ?? null };
+          parts.push(seen);
+          const chunks: Buffer[] = [];
+          part.on('data', (chunk: Buffer) => chunks.push(chunk));
+          part.on('end', () => (seen.content = Buffer.concat(chunks).toString()));
+        });
+        req.form.on('field', (name: string, value: string) => fields.push([name, value]));
+        req.form.on('close', () => {
+          fieldsKept.push({ fields, body: req.body });
+          res.end(JSON.stringify({ parts }));
+        });
+      };
+      const requests = [
+        post([{ name: 'a', value: '1' }]),
+        post([
+          { name: 'user[name]', value: 'tj' },
+          { name: 'upload', filename: 'a.txt', type: 'text/plain', value: 'streamed' },
+          { name: 'x', value: 'ünï' },
+          { name: 'second', filename: 'b.bin', type: 'application/octet-stream', value: 'bytes' },
+        ]),
+      ];
+      const options = { defer: true, uploadDir: os.tmpdir() };
+      const [, mixed] = await assertSameAsConnect([connectMultipart(options), watchParts], [quietly(() => multipart(options)), watchParts], requests);
+      assert.equal(json(mixed).parts.length, 4);
+      assert.deepEqual(fieldsKept.slice(-2), [
+        { fields: [['a', '1']], body: { a: '1' } },
+        { fields: [['user[name]', 'tj'], ['x', 'ünï']], body: { user: { name: 'tj' }, x: 'ünï' } },
+      ]);
     });
 
     it('writes files only while someone listens to "file"; none otherwise', () =>

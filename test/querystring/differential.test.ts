@@ -7,23 +7,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import qs from 'qs';
 import { parseExtended, type ExtendedParseOptions } from '../../src/querystring';
+import { prng } from '../support/prng';
 
 const FRAGMENTS = [
   'a', 'b', '[', ']', '=', '&', '%', '2', '5', '_', '__proto__', '+', '.', '0', '1', '9',
   '[]', '[0]', '[1]', '[b]', '%5B', '%5D', 'constructor', 'prototype', 'toString', ';', '%41', '%E2%9C%93', '%zz',
 ];
-
-/** mulberry32: a small seeded PRNG so every run sees the same inputs. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generate(random: () => number): string {
   const length = 1 + Math.floor(random() * 14);

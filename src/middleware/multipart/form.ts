@@ -10,7 +10,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { createHttpError, toHttpError, type HttpError } from '../../http/errors';
 import { createBusboy, type BusboyParser, type FieldInfo, type PartInfo } from './busboy';
 import { NamedValues } from './nest';
@@ -39,8 +39,11 @@ export interface FormSettings {
   collectFiles: boolean;
 }
 
-/** A file part handed to 'part' listeners, with multiparty's extra fields. */
-export type FormPart = Readable & { name: string; filename: string; headers: Record<string, string> };
+/**
+ * A part handed to 'part' listeners (every part, fields too, as multiparty did),
+ * with multiparty's extra fields; `filename` is undefined for a field.
+ */
+export type FormPart = Readable & { name: string; filename: string | undefined; headers: Record<string, string> };
 
 const TRANSFER_ENCODINGS = new Set(['7bit', '8bit', 'binary', 'base64']);
 
@@ -120,11 +123,32 @@ export class MultipartForm extends EventEmitter {
     this.fail(createHttpError(400, 'Request aborted', { type: 'request.aborted', code: 'ECONNABORTED' }));
   };
 
-  private readonly onField = (name: string | undefined, value: string, info: FieldInfo): void => {
+  private readonly onField = (name: string | undefined, value: string | undefined, info: FieldInfo): void => {
     if (this.error || !this.acceptPart(info)) return;
+    // busboy hands over no value (and no bytes) when it cannot decode the part's charset
+    // (`charset=x-bogus`, and any it does not list, e.g. utf-16be): a client error, never a throw.
+    if (value === undefined) {
+      this.fail(createHttpError(400, 'unsupported charset in a multipart field', { type: 'charset.unsupported' }));
+      return;
+    }
     const text = info.encoding === 'base64' ? Buffer.from(value, 'base64').toString('utf8') : value;
+    if (this.listenerCount('part') > 0) this.emitFieldPart(name ?? 'null', text, info);
     this.addField(name, text, info.valueTruncated ? Infinity : Buffer.byteLength(value));
   };
+
+  /** multiparty emitted 'part' for fields as well: a stream of the value, before 'field'. */
+  private emitFieldPart(fieldName: string, value: string, info: FieldInfo): void {
+    const headers: Record<string, string> = { 'content-disposition': `form-data; name="${fieldName}"` };
+    // busboy reports text/plain for a part that named no type (as browsers send fields): list only a real one.
+    if (info.mimeType !== 'text/plain') headers['content-type'] = info.mimeType;
+    if (info.encoding !== '7bit') headers['content-transfer-encoding'] = info.encoding;
+    const part: FormPart = Object.assign(Readable.from([Buffer.from(value)], { objectMode: false }), {
+      name: fieldName,
+      filename: undefined,
+      headers,
+    });
+    this.emit('part', part);
+  }
 
   private readonly onFile = (name: string | undefined, stream: Readable, info: PartInfo): void => {
     // Errors of a part (a body cut short) are the parser's too; it reports them.
@@ -138,14 +162,17 @@ export class MultipartForm extends EventEmitter {
     // application/octet-stream) arrives without one. multiparty kept it a file named ''.
     const filename = info.filename ?? '';
     const fieldName = name ?? 'null';
-    if (this.settings.collectFiles || this.listenerCount('file') > 0) return this.writeFile(fieldName, filename, source, info);
-    const part = Object.assign(source, {
+    const part: FormPart = Object.assign(source, {
       name: fieldName,
       filename: clientFilename(filename),
       headers: partHeaders(fieldName, filename, info),
     });
-    if (this.listenerCount('part') > 0) this.emit('part', part);
-    else part.resume();
+    // 'part' comes first for every file part, as multiparty's did; a file being written is
+    // read by both the listener and the temporary file.
+    const watched = this.listenerCount('part') > 0;
+    if (watched) this.emit('part', part);
+    if (this.settings.collectFiles || this.listenerCount('file') > 0) this.writeFile(fieldName, filename, source, info);
+    else if (!watched) part.resume();
   };
 
   /** Counts the part against maxFields and refuses unknown transfer encodings, as multiparty did. */
@@ -237,6 +264,19 @@ export class MultipartForm extends EventEmitter {
     Promise.all(this.written.map(removeFile)).then(() => {
       // A deferred form nobody watches must not crash the process (multiparty threw).
       if (this.listenerCount('error') > 0) this.emit('error', err);
+    });
+  }
+}
+
+/** Deletes finished files (their streams are closed), then calls `done`; a file already gone is fine. */
+export function removeFiles(files: UploadedFile[], done: () => void): void {
+  let pending = files.length;
+  if (pending === 0) return done();
+  // Counted rather than Promise.all(...).then(done): a throw inside `done` (the app's
+  // next middleware) must surface as itself, not as an unhandled rejection.
+  for (const file of files) {
+    fs.unlink(file.path, () => {
+      if (--pending === 0) done();
     });
   }
 }

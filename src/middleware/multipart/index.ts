@@ -14,7 +14,8 @@ import { createHttpError } from '../../http/errors';
 import { whenRequestRead } from '../../http/on-finished';
 import { typeIs } from '../../http/type-is';
 import type { Middleware, MiddlewareRequest } from '../types';
-import { MultipartForm, type FormSettings } from './form';
+import { MultipartForm, removeFiles, type FormSettings } from './form';
+import type { UploadedFile } from './upload-file';
 
 export type { UploadedFile } from './upload-file';
 export type { MultipartForm, FormPart } from './form';
@@ -91,8 +92,13 @@ export function multipart(options?: MultipartOptions): Middleware {
     const form = new MultipartForm(req, { ...settings, limit: limited ? settings.limit : Infinity });
     form.on('close', () => {
       req.body = form.fields.nest();
-      req.files = form.files.nest();
-      if (!settings.defer) next();
+      const unreachable: UploadedFile[] = [];
+      req.files = form.files.nest((file) => unreachable.push(file));
+      // A file the app cannot see (named `__proto__`, `a[__proto__][x]`) is one it never
+      // deletes: remove it before the app runs, so each such request cannot leave one behind.
+      removeFiles(unreachable, () => {
+        if (!settings.defer) next();
+      });
     });
     if (!settings.defer) form.on('error', (err) => whenRequestRead(req, () => next(err)));
     form.parse();

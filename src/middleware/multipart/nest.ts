@@ -26,8 +26,13 @@ export class NamedValues<T> {
     }
   }
 
-  /** The nested object: `a[b]` -> `{ a: { b } }`, `a[]` twice -> `{ a: [x, y] }`. */
-  nest(): Record<string, unknown> {
+  /**
+   * The nested object: `a[b]` -> `{ a: { b } }`, `a[]` twice -> `{ a: [x, y] }`.
+   * A value the nesting cannot place (its name is `__proto__`, `a[__proto__][x]`, or
+   * collides with another name's shape) is not in the result: `onDropped` gets it,
+   * so a caller holding a resource for it (a file on disk) can release it.
+   */
+  nest(onDropped?: (value: T) => void): Record<string, unknown> {
     const names = [...this.byName.keys()];
     if (names.length === 0) return {};
     const values = names.map((name) => this.byName.get(name));
@@ -36,26 +41,49 @@ export class NamedValues<T> {
     const shape = parseExtended(query, { allowPrototypes: true, parameterLimit: Infinity });
     // `a[]` given several values lists them all in one array (qs concatenated them).
     const spread = names.map((name) => name.endsWith('[]') && this.repeated.has(name));
-    return fill(shape, values, spread) as Record<string, unknown>;
+    const placed = new Set<number>();
+    const nested = fill(shape, { values, spread, placed }) as Record<string, unknown>;
+    if (onDropped) {
+      for (let index = 0; index < names.length; index++) {
+        if (placed.has(index)) continue;
+        const value = values[index] as T | T[];
+        if (this.repeated.has(names[index])) for (const item of value as T[]) onDropped(item);
+        else onDropped(value as T);
+      }
+    }
+    return nested;
   }
 }
 
+interface Placeholders {
+  values: unknown[];
+  spread: boolean[];
+  /** The indexes put into the result. */
+  placed: Set<number>;
+}
+
 /** `shape` with every placeholder (an index as a string) replaced by its value. */
-function fill(shape: unknown, values: unknown[], spread: boolean[]): unknown {
-  if (typeof shape === 'string') return values[Number(shape)];
+function fill(shape: unknown, into: Placeholders): unknown {
+  if (typeof shape === 'string') return place(shape, into);
   if (Array.isArray(shape)) {
     const out: unknown[] = [];
     for (const item of shape) {
-      if (typeof item === 'string' && spread[Number(item)]) out.push(...(values[Number(item)] as unknown[]));
-      else out.push(fill(item, values, spread));
+      if (typeof item === 'string' && into.spread[Number(item)]) out.push(...(place(item, into) as unknown[]));
+      else out.push(fill(item, into));
     }
     return out;
   }
   if (typeof shape === 'object' && shape !== null) {
     const object = shape as Record<string, unknown>;
     // The parser never yields a `__proto__` key, so plain assignment is safe.
-    for (const key of Object.keys(object)) object[key] = fill(object[key], values, spread);
+    for (const key of Object.keys(object)) object[key] = fill(object[key], into);
     return object;
   }
   return shape;
+}
+
+function place(placeholder: string, into: Placeholders): unknown {
+  const index = Number(placeholder);
+  into.placed.add(index);
+  return into.values[index];
 }

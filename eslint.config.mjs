@@ -1,0 +1,46 @@
+// Lint: typescript-eslint's recommended rules without type information (so a run
+// stays a few seconds) over source, tests, scripts, bench and examples.
+// Formatting is Prettier's job, so no stylistic rule is enabled here.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  {
+    ignores: ['dist/**', 'coverage/**', 'bench/results/**', '.tmp/**', 'test/**/fixtures/**', 'examples/**/public/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Express's API is arity-sensitive: an error handler must declare four
+      // parameters even when it does not read `next`, so `_`-prefixed names are
+      // deliberate placeholders.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+      // `interface Request extends Base {}` is how public types stay open to
+      // declaration merging (`declare module 'webapp'`), as @types/express does.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
+    },
+  },
+  {
+    // The public types mirror @types/express, which uses `any` in these places
+    // (locals, `send(body?: any)`, loosely typed middleware); a narrower type
+    // there would reject code that compiles against Express's own types.
+    files: ['src/types/**', 'src/index.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Tests drive internals and oracles (express@3's CommonJS modules, Connect's
+    // untyped objects) that have no types worth writing.
+    files: ['test/**', 'bench/**', 'scripts/**', 'examples/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+);

@@ -1,0 +1,120 @@
+'use strict';
+// The notes application, written against the Express 4 API. It takes the framework as a
+// parameter, so the same file runs on webapp (`npm start`) and on express@4:
+//   createApp(require('webapp'), options)   or   createApp(require('express'), options)
+const path = require('node:path');
+const helmet = require('helmet');
+const compression = require('compression');
+const morgan = require('morgan');
+const { csrf } = require('webapp/middleware');
+const { openStore } = require('./lib/store');
+const { sessions } = require('./lib/sessions');
+const { authentication, requireLogin } = require('./lib/auth');
+const { flash } = require('./lib/flash');
+const { assets } = require('./lib/assets');
+const { attachments: attachmentFolder } = require('./lib/attachments');
+const { accountRoutes } = require('./routes/account');
+const { notesRoutes } = require('./routes/notes');
+const { apiRoutes } = require('./routes/api');
+
+/** `res.page(view, locals)`: renders the view, then the layout around it. */
+function renderPage(view, locals) {
+  this.render(view, locals, (err, body) => {
+    if (err) return this.req.next(err);
+    // Without a callback, render sends the page or passes its error to next().
+    this.render('layout', { ...locals, body });
+  });
+  return this;
+}
+
+function errorPage(err) {
+  if (err.code === 'EBADCSRFTOKEN') {
+    return {
+      status: 403,
+      title: 'Forbidden',
+      message: 'This form has expired or did not come from this site. Go back, reload the page and try again.',
+    };
+  }
+  const status = err.status >= 400 && err.status < 600 ? err.status : 500;
+  if (status === 404) return { status, title: 'Not found', message: err.expose === false ? 'Not found.' : err.message };
+  if (status >= 500) return { status, title: 'Something went wrong', message: 'The error has been logged.' };
+  return { status, title: 'Bad request', message: err.message };
+}
+
+/**
+ * Options: `dataDir` (required: the store and attachments live there), `sessionSecret`,
+ * `redisUrl` (sessions in Redis), `store` (one already open), `log` (a morgan format, or
+ * false), `secureCookies` (behind HTTPS), `reportError` (where server errors go; the
+ * console by default).
+ */
+function createApp(framework, options) {
+  const { dataDir, sessionSecret, redisUrl, log = 'dev', secureCookies = false, reportError = console.error } = options;
+  const store = options.store || openStore(dataDir);
+  const attachments = attachmentFolder(path.join(dataDir, 'attachments'));
+  const session = sessions({ secret: sessionSecret, redisUrl, secureCookies });
+  const passport = authentication(store);
+  const staticAssets = assets(framework, path.join(__dirname, 'public'));
+
+  const app = framework();
+  app.set('views', path.join(__dirname, 'views'));
+  app.set('view engine', 'ejs');
+  app.locals.appName = 'Notes';
+  app.locals.asset = staticAssets.url;
+  app.response.page = renderPage;
+
+  app.use(
+    helmet({
+      // Plain HTTP in development: without this, browsers would upgrade every asset to https.
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: secureCookies ? [] : null } },
+    }),
+  );
+  app.use(compression());
+  if (log) app.use(morgan(log));
+  app.use('/assets', staticAssets.middleware);
+
+  app.use(session.middleware);
+  app.use(passport.initialize());
+  app.use(passport.session());
+  app.use(flash());
+  app.use((req, res, next) => {
+    res.locals.user = req.user;
+    res.locals.path = req.path;
+    next();
+  });
+
+  // The JSON API is protected by its content-type rule (see routes/api.js), not by form tokens.
+  app.use('/api', apiRoutes(framework, { store, reportError }));
+
+  // Form bodies: urlencoded everywhere, multipart (with the attachment) on the notes
+  // pages. Both are parsed before the CSRF check, which reads the token from the body.
+  app.use(framework.urlencoded({ extended: false, limit: '32kb' }));
+  app.use('/notes', requireLogin, attachments.parseForm);
+  app.use(csrf());
+  app.use((req, res, next) => {
+    res.locals.csrfToken = req.csrfToken();
+    next();
+  });
+
+  app.get('/', (req, res) => (req.user ? res.redirect('/notes') : res.page('home', { title: 'Welcome' })));
+  app.use(accountRoutes(framework, { store, passport }));
+  app.use('/notes', notesRoutes(framework, { store, attachments }));
+
+  app.use((req, res, next) => next(Object.assign(new Error(`There is no page at ${req.path}.`), { status: 404 })));
+
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- four parameters make this the error handler
+  app.use((err, req, res, next) => {
+    const page = errorPage(err);
+    if (page.status >= 500) reportError(err);
+    // The page needs a token for the logout form even when the CSRF check failed.
+    if (req.csrfToken) res.locals.csrfToken = req.csrfToken();
+    res.status(page.status).page('error', page);
+  });
+
+  app.close = () => {
+    store.close();
+    return session.close();
+  };
+  return app;
+}
+
+module.exports = { createApp };

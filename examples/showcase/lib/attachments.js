@@ -1,0 +1,71 @@
+'use strict';
+// One attachment per note. multer keeps the upload in memory (bounded by `maxBytes`)
+// until the form has passed validation; only then is it written under the data folder
+// with a random name, so a rejected form leaves no file behind and no client-chosen
+// name ever reaches the file system.
+const multer = require('multer');
+const { randomUUID } = require('node:crypto');
+const { mkdirSync } = require('node:fs');
+const { writeFile, unlink } = require('node:fs/promises');
+const { join } = require('node:path');
+
+const maxBytes = 1024 * 1024;
+const allowedTypes = new Map([
+  ['image/png', 'PNG image'],
+  ['image/jpeg', 'JPEG image'],
+  ['image/gif', 'GIF image'],
+  ['application/pdf', 'PDF document'],
+  ['text/plain', 'text file'],
+]);
+
+function attachments(dir) {
+  mkdirSync(dir, { recursive: true });
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: maxBytes, files: 1, fields: 20 },
+    fileFilter(req, file, accept) {
+      if (allowedTypes.has(file.mimetype)) return accept(null, true);
+      req.attachmentError = 'Attach a PNG, JPEG or GIF image, a PDF or a text file.';
+      accept(null, false);
+    },
+  }).single('attachment');
+
+  /**
+   * Parses a multipart form into req.body and req.file. Upload mistakes (too large, a
+   * second file) become `req.attachmentError`, shown next to the field like any other
+   * validation error; anything else (a broken request) goes to the error handler.
+   */
+  function parseForm(req, res, next) {
+    upload(req, res, (err) => {
+      if (err instanceof multer.MulterError) {
+        req.attachmentError =
+          err.code === 'LIMIT_FILE_SIZE'
+            ? `The attachment must be at most ${maxBytes / 1024 / 1024} MB.`
+            : 'Attach one file at most.';
+        req.body ||= {};
+        return next();
+      }
+      next(err);
+    });
+  }
+
+  /** Writes an accepted upload; returns what the note records about it. */
+  async function save(file) {
+    const storedName = randomUUID();
+    await writeFile(join(dir, storedName), file.buffer, { flag: 'wx' });
+    return { storedName, originalName: file.originalname, mimeType: file.mimetype, size: file.size };
+  }
+
+  async function remove(attachment) {
+    if (!attachment) return;
+    await unlink(join(dir, attachment.storedName)).catch((err) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+
+  const pathOf = (attachment) => join(dir, attachment.storedName);
+
+  return { parseForm, save, remove, pathOf, maxBytes, allowedTypes };
+}
+
+module.exports = { attachments };

@@ -1,0 +1,32 @@
+'use strict';
+// Embedded storage that needs no set-up and keeps data across restarts.
+// node:sqlite where this Node line has it (22.13+, 24+: transactions, indexes, one file),
+// else a JSON file rewritten atomically (Node 20 has no embedded database, and a native
+// addon would need a compiler on every machine the app is installed on).
+const { mkdirSync } = require('node:fs');
+const { openJsonStore } = require('./json-store');
+
+function sqliteModule() {
+  try {
+    return require('node:sqlite');
+  } catch {
+    return undefined; // Node 20, or 22 before the module left its flag.
+  }
+}
+
+/**
+ * Opens the store kept in `dir`. `kind` forces 'sqlite' or 'json' (tests run both);
+ * by default the best one this Node line offers.
+ */
+function openStore(dir, kind = sqliteModule() ? 'sqlite' : 'json') {
+  mkdirSync(dir, { recursive: true });
+  if (kind === 'sqlite') {
+    const sqlite = sqliteModule();
+    if (!sqlite) throw new Error('node:sqlite is not available on Node ' + process.versions.node);
+    return require('./sqlite-store').openSqliteStore(sqlite, dir);
+  }
+  if (kind === 'json') return openJsonStore(dir);
+  throw new Error(`unknown store kind ${kind}`);
+}
+
+module.exports = { openStore, sqliteAvailable: () => sqliteModule() !== undefined };

@@ -1,0 +1,99 @@
+'use strict';
+// The whole data set in one JSON file. Every change rewrites it atomically: the new
+// content goes to a temporary file that is flushed to disk and then renamed over the old
+// one, so a crash leaves either the old file or the new one, never half of each.
+const { readFileSync, writeFileSync, renameSync, openSync, fsyncSync, closeSync } = require('node:fs');
+const { join } = require('node:path');
+
+function emptyData() {
+  return { nextUserId: 1, nextNoteId: 1, users: [], notes: [] };
+}
+
+function load(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    if (err.code === 'ENOENT') return emptyData();
+    throw new Error(`cannot read ${file}: ${err.message}`);
+  }
+}
+
+function writeAtomically(file, text) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  const fd = openSync(temporary, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file);
+}
+
+const copy = (record) => (record ? structuredClone(record) : undefined);
+
+function openJsonStore(dir) {
+  const file = join(dir, 'showcase.json');
+  const data = load(file);
+  // Writes are synchronous, so two requests can never interleave their renames.
+  const save = () => writeAtomically(file, JSON.stringify(data));
+  const ownNotes = (userId) => data.notes.filter((note) => note.userId === userId);
+  const findNote = (userId, id) => data.notes.find((note) => note.userId === userId && note.id === id);
+
+  return {
+    kind: 'json',
+    users: {
+      async create({ username, passwordHash }) {
+        if (data.users.some((user) => user.username === username))
+          throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
+        const user = { id: data.nextUserId++, username, passwordHash, createdAt: new Date().toISOString() };
+        data.users.push(user);
+        save();
+        return copy(user);
+      },
+      async findById(id) {
+        return copy(data.users.find((user) => user.id === id));
+      },
+      async findByUsername(username) {
+        return copy(data.users.find((user) => user.username === username));
+      },
+    },
+    notes: {
+      /** Newest first, `limit` notes after skipping `offset`, with the total count. */
+      async list(userId, { offset, limit }) {
+        const all = ownNotes(userId).sort((a, b) => b.id - a.id);
+        return { items: all.slice(offset, offset + limit).map(copy), total: all.length };
+      },
+      async get(userId, id) {
+        return copy(findNote(userId, id));
+      },
+      async create(userId, { title, body, attachment = null }) {
+        const now = new Date().toISOString();
+        const note = { id: data.nextNoteId++, userId, title, body, attachment, createdAt: now, updatedAt: now };
+        data.notes.push(note);
+        save();
+        return copy(note);
+      },
+      /** Changes the fields given; `undefined` when the user has no such note. */
+      async update(userId, id, changes) {
+        const note = findNote(userId, id);
+        if (!note) return undefined;
+        for (const key of ['title', 'body', 'attachment']) if (changes[key] !== undefined) note[key] = changes[key];
+        note.updatedAt = new Date().toISOString();
+        save();
+        return copy(note);
+      },
+      /** The removed note, `undefined` when the user had no such note. */
+      async remove(userId, id) {
+        const note = findNote(userId, id);
+        if (!note) return undefined;
+        data.notes.splice(data.notes.indexOf(note), 1);
+        save();
+        return copy(note);
+      },
+    },
+    close() {},
+  };
+}
+
+module.exports = { openJsonStore };

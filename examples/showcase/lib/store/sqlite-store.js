@@ -1,0 +1,118 @@
+'use strict';
+// The same store over node:sqlite: one database file, prepared statements, an index per
+// user so a page of notes does not scan everyone's.
+const { join } = require('node:path');
+
+const schema = `
+  CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY,
+    username TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS notes (
+    id INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    attachment TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS notes_by_user ON notes (user_id, id);
+`;
+
+function userFromRow(row) {
+  return row && { id: row.id, username: row.username, passwordHash: row.password_hash, createdAt: row.created_at };
+}
+
+function noteFromRow(row) {
+  return (
+    row && {
+      id: row.id,
+      userId: row.user_id,
+      title: row.title,
+      body: row.body,
+      attachment: row.attachment === null ? null : JSON.parse(row.attachment),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }
+  );
+}
+
+function openSqliteStore(sqlite, dir) {
+  const db = new sqlite.DatabaseSync(join(dir, 'showcase.sqlite'));
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec(schema);
+  const statements = {
+    insertUser: db.prepare('INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING *'),
+    userById: db.prepare('SELECT * FROM users WHERE id = ?'),
+    userByName: db.prepare('SELECT * FROM users WHERE username = ?'),
+    page: db.prepare('SELECT * FROM notes WHERE user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?'),
+    count: db.prepare('SELECT COUNT(*) AS total FROM notes WHERE user_id = ?'),
+    note: db.prepare('SELECT * FROM notes WHERE user_id = ? AND id = ?'),
+    insertNote: db.prepare(
+      'INSERT INTO notes (user_id, title, body, attachment, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+    ),
+    updateNote: db.prepare(
+      'UPDATE notes SET title = ?, body = ?, attachment = ?, updated_at = ? WHERE user_id = ? AND id = ? RETURNING *',
+    ),
+    deleteNote: db.prepare('DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING *'),
+  };
+  const attachmentColumn = (attachment) => (attachment ? JSON.stringify(attachment) : null);
+
+  return {
+    kind: 'sqlite',
+    users: {
+      async create({ username, passwordHash }) {
+        if (statements.userByName.get(username))
+          throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
+        return userFromRow(statements.insertUser.get(username, passwordHash, new Date().toISOString()));
+      },
+      async findById(id) {
+        return userFromRow(statements.userById.get(id));
+      },
+      async findByUsername(username) {
+        return userFromRow(statements.userByName.get(username));
+      },
+    },
+    notes: {
+      async list(userId, { offset, limit }) {
+        return {
+          items: statements.page.all(userId, limit, offset).map(noteFromRow),
+          total: statements.count.get(userId).total,
+        };
+      },
+      async get(userId, id) {
+        return noteFromRow(statements.note.get(userId, id));
+      },
+      async create(userId, { title, body, attachment = null }) {
+        const now = new Date().toISOString();
+        return noteFromRow(statements.insertNote.get(userId, title, body, attachmentColumn(attachment), now, now));
+      },
+      async update(userId, id, changes) {
+        const note = noteFromRow(statements.note.get(userId, id));
+        if (!note) return undefined;
+        const next = { ...note };
+        for (const key of ['title', 'body', 'attachment']) if (changes[key] !== undefined) next[key] = changes[key];
+        const row = statements.updateNote.get(
+          next.title,
+          next.body,
+          attachmentColumn(next.attachment),
+          new Date().toISOString(),
+          userId,
+          id,
+        );
+        return noteFromRow(row);
+      },
+      async remove(userId, id) {
+        return noteFromRow(statements.deleteNote.get(userId, id));
+      },
+    },
+    close() {
+      db.close();
+    },
+  };
+}
+
+module.exports = { openSqliteStore };

@@ -1,0 +1,98 @@
+'use strict';
+// Sign-up, login and logout. Forms are validated with express-validator; errors are
+// shown next to their fields, and results are announced by flash messages after redirects.
+const { body, validationResult, matchedData } = require('express-validator');
+const { hashPassword } = require('../lib/passwords');
+const { handleRejections } = require('../lib/handle-rejections');
+
+const username = () =>
+  body('username')
+    .trim()
+    .isLength({ min: 3, max: 30 })
+    .withMessage('Use 3 to 30 characters.')
+    .bail()
+    .matches(/^[a-z0-9_]+$/i)
+    .withMessage('Use letters, digits and underscores only.');
+
+function signupChecks(store) {
+  return [
+    username()
+      .bail()
+      .custom(async (name) => {
+        if (await store.users.findByUsername(name)) throw new Error('That username is taken.');
+      }),
+    body('password').isLength({ min: 8, max: 200 }).withMessage('Use at least 8 characters.'),
+    body('confirm')
+      .custom((value, { req }) => value === req.body.password)
+      .withMessage('The passwords do not match.'),
+  ];
+}
+
+const loginChecks = [
+  body('username').trim().notEmpty().withMessage('Enter your username.'),
+  body('password').notEmpty().withMessage('Enter your password.'),
+];
+
+function accountRoutes(framework, { store, passport }) {
+  const router = framework.Router();
+
+  router.get('/signup', (req, res) => res.page('account/signup', { title: 'Sign up', values: {}, errors: {} }));
+
+  router.post(
+    '/signup',
+    signupChecks(store),
+    handleRejections(async (req, res, next) => {
+      const errors = validationResult(req);
+      if (!errors.isEmpty()) {
+        return res.status(422).page('account/signup', {
+          title: 'Sign up',
+          values: { username: req.body.username },
+          errors: errors.mapped(),
+        });
+      }
+      const { username: name, password } = matchedData(req);
+      const user = await store.users.create({ username: name, passwordHash: await hashPassword(password) });
+      req.logIn(user, (err) => {
+        if (err) return next(err);
+        req.flash('success', `Welcome, ${user.username}! Your account is ready.`);
+        res.redirect('/notes');
+      });
+    }),
+  );
+
+  router.get('/login', (req, res) => res.page('account/login', { title: 'Log in', values: {}, errors: {} }));
+
+  router.post('/login', loginChecks, (req, res, next) => {
+    const errors = validationResult(req);
+    if (!errors.isEmpty()) {
+      return res
+        .status(422)
+        .page('account/login', { title: 'Log in', values: { username: req.body.username }, errors: errors.mapped() });
+    }
+    passport.authenticate('local', (err, user, info) => {
+      if (err) return next(err);
+      if (!user) {
+        req.flash('error', info.message);
+        return res.redirect('/login');
+      }
+      // logIn starts a new session (no fixation), so the flash is added after it.
+      req.logIn(user, (loginError) => {
+        if (loginError) return next(loginError);
+        req.flash('success', `Welcome back, ${user.username}.`);
+        res.redirect('/notes');
+      });
+    })(req, res, next);
+  });
+
+  router.post('/logout', (req, res, next) => {
+    req.logout((err) => {
+      if (err) return next(err);
+      req.flash('info', 'You have been logged out.');
+      res.redirect('/login');
+    });
+  });
+
+  return router;
+}
+
+module.exports = { accountRoutes };

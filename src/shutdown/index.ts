@@ -1,0 +1,144 @@
+/**
+ * Graceful shutdown for any server that serves a webapp app: the one
+ * `app.listen` returns, `http.createServer(app)`, https, and HTTP/2.
+ *
+ *   const server = webapp.graceful(app.listen(3000), { timeout: 10_000 });
+ *
+ * From then on `server.close()` drains instead of waiting: the server stops
+ * accepting, idle keep-alive sockets close at once, requests in flight finish
+ * with their full response (sent with `Connection: close`, the socket closes
+ * after it), HTTP/2 sessions get GOAWAY, and `timeout` ms later whatever is
+ * left is destroyed. SIGTERM and SIGINT run that close and exit with code 0.
+ *
+ * Why a wrapper around the server rather than a separate `shutdown(server)`:
+ * a server cannot list its in-flight responses after the fact, so the
+ * tracking must start before the first request; patching `close()` then lets
+ * every existing caller (cluster's `worker.disconnect()`, a test's
+ * `server.close()`, an orchestrator's hook) drain without knowing about it.
+ */
+import type { Socket, Server as NetServer } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2Session } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import { onSignal } from './signals';
+
+export interface GracefulOptions {
+  /** Milliseconds after `close()` before remaining connections are destroyed (default 10000). */
+  timeout?: number;
+  /** Signals that close the server and then exit with code 0 (default SIGTERM and SIGINT; `[]` for none). */
+  signals?: NodeJS.Signals[];
+  /** Runs once the server has closed, before the exit on a signal (close database pools here). */
+  onShutdown?: () => void | Promise<void>;
+}
+
+const kGraceful = Symbol('webapp.graceful');
+const DEFAULT_TIMEOUT = 10_000;
+
+/** Anything with http.Server's event shape: http, https, http2 (plain or secure). */
+type AnyServer = NetServer & { closeIdleConnections?: () => void };
+
+/** Per-server drain state; the server's own `close` stays reachable through `closeServer`. */
+class Drain {
+  closing = false;
+  /** Raw TCP sockets, so the deadline can end connections of every kind (TLS handshakes included). */
+  readonly connections = new Set<Socket>();
+  /** HTTP/1 responses not yet finished, with the socket each is written to. */
+  readonly responses = new Map<ServerResponse, Socket>();
+  /** How many HTTP/1 responses each socket still owes; 0 means idle between requests. */
+  readonly owed = new Map<Socket, number>();
+  readonly sessions = new Set<Http2Session>();
+  /** TLS sockets, to find HTTP/1 ones that never sent a request (servers without closeIdleConnections). */
+  readonly secureSockets = new Set<TLSSocket>();
+  deadline: NodeJS.Timeout | undefined;
+
+  constructor(readonly server: AnyServer, readonly timeout: number) {}
+
+  track(): void {
+    this.server.on('connection', (socket: Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+    });
+    this.server.on('secureConnection', (socket: TLSSocket) => {
+      this.secureSockets.add(socket);
+      socket.once('close', () => this.secureSockets.delete(socket));
+    });
+    this.server.on('session', (session: Http2Session) => {
+      this.sessions.add(session);
+      session.once('close', () => this.sessions.delete(session));
+      if (this.closing) session.close();
+    });
+    // Before the app's own listener, so a handler that answers synchronously
+    // already sees `Connection: close` once the drain has begun.
+    this.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.httpVersionMajor >= 2) return; // HTTP/2 streams end with their session
+      this.started(req.socket, res);
+    });
+  }
+
+  private started(socket: Socket, res: ServerResponse): void {
+    this.responses.set(res, socket);
+    const owed = this.owed.get(socket);
+    if (owed === undefined) socket.once('close', () => this.owed.delete(socket));
+    this.owed.set(socket, (owed ?? 0) + 1);
+    if (this.closing) res.shouldKeepAlive = false;
+    const done = () => this.finished(socket, res);
+    res.once('finish', done);
+    res.once('close', done);
+  }
+
+  private finished(socket: Socket, res: ServerResponse): void {
+    if (!this.responses.delete(res)) return;
+    const left = (this.owed.get(socket) ?? 1) - 1;
+    this.owed.set(socket, left);
+    // A response whose headers went out before the drain promised keep-alive:
+    // end the socket once it is written, rather than after keepAliveTimeout.
+    if (this.closing && left === 0 && !socket.destroyed) socket.end();
+  }
+
+  begin(): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.server.closeIdleConnections?.();
+    for (const [socket, count] of this.owed) if (count === 0) socket.destroy();
+    // HTTP/1 over TLS that has not sent a request yet is idle too (HTTP/2 ones close with their session).
+    for (const socket of this.secureSockets) if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket)) socket.destroy();
+    for (const res of this.responses.keys()) {
+      // Not yet answered: the answer will say `Connection: close`, and Node ends the socket after it.
+      if (!res.headersSent) res.shouldKeepAlive = false;
+    }
+    for (const session of this.sessions) session.close();
+    this.deadline = setTimeout(() => this.forceEnd(), this.timeout);
+    this.deadline.unref();
+    this.server.once('close', () => clearTimeout(this.deadline));
+  }
+
+  private forceEnd(): void {
+    for (const session of this.sessions) session.destroy();
+    for (const socket of this.connections) socket.destroy();
+  }
+}
+
+/**
+ * Makes `server.close()` a graceful drain with a deadline, and (unless
+ * `signals: []`) closes the server and exits with code 0 on SIGTERM/SIGINT.
+ * Returns the same server, so it wraps `app.listen(...)` in one line.
+ */
+export function graceful<S extends NetServer>(server: S, options: GracefulOptions = {}): S {
+  const target = server as AnyServer & { [kGraceful]?: Drain };
+  if (target[kGraceful]) return server;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  if (!Number.isFinite(timeout) || timeout < 0) throw new TypeError('graceful(): timeout must be a number of milliseconds >= 0');
+  const drain = new Drain(target, timeout);
+  target[kGraceful] = drain;
+  drain.track();
+
+  const closeServer = target.close;
+  target.close = function close(this: AnyServer, callback?: (err?: Error) => void) {
+    closeServer.call(this, callback);
+    drain.begin();
+    return this;
+  };
+
+  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) onSignal(signal, target, options.onShutdown);
+  return server;
+}

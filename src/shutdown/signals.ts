@@ -1,0 +1,49 @@
+/**
+ * One listener per signal for the whole process: on SIGTERM (or another chosen
+ * signal) every server registered for it closes gracefully, the shutdown hooks
+ * run, and the process exits with code 0 (1 when a hook fails). Servers share
+ * the listener so two graceful servers do not race each other to `exit()`.
+ */
+import type { Server as NetServer } from 'node:net';
+
+type Hook = (() => void | Promise<void>) | undefined;
+
+const registered = new Map<NodeJS.Signals, Map<NetServer, Hook>>();
+let shuttingDown = false;
+
+export function onSignal(signal: NodeJS.Signals, server: NetServer, hook: Hook): void {
+  let servers = registered.get(signal);
+  if (!servers) {
+    servers = new Map();
+    registered.set(signal, servers);
+    process.on(signal, () => void shutDown(signal));
+  }
+  servers.set(server, hook);
+  // A server closed by other means no longer needs the signal to reach it.
+  server.once('close', () => {
+    if (!shuttingDown) servers.delete(server);
+  });
+}
+
+async function shutDown(signal: NodeJS.Signals): Promise<void> {
+  // A second signal while draining changes nothing: the deadline already bounds the wait.
+  if (shuttingDown) return;
+  shuttingDown = true;
+  const servers = [...(registered.get(signal) ?? new Map<NetServer, Hook>())];
+  let code = 0;
+  await Promise.all(servers.map(([server]) => closed(server)));
+  for (const [, hook] of servers) {
+    try {
+      await hook?.();
+    } catch (err) {
+      console.error('webapp: shutdown hook failed:', err);
+      code = 1;
+    }
+  }
+  process.exit(code);
+}
+
+function closed(server: NetServer): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => server.close(() => resolve()));
+}

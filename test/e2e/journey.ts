@@ -1,0 +1,160 @@
+/**
+ * One visit of the notes showcase in a real browser, recorded step by step: where the
+ * browser ended up, through which redirects, the page title, the flash texts and the
+ * cookies it holds. Run against webapp and express@4, the two records must be equal.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, HTTPResponse, Page } from 'puppeteer-core';
+
+export const outputDir = join(__dirname, 'output');
+
+export interface Step {
+  step: string;
+  status: number | undefined;
+  /** Path and query of each hop, redirects first. */
+  hops: string[];
+  title: string;
+  flashes: string[];
+  /** Cookies the browser holds for the app, with the attributes the server set. */
+  cookies: string[];
+}
+
+const pathOf = (url: string) => {
+  const { pathname, search } = new URL(url);
+  return pathname + search;
+};
+
+export class Journey {
+  readonly steps: Step[] = [];
+  private page!: Page;
+
+  constructor(
+    private readonly browser: Browser,
+    private readonly base: string,
+    private readonly label: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.page = await this.browser.newPage();
+    this.page.setDefaultTimeout(15_000);
+  }
+
+  /** Records the page the browser is on after `response`. */
+  async record(step: string, response: HTTPResponse | null, screenshot = false): Promise<Step> {
+    const page = this.page;
+    const hops = response
+      ? [...response.request().redirectChain(), response.request()].map((request) => pathOf(request.url()))
+      : [];
+    const cookies = (await this.browser.cookies())
+      .map(
+        (c) =>
+          `${c.name}; path=${c.path}; httpOnly=${c.httpOnly}; sameSite=${c.sameSite ?? 'none'}; session=${c.session}`,
+      )
+      .sort();
+    const recorded: Step = {
+      step,
+      status: response?.status(),
+      hops,
+      title: await page.title(),
+      flashes: await page.$$eval('.flash', (nodes) => nodes.map((node) => node.textContent!.trim())),
+      cookies,
+    };
+    this.steps.push(recorded);
+    if (screenshot) {
+      mkdirSync(outputDir, { recursive: true });
+      await page.screenshot({ path: join(outputDir, `${this.label}-${step}.png`), fullPage: true });
+    }
+    return recorded;
+  }
+
+  async goto(step: string, path: string, screenshot = false): Promise<Step> {
+    return this.record(step, await this.page.goto(this.base + path), screenshot);
+  }
+
+  /** Fills the form fields by id, then submits the form and waits for the next page. */
+  async submit(
+    step: string,
+    fields: Record<string, string>,
+    options: { form?: string; files?: Record<string, string>; screenshot?: boolean } = {},
+  ): Promise<Step> {
+    const form = options.form ?? 'main form';
+    for (const [id, value] of Object.entries(fields)) {
+      await this.page.$eval(`#${id}`, (input) => ((input as HTMLInputElement).value = ''));
+      await this.page.type(`#${id}`, value);
+    }
+    for (const [id, file] of Object.entries(options.files ?? {})) {
+      const input = await this.page.$(`#${id}`);
+      assert.ok(input, `no file input #${id}`);
+      await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file);
+    }
+    const [response] = await Promise.all([
+      this.page.waitForNavigation(),
+      this.page.$eval(`${form} button[type=submit]`, (button) => (button as HTMLButtonElement).click()),
+    ]);
+    return this.record(step, response, options.screenshot);
+  }
+
+  /** Clicks a link whose text is `text` and records the page it leads to. */
+  async follow(step: string, text: string, screenshot = false): Promise<Step> {
+    const [response] = await Promise.all([
+      this.page.waitForNavigation(),
+      this.page.$$eval(
+        'a',
+        (links, wanted) => links.find((link) => link.textContent!.trim() === wanted)!.click(),
+        text,
+      ),
+    ]);
+    return this.record(step, response, screenshot);
+  }
+
+  /** Removes the hidden CSRF field from the page's main form, as a forged form would lack it. */
+  async dropCsrfToken(): Promise<void> {
+    await this.page.$eval('main form input[name=_csrf]', (input) => input.remove());
+  }
+
+  async logOut(step: string): Promise<Step> {
+    return this.submit(step, {}, { form: 'header form' });
+  }
+
+  /**
+   * Clicks the attachment link and waits for Chromium to save the file in `dir`;
+   * returns the saved file's content.
+   */
+  async download(linkText: string, dir: string, fileName: string): Promise<Buffer> {
+    mkdirSync(dir, { recursive: true });
+    const session = await this.browser.target().createCDPSession();
+    await session.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir, eventsEnabled: true });
+    const done = new Promise<string>((resolve) => {
+      session.on('Browser.downloadProgress', (event) => {
+        if (event.state === 'completed' || event.state === 'canceled') resolve(event.state);
+      });
+    });
+    await this.page.$$eval(
+      'a',
+      (links, wanted) => links.find((link) => link.textContent!.trim() === wanted)!.click(),
+      linkText,
+    );
+    const timeout = new Promise<string>((resolve) => setTimeout(resolve, 15_000, 'timed out').unref());
+    const state = await Promise.race([done, timeout]);
+    await session.detach();
+    assert.equal(state, 'completed', `download of ${linkText}`);
+    const saved = join(dir, fileName);
+    assert.ok(existsSync(saved), `${saved} was not written`);
+    return readFileSync(saved);
+  }
+
+  get currentPage(): Page {
+    return this.page;
+  }
+}
+
+/** A small text file to attach. */
+export function attachmentFixture(dir: string): { path: string; content: string } {
+  mkdirSync(dir, { recursive: true });
+  const content = 'Attached from a real browser.\n';
+  const path = join(dir, 'packing-list.txt');
+  writeFileSync(path, content);
+  return { path, content };
+}

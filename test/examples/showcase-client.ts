@@ -1,0 +1,132 @@
+/**
+ * A visitor of the showcase app over real HTTP: keeps its cookies like a browser, follows
+ * nothing by itself (tests assert each redirect), and reads the CSRF token out of forms.
+ */
+import assert from 'node:assert/strict';
+
+export interface Page {
+  status: number;
+  headers: Headers;
+  text: string;
+  location: string | null;
+}
+
+/** What the showcase's JSON API answers: a note, a page of notes, or an error. */
+export interface ApiJson {
+  id?: number;
+  title?: string;
+  body?: string;
+  attachment?: { name: string; type: string; size: number; url: string } | null;
+  notes?: ApiJson[];
+  page?: number;
+  perPage?: number;
+  total?: number;
+  pages?: number;
+  error?: { status: number; code: string; message: string; details?: { field: string; message: string }[] };
+}
+
+export class Visitor {
+  private readonly cookies = new Map<string, string>();
+
+  /** `base` may change (an app restarted on a new port): the cookies stay. */
+  constructor(public base: string) {}
+
+  cookieNames(): string[] {
+    return [...this.cookies.keys()];
+  }
+
+  async request(path: string, init: RequestInit = {}): Promise<Page> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0)
+      headers.set('Cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    const res = await fetch(this.base + path, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const name = pair.slice(0, pair.indexOf('='));
+      if (/Expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, pair.slice(name.length + 1));
+    }
+    return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
+  }
+
+  get(path: string): Promise<Page> {
+    return this.request(path);
+  }
+
+  /** The `_csrf` value of the first form on the page at `path`. */
+  async csrfToken(path: string): Promise<string> {
+    const page = await this.get(path);
+    const match = /name="_csrf" value="([^"]+)"/.exec(page.text);
+    assert.ok(match, `no CSRF token on ${path} (status ${page.status})`);
+    return match[1];
+  }
+
+  /** Submits an urlencoded form, with the token of the form page unless `_csrf` is given. */
+  async submit(formPage: string, action: string, fields: Record<string, string>): Promise<Page> {
+    const body = new URLSearchParams({ _csrf: await this.csrfToken(formPage), ...fields });
+    return this.request(action, { method: 'POST', body });
+  }
+
+  /** Submits a multipart form; `file` becomes the `attachment` field. */
+  async upload(
+    formPage: string,
+    action: string,
+    fields: Record<string, string>,
+    file?: { name: string; type: string; content: Buffer | string },
+  ): Promise<Page> {
+    const form = new FormData();
+    form.set('_csrf', await this.csrfToken(formPage));
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    if (file)
+      form.set(
+        'attachment',
+        new Blob([typeof file.content === 'string' ? file.content : new Uint8Array(file.content)], { type: file.type }),
+        file.name,
+      );
+    return this.request(action, { method: 'POST', body: form });
+  }
+
+  async signUp(username: string, password = 'correct horse'): Promise<Page> {
+    const page = await this.submit('/signup', '/signup', { username, password, confirm: password });
+    assert.equal(page.status, 302, page.text);
+    return page;
+  }
+
+  async logIn(username: string, password = 'correct horse'): Promise<Page> {
+    return this.submit('/login', '/login', { username, password });
+  }
+
+  async api(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; headers: Headers; json: ApiJson }> {
+    const page = await this.request(path, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: page.status, headers: page.headers, json: page.text ? (JSON.parse(page.text) as ApiJson) : {} };
+  }
+}
+
+const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#34;': '"', '&#39;': "'" };
+const unescapeHtml = (text: string) => text.replace(/&(?:amp|lt|gt|#34|#39);/g, (entity) => entities[entity]);
+
+/** The texts of the flash messages on a page. */
+export function flashes(html: string): string[] {
+  return [...html.matchAll(/<p class="flash flash-\w+" role="status">([^<]*)<\/p>/g)].map((match) =>
+    unescapeHtml(match[1]),
+  );
+}
+
+/** The page title without the app name. */
+export function titleOf(html: string): string {
+  return unescapeHtml(/<title>(.*?) · Notes<\/title>/.exec(html)?.[1] ?? '');
+}
+
+/** The validation message shown next to a field, if any. */
+export function fieldError(html: string, field: string): string | undefined {
+  const message = new RegExp(`<p class="error" id="${field}-error">([^<]*)</p>`).exec(html)?.[1];
+  return message === undefined ? undefined : unescapeHtml(message);
+}

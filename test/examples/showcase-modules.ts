@@ -1,0 +1,62 @@
+/** The showcase's CommonJS modules, loaded with the types the tests rely on. */
+import type { Server } from 'node:http';
+
+export interface Attachment {
+  storedName: string;
+  originalName: string;
+  mimeType: string;
+  size: number;
+}
+
+export interface User {
+  id: number;
+  username: string;
+  passwordHash: string;
+  createdAt: string;
+}
+
+export interface Note {
+  id: number;
+  userId: number;
+  title: string;
+  body: string;
+  attachment: Attachment | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Store {
+  kind: 'json' | 'sqlite';
+  users: {
+    create(user: { username: string; passwordHash: string }): Promise<User>;
+    findById(id: number): Promise<User | undefined>;
+    findByUsername(username: string): Promise<User | undefined>;
+  };
+  notes: {
+    list(userId: number, window: { offset: number; limit: number }): Promise<{ items: Note[]; total: number }>;
+    get(userId: number, id: number): Promise<Note | undefined>;
+    create(userId: number, note: { title: string; body: string; attachment?: Attachment | null }): Promise<Note>;
+    update(
+      userId: number,
+      id: number,
+      changes: Partial<Pick<Note, 'title' | 'body' | 'attachment'>>,
+    ): Promise<Note | undefined>;
+    remove(userId: number, id: number): Promise<Note | undefined>;
+  };
+  close(): void;
+}
+
+export interface ShowcaseApp {
+  listen(port: number, host: string): Server;
+  close(): Promise<void>;
+}
+
+/* eslint-disable @typescript-eslint/no-require-imports -- the showcase is plain CommonJS */
+export const { openStore, sqliteAvailable } = require('../../examples/showcase/lib/store') as {
+  openStore(dir: string, kind?: string): Store;
+  sqliteAvailable(): boolean;
+};
+export const { createApp } = require('../../examples/showcase/app') as {
+  createApp(framework: unknown, options: Record<string, unknown>): ShowcaseApp;
+};
+/* eslint-enable @typescript-eslint/no-require-imports */

@@ -1,0 +1,130 @@
+/**
+ * examples/cluster under load, with its state in a real Redis: a session
+ * written through one worker is read through the other, the rate limit counts
+ * across workers, a rolling restart (SIGHUP) and a worker stopped with SIGTERM
+ * lose no request and reset no connection, a crashed worker is replaced, and
+ * SIGTERM to the primary ends it all with exit code 0.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { rawRequest, type RawResponse } from '../support/raw-http';
+import { startLoad } from './support/load';
+import { freePort, startRedis, type RedisServer } from './support/redis';
+
+const root = resolve(__dirname, '../..');
+let redis: RedisServer;
+let primary: ChildProcessWithoutNullStreams;
+let port: number;
+let output = '';
+
+/** Waits (bounded by the test's timeout) until the primary has printed a line matching `pattern`. */
+async function printed(pattern: RegExp, from = 0): Promise<RegExpExecArray> {
+  for (;;) {
+    const match = pattern.exec(output.slice(from));
+    if (match) return match;
+    if (primary.exitCode !== null) throw new Error(`the primary exited; it printed:\n${output}`);
+    await once(primary.stdout, 'data');
+  }
+}
+
+const workerOf = (res: RawResponse) => String(res.headers['x-worker']);
+
+before(async () => {
+  redis = await startRedis();
+  port = await freePort();
+  primary = spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', REDIS_URL: redis.url, RATE_LIMIT: '5', SHUTDOWN_TIMEOUT: '5000' },
+  });
+  primary.stdout.setEncoding('utf8');
+  primary.stdout.on('data', (chunk: string) => (output += chunk));
+  primary.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  await printed(/cluster of 2 listening/);
+});
+
+after(async () => {
+  if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
+  await redis.stop();
+});
+
+describe('examples/cluster', { timeout: 90000 }, () => {
+  it('a session written through one worker is read through the other', async () => {
+    const written = await rawRequest(port, { method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body: '{"value":"shared"}' });
+    assert.equal(written.status, 200);
+    const cookie = String(written.headers['set-cookie']).split(';')[0]!;
+    // Round-robin hands each new connection to the next worker; bounded tries.
+    let read: RawResponse | undefined;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      read = await rawRequest(port, { path: '/session', headers: { cookie } });
+      if (workerOf(read) !== workerOf(written)) break;
+    }
+    assert.notEqual(workerOf(read!), workerOf(written));
+    assert.deepEqual(JSON.parse(read!.body), { worker: Number(workerOf(read!)), value: 'shared' });
+  });
+
+  it('the rate limit counts one client across both workers', async () => {
+    const answers: RawResponse[] = [];
+    for (let i = 0; i < 8; i++) answers.push(await rawRequest(port, { path: '/limited' }));
+    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200, 200, 429, 429, 429]);
+    assert.equal(new Set(answers.slice(0, 5).map(workerOf)).size, 2, 'both workers counted into one limit');
+  });
+
+  it('a rolling restart and a worker stopped with SIGTERM under load: 0 failed requests, 0 reset connections', async () => {
+    const load = startLoad({
+      port,
+      path: '/work',
+      concurrency: 4,
+      maxRequests: 20000,
+      maxMs: 60000,
+      check: (body) => JSON.parse(body).payload.length === 4096,
+    });
+    const served = async (count: number) => {
+      const target = load.result.ok + count;
+      while (load.result.ok < target && load.result.failures.length === 0) await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      await served(50);
+      const mark = output.length;
+      primary.kill('SIGHUP');
+      await printed(/rolling restart: done/, mark);
+      await served(50);
+
+      const victim = workerOf(await rawRequest(port, { path: '/' }));
+      const beforeKill = output.length;
+      process.kill(Number(victim), 'SIGTERM');
+      await printed(new RegExp(`worker ${victim} exited \\(0\\), starting a new one`), beforeKill);
+      await printed(/listening \(replacement\)/, beforeKill);
+      await served(50);
+    } finally {
+      const result = await load.stop();
+      assert.deepEqual(result.failures, []);
+      // 2 first workers, 2 from the rolling restart, 1 replacement.
+      assert.ok(result.workers.size >= 4, `answers came from ${result.workers.size} workers`);
+    }
+  });
+
+  it('a crashed worker is replaced and the cluster keeps answering', async () => {
+    const victim = workerOf(await rawRequest(port, { path: '/' }));
+    const mark = output.length;
+    process.kill(Number(victim), 'SIGKILL');
+    await printed(new RegExp(`worker ${victim} exited \\(SIGKILL\\), starting a new one`), mark);
+    await printed(/listening \(replacement\)/, mark);
+    const workers = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const res = await rawRequest(port, { path: '/' });
+      assert.equal(res.status, 200);
+      workers.add(workerOf(res));
+    }
+    assert.equal(workers.size, 2);
+    assert.ok(!workers.has(victim));
+  });
+
+  it('SIGTERM to the primary drains the workers and exits with code 0', async () => {
+    const exited = once(primary, 'exit');
+    primary.kill('SIGTERM');
+    assert.deepEqual(await exited, [0, null]);
+  });
+});

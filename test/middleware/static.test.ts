@@ -1,0 +1,74 @@
+/**
+ * `static` of `webapp/middleware` and `webapp/v3`: Connect 2.30's directory
+ * redirect (serve-static 1.10: 303 See Other and a one-line HTML body, where 4.x
+ * answers 301), with the Location built from `originalUrl`, so relative to the
+ * mount point; `webapp.static` keeps 4.x's 301.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import * as bundle from '../../src/middleware/index';
+import { serveStatic } from '../../src/static';
+import webapp3 = require('../../src/v3/index');
+import { assertSameResponses } from '../support/differential';
+import { assertSameAsConnect, requestAll, type RawResponse } from './support';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const connect = require('connect');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const express3 = require('express3');
+
+type Any = any;
+const static3 = (bundle as Any).static as typeof serveStatic;
+
+let root: string;
+before(() => {
+  root = mkdtempSync(join(tmpdir(), 'webapp-static3-'));
+  mkdirSync(join(root, 'dir', 'sub'), { recursive: true });
+  mkdirSync(join(root, 'with space'));
+  writeFileSync(join(root, 'dir', 'index.html'), '<p>dir</p>');
+  writeFileSync(join(root, 'file.txt'), 'file');
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/** Redirects compare whole; other answers by status and body (send 0.13's and 0.19's file headers differ). */
+function redirectsWhole(res: RawResponse): RawResponse {
+  return res.status === 303 ? res : { ...res, headers: {} };
+}
+
+/** The same ending on both sides for what static passes on. */
+const notFound = (_req: Any, res: Any) => {
+  res.statusCode = 404;
+  res.end('not here');
+};
+
+const paths = ['/dir', '/dir?x=1&y=%20z', '/dir/sub', '/with%20space', '/dir/', '/file.txt', '/missing'];
+
+describe('static (3.x)', () => {
+  it('redirects a directory without its slash with 303, as Connect 2.30', async () => {
+    const answers = await assertSameAsConnect([connect.static(root), notFound], [static3(root), notFound], paths.map((path) => ({ path })), redirectsWhole);
+    assert.deepEqual(answers.slice(0, 4).map((res) => [res.status, res.headers.location]), [
+      [303, '/dir/'],
+      [303, '/dir/?x=1&y=%20z'],
+      [303, '/dir/sub/'],
+      [303, '/with%20space/'],
+    ]);
+  });
+
+  it('mounted, the Location is relative to originalUrl, as express@3.21 answers', async () => {
+    const define = (framework: Any) => framework().use('/files', framework.static(root));
+    const answers = await assertSameResponses(
+      define,
+      ['/files', '/files?a=1', '/files/dir', '/files/dir/sub?b=2', '/files/dir/'].map((path) => ({ path })),
+      { oracle: express3, subject: webapp3 },
+      redirectsWhole,
+    );
+    assert.deepEqual(answers.slice(0, 4).map((res) => res.headers.location), ['/files/', '/files/?a=1', '/files/dir/', '/files/dir/sub/?b=2']);
+  });
+
+  it('webapp.static (4.x) still answers 301', async () => {
+    const [res] = await requestAll([serveStatic(root)], [{ path: '/dir' }]);
+    assert.deepEqual([res.status, res.headers.location], [301, '/dir/']);
+  });
+});

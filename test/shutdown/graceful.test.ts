@@ -1,0 +1,162 @@
+/**
+ * webapp.graceful(server): close() drains. Requests started before the close
+ * (a slow handler, a large download, a slow upload) finish byte-complete, idle
+ * keep-alive sockets close at once, new connections are refused, and the server
+ * ends up with no socket open. keepAliveTimeout is set far beyond the test's own
+ * timeout, so a socket left to Node's keep-alive timer fails the test.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Server } from 'node:net';
+import { describe, it } from 'node:test';
+import webapp = require('../../src/index');
+import { connect, parseResponses, refused, signal } from './connection';
+
+type Any = any;
+const MB = 1024 * 1024;
+const DOWNLOAD = Buffer.alloc(4 * MB, 'webapp-download-');
+const UPLOAD = Buffer.alloc(2 * MB, 'upload-bytes-');
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+function inFlightApp() {
+  const entered = { slow: signal(), download: signal(), upload: signal() };
+  const release = signal();
+  const app = webapp();
+  app.get('/quick', (_req: Any, res: Any) => res.send('quick'));
+  app.get('/slow', async (_req: Any, res: Any) => {
+    entered.slow.resolve();
+    await release.promise;
+    res.send('slow done');
+  });
+  app.get('/download', async (_req: Any, res: Any) => {
+    res.setHeader('Content-Length', DOWNLOAD.length);
+    res.write(DOWNLOAD.subarray(0, MB));
+    entered.download.resolve();
+    await release.promise;
+    res.end(DOWNLOAD.subarray(MB));
+  });
+  app.get('/hang', () => entered.slow.resolve());
+  app.post('/upload', (req: Any, res: Any) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      entered.upload.resolve();
+    });
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      res.send(`${body.length} ${sha(body)}`);
+    });
+  });
+  return { app, entered, release };
+}
+
+const servers: Record<string, (app: Any) => Promise<Server>> = {
+  'app.listen': (app) => new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); }),
+  'http.createServer(app)': (app) => new Promise((resolve) => { const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s)); }),
+};
+
+const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+
+for (const [kind, start] of Object.entries(servers)) {
+  describe(`graceful shutdown of ${kind}`, () => {
+    it('finishes every started request byte-complete, closes idle sockets at once and refuses new connections', { timeout: 15000 }, async () => {
+      const { app, entered, release } = inFlightApp();
+      const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
+      server.keepAliveTimeout = 10 * 60 * 1000;
+      const port = (server.address() as AddressInfo).port;
+
+      const idle = await connect(port);
+      const answered = new Promise<void>((resolve) => idle.socket.once('data', () => resolve()));
+      idle.socket.write(get('/quick'));
+      // The idle socket has had its answer and sits in keep-alive.
+      await answered;
+      const slow = await connect(port);
+      slow.socket.write(get('/slow'));
+      const download = await connect(port);
+      download.socket.write(get('/download'));
+      const upload = await connect(port);
+      upload.socket.write(`POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${UPLOAD.length}\r\n\r\n`);
+      upload.socket.write(UPLOAD.subarray(0, MB));
+      await Promise.all([entered.slow.promise, entered.download.promise, entered.upload.promise]);
+
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      const idleBytes = await idle.received;
+      assert.deepEqual(parseResponses(idleBytes).map((r) => r.body.toString()), ['quick']);
+      assert.equal(await refused(port), 'ECONNREFUSED');
+
+      release.resolve();
+      upload.socket.end(UPLOAD.subarray(MB));
+
+      const [slowAnswer] = parseResponses(await slow.received);
+      assert.equal(slowAnswer!.status, 200);
+      assert.equal(slowAnswer!.body.toString(), 'slow done');
+      assert.equal(slowAnswer!.headers.connection, 'close');
+
+      const [uploadAnswer] = parseResponses(await upload.received);
+      assert.equal(uploadAnswer!.body.toString(), `${UPLOAD.length} ${sha(UPLOAD)}`);
+      assert.equal(uploadAnswer!.headers.connection, 'close');
+
+      // Its headers went out (keep-alive) before the close; the socket still ends after the body.
+      const downloadAnswers = parseResponses(await download.received);
+      assert.equal(downloadAnswers.length, 1);
+      assert.ok(downloadAnswers[0]!.body.equals(DOWNLOAD), 'the download arrives byte-complete');
+
+      assert.equal(await serverClosed, undefined);
+      const open = await new Promise<number>((resolve) => server.getConnections((_err, count) => resolve(count)));
+      assert.equal(open, 0);
+    });
+
+    it('destroys what is still open when the deadline passes', { timeout: 15000 }, async () => {
+      const { app, entered } = inFlightApp();
+      const server = webapp.graceful(await start(app), { signals: [], timeout: 50 });
+      const port = (server.address() as AddressInfo).port;
+      const hung = await connect(port);
+      hung.socket.write(get('/hang'));
+      await entered.slow.promise;
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      assert.equal((await hung.received).length, 0);
+      assert.equal(await serverClosed, undefined);
+    });
+
+    it('answers a request that reaches a kept-alive socket during the drain with Connection: close', { timeout: 15000 }, async () => {
+      const { app, entered, release } = inFlightApp();
+      const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
+      server.keepAliveTimeout = 10 * 60 * 1000;
+      const port = (server.address() as AddressInfo).port;
+      const busy = await connect(port);
+      busy.socket.write(get('/slow'));
+      await entered.slow.promise;
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      // Pipelined behind the slow one: parsed only after it, while the server drains.
+      busy.socket.write(get('/quick'));
+      release.resolve();
+      const answers = parseResponses(await busy.received);
+      assert.deepEqual(answers.map((r) => r.body.toString()), ['slow done']);
+      assert.equal(answers[0]!.headers.connection, 'close');
+      assert.equal(await serverClosed, undefined);
+    });
+  });
+}
+
+describe('webapp.graceful()', () => {
+  it('returns the same server, once per server', async () => {
+    const server = http.createServer();
+    assert.equal(webapp.graceful(server, { signals: [] }), server);
+    const close = server.close;
+    assert.equal(webapp.graceful(server, { signals: [] }), server);
+    assert.equal(server.close, close);
+  });
+
+  it('rejects a deadline that is not a number of milliseconds', () => {
+    for (const timeout of [NaN, -1, Infinity]) {
+      assert.throws(() => webapp.graceful(http.createServer(), { timeout, signals: [] }), /timeout must be a number of milliseconds/);
+    }
+  });
+
+  it('close() on a server that is not listening still reports the error to its callback', async () => {
+    const server = webapp.graceful(http.createServer(), { signals: [] });
+    const err = await new Promise<Error | undefined>((resolve) => server.close(resolve));
+    assert.equal((err as NodeJS.ErrnoException).code, 'ERR_SERVER_NOT_RUNNING');
+  });
+});

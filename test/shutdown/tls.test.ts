@@ -1,0 +1,112 @@
+/**
+ * webapp.graceful() over TLS. On an HTTP/2 server (allowHTTP1) close() sends
+ * GOAWAY to every session and the stream in flight finishes with its whole
+ * body. HTTP/1.1 over TLS (https.createServer, and the HTTP/2 server's
+ * allowHTTP1 side, which has no closeIdleConnections) drains as plain HTTP does.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http2 from 'node:http2';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import webapp = require('../../src/index');
+import { connect, parseResponses, refused, signal } from './connection';
+
+let key: Buffer;
+let cert: Buffer;
+let dir: string;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'webapp-h2-shutdown-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  key = readFileSync(join(dir, 'key.pem'));
+  cert = readFileSync(join(dir, 'cert.pem'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+it('HTTP/2 sessions get GOAWAY and their streams in flight complete', { timeout: 15000 }, async () => {
+  const entered = signal();
+  const release = signal();
+  const body = 'h2-'.repeat(100000);
+  const app = webapp();
+  app.get('/slow', async (_req, res) => {
+    entered.resolve();
+    await release.promise;
+    res.send(body);
+  });
+  const server = webapp.graceful(http2.createSecureServer({ key, cert, allowHTTP1: true }, app as never), { signals: [] });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  const session = http2.connect(`https://localhost:${port}`, { ca: cert });
+  const goaway = new Promise<void>((resolve) => session.once('goaway', () => resolve()));
+  const sessionClosed = new Promise<void>((resolve) => session.once('close', resolve));
+  const stream = session.request({ ':path': '/slow' });
+  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    let status = 0;
+    const chunks: Buffer[] = [];
+    stream.on('response', (headers) => (status = Number(headers[':status'])));
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => resolve({ status, text: Buffer.concat(chunks).toString() }));
+    stream.on('error', reject);
+  });
+  stream.end();
+  await entered.promise;
+
+  const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+  await goaway;
+  assert.equal(await refused(port), 'ECONNREFUSED');
+  release.resolve();
+  const answer = await response;
+  assert.equal(answer.status, 200);
+  assert.equal(answer.text, body);
+  await sessionClosed;
+  assert.equal(await serverClosed, undefined);
+});
+
+describe('HTTP/1.1 over TLS', () => {
+  const servers = {
+    'https.createServer(app)': (app: unknown) => https.createServer({ key, cert }, app as never),
+    'http2.createSecureServer({ allowHTTP1 }, app)': (app: unknown) => http2.createSecureServer({ key, cert, allowHTTP1: true }, app as never),
+  };
+  for (const [kind, create] of Object.entries(servers)) {
+    it(`${kind}: idle and fresh connections close at once, the busy one answers with Connection: close`, { timeout: 15000 }, async () => {
+      const entered = signal();
+      const release = signal();
+      const app = webapp();
+      app.get('/quick', (_req, res) => res.send('quick'));
+      app.get('/slow', async (_req, res) => {
+        entered.resolve();
+        await release.promise;
+        res.send('slow done');
+      });
+      const server = webapp.graceful(create(app), { signals: [] });
+      (server as { keepAliveTimeout?: number }).keepAliveTimeout = 10 * 60 * 1000;
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const secure = { ca: cert };
+
+      const fresh = await connect(port, secure);
+      const idle = await connect(port, secure);
+      const answered = new Promise<void>((resolve) => idle.socket.once('data', () => resolve()));
+      idle.socket.write('GET /quick HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await answered;
+      const busy = await connect(port, secure);
+      busy.socket.write('GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await entered.promise;
+
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      assert.equal((await fresh.received).length, 0);
+      assert.deepEqual(parseResponses(await idle.received).map((r) => r.body.toString()), ['quick']);
+      release.resolve();
+      const [answer] = parseResponses(await busy.received);
+      assert.equal(answer!.body.toString(), 'slow done');
+      assert.equal(answer!.headers.connection, 'close');
+      assert.equal(await serverClosed, undefined);
+    });
+  }
+});
