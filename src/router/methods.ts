@@ -6,10 +6,41 @@ import { METHODS } from 'node:http';
  * runtime reads it from `http.METHODS`, the types name it here.
  */
 export type HttpMethod =
-  | 'acl' | 'bind' | 'checkout' | 'connect' | 'copy' | 'delete' | 'get' | 'head' | 'link' | 'lock' | 'm-search'
-  | 'merge' | 'mkactivity' | 'mkcalendar' | 'mkcol' | 'move' | 'notify' | 'options' | 'patch' | 'post' | 'propfind'
-  | 'proppatch' | 'purge' | 'put' | 'query' | 'rebind' | 'report' | 'search' | 'source' | 'subscribe' | 'trace'
-  | 'unbind' | 'unlink' | 'unlock' | 'unsubscribe';
+  | 'acl'
+  | 'bind'
+  | 'checkout'
+  | 'connect'
+  | 'copy'
+  | 'delete'
+  | 'get'
+  | 'head'
+  | 'link'
+  | 'lock'
+  | 'm-search'
+  | 'merge'
+  | 'mkactivity'
+  | 'mkcalendar'
+  | 'mkcol'
+  | 'move'
+  | 'notify'
+  | 'options'
+  | 'patch'
+  | 'post'
+  | 'propfind'
+  | 'proppatch'
+  | 'purge'
+  | 'put'
+  | 'query'
+  | 'rebind'
+  | 'report'
+  | 'search'
+  | 'source'
+  | 'subscribe'
+  | 'trace'
+  | 'unbind'
+  | 'unlink'
+  | 'unlock'
+  | 'unsubscribe';
 
 /** One member per HTTP method, each of type `Member`: the method-named members of apps, routers and routes. */
 export type MethodMembers<Member> = { [Method in HttpMethod]: Member };

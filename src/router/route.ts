@@ -13,9 +13,14 @@ const MAX_SYNC_DEPTH = 100;
 
 type RouteRequest = IncomingMessage & { route?: Route };
 
-/** `route.get(...handlers)`, `route.post(...)`...: installed on the prototype for every method below. */
+/**
+ * `route.get(...handlers)`, `route.post(...)`...: installed on the prototype for
+ * every method below, so they are declared by merging rather than written in the class.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Route extends MethodMembers<(...handlers: unknown[]) => Route> {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Route {
   path: PathPattern;
   stack: Layer[] = [];

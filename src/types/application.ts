@@ -10,9 +10,7 @@ import type { Request } from './request';
 import type { Response } from './response';
 
 export interface Application<LocalsObj extends Record<string, any> = Record<string, any>>
-  extends EventEmitter,
-    IRouter,
-    Express.Application {
+  extends EventEmitter, IRouter, Express.Application {
   /** The application is itself a request handler, usable by `http.createServer`. */
   (req: Request | http.IncomingMessage, res: Response | http.ServerResponse, next?: NextFunction): any;
 

@@ -57,7 +57,9 @@ export type RouteParameters<Route extends string> = string extends Route
             ? { [K in Name]?: string }
             : { [K in ParameterName<Rest>]: string }) &
           (Rest extends `${ParameterName<Rest>}${infer Next}` ? RouteParameters<Next> : unknown)
-      : {};
+      : // A path without parameters has none: `{}`, as in @types/express.
+        // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+        {};
 
 export type PathParams = string | RegExp | Array<string | RegExp>;
 

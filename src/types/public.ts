@@ -12,10 +12,12 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     // Empty on purpose: they exist to be augmented by users and middleware.
+    /* eslint-disable @typescript-eslint/no-empty-object-type */
     interface Request {}
     interface Response {}
     interface Locals {}
     interface Application {}
+    /* eslint-enable @typescript-eslint/no-empty-object-type */
   }
 }
 

@@ -16,8 +16,8 @@ export interface Request<
   ReqBody = any,
   ReqQuery = ParsedQs,
   LocalsObj extends Record<string, any> = Record<string, any>,
-> extends http.IncomingMessage,
-    Express.Request {
+>
+  extends http.IncomingMessage, Express.Request {
   /**
    * A request header, case-insensitive (`Referer` and `Referrer` are interchangeable).
    * @example

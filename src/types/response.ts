@@ -43,7 +43,10 @@ export interface DownloadOptions extends SendFileOptions {}
  * Options of `webapp.static(root, options)`. `setHeaders` receives webapp's
  * response (as `express.static`'s receives Express's), so `res.set` is typed.
  */
-export interface ServeStaticOptions<R extends http.ServerResponse = Response> extends Omit<StaticCoreOptions, 'setHeaders'> {
+export interface ServeStaticOptions<R extends http.ServerResponse = Response> extends Omit<
+  StaticCoreOptions,
+  'setHeaders'
+> {
   /** Called as `setHeaders(res, path, stat)` before the file's headers are sent. */
   setHeaders?: ((res: R, path: string, stat: Stats) => any) | undefined;
 }
@@ -53,9 +56,12 @@ export type RenderCallback = (err: Error | null, html?: string) => void;
 
 export type Send<ResBody = any, T = Response<ResBody>> = (body?: ResBody) => T;
 
-export interface Response<ResBody = any, LocalsObj extends Record<string, any> = Record<string, any>, StatusCode extends number = number>
-  extends http.ServerResponse,
-    Express.Response {
+export interface Response<
+  ResBody = any,
+  LocalsObj extends Record<string, any> = Record<string, any>,
+  StatusCode extends number = number,
+>
+  extends http.ServerResponse, Express.Response {
   /**
    * Sets the status code; chainable.
    * @example

@@ -33,9 +33,14 @@ import type { Application } from './application';
 
 interface ForeignMiddlewareSignatures {
   handler(req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
-  handler<Distinct>(req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
+  handler<_Distinct>(req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
   errorHandler(err: any, req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
-  errorHandler<Distinct>(err: any, req: http.IncomingMessage, res: http.ServerResponse, next: (err?: any) => void): unknown;
+  errorHandler<_Distinct>(
+    err: any,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    next: (err?: any) => void,
+  ): unknown;
 }
 
 /** A request handler typed against another Express typing, e.g. `multer().single('file')`. */
@@ -85,11 +90,23 @@ export interface IRouterMatcher<T, Method extends string = any> {
     path: Path,
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
-  <P = ParamsDictionary, ResBody = any, ReqBody = any, ReqQuery = ParsedQs, LocalsObj extends Record<string, any> = Record<string, any>>(
+  <
+    P = ParamsDictionary,
+    ResBody = any,
+    ReqBody = any,
+    ReqQuery = ParsedQs,
+    LocalsObj extends Record<string, any> = Record<string, any>,
+  >(
     path: PathParams,
     ...handlers: Array<RequestHandler<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
-  <P = ParamsDictionary, ResBody = any, ReqBody = any, ReqQuery = ParsedQs, LocalsObj extends Record<string, any> = Record<string, any>>(
+  <
+    P = ParamsDictionary,
+    ResBody = any,
+    ReqBody = any,
+    ReqQuery = ParsedQs,
+    LocalsObj extends Record<string, any> = Record<string, any>,
+  >(
     path: PathParams,
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;

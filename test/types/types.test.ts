@@ -23,7 +23,13 @@ let scratch: string;
 const strict = { strict: true, skipLibCheck: false, noEmit: true, types: ['node'], lib: ['ES2022'], target: 'ES2022' };
 
 /** A project that sees webapp (and @types/node) the way an installed package is seen. */
-function project(name: string, packageType: 'commonjs' | 'module', compilerOptions: object, files: string[], links: string[]): string {
+function project(
+  name: string,
+  packageType: 'commonjs' | 'module',
+  compilerOptions: object,
+  files: string[],
+  links: string[],
+): string {
   const dir = join(scratch, name);
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(root, join(dir, 'node_modules/webapp'), 'dir');
@@ -32,7 +38,10 @@ function project(name: string, packageType: 'commonjs' | 'module', compilerOptio
     symlinkSync(join(root, 'node_modules', link), join(dir, 'node_modules', link), 'dir');
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: packageType }));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, ...compilerOptions }, files }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { ...strict, ...compilerOptions }, files }),
+  );
   for (const file of files) copyFileSync(join(fixtures, file), join(dir, file));
   return dir;
 }
@@ -40,10 +49,15 @@ function project(name: string, packageType: 'commonjs' | 'module', compilerOptio
 /** Runs tsc and resolves with its output; a failing compile is reported, not thrown. */
 function typeCheck(compiler: string, dir: string): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [compiler, '-p', join(dir, 'tsconfig.json')], { cwd: dir, timeout: 170_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      done({ code, output: String(stdout) + String(stderr) });
-    });
+    execFile(
+      process.execPath,
+      [compiler, '-p', join(dir, 'tsconfig.json')],
+      { cwd: dir, timeout: 170_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        done({ code, output: String(stdout) + String(stderr) });
+      },
+    );
   });
 }
 
@@ -51,7 +65,8 @@ const projectNames = ['CommonJS project', 'ESM project', 'ESM project without @t
 let projects: Record<(typeof projectNames)[number], string>;
 
 before(() => {
-  if (!existsSync(join(root, 'dist/cjs/index.d.ts'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  if (!existsSync(join(root, 'dist/cjs/index.d.ts')))
+    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   scratch = mkdtempSync(join(tmpdir(), 'webapp-types-'));
   // Both module systems see middleware typed against @types/express; a third
   // project sees only @types/node, proving webapp's types stand alone.
@@ -60,7 +75,13 @@ before(() => {
   const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts'];
   const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
   projects = {
-    'CommonJS project': project('cjs', 'commonjs', { ...nodenext, esModuleInterop: true }, [...withEcosystem, 'merging.ts'], ['@types', ...ecosystem]),
+    'CommonJS project': project(
+      'cjs',
+      'commonjs',
+      { ...nodenext, esModuleInterop: true },
+      [...withEcosystem, 'merging.ts'],
+      ['@types', ...ecosystem],
+    ),
     'ESM project': project('esm', 'module', nodenext, withEcosystem, ['@types', ...ecosystem]),
     'ESM project without @types/express': project('esm-standalone', 'module', nodenext, standalone, ['@types/node']),
   };
