@@ -42,7 +42,14 @@ const REMOVED_MIDDLEWARE = [
   'errorHandler', 'timeout', 'methodOverride', 'vhost', 'csrf', 'directory', 'limit', 'multipart', 'staticCache',
 ];
 
-/** The factory: `webapp()` returns a new application. */
+/**
+ * The factory: `webapp()` returns a new application, a request handler with the
+ * Express 4 API.
+ * @example
+ * const app = webapp();
+ * app.get('/', (req, res) => res.send('hello'));
+ * app.listen(3000);
+ */
 function webapp(): webapp.Express {
   // The internal Application type is narrower than the public one (src/types/public.ts).
   return createApplication() as unknown as webapp.Express;
@@ -91,20 +98,71 @@ declare namespace webapp {
   export type OptionsUrlencoded = bodyParser.OptionsUrlencoded;
   export type Options = bodyParser.Options;
 
+  /** The application prototype every app is made from; patch it to add app methods to all apps. */
   export const application: Application;
+  /**
+   * The request prototype of all apps; each app has its own `app.request` below it.
+   * @example
+   * // declared by `declare module 'webapp' { interface Request { isAdmin(): boolean } }`
+   * webapp.request.isAdmin = function () { return this.get('x-role') === 'admin'; };
+   */
   export const request: Request;
+  /**
+   * The response prototype of all apps; each app has its own `app.response` below it.
+   * @example
+   * // declared by `declare module 'webapp' { interface Response { ok(): Response } }`
+   * webapp.response.ok = function () { return this.sendStatus(200); };
+   */
   export const response: Response;
+  /** The Route class (`router.route(path)` returns one). */
   export const Route: typeof RouteClass;
+  /**
+   * A new router: mountable middleware with its own routes, params and middleware.
+   * @example
+   * const api = webapp.Router({ mergeParams: true });
+   * api.get('/items/:id', (req, res) => res.json({ id: req.params.id }));
+   * app.use('/api', api);
+   */
   export const Router: {
     (options?: RouterOptions): Router;
     new (options?: RouterOptions): Router;
   };
+  /**
+   * Serves the files below `root` for GET and HEAD (serve-static's options and behaviour).
+   * @example
+   * app.use('/assets', webapp.static('public', { maxAge: '1d', setHeaders: (res) => res.set('X-Static', '1') }));
+   */
   const serveStaticHandler: (root: string, options?: ServeStaticOptions<Response>) => PublicTypes.Handler;
   export { serveStaticHandler as static };
+  /**
+   * Parses the query string into `req.query` (with `qs`-style options, or a parser function).
+   * @example
+   * app.use(webapp.query({ depth: 2 }));
+   */
   export const query: (options?: object) => PublicTypes.Handler;
+  /**
+   * Parses JSON bodies into `req.body` (body-parser's `json`).
+   * @example
+   * app.use(webapp.json({ limit: '1mb' }));
+   */
   export const json: (options?: OptionsJson) => PublicTypes.Handler;
+  /**
+   * Reads bodies into a Buffer in `req.body` (body-parser's `raw`).
+   * @example
+   * app.post('/webhook', webapp.raw({ type: 'application/octet-stream' }), (req, res) => res.send(req.body.length));
+   */
   export const raw: (options?: Options) => PublicTypes.Handler;
+  /**
+   * Reads text bodies into a string in `req.body` (body-parser's `text`).
+   * @example
+   * app.use(webapp.text({ type: 'text/*' }));
+   */
   export const text: (options?: OptionsText) => PublicTypes.Handler;
+  /**
+   * Parses URL-encoded form bodies into `req.body` (body-parser's `urlencoded`).
+   * @example
+   * app.use(webapp.urlencoded({ extended: false }));
+   */
   export const urlencoded: (options?: OptionsUrlencoded) => PublicTypes.Handler;
   /** Beyond Express: graceful shutdown for a server (docs/production.md). */
   export type GracefulOptions = import('./shutdown').GracefulOptions;
