@@ -128,6 +128,30 @@ describe('app-born requests and responses', () => {
     }
   });
 
+  it(`finds Node's class slots on this Node line (${process.version})`, () => {
+    // adoptServer relies on these internals; run on every line with npm test -- --node N.
+    const server = http.createServer();
+    const slots = Object.getOwnPropertySymbols(server).map((symbol) => [symbol.description, (server as unknown as Record<symbol, unknown>)[symbol]]);
+    assert.ok(slots.some(([name, value]) => name === 'IncomingMessage' && value === http.IncomingMessage), `no IncomingMessage slot on Node ${process.version}`);
+    assert.ok(slots.some(([name, value]) => name === 'ServerResponse' && value === http.ServerResponse), `no ServerResponse slot on Node ${process.version}`);
+  });
+
+  it('falls back to the per-request swap on a Node whose server has no such slots, and answers the same', async () => {
+    const { app, seen } = probeApp();
+    const server = http.createServer(app);
+    // A Node line that keeps its classes elsewhere: the slots are hidden from the lookup, Node still uses them.
+    const ownSymbols = Object.getOwnPropertySymbols;
+    Object.getOwnPropertySymbols = (target: object) =>
+      target === server ? ownSymbols(target).filter((symbol) => !['IncomingMessage', 'ServerResponse'].includes(symbol.description ?? '')) : ownSymbols(target);
+    try {
+      assert.deepEqual(await getTwice(await listen(server)), ['0 127.0.0.1', '1 127.0.0.1']);
+      assert.deepEqual(seen, ['swapped', 'swapped']);
+    } finally {
+      Object.getOwnPropertySymbols = ownSymbols;
+      server.close();
+    }
+  });
+
   it('webapp/v3 apps are served the same way', async () => {
     const app = webapp3();
     const seen: boolean[] = [];

@@ -1,10 +1,13 @@
 /**
  * Raw HTTP for tests: a server on 127.0.0.1:0 for the length of a callback, and
  * requests sent exactly as written (no client-side normalisation). Loads nothing
- * of webapp, so middleware tests can use it without the framework.
+ * of webapp, so middleware tests can use it without the framework. Servers for
+ * the Connect 2.30 / Express 3.21 oracles are recorded or replayed where those
+ * cannot run (oracle-recording.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isOracleListener, oracleMode, startOracleServer } from './oracle-recording';
 
 export interface RequestSpec {
   method?: string;
@@ -20,6 +23,15 @@ export interface RawResponse {
 }
 
 export async function withServer<T>(listener: http.RequestListener, fn: (port: number) => Promise<T>): Promise<T> {
+  // Connect 2.30 / Express 3.21 apps are recorded or replayed where they cannot run (oracle-recording.ts).
+  if (oracleMode() !== 'live' && isOracleListener(listener)) {
+    const oracle = await startOracleServer(listener);
+    try {
+      return await fn(oracle.port);
+    } finally {
+      await oracle.close();
+    }
+  }
   const server = http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

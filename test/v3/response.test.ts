@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
 import webapp3 = require('../../src/v3/index');
+import { itWithLiveOracle } from '../support/oracle-recording';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const express3 = require('express3');
@@ -60,7 +61,8 @@ describe('webapp/v3 response compatibility with express@3', () => {
     );
   });
 
-  it('set/get/type/links/attachment/vary/cookies accumulate as Connect 2 did', async () => {
+  // A cleared cookie's Expires is the clock's now: Express 3's recorded answer cannot match a later run.
+  itWithLiveOracle('set/get/type/links/attachment/vary/cookies accumulate as Connect 2 did', 'an Expires taken from the clock', async () => {
     await assertSameResponses(
       routes({
         '/headers': (_q, s) => {
