@@ -22,7 +22,7 @@ interface FileRequest extends IncomingMessage {
   next?: NextFunction;
 }
 
-interface FileResponse extends ServerResponse {
+export interface FileResponse extends ServerResponse {
   req: FileRequest;
   sendFile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
   sendfile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;

@@ -13,7 +13,7 @@ import { deprecate } from '../http/deprecate';
 import { kQueryParser, type QueryParser } from '../request';
 import { parseExtended } from '../querystring';
 import type { NextFunction } from '../router/layer';
-import { methods } from '../router/methods';
+import { methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
 import { compileETag3 } from './etag';
 import { View, renderView } from '../view';
@@ -48,7 +48,10 @@ export interface Application3 extends EventEmitter, Application3Methods {
   readonly router: Router3['middleware'];
 }
 
-export interface Application3Methods {
+/** `app.post(path, ...handlers)`...; `get` is declared below, as it also reads settings. */
+type RouteMethod3 = (this: Application3, path: unknown, ...handlers: unknown[]) => Application3;
+
+export interface Application3Methods extends Omit<MethodMembers<RouteMethod3>, 'get'> {
   init(this: Application3): void;
   defaultConfiguration(this: Application3): void;
   use(this: Application3, route: unknown, fn?: unknown): Application3;
@@ -67,7 +70,6 @@ export interface Application3Methods {
   del(this: Application3, path: unknown, ...handlers: unknown[]): Application3;
   render(this: Application3, name: string, options?: unknown, callback?: unknown): void;
   listen(this: Application3, ...args: unknown[]): http.Server;
-  [method: string]: unknown;
 }
 
 export const application3 = {} as Application3Methods;
@@ -192,16 +194,22 @@ application3.configure = function configure(...args: unknown[]) {
 
 for (const method of methods) {
   application3[method] = function addRoute(this: Application3, path: unknown, ...handlers: unknown[]) {
-    if (method === 'get' && arguments.length === 1) return this.set(path as string);
     // The first route mounts the router here unless the app placed it itself.
     if (!this._usedRouter) this.use(this.router);
-    (this._router[method] as (p: unknown, ...h: unknown[]) => unknown)(path, ...handlers);
+    this._router[method](path as Parameters<Router3['route']>[1], ...handlers);
     return this;
   };
 }
 
+/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+const routeGet = application3.get;
+application3.get = function get(this: Application3, settingOrPath: unknown, ...handlers: unknown[]) {
+  if (arguments.length === 1) return this.set(settingOrPath as string);
+  return routeGet.call(this, settingOrPath, ...handlers);
+};
+
 application3.all = function all(path, ...handlers) {
-  for (const method of methods) (application3[method] as (this: Application3, p: unknown, ...h: unknown[]) => unknown).call(this, path, ...handlers);
+  for (const method of methods) application3[method].call(this, path, ...handlers);
   return this;
 };
 
