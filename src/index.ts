@@ -4,33 +4,19 @@
  * `json`, `raw`, `text`, `urlencoded`, `static`, `query`), so
  * `const express = require('webapp')` works wherever Express 4 did.
  */
-import { EventEmitter } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction } from './router/layer';
-import { application, mixin, type Application } from './application';
+import { createApp } from './app-core';
+import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
 import { serveStatic } from './static';
-import { adoptServer } from './server-classes';
 import bodyParser = require('./body-parser');
 import { query } from './query';
 import { graceful } from './shutdown';
 import * as PublicTypes from './types/public';
 
 function createApplication(): Application {
-  const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
-    // As a server's request listener (no `next`), see whether the server can build app-born objects.
-    if (next === undefined) adoptServer(app as Application, req);
-    (app as Application).handle(req, res, next);
-  } as Application;
-  mixin(app, EventEmitter.prototype);
-  mixin(app, application);
-  const own = { configurable: true, enumerable: true, writable: true, value: app };
-  app.request = Object.create(requestPrototype, { app: own });
-  app.response = Object.create(responsePrototype, { app: own });
-  app.init();
-  return app;
+  return createApp<Application>(application, requestPrototype, responsePrototype);
 }
 
 /**

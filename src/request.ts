@@ -19,6 +19,13 @@ import { typeIs } from './http/type-is';
  * request enters (as Express's `query` middleware only parses when `req.query` is
  * unset). Parsing itself waits for the first read of `req.query`.
  */
+/** A Host value without its port; an IPv6 literal (`[::1]:3000`) keeps its brackets. Shared with 3.x's `req.host`. */
+export function withoutPort(host: string): string {
+  const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
+  const index = host.indexOf(':', offset);
+  return index !== -1 ? host.substring(0, index) : host;
+}
+
 export const kQueryParser = Symbol('webapp.queryParser');
 const kQuery = Symbol('webapp.query');
 
@@ -162,10 +169,7 @@ const getters = {
     } else if (host.indexOf(',') !== -1) {
       host = host.substring(0, host.indexOf(',')).trimEnd();
     }
-    if (!host) return undefined;
-    const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
-    const index = host.indexOf(':', offset);
-    return index !== -1 ? host.substring(0, index) : host;
+    return host ? withoutPort(host) : undefined;
   },
   host() {
     deprecate('req.host: Use req.hostname instead');

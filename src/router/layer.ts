@@ -82,30 +82,42 @@ export class Layer {
 
   /** Calls an error handler (a function declaring four parameters); others pass the error on. */
   handle_error(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const fn = this.handle;
-    if (fn.length !== 4) {
-      next(error);
-      return;
-    }
-    try {
-      forwardRejection(fn(error, req, res, next), next);
-    } catch (err) {
-      next(err);
-    }
+    callErrorHandler(this.handle, error, req, res, next);
   }
 
   /** Calls a request handler; a function declaring four parameters is an error handler and is skipped. */
   handle_request(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const fn = this.handle;
-    if (fn.length > 3) {
-      next();
-      return;
-    }
-    try {
-      forwardRejection(fn(req, res, next), next);
-    } catch (err) {
-      next(err);
-    }
+    callHandler(this.handle, req, res, next);
+  }
+}
+
+/**
+ * What `handle_error` does with a layer's function, for stacks that keep bare
+ * functions (the 3.x router's route callbacks): only a function declaring four
+ * parameters handles the error; a throw or a rejection goes to `next`.
+ */
+export function callErrorHandler(fn: Handler, error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+  if (fn.length !== 4) {
+    next(error);
+    return;
+  }
+  try {
+    forwardRejection(fn(error, req, res, next), next);
+  } catch (err) {
+    next(err);
+  }
+}
+
+/** What `handle_request` does with a layer's function: error handlers are skipped; a throw or a rejection goes to `next`. */
+export function callHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+  if (fn.length > 3) {
+    next();
+    return;
+  }
+  try {
+    forwardRejection(fn(req, res, next), next);
+  } catch (err) {
+    next(err);
   }
 }
 

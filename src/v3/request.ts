@@ -12,7 +12,8 @@ import { parseUrl } from '../http/parse-url';
 import { isFresh } from '../http/fresh';
 import { DEFAULT_TYPE, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
-import { request, type RequestPrototype } from '../request';
+import { deprecate } from '../http/deprecate';
+import { request, withoutPort, type RequestPrototype } from '../request';
 
 export interface AcceptEntry {
   value: string;
@@ -108,6 +109,23 @@ export function accepts3(types: string | string[], header: string | undefined): 
     }
   }
   return undefined;
+}
+
+/** `Basic <base64>`, the scheme in any case, spaces around: the grammar 3.21's basic-auth accepted. */
+const BASIC_SCHEME = /^ *basic +([\w.~+/-]+=*) *$/i;
+/** Line terminators: basic-auth's `user:pass` pattern stopped at them, so such a password was no match. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/** The user (up to the first `:`) and password (the rest, `:` included) of a Basic Authorization header. */
+export function basicCredentials(header: string | undefined): { username: string; password: string } | undefined {
+  const match = BASIC_SCHEME.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString();
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return undefined;
+  const password = decoded.slice(colon + 1);
+  if (LINE_TERMINATOR.test(password)) return undefined;
+  return { username: decoded.slice(0, colon), password };
 }
 
 /** The 3.x request prototype: the 4.x one with the methods and getters below in place of its own. */
@@ -211,10 +229,7 @@ const getters3 = {
     const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
     let host = this.get('X-Forwarded-Host');
     if (!host || !trust(this.connection?.remoteAddress, 0)) host = this.get('Host');
-    if (!host) return undefined;
-    const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
-    const index = host.indexOf(':', offset);
-    return index !== -1 ? host.substring(0, index) : host;
+    return host ? withoutPort(host) : undefined;
   },
   subdomains() {
     const host = this.host as string | undefined;
@@ -229,6 +244,11 @@ const getters3 = {
     if (!trust(this.connection?.remoteAddress, 0)) return proto;
     const forwarded = this.get('X-Forwarded-Proto') || proto;
     return forwarded.split(/\s*,\s*/)[0];
+  },
+  /** 3.21's `req.auth` (deprecated there too): Basic credentials, or undefined. */
+  auth() {
+    deprecate('req.auth: Use basic-auth npm module instead');
+    return basicCredentials(this.headers.authorization);
   },
   fresh() {
     const method = this.method;
