@@ -9,10 +9,9 @@ import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
-import { serveStatic } from './static';
-import bodyParser = require('./body-parser');
-import { query } from './query';
-import { graceful } from './shutdown';
+import type bodyParser = require('./body-parser');
+// Not `import type`: the namespace below re-exports its interfaces with `export import`
+// (elided from the JavaScript, as the namespace is ambient).
 import * as PublicTypes from './types/public';
 
 function createApplication(): Application {
@@ -161,14 +160,35 @@ Object.assign(webapp, {
   response: responsePrototype,
   Route: RouteClass,
   Router: RouterFactory,
-  static: serveStatic,
-  query,
-  json: bodyParser.json,
-  raw: bodyParser.raw,
-  text: bodyParser.text,
-  urlencoded: bodyParser.urlencoded,
-  graceful,
 });
+
+/**
+ * Why lazy: an app that uses none of them should not pay for loading the static
+ * server and the body parsers before its first request (cold start). Each member
+ * is loaded on first read and then becomes a plain property, as in Express.
+ */
+const loadBodyParser = () => require('./body-parser') as typeof bodyParser;
+const LAZY_MEMBERS: Record<string, () => unknown> = {
+  static: () => (require('./static') as typeof import('./static')).serveStatic,
+  query: () => (require('./query') as typeof import('./query')).query,
+  json: () => loadBodyParser().json,
+  raw: () => loadBodyParser().raw,
+  text: () => loadBodyParser().text,
+  urlencoded: () => loadBodyParser().urlencoded,
+  graceful: () => (require('./shutdown') as typeof import('./shutdown')).graceful,
+};
+for (const [name, load] of Object.entries(LAZY_MEMBERS)) {
+  const settle = (value: unknown) => {
+    Object.defineProperty(webapp, name, { configurable: true, enumerable: true, writable: true, value });
+    return value;
+  };
+  Object.defineProperty(webapp, name, {
+    configurable: true,
+    enumerable: true,
+    get: () => settle(load()),
+    set: settle,
+  });
+}
 
 for (const name of REMOVED_MIDDLEWARE) {
   Object.defineProperty(webapp, name, {

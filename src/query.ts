@@ -10,9 +10,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from './http/parse-url';
-import { parseExtended, type ExtendedParseOptions } from './querystring';
+import { lazy } from './http/lazy';
+import type { ExtendedParseOptions } from './querystring';
 import { kQueryParser, type QueryParser } from './request';
 import type { NextFunction } from './router/layer';
+
+const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
 
 type QueryParserFunction = (queryString: string | null | undefined, options?: unknown) => unknown;
 
@@ -39,7 +42,7 @@ export function queryLayer(parser: QueryParser) {
  * parser function given the raw query string.
  */
 export function query(options?: ExtendedParseOptions | QueryParserFunction) {
-  let parse: QueryParserFunction = (str, opts) => parseExtended(str ?? '', opts as ExtendedParseOptions);
+  let parse: QueryParserFunction = (str, opts) => querystring().parseExtended(str ?? '', opts as ExtendedParseOptions);
   let opts: ExtendedParseOptions | undefined = { ...(options as ExtendedParseOptions) };
   if (typeof options === 'function') {
     parse = options;

@@ -6,13 +6,15 @@
  */
 import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import proxyAddr = require('proxy-addr');
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
 import { acceptsOther, acceptsTypes, offers } from './http/negotiation';
 import { parseOriginalUrl, parseUrl } from './http/parse-url';
 import { parseRange, type RangeOptions } from './http/range-parser';
 import { typeIs } from './http/type-is';
+import { lazy } from './http/lazy';
+
+const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
 
 /**
  * The query parser chosen for this request: set once, by the first webapp app the
@@ -142,11 +144,11 @@ const getters = {
   },
   /** The client address: the socket's, or the nearest untrusted X-Forwarded-For entry. */
   ip() {
-    return proxyAddr(this, this.app.get('trust proxy fn') as TrustFunction);
+    return proxyAddr()(this, this.app.get('trust proxy fn') as TrustFunction);
   },
   /** With a trusted proxy, the X-Forwarded-For addresses, client first. */
   ips() {
-    const addresses = proxyAddr.all(this, this.app.get('trust proxy fn') as TrustFunction);
+    const addresses = proxyAddr().all(this, this.app.get('trust proxy fn') as TrustFunction);
     addresses.reverse().pop();
     return addresses;
   },
@@ -182,6 +184,8 @@ const getters = {
     const status = res.statusCode;
     // 4.22 validates GET, HEAD and QUERY only (weak freshness validation).
     if (method !== 'GET' && method !== 'HEAD' && method !== 'QUERY') return false;
+    // Most requests are unconditional: no need to read the response's validators.
+    if (!this.headers['if-none-match'] && !this.headers['if-modified-since']) return false;
     if ((status >= 200 && status < 300) || status === 304) {
       return isFresh(this.headers, { etag: res.getHeader('ETag') as string | undefined, 'last-modified': res.getHeader('Last-Modified') as string | undefined });
     }

@@ -4,9 +4,11 @@
  * request (`etag fn`, `query parser fn`, `trust proxy fn`), as Express 4 does.
  */
 import { parse as parseSimpleQuery } from 'node:querystring';
-import proxyAddr = require('proxy-addr');
 import { etag } from './http/etag';
-import { parseExtended } from './querystring';
+import { lazy } from './http/lazy';
+
+const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
+const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
 
 export type ETagFunction = (body: string | Buffer, encoding?: BufferEncoding) => string | undefined;
 export type QueryParserFunction = (queryString: string) => Record<string, unknown>;
@@ -47,7 +49,7 @@ export function compileETag(value: unknown): ETagFunction | undefined {
 
 /** Express 4's extended parser: qs semantics, prototype keys allowed, arrays up to 1000 entries. */
 function parseExtendedQuery(queryString: string): Record<string, unknown> {
-  return parseExtended(queryString, { allowPrototypes: true, arrayLimit: 1000 });
+  return querystring().parseExtended(queryString, { allowPrototypes: true, arrayLimit: 1000 });
 }
 
 function emptyQuery(): Record<string, unknown> {
@@ -70,12 +72,18 @@ export function compileQueryParser(value: unknown): QueryParserFunction {
   }
 }
 
+function trustNone(): boolean {
+  return false;
+}
+
 /** Boolean, hop count, addresses/subnets/names (string, comma list or array), or a function. */
 export function compileTrust(value: unknown): TrustFunction {
   if (typeof value === 'function') return value as TrustFunction;
   if (value === true) return () => true;
+  // The default (`false`, trusting no proxy) needs no address parsing.
+  if (value === false || value == null) return trustNone;
   if (typeof value === 'number') return (_address, hop) => hop < value;
   let list = value;
   if (typeof list === 'string') list = list.split(',').map((entry) => entry.trim());
-  return proxyAddr.compile((list || []) as string[]);
+  return proxyAddr().compile((list || []) as string[]);
 }

@@ -4,8 +4,10 @@
  * `text/*`), `+suffix` forms (`+json`), `urlencoded` and `multipart`.
  */
 import type { IncomingMessage } from 'node:http';
-import mimeTypes from 'mime-types';
 import { parseMediaType } from './content-type';
+import { lazy } from './lazy';
+
+const mimeTypes = lazy(() => require('mime-types') as typeof import('mime-types'));
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 const SUBTYPE_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.-]{0,126}$/;
@@ -42,7 +44,7 @@ export function normalizeExpected(type: unknown): string | false {
   if (type === 'urlencoded') return 'application/x-www-form-urlencoded';
   if (type === 'multipart') return 'multipart/*';
   if (type[0] === '+') return '*/*' + type;
-  return type.indexOf('/') === -1 ? mimeTypes.lookup(type) : type;
+  return type.indexOf('/') === -1 ? mimeTypes().lookup(type) : type;
 }
 
 /** Whether `actual` fits the `expected` pattern (wildcards and `*+suffix` allowed). */

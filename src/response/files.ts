@@ -7,10 +7,15 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import { contentDisposition } from '../http/content-disposition';
-import { compileSendOptions, type SendOptions } from '../static/options';
-import { sendFile as sendFileCore } from '../static/send';
-import { transferFile, type TransferCallback } from '../static/transfer';
+import { lazy } from '../http/lazy';
+import type { SendOptions } from '../static/options';
+import type { TransferCallback } from '../static/transfer';
 import type { NextFunction } from '../types/public';
+
+// The file-serving core loads with the first file sent (cold start).
+const sendOptions = lazy(() => require('../static/options') as typeof import('../static/options'));
+const sendCore = lazy(() => require('../static/send') as typeof import('../static/send'));
+const transferCore = lazy(() => require('../static/transfer') as typeof import('../static/transfer'));
 
 export interface SendFileOptions extends SendOptions {
   /** Headers to send with the file (set right before the file's own headers). */
@@ -44,7 +49,7 @@ function sendFile(this: FileResponse, path: string, options?: SendFileOptions | 
 
   // The core takes URL paths; encoding first means "%" and friends in file names stay literal.
   const urlPath = encodeURI(path);
-  transferFile(req, this, urlPath, compileSendOptions(opts), opts.headers, (err) => {
+  transferCore().transferFile(req, this, urlPath, sendOptions().compileSendOptions(opts), opts.headers, (err) => {
     if (done) return done(err);
     if (err && err.code === 'EISDIR') return next?.();
     // A client that went away, or a failed write, leaves nobody to answer.
@@ -127,7 +132,7 @@ function sendfile(this: FileResponse, path: string, options?: SendFileOptions | 
 
   req.socket?.on('error', onSocketError);
   res.on('finish', cleanup);
-  sendFileCore(req, res, path, compileSendOptions(opts), {
+  sendCore().sendFile(req, res, path, sendOptions().compileSendOptions(opts), {
     error: fail,
     directory: () => next?.(),
     headers: opts.headers
