@@ -25,6 +25,7 @@ import type { RenderCallback } from './response/types';
 import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
+import type { MethodMembers } from './router/methods';
 import type { PathPattern } from './router/path-pattern';
 import { compileETag, compileQueryParser, compileTrust, queryParserOf } from './settings';
 import { isTraced, requestChannel } from './tracing/channels';
@@ -32,7 +33,7 @@ import { isRequestTraced, traceRequest } from './tracing/request';
 import { View } from './view';
 
 export type { RenderCallback };
-export type Engine = (path: string, options: object, callback: (err: Error | null, html?: string) => void) => void;
+export type Engine = (path: string, options: object, callback: RenderCallback) => void;
 
 /** An app: a request handler with the application methods and settings. */
 export interface Application extends EventEmitter, ApplicationMethods {
@@ -48,7 +49,10 @@ export interface Application extends EventEmitter, ApplicationMethods {
   _router?: Router;
 }
 
-export interface ApplicationMethods {
+/** `app.post(path, ...handlers)`...; `get` is declared above, as it also reads settings. */
+type RouteMethod = (this: Application, path: PathPattern, ...handlers: unknown[]) => Application;
+
+export interface ApplicationMethods extends Omit<MethodMembers<RouteMethod>, 'get'> {
   init(this: Application): void;
   defaultConfiguration(this: Application): void;
   lazyrouter(this: Application): void;
@@ -69,7 +73,6 @@ export interface ApplicationMethods {
   del(this: Application, path: PathPattern, ...handlers: unknown[]): Application;
   render(this: Application, name: string, options?: object | RenderCallback, callback?: RenderCallback): void;
   listen(this: Application, ...args: unknown[]): http.Server;
-  [method: string]: unknown;
 }
 
 /** The 4.x preset: the shared core plus what Express 4 does its own way. */
@@ -189,19 +192,24 @@ application.path = function path() {
 
 for (const method of methods) {
   application[method] = function addRoute(this: Application, path: PathPattern, ...handlers: unknown[]) {
-    // `app.get(name)` with one argument reads a setting.
-    if (method === 'get' && arguments.length === 1) return this.set(path as string);
     this.lazyrouter();
     const route = this._router!.route(path);
-    (route[method] as (...h: unknown[]) => Route)(...handlers);
+    route[method](...handlers);
     return this;
   };
 }
 
+/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+const routeGet = application.get;
+application.get = function get(this: Application, settingOrPath: string | PathPattern, ...handlers: unknown[]) {
+  if (arguments.length === 1) return this.set(settingOrPath as string);
+  return routeGet.call(this, settingOrPath, ...handlers);
+};
+
 application.all = function all(path, ...handlers) {
   this.lazyrouter();
   const route = this._router!.route(path);
-  for (const method of methods) (route[method] as (...h: unknown[]) => Route)(...handlers);
+  for (const method of methods) route[method](...handlers);
   return this;
 };
 

@@ -50,7 +50,16 @@ interface RequestThis extends IncomingMessage {
   get(name: string): string | undefined;
 }
 
-export const request: Record<string | symbol, unknown> = Object.create(IncomingMessage.prototype);
+/**
+ * The request prototype: Node's request plus the methods, the `header` alias,
+ * the values of the getters and the lazily parsed `query`, all installed below.
+ */
+export type RequestPrototype = IncomingMessage &
+  typeof methods & { header: (typeof methods)['get'] } & { readonly [Name in keyof typeof getters]: ReturnType<(typeof getters)[Name]> } & {
+    query: unknown;
+  };
+
+export const request = Object.create(IncomingMessage.prototype) as RequestPrototype;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -120,7 +129,7 @@ const methods = {
   },
 };
 
-const getters: Record<string, (this: RequestThis) => unknown> = {
+const getters = {
   /** `https` over TLS; behind a trusted proxy, the first X-Forwarded-Proto value. */
   protocol() {
     const proto = (this.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
@@ -189,7 +198,7 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
     const value = header(this.headers, 'x-requested-with') || '';
     return value.toLowerCase() === 'xmlhttprequest';
   },
-};
+} satisfies Record<string, (this: RequestThis) => unknown>;
 
 for (const [name, fn] of Object.entries(methods)) {
   Object.defineProperty(request, name, { configurable: true, enumerable: true, writable: true, value: fn });

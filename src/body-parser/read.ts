@@ -15,6 +15,7 @@ import {
   entityTooLarge, parseFailed, requestAborted, sizeMismatch, streamEncodingSet, streamFailed, streamNotReadable,
   unsupportedCharset, unsupportedEncoding, verifyFailed,
 } from './errors';
+import type { NextFunction } from '../types/public';
 
 export type Verify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null) => void;
 
@@ -31,7 +32,6 @@ export interface ParsedRequest extends IncomingMessage {
   _body?: boolean;
 }
 
-type Next = (err?: unknown) => void;
 
 /** The inflating stream for the Content-Encoding (the request itself for identity); throws 415s. */
 function contentStream(req: IncomingMessage, inflate: boolean): Readable {
@@ -126,7 +126,7 @@ function collect(req: IncomingMessage, stream: Readable, announced: number | nul
 export function readBody(
   req: ParsedRequest,
   res: ServerResponse,
-  callerNext: Next,
+  callerNext: NextFunction,
   parse: (body: string | Buffer) => unknown,
   options: ReadOptions,
 ): void {

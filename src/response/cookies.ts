@@ -15,7 +15,8 @@ import type { CookieOptions, Response } from './types';
 
 /** A shallow copy that includes inherited enumerable options (Express merges with `for...in`). */
 function copyOptions(target: CookieOptions, options: CookieOptions | undefined): CookieOptions {
-  if (options) for (const key in options) target[key] = options[key];
+  // Options are a plain record here: every enumerable one is copied, known or not.
+  if (options) for (const key in options) (target as Record<string, unknown>)[key] = (options as Record<string, unknown>)[key];
   return target;
 }
 

@@ -10,6 +10,7 @@ import { contentDisposition } from '../http/content-disposition';
 import { lazy } from '../http/lazy';
 import type { SendOptions } from '../static/options';
 import type { TransferCallback } from '../static/transfer';
+import type { NextFunction } from '../types/public';
 
 // The file-serving core loads with the first file sent (cold start).
 const sendOptions = lazy(() => require('../static/options') as typeof import('../static/options'));
@@ -21,13 +22,12 @@ export interface SendFileOptions extends SendOptions {
   headers?: OutgoingHttpHeaders;
 }
 
-type Next = (err?: unknown) => void;
 
 interface FileRequest extends IncomingMessage {
-  next?: Next;
+  next?: NextFunction;
 }
 
-interface FileResponse extends ServerResponse {
+export interface FileResponse extends ServerResponse {
   req: FileRequest;
   sendFile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
   sendfile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
@@ -53,7 +53,7 @@ function sendFile(this: FileResponse, path: string, options?: SendFileOptions | 
 }
 
 /** Where a transfer's outcome goes: to the callback when there is one, else a failure to `next`. */
-function reportOutcome(done: TransferCallback | undefined, next: Next | undefined): TransferCallback {
+function reportOutcome(done: TransferCallback | undefined, next: NextFunction | undefined): TransferCallback {
   return (err) => {
     if (done) return done(err);
     if (err && err.code === 'EISDIR') return next?.();

@@ -16,7 +16,17 @@ import { sendMethods } from './send';
 
 export type { CookieOptions, Response } from './types';
 
-export const response: Record<string | symbol, unknown> = Object.create(ServerResponse.prototype);
+/** The response prototype: Node's response plus the method groups assigned below. */
+export type ResponsePrototype = ServerResponse &
+  typeof sendMethods &
+  typeof headerMethods &
+  typeof cookieMethods &
+  typeof redirectMethods &
+  typeof formatMethods &
+  typeof renderMethods &
+  typeof fileMethods;
+
+export const response = Object.create(ServerResponse.prototype) as ResponsePrototype;
 
 Object.assign(
   response,

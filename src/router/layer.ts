@@ -9,7 +9,8 @@ import { NO_ERROR, isTracingActive, traceLayer } from '../tracing/layer';
 import { compilePattern, type CompiledPattern, type PathKey, type PathPattern, type PatternOptions } from './path-pattern';
 import type { Route } from './route';
 
-export type NextFunction = (err?: unknown) => void;
+export type { NextFunction } from '../types/public';
+import type { NextFunction } from '../types/public';
 /**
  * Any middleware, handler or error handler. Declared through a method signature so
  * that functions with typed parameters (req: Request, ...) are assignable to it.

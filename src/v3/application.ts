@@ -23,7 +23,7 @@ import { queryLayer } from '../query';
 import type { QueryParser } from '../request';
 import { parseExtended } from '../querystring';
 import type { NextFunction } from '../router/layer';
-import { methods } from '../router/methods';
+import { methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
 import { compileETag3 } from './etag';
 import { View, type Engine } from '../view';
@@ -61,7 +61,10 @@ export interface Application3 extends EventEmitter, Application3Methods {
   readonly router: Router3['middleware'];
 }
 
-export interface Application3Methods {
+/** `app.post(path, ...handlers)`...; `get` is declared below, as it also reads settings. */
+type RouteMethod3 = (this: Application3, path: unknown, ...handlers: unknown[]) => Application3;
+
+export interface Application3Methods extends Omit<MethodMembers<RouteMethod3>, 'get'> {
   init(this: Application3): void;
   defaultConfiguration(this: Application3): void;
   use(this: Application3, route: unknown, fn?: unknown): Application3;
@@ -80,7 +83,6 @@ export interface Application3Methods {
   del(this: Application3, path: unknown, ...handlers: unknown[]): Application3;
   render(this: Application3, name: string, options?: unknown, callback?: unknown): void;
   listen(this: Application3, ...args: unknown[]): http.Server;
-  [method: string]: unknown;
 }
 
 /** The 3.x preset: the shared core (src/app-core.ts) plus what Express 3 and Connect 2 do their own way. */
@@ -183,15 +185,21 @@ application3.configure = function configure(...args: unknown[]) {
 
 for (const method of methods) {
   application3[method] = function addRoute(this: Application3, path: unknown, ...handlers: unknown[]) {
-    if (method === 'get' && arguments.length === 1) return this.set(path as string);
     // The first route mounts the router here unless the app placed it itself.
     if (!this._usedRouter) this.use(this.router);
-    (this._router[method] as (p: unknown, ...h: unknown[]) => unknown)(path, ...handlers);
+    this._router[method](path as Parameters<Router3['route']>[1], ...handlers);
     return this;
   };
 }
 
+/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+const routeGet = application3.get;
+application3.get = function get(this: Application3, settingOrPath: unknown, ...handlers: unknown[]) {
+  if (arguments.length === 1) return this.set(settingOrPath as string);
+  return routeGet.call(this, settingOrPath, ...handlers);
+};
+
 application3.all = function all(path, ...handlers) {
-  for (const method of methods) (application3[method] as (this: Application3, p: unknown, ...h: unknown[]) => unknown).call(this, path, ...handlers);
+  for (const method of methods) application3[method].call(this, path, ...handlers);
   return this;
 };

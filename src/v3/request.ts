@@ -13,7 +13,7 @@ import { isFresh } from '../http/fresh';
 import { DEFAULT_TYPE, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
-import { request, withoutPort } from '../request';
+import { request, withoutPort, type RequestPrototype } from '../request';
 
 export interface AcceptEntry {
   value: string;
@@ -128,7 +128,13 @@ export function basicCredentials(header: string | undefined): { username: string
   return { username: decoded.slice(0, colon), password };
 }
 
-export const request3: Record<string | symbol, unknown> = Object.create(request);
+/** The 3.x request prototype: the 4.x one with the methods and getters below in place of its own. */
+export type Request3Prototype = Omit<RequestPrototype, keyof typeof methods3 | keyof typeof getters3 | 'header'> &
+  typeof methods3 & { header: (typeof methods3)['get'] } & {
+    readonly [Name in keyof typeof getters3]: ReturnType<(typeof getters3)[Name]>;
+  };
+
+export const request3 = Object.create(request) as Request3Prototype;
 
 const methods3 = {
   /** A request header, case-insensitive; Referer and Referrer are interchangeable. */
@@ -183,7 +189,7 @@ const methods3 = {
   },
 };
 
-const getters3: Record<string, (this: Request3) => unknown> = {
+const getters3 = {
   ip() {
     return proxyAddr(this, this.app.get('trust proxy fn') as (addr: string, i: number) => boolean);
   },
@@ -251,7 +257,7 @@ const getters3: Record<string, (this: Request3) => unknown> = {
     if ((status >= 200 && status < 300) || status === 304) return isFresh(this.headers, this.res.getHeaders());
     return false;
   },
-};
+} satisfies Record<string, (this: Request3) => unknown>;
 
 for (const [name, fn] of Object.entries(methods3)) {
   Object.defineProperty(request3, name, { configurable: true, enumerable: true, writable: true, value: fn });

@@ -21,7 +21,7 @@ import { DEFAULT_TYPE, charsetOf, lookupType } from '../http/mime';
 import { parseOriginalUrl } from '../http/parse-url';
 import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
-import { response } from '../response';
+import { response, type ResponsePrototype } from '../response';
 import { fileMethods } from '../response/files';
 import { removeEntityHeaders } from '../response/send';
 import { onHeaders } from '../middleware/on-headers';
@@ -75,7 +75,11 @@ function lookup3(type: string): string {
   return type.includes('/') ? type : lookupType(type) || DEFAULT_TYPE;
 }
 
-export const response3: Record<string | symbol, unknown> = Object.create(response);
+/** The 3.x response prototype: the 4.x one with the methods below in place of its own. */
+export type Response3Prototype = Omit<ResponsePrototype, keyof typeof methods3 | 'header' | 'contentType' | 'charset'> &
+  typeof methods3 & { header: (typeof methods3)['set']; contentType: (typeof methods3)['type']; charset: string | undefined };
+
+export const response3 = Object.create(response) as Response3Prototype;
 
 const methods3 = {
   /** Connect 2's patch: Set-Cookie values accumulate; Content-Type gets `res.charset`. */

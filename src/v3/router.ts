@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
 import { callErrorHandler, callHandler, decodeParam, forwardRejection, type Handler, type NextFunction } from '../router/layer';
-import { methods } from '../router/methods';
+import { methods, type MethodMembers } from '../router/methods';
 import { flattenHandlers } from '../router/route';
 import { compilePath3, type PathKey3 } from './path';
 
@@ -67,6 +67,11 @@ export class Route3 {
   }
 }
 
+/** `router.get(path, ...handlers)`...: installed on the prototype for every method below. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Router3 extends MethodMembers<(path: string | RegExp | Array<string | RegExp>, ...handlers: unknown[]) => Router3> {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Router3 {
   map: Record<string, Route3[]> = {};
   params: Record<string, ParamCallback3[]> = {};
@@ -75,7 +80,6 @@ export class Router3 {
   strict: boolean | undefined;
   /** The middleware `app.use(app.router)` mounts. */
   middleware: (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
-  [method: string]: unknown;
 
   constructor(options: { caseSensitive?: boolean; strict?: boolean } = {}) {
     this.caseSensitive = options.caseSensitive;

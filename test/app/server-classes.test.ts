@@ -22,7 +22,8 @@ function probeApp() {
     seen.push(swapped ? 'swapped' : 'born');
     assert.ok(app.request.isPrototypeOf(req) && app.response.isPrototypeOf(res));
     assert.ok(req instanceof http.IncomingMessage && res instanceof http.ServerResponse);
-    assert.ok(req.constructor === http.IncomingMessage && res.constructor === http.ServerResponse);
+    // Object.is, not ===: a `constructor ===` check would narrow req/res to Node's bare classes.
+    assert.ok(Object.is(req.constructor, http.IncomingMessage) && Object.is(res.constructor, http.ServerResponse));
     res.send(`${req.get('x-probe')} ${req.hostname}`);
   });
   return { app, seen };
@@ -109,8 +110,8 @@ describe('app-born requests and responses', () => {
   it('a mounted app sees its own prototypes and the parent gets its own back', async () => {
     const parent = webapp();
     const child = webapp();
-    (child.request as Record<string, unknown>).side = 'child';
-    (parent.request as Record<string, unknown>).side = 'parent';
+    (child.request as unknown as Record<string, unknown>).side = 'child';
+    (parent.request as unknown as Record<string, unknown>).side = 'parent';
     child.get('/', (req: Req, _res: Res, next: () => void) => {
       req.inner = req.side;
       next();

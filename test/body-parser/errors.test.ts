@@ -49,7 +49,8 @@ function rawExchange(chunks: Array<string | Buffer>, { end = true, waitMs = 0 } 
   });
 }
 
-function json(status: number, body: unknown) {
+// `any`: the parsed JSON error body, whose fields each test reads.
+function json(status: number, body: any) {
   return { status, body };
 }
 

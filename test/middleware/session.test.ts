@@ -463,7 +463,7 @@ describe('session: Store, MemoryStore, Session, Cookie', () => {
     assert.equal(loaded.id, 'abc');
     assert.equal(loaded.n, 3);
     assert.ok(loaded.cookie instanceof session.Cookie);
-    assert.equal(loaded.cookie.expires.valueOf(), expires.valueOf());
+    assert.equal(loaded.cookie.expires!.valueOf(), expires.valueOf());
     assert.equal(loaded.cookie.originalMaxAge, 60000);
     const none = await new Promise((resolve) => store.load('missing', (_err, s) => resolve(s)));
     assert.equal(none, undefined);

@@ -12,9 +12,12 @@ export type { RequestSpec, RawResponse };
 export { withServer, rawRequest };
 
 type Next = (err?: unknown) => void;
-export type Handler =
-  | ((req: any, res: any, next: Next) => void)
-  | ((err: any, req: any, res: any, next: Next) => void);
+/**
+ * A middleware, or an error handler (4 arguments): one call signature, so an
+ * inline `(req, res, next) => ...` is contextually typed (a union of the two
+ * forms would leave its parameters implicitly `any`).
+ */
+export type Handler = (reqOrErr: any, res: any, next: any, ...errorHandlerNext: any[]) => void;
 
 /** Ends an errored request with `err.status` (else 500) and the message, on both sides. */
 export function sendError(err: any, _req: http.IncomingMessage, res: http.ServerResponse, _next: Next): void {
