@@ -76,7 +76,7 @@ const wrk = {
 
 const autocannon = {
   name: 'autocannon',
-  async version(path) {
+  async version(_path) {
     return `autocannon ${createRequire(import.meta.url)('autocannon/package.json').version}`;
   },
   async measure(path, { url, scenario, fixtures, seconds, connections, cpu }) {

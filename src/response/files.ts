@@ -130,7 +130,6 @@ function download(
 function sendfile(this: FileResponse, path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void {
   let fn = callback;
   let opts: SendFileOptions = (options as SendFileOptions) || {};
-  const res = this;
   const req = this.req;
   const next = req.next;
   if (typeof options === 'function') {
@@ -145,20 +144,20 @@ function sendfile(this: FileResponse, path: string, options?: SendFileOptions | 
   const cleanup = () => {
     req.socket?.removeListener('error', onSocketError);
   };
-  function fail(err: Error): void {
+  const fail = (err: Error): void => {
     if (done) return;
     done = true;
     cleanup();
     // 3.x download set this before sending: an error page must not be offered as a download.
-    if (!res.headersSent) res.removeHeader('Content-Disposition');
+    if (!this.headersSent) this.removeHeader('Content-Disposition');
     if (fn) return fn(err);
-    if (res.headersSent) return;
+    if (this.headersSent) return;
     next?.(err);
-  }
+  };
 
   req.socket?.on('error', onSocketError);
-  res.on('finish', cleanup);
-  sendCore().sendFile(req, res, path, sendOptions().compileSendOptions(opts), {
+  this.on('finish', cleanup);
+  sendCore().sendFile(req, this, path, sendOptions().compileSendOptions(opts), {
     error: fail,
     directory: () => next?.(),
     headers: opts.headers

@@ -102,14 +102,14 @@ export const sendMethods = {
 
   send,
 
-  // `obj` is named for the method's arity (1); the body is read from `arguments` for the legacy forms.
-  json(this: Response, obj?: unknown) {
+  // `_obj` is named for the method's arity (1); the body is read from `arguments` for the legacy forms.
+  json(this: Response, _obj?: unknown) {
     const body = jsonOf(this, legacyBody(this, 'json', arguments));
     if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
     return this.send(body);
   },
 
-  jsonp(this: Response, obj?: unknown) {
+  jsonp(this: Response, _obj?: unknown) {
     let body = jsonOf(this, legacyBody(this, 'jsonp', arguments));
     let callback = this.req.query[this.app.get('jsonp callback name') as string];
 

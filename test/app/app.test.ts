@@ -278,7 +278,7 @@ describe('app.listen', () => {
   const hello = () => {
     const app = webapp();
     // Born with the app's prototypes: no swap, yet every app.request member resolves.
-    app.get('/', (req: Req, res: Res) => res.end('hi ' + (app.request.isPrototypeOf(req) && app.response.isPrototypeOf(res))));
+    app.get('/', (req: Req, res: Res) => res.end('hi ' + (Object.prototype.isPrototypeOf.call(app.request, req) && Object.prototype.isPrototypeOf.call(app.response, res))));
     return app;
   };
   const fetchText = async (url: string) => (await fetch(url)).text();

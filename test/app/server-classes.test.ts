@@ -20,7 +20,7 @@ function probeApp() {
   app.get('/', (req: Req, res: Res) => {
     const swapped = Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response;
     seen.push(swapped ? 'swapped' : 'born');
-    assert.ok(app.request.isPrototypeOf(req) && app.response.isPrototypeOf(res));
+    assert.ok(Object.prototype.isPrototypeOf.call(app.request, req) && Object.prototype.isPrototypeOf.call(app.response, res));
     assert.ok(req instanceof http.IncomingMessage && res instanceof http.ServerResponse);
     // Object.is, not ===: a `constructor ===` check would narrow req/res to Node's bare classes.
     assert.ok(Object.is(req.constructor, http.IncomingMessage) && Object.is(res.constructor, http.ServerResponse));
