@@ -1,6 +1,6 @@
 // npm run bench: every framework on every scenario, in one run.
 //
-// Method (STYLE.md "Benchmarks"): each server runs in its own process pinned to
+// Method (bench/README.md, "Method"): each server runs in its own process pinned to
 // one CPU (taskset -c 0), the load generator on another (taskset -c 1), both on
 // 127.0.0.1. For each scenario all servers are started and checked with one
 // request, warmed up, then measured in rounds that alternate between frameworks

@@ -1,4 +1,4 @@
-// The targets webapp is held to (issue 10, DESIGN.md's performance plan), checked
+// The targets webapp is held to (the performance plan in bench/README.md, "Targets check"), checked
 // on one Node line's results: each row says what was compared and pass / fail
 // (or n/a when a number it needs was not measured in this run).
 import { rateOf } from './report.mjs';
