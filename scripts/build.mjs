@@ -26,6 +26,7 @@ const entries = [
   { esm: 'body-parser.mjs', cjs: '../cjs/body-parser/index.js', defaultExport: true },
   { esm: 'v3.mjs', cjs: '../cjs/v3/index.js', defaultExport: true },
   { esm: 'middleware.mjs', cjs: '../cjs/middleware/index.js', defaultExport: false },
+  { esm: 'otel.mjs', cjs: '../cjs/otel/index.js', defaultExport: false },
 ];
 mkdirSync(join(dist, 'esm'), { recursive: true });
 for (const entry of entries) {

@@ -1,10 +1,14 @@
 // Runs every test/**/*.test.ts file with node's test runner (TypeScript loaded by tsx).
-// Usage: npm test [-- path-substring ...] to run only files whose path contains a substring.
+// Usage: npm test [-- path-substring ...] to run only files whose path contains a substring;
+// npm test -- --node 26 [path-substring ...] runs them under another Node line (its binary
+// comes from the npm registry's `node` package, see scripts/node-lines.mjs); --node 22,26
+// runs the suite once per line, one after the other.
 // test/integration/ (Redis, worker processes) runs only through `npm run test:integration`
 // (`--integration`), so the unit suite stays fast and needs no redis-server.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { nodeBinary, takeNodeOption } from './node-lines.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 function collect(dir) {
@@ -19,7 +23,14 @@ function collect(dir) {
   return out;
 }
 const integration = process.argv.includes('--integration');
-const filters = process.argv.slice(2).filter((arg) => arg !== '--integration');
+let parsed;
+try {
+  parsed = takeNodeOption(process.argv.slice(2).filter((arg) => arg !== '--integration'));
+} catch (error) {
+  console.error(error.message);
+  process.exit(2);
+}
+const filters = parsed.rest;
 const files = collect(join(root, 'test')).sort().filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
 if (files.length === 0) {
   console.error('no test files matched');
@@ -30,9 +41,19 @@ if (filters.length === 0 || filters.some((f) => 'test/package'.includes(f) || f.
   const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, NODE_ENV: 'test' },
-});
-process.exit(result.status ?? 1);
+// The build above always runs on this Node (its output is the same for every line).
+const binaries = parsed.lines ? parsed.lines.map(nodeBinary) : [{ version: process.version, path: process.execPath }];
+let failed = 0;
+for (const binary of binaries) {
+  if (parsed.lines) console.log(`\n# Node ${binary.version} (${binary.path})`);
+  const result = spawnSync(binary.path, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'test' },
+  });
+  if (result.status !== 0) {
+    failed = result.status ?? 1;
+    if (parsed.lines) console.log(`# Node ${binary.version}: FAILED`);
+  }
+}
+process.exit(failed);

@@ -3,39 +3,37 @@
  * methods, rendering and `listen`. `webapp()` mixes it into a request-handling
  * function, as Express 4 does, so the app is both a handler and an object.
  */
-import { EventEmitter } from 'node:events';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { EventEmitter } from 'node:events';
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { deprecate } from './http/deprecate';
+import {
+  applicationCore,
+  environment,
+  inheritFromParent,
+  initLayer,
+  markTrustProxyDefault,
+  markTrustProxySet,
+  mixin,
+  mountedApp,
+  paramMethod,
+} from './app-core';
 import { finalHandler } from './http/final-handler';
-import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
-import { serverClasses } from './server-classes';
-import { kQueryParser, type QueryParser } from './request';
+import { queryLayer } from './query';
+import type { QueryParser } from './request';
+import type { RenderCallback } from './response/types';
 import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
+import type { MethodMembers } from './router/methods';
 import type { PathPattern } from './router/path-pattern';
-import { compileETag, compileQueryParser, compileTrust } from './settings';
-import { View, renderView } from './view';
+import { compileETag, compileQueryParser, compileTrust, queryParserOf } from './settings';
+import { isTraced, requestChannel } from './tracing/channels';
+import { isRequestTraced, traceRequest } from './tracing/request';
+import { View } from './view';
 
-/** Marks `trust proxy` as still at its default, so a mounted sub-app inherits its parent's. */
-const kTrustProxyDefault = '@@symbol:trust_proxy_default';
-
-/** What the app stores on requests and responses it handles. */
-interface AppRequest extends IncomingMessage {
-  app?: Application;
-  res?: ServerResponse;
-  next?: NextFunction;
-  query?: unknown;
-  [kQueryParser]?: QueryParser;
-}
-interface AppResponse extends ServerResponse {
-  req: IncomingMessage;
-  locals?: Record<string, unknown>;
-}
-
-export type RenderCallback = (err: Error | null, html?: string) => void;
-export type Engine = (path: string, options: object, callback: (err: Error | null, html?: string) => void) => void;
+export type { RenderCallback };
+export type Engine = (path: string, options: object, callback: RenderCallback) => void;
 
 /** An app: a request handler with the application methods and settings. */
 export interface Application extends EventEmitter, ApplicationMethods {
@@ -51,7 +49,10 @@ export interface Application extends EventEmitter, ApplicationMethods {
   _router?: Router;
 }
 
-export interface ApplicationMethods {
+/** `app.post(path, ...handlers)`...; `get` is declared above, as it also reads settings. */
+type RouteMethod = (this: Application, path: PathPattern, ...handlers: unknown[]) => Application;
+
+export interface ApplicationMethods extends Omit<MethodMembers<RouteMethod>, 'get'> {
   init(this: Application): void;
   defaultConfiguration(this: Application): void;
   lazyrouter(this: Application): void;
@@ -72,80 +73,11 @@ export interface ApplicationMethods {
   del(this: Application, path: PathPattern, ...handlers: unknown[]): Application;
   render(this: Application, name: string, options?: object | RenderCallback, callback?: RenderCallback): void;
   listen(this: Application, ...args: unknown[]): http.Server;
-  [method: string]: unknown;
 }
 
-/** The environment mode: RUNTIME_ENV, then NODE_ENV, then development. */
-export function environment(): string {
-  return process.env.RUNTIME_ENV || process.env.NODE_ENV || 'development';
-}
-
-/** What a mounted app (4.x or 3.x) takes over from its parent. */
-interface InheritingApp {
-  settings: Record<string, unknown>;
-  request: object;
-  response: object;
-  engines: object;
-}
-
-/**
- * The `mount` listener: the sub-app's settings, engines, request and response
- * prototypes fall back to the parent's. `trust proxy` has a default yet is
- * inherited: a default still in place is dropped so the parent's value shows.
- */
-export function inheritFromParent(this: InheritingApp, parent: InheritingApp): void {
-  if (this.settings[kTrustProxyDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
-    delete this.settings['trust proxy'];
-    delete this.settings['trust proxy fn'];
-  }
-  Object.setPrototypeOf(this.request, parent.request);
-  Object.setPrototypeOf(this.response, parent.response);
-  Object.setPrototypeOf(this.engines, parent.engines);
-  Object.setPrototypeOf(this.settings, parent.settings);
-}
-
-/** Marks `trust proxy` as set by the app itself (no longer inherited on mount). */
-export function markTrustProxySet(settings: object): void {
-  Object.defineProperty(settings, kTrustProxyDefault, { configurable: true, value: false });
-}
-
-/** Marks `trust proxy` as at its default (inherited from a parent on mount). */
-export function markTrustProxyDefault(settings: object): void {
-  Object.defineProperty(settings, kTrustProxyDefault, { configurable: true, value: true });
-}
-
-/** enable/disable/enabled/disabled, shared by 4.x and 3.x apps: all go through `set`. */
-export const booleanSettings = {
-  enabled(this: { set(name: string): unknown }, setting: string): boolean {
-    return Boolean(this.set(setting));
-  },
-  disabled(this: { set(name: string): unknown }, setting: string): boolean {
-    return !this.set(setting);
-  },
-  enable<T>(this: T & { set(name: string, value: unknown): unknown }, setting: string): T {
-    return this.set(setting, true) as T;
-  },
-  disable<T>(this: T & { set(name: string, value: unknown): unknown }, setting: string): T {
-    return this.set(setting, false) as T;
-  },
-};
-
-/** Copies own property descriptors (methods and accessors alike), keeping those `target` already has. */
-export function mixin(target: object, source: object): void {
-  for (const name of Object.getOwnPropertyNames(source)) {
-    if (Object.prototype.hasOwnProperty.call(target, name)) continue;
-    Object.defineProperty(target, name, Object.getOwnPropertyDescriptor(source, name)!);
-  }
-}
-
+/** The 4.x preset: the shared core plus what Express 4 does its own way. */
 export const application = {} as ApplicationMethods;
-
-application.init = function init() {
-  this.cache = {};
-  this.engines = {};
-  this.settings = {};
-  this.defaultConfiguration();
-};
+mixin(application, applicationCore);
 
 application.defaultConfiguration = function defaultConfiguration() {
   const env = environment();
@@ -182,8 +114,8 @@ application.lazyrouter = function lazyrouter() {
     caseSensitive: this.enabled('case sensitive routing'),
     strict: this.enabled('strict routing'),
   } satisfies RouterOptions);
-  this._router.use(queryMiddleware(this.get('query parser fn') as QueryParser));
-  this._router.use(initMiddleware(this));
+  this._router.use(queryLayer(queryParserOf(this.get('query parser fn')) as QueryParser));
+  this._router.use(initLayer(this, () => Object.create(null)));
 };
 
 application.handle = function handle(req, res, callback) {
@@ -193,6 +125,7 @@ application.handle = function handle(req, res, callback) {
     done();
     return;
   }
+  if (isTraced(requestChannel) && !isRequestTraced(req)) return traceRequest(this, req, res, done, router);
   router.handle(req, res, done);
 };
 
@@ -210,15 +143,7 @@ application.use = function use(...args: unknown[]) {
     }
     sub.mountpath = path;
     sub.parent = this;
-    router.use(path, function mounted_app(req: AppRequest, res: ServerResponse, next: NextFunction) {
-      const orig = req.app!;
-      sub.handle(req, res, (err?: unknown) => {
-        // Back in the parent: the request and response take the parent's prototypes again.
-        adoptRequestPrototype(req, orig.request);
-        adoptResponsePrototype(res, orig.response);
-        next(err);
-      });
-    });
+    router.use(path, mountedApp(sub));
     sub.emit('mount', this);
   }
   return this;
@@ -229,22 +154,11 @@ application.route = function route(path) {
   return this._router!.route(path);
 };
 
-application.engine = function engine(ext, fn) {
-  if (typeof fn !== 'function') throw new Error('callback function required');
-  const extension = ext[0] !== '.' ? '.' + ext : ext;
-  this.engines[extension] = fn;
-  return this;
-};
-
-application.param = function param(name, fn) {
+/** A 4.x router takes one callback per `param` call and deals with `:name` and the function form itself. */
+application.param = paramMethod(function registerParam(this: Application, name: unknown, fns: unknown[]) {
   this.lazyrouter();
-  if (Array.isArray(name)) {
-    for (const each of name) this.param(each, fn);
-    return this;
-  }
-  this._router!.param(name as string, fn);
-  return this;
-};
+  this._router!.param(name as string, fns[0]);
+}) as ApplicationMethods['param'];
 
 application.set = function set(this: Application, setting: string, value?: unknown): unknown {
   if (arguments.length === 1) {
@@ -276,77 +190,28 @@ application.path = function path() {
   return this.parent ? this.parent.path() + this.mountpath : '';
 };
 
-Object.assign(application, booleanSettings);
-
 for (const method of methods) {
   application[method] = function addRoute(this: Application, path: PathPattern, ...handlers: unknown[]) {
-    // `app.get(name)` with one argument reads a setting.
-    if (method === 'get' && arguments.length === 1) return this.set(path as string);
     this.lazyrouter();
     const route = this._router!.route(path);
-    (route[method] as (...h: unknown[]) => Route)(...handlers);
+    route[method](...handlers);
     return this;
   };
 }
 
+/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+const routeGet = application.get;
+application.get = function get(this: Application, settingOrPath: string | PathPattern, ...handlers: unknown[]) {
+  if (arguments.length === 1) return this.set(settingOrPath as string);
+  return routeGet.call(this, settingOrPath, ...handlers);
+};
+
 application.all = function all(path, ...handlers) {
   this.lazyrouter();
   const route = this._router!.route(path);
-  for (const method of methods) (route[method] as (...h: unknown[]) => Route)(...handlers);
+  for (const method of methods) route[method](...handlers);
   return this;
 };
-
-application.del = function del(this: Application, path: PathPattern, ...handlers: unknown[]) {
-  deprecate('app.del: Use app.delete instead');
-  return (this.delete as (...args: unknown[]) => Application)(path, ...handlers);
-};
-
-application.render = function render(name, options, callback) {
-  const done = (typeof options === 'function' ? options : callback) as RenderCallback;
-  const opts = typeof options === 'function' || options === undefined ? {} : options;
-  renderView(this, name, opts as Record<string, unknown>, done);
-};
-
-/**
- * Like Express, `app.listen` makes an HTTP server for the app and passes all
- * arguments to `server.listen`. Unlike Express, the server constructs requests and
- * responses that already have the app's prototypes, so no prototype has to be
- * swapped per request (the hot path Express pays for on every request).
- */
-application.listen = function listen(...args: unknown[]) {
-  const server = http.createServer(serverClasses(this) as http.ServerOptions, this);
-  return server.listen(...(args as Parameters<http.Server['listen']>));
-};
-
-/**
- * Express's `query` layer. Parsing is deferred: the layer only records which
- * parser applies (the first app's, as in Express) and `req.query` parses on first
- * read. A `req.query` set before the app saw the request is kept.
- */
-function queryMiddleware(parser: QueryParser) {
-  return function query(req: AppRequest, _res: ServerResponse, next: NextFunction) {
-    // Only an own `query` (set by whatever handled the request first) can be set
-    // yet; checking for it avoids running the lazy accessor.
-    if (req[kQueryParser] === undefined && (!Object.prototype.hasOwnProperty.call(req, 'query') || !req.query)) {
-      req[kQueryParser] = parser;
-    }
-    next();
-  };
-}
-
-/** Express's `expressInit` layer: links req/res, gives them the app's prototypes, sets X-Powered-By. */
-function initMiddleware(app: Application) {
-  return function expressInit(req: AppRequest, res: AppResponse, next: NextFunction) {
-    if (app.enabled('x-powered-by')) res.setHeader('X-Powered-By', 'webapp');
-    req.res = res;
-    (res as { req: IncomingMessage }).req = req;
-    req.next = next;
-    adoptRequestPrototype(req, app.request);
-    adoptResponsePrototype(res, app.response);
-    res.locals = res.locals || Object.create(null);
-    next();
-  };
-}
 
 const kErrorLogger = Symbol('webapp.errorLogger');
 

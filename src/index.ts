@@ -4,33 +4,18 @@
  * `json`, `raw`, `text`, `urlencoded`, `static`, `query`), so
  * `const express = require('webapp')` works wherever Express 4 did.
  */
-import { EventEmitter } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction } from './router/layer';
-import { application, mixin, type Application } from './application';
+import { createApp } from './app-core';
+import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
-import { serveStatic } from './static';
-import { adoptServer } from './server-classes';
-import bodyParser = require('./body-parser');
-import { query } from './query';
-import { graceful } from './shutdown';
-import type * as PublicTypes from './types/public';
+import type bodyParser = require('./body-parser');
+// Not `import type`: the namespace below re-exports its interfaces with `export import`
+// (elided from the JavaScript, as the namespace is ambient).
+import * as PublicTypes from './types/public';
 
 function createApplication(): Application {
-  const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
-    // As a server's request listener (no `next`), see whether the server can build app-born objects.
-    if (next === undefined) adoptServer(app as Application, req);
-    (app as Application).handle(req, res, next);
-  } as Application;
-  mixin(app, EventEmitter.prototype);
-  mixin(app, application);
-  const own = { configurable: true, enumerable: true, writable: true, value: app };
-  app.request = Object.create(requestPrototype, { app: own });
-  app.response = Object.create(responsePrototype, { app: own });
-  app.init();
-  return app;
+  return createApp<Application>(application, requestPrototype, responsePrototype);
 }
 
 /**
@@ -42,7 +27,14 @@ const REMOVED_MIDDLEWARE = [
   'errorHandler', 'timeout', 'methodOverride', 'vhost', 'csrf', 'directory', 'limit', 'multipart', 'staticCache',
 ];
 
-/** The factory: `webapp()` returns a new application. */
+/**
+ * The factory: `webapp()` returns a new application, a request handler with the
+ * Express 4 API.
+ * @example
+ * const app = webapp();
+ * app.get('/', (req, res) => res.send('hello'));
+ * app.listen(3000);
+ */
 function webapp(): webapp.Express {
   // The internal Application type is narrower than the public one (src/types/public.ts).
   return createApplication() as unknown as webapp.Express;
@@ -50,72 +42,112 @@ function webapp(): webapp.Express {
 
 // The public types travel with the CommonJS export (`export =`), so both
 // `import webapp from 'webapp'` and `import { Router, Request } from 'webapp'`
-// type-check. They are declared in src/types/public.ts, shaped as @types/express;
-// the interfaces are re-declared here (not aliased) so `declare module 'webapp'`
-// can merge into them, as it can with @types/express.
+// type-check. They are declared in src/types/public.ts, shaped as @types/express,
+// and re-exported here as import aliases, not copies: `declare module 'webapp' {
+// interface Request { ... } }` follows the alias and merges into the very
+// interface every handler receives, inline and annotated alike.
 declare namespace webapp {
-  export interface Request<
-    P = PublicTypes.ParamsDictionary,
-    ResBody = any,
-    ReqBody = any,
-    ReqQuery = PublicTypes.ParsedQs,
-    LocalsObj extends Record<string, any> = Record<string, any>,
-  > extends PublicTypes.Request<P, ResBody, ReqBody, ReqQuery, LocalsObj> {}
-  export interface Response<ResBody = any, LocalsObj extends Record<string, any> = Record<string, any>>
-    extends PublicTypes.Response<ResBody, LocalsObj> {}
-  export interface Application extends PublicTypes.Application {}
-  export interface Express extends PublicTypes.Express {}
+  export import Request = PublicTypes.Request;
+  export import Response = PublicTypes.Response;
+  export import Application = PublicTypes.Application;
+  export import Express = PublicTypes.Express;
   export interface Router extends PublicTypes.Router {}
-  export interface IRouter extends PublicTypes.IRouter {}
-  export interface IRoute<Route extends string = string> extends PublicTypes.IRoute<Route> {}
-  export interface IRouterMatcher<T, Method extends string = any> extends PublicTypes.IRouterMatcher<T, Method> {}
-  export interface IRouterHandler<T, Route extends string = string> extends PublicTypes.IRouterHandler<T, Route> {}
-  export interface RouterOptions extends PublicTypes.RouterOptions {}
-  export interface CookieOptions extends PublicTypes.CookieOptions {}
-  export interface Locals extends PublicTypes.Locals {}
-  export interface Handler extends PublicTypes.Handler {}
-  export interface RequestHandler<
-    P = PublicTypes.ParamsDictionary,
-    ResBody = any,
-    ReqBody = any,
-    ReqQuery = PublicTypes.ParsedQs,
-    LocalsObj extends Record<string, any> = Record<string, any>,
-  > extends PublicTypes.RequestHandler<P, ResBody, ReqBody, ReqQuery, LocalsObj> {}
-  export type ErrorRequestHandler<
-    P = PublicTypes.ParamsDictionary,
-    ResBody = any,
-    ReqBody = any,
-    ReqQuery = PublicTypes.ParsedQs,
-    LocalsObj extends Record<string, any> = Record<string, any>,
-  > = PublicTypes.ErrorRequestHandler<P, ResBody, ReqBody, ReqQuery, LocalsObj>;
-  export type NextFunction = PublicTypes.NextFunction;
-  export type ParamsDictionary = PublicTypes.ParamsDictionary;
-  export type Query = PublicTypes.Query;
-  export type ParsedQs = PublicTypes.ParsedQs;
-  export type RouteParameters<Route extends string> = PublicTypes.RouteParameters<Route>;
-  export type PathParams = PublicTypes.PathParams;
-  export type Send<ResBody = any, T = PublicTypes.Response<ResBody>> = PublicTypes.Send<ResBody, T>;
-  export type Errback = PublicTypes.Errback;
-  export type RequestParamHandler = PublicTypes.RequestParamHandler;
-  export type RequestHandlerParams = PublicTypes.RequestHandlerParams;
-  export type SendFileOptions = PublicTypes.SendFileOptions;
-  export type ServeStaticOptions = import('./static').ServeStaticOptions;
+  export import IRouter = PublicTypes.IRouter;
+  export import IRoute = PublicTypes.IRoute;
+  export import IRouterMatcher = PublicTypes.IRouterMatcher;
+  export import IRouterHandler = PublicTypes.IRouterHandler;
+  export import RouterOptions = PublicTypes.RouterOptions;
+  export import CookieOptions = PublicTypes.CookieOptions;
+  export import Locals = PublicTypes.Locals;
+  export import Handler = PublicTypes.Handler;
+  export import RequestHandler = PublicTypes.RequestHandler;
+  export import ErrorRequestHandler = PublicTypes.ErrorRequestHandler;
+  export import NextFunction = PublicTypes.NextFunction;
+  export import ParamsDictionary = PublicTypes.ParamsDictionary;
+  export import Query = PublicTypes.Query;
+  export import ParsedQs = PublicTypes.ParsedQs;
+  export import RouteParameters = PublicTypes.RouteParameters;
+  export import PathParams = PublicTypes.PathParams;
+  export import Send = PublicTypes.Send;
+  export import Errback = PublicTypes.Errback;
+  export import RequestParamHandler = PublicTypes.RequestParamHandler;
+  export import RequestHandlerParams = PublicTypes.RequestHandlerParams;
+  export import ForeignRequestHandler = PublicTypes.ForeignRequestHandler;
+  export import ForeignErrorRequestHandler = PublicTypes.ForeignErrorRequestHandler;
+  export import SendFileOptions = PublicTypes.SendFileOptions;
+  export import DownloadOptions = PublicTypes.DownloadOptions;
+  export import ServeStaticOptions = PublicTypes.ServeStaticOptions;
+  export import RenderCallback = PublicTypes.RenderCallback;
   export type OptionsJson = bodyParser.OptionsJson;
   export type OptionsText = bodyParser.OptionsText;
   export type OptionsUrlencoded = bodyParser.OptionsUrlencoded;
   export type Options = bodyParser.Options;
 
+  /** The application prototype every app is made from; patch it to add app methods to all apps. */
   export const application: Application;
+  /**
+   * The request prototype of all apps; each app has its own `app.request` below it.
+   * @example
+   * // declared by `declare module 'webapp' { interface Request { isAdmin(): boolean } }`
+   * webapp.request.isAdmin = function () { return this.get('x-role') === 'admin'; };
+   */
   export const request: Request;
+  /**
+   * The response prototype of all apps; each app has its own `app.response` below it.
+   * @example
+   * // declared by `declare module 'webapp' { interface Response { ok(): Response } }`
+   * webapp.response.ok = function () { return this.sendStatus(200); };
+   */
   export const response: Response;
+  /** The Route class (`router.route(path)` returns one). */
   export const Route: typeof RouteClass;
-  export const Router: (options?: RouterOptions) => PublicTypes.Router;
-  const serveStaticHandler: (root: string, options?: ServeStaticOptions) => PublicTypes.Handler;
+  /**
+   * A new router: mountable middleware with its own routes, params and middleware.
+   * @example
+   * const api = webapp.Router({ mergeParams: true });
+   * api.get('/items/:id', (req, res) => res.json({ id: req.params.id }));
+   * app.use('/api', api);
+   */
+  export const Router: {
+    (options?: RouterOptions): Router;
+    new (options?: RouterOptions): Router;
+  };
+  /**
+   * Serves the files below `root` for GET and HEAD (serve-static's options and behaviour).
+   * @example
+   * app.use('/assets', webapp.static('public', { maxAge: '1d', setHeaders: (res) => res.set('X-Static', '1') }));
+   */
+  const serveStaticHandler: (root: string, options?: ServeStaticOptions<Response>) => PublicTypes.Handler;
   export { serveStaticHandler as static };
+  /**
+   * Parses the query string into `req.query` (with `qs`-style options, or a parser function).
+   * @example
+   * app.use(webapp.query({ depth: 2 }));
+   */
   export const query: (options?: object) => PublicTypes.Handler;
+  /**
+   * Parses JSON bodies into `req.body` (body-parser's `json`).
+   * @example
+   * app.use(webapp.json({ limit: '1mb' }));
+   */
   export const json: (options?: OptionsJson) => PublicTypes.Handler;
+  /**
+   * Reads bodies into a Buffer in `req.body` (body-parser's `raw`).
+   * @example
+   * app.post('/webhook', webapp.raw({ type: 'application/octet-stream' }), (req, res) => res.send(req.body.length));
+   */
   export const raw: (options?: Options) => PublicTypes.Handler;
+  /**
+   * Reads text bodies into a string in `req.body` (body-parser's `text`).
+   * @example
+   * app.use(webapp.text({ type: 'text/*' }));
+   */
   export const text: (options?: OptionsText) => PublicTypes.Handler;
+  /**
+   * Parses URL-encoded form bodies into `req.body` (body-parser's `urlencoded`).
+   * @example
+   * app.use(webapp.urlencoded({ extended: false }));
+   */
   export const urlencoded: (options?: OptionsUrlencoded) => PublicTypes.Handler;
   /** Beyond Express: graceful shutdown for a server (docs/production.md). */
   export type GracefulOptions = import('./shutdown').GracefulOptions;
@@ -128,14 +160,35 @@ Object.assign(webapp, {
   response: responsePrototype,
   Route: RouteClass,
   Router: RouterFactory,
-  static: serveStatic,
-  query,
-  json: bodyParser.json,
-  raw: bodyParser.raw,
-  text: bodyParser.text,
-  urlencoded: bodyParser.urlencoded,
-  graceful,
 });
+
+/**
+ * Why lazy: an app that uses none of them should not pay for loading the static
+ * server and the body parsers before its first request (cold start). Each member
+ * is loaded on first read and then becomes a plain property, as in Express.
+ */
+const loadBodyParser = () => require('./body-parser') as typeof bodyParser;
+const LAZY_MEMBERS: Record<string, () => unknown> = {
+  static: () => (require('./static') as typeof import('./static')).serveStatic,
+  query: () => (require('./query') as typeof import('./query')).query,
+  json: () => loadBodyParser().json,
+  raw: () => loadBodyParser().raw,
+  text: () => loadBodyParser().text,
+  urlencoded: () => loadBodyParser().urlencoded,
+  graceful: () => (require('./shutdown') as typeof import('./shutdown')).graceful,
+};
+for (const [name, load] of Object.entries(LAZY_MEMBERS)) {
+  const settle = (value: unknown) => {
+    Object.defineProperty(webapp, name, { configurable: true, enumerable: true, writable: true, value });
+    return value;
+  };
+  Object.defineProperty(webapp, name, {
+    configurable: true,
+    enumerable: true,
+    get: () => settle(load()),
+    set: settle,
+  });
+}
 
 for (const name of REMOVED_MIDDLEWARE) {
   Object.defineProperty(webapp, name, {

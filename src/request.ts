@@ -6,19 +6,28 @@
  */
 import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import proxyAddr = require('proxy-addr');
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
 import { acceptsOther, acceptsTypes, offers } from './http/negotiation';
 import { parseOriginalUrl, parseUrl } from './http/parse-url';
 import { parseRange, type RangeOptions } from './http/range-parser';
 import { typeIs } from './http/type-is';
+import { lazy } from './http/lazy';
+
+const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
 
 /**
  * The query parser chosen for this request: set once, by the first webapp app the
  * request enters (as Express's `query` middleware only parses when `req.query` is
  * unset). Parsing itself waits for the first read of `req.query`.
  */
+/** A Host value without its port; an IPv6 literal (`[::1]:3000`) keeps its brackets. Shared with 3.x's `req.host`. */
+export function withoutPort(host: string): string {
+  const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
+  const index = host.indexOf(':', offset);
+  return index !== -1 ? host.substring(0, index) : host;
+}
+
 export const kQueryParser = Symbol('webapp.queryParser');
 const kQuery = Symbol('webapp.query');
 
@@ -41,7 +50,16 @@ interface RequestThis extends IncomingMessage {
   get(name: string): string | undefined;
 }
 
-export const request: Record<string | symbol, unknown> = Object.create(IncomingMessage.prototype);
+/**
+ * The request prototype: Node's request plus the methods, the `header` alias,
+ * the values of the getters and the lazily parsed `query`, all installed below.
+ */
+export type RequestPrototype = IncomingMessage &
+  typeof methods & { header: (typeof methods)['get'] } & { readonly [Name in keyof typeof getters]: ReturnType<(typeof getters)[Name]> } & {
+    query: unknown;
+  };
+
+export const request = Object.create(IncomingMessage.prototype) as RequestPrototype;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -111,7 +129,7 @@ const methods = {
   },
 };
 
-const getters: Record<string, (this: RequestThis) => unknown> = {
+const getters = {
   /** `https` over TLS; behind a trusted proxy, the first X-Forwarded-Proto value. */
   protocol() {
     const proto = (this.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
@@ -126,11 +144,11 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
   },
   /** The client address: the socket's, or the nearest untrusted X-Forwarded-For entry. */
   ip() {
-    return proxyAddr(this, this.app.get('trust proxy fn') as TrustFunction);
+    return proxyAddr()(this, this.app.get('trust proxy fn') as TrustFunction);
   },
   /** With a trusted proxy, the X-Forwarded-For addresses, client first. */
   ips() {
-    const addresses = proxyAddr.all(this, this.app.get('trust proxy fn') as TrustFunction);
+    const addresses = proxyAddr().all(this, this.app.get('trust proxy fn') as TrustFunction);
     addresses.reverse().pop();
     return addresses;
   },
@@ -153,10 +171,7 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
     } else if (host.indexOf(',') !== -1) {
       host = host.substring(0, host.indexOf(',')).trimEnd();
     }
-    if (!host) return undefined;
-    const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
-    const index = host.indexOf(':', offset);
-    return index !== -1 ? host.substring(0, index) : host;
+    return host ? withoutPort(host) : undefined;
   },
   host() {
     deprecate('req.host: Use req.hostname instead');
@@ -169,6 +184,8 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
     const status = res.statusCode;
     // 4.22 validates GET, HEAD and QUERY only (weak freshness validation).
     if (method !== 'GET' && method !== 'HEAD' && method !== 'QUERY') return false;
+    // Most requests are unconditional: no need to read the response's validators.
+    if (!this.headers['if-none-match'] && !this.headers['if-modified-since']) return false;
     if ((status >= 200 && status < 300) || status === 304) {
       return isFresh(this.headers, { etag: res.getHeader('ETag') as string | undefined, 'last-modified': res.getHeader('Last-Modified') as string | undefined });
     }
@@ -181,7 +198,7 @@ const getters: Record<string, (this: RequestThis) => unknown> = {
     const value = header(this.headers, 'x-requested-with') || '';
     return value.toLowerCase() === 'xmlhttprequest';
   },
-};
+} satisfies Record<string, (this: RequestThis) => unknown>;
 
 for (const [name, fn] of Object.entries(methods)) {
   Object.defineProperty(request, name, { configurable: true, enumerable: true, writable: true, value: fn });

@@ -4,9 +4,12 @@
  * request (`etag fn`, `query parser fn`, `trust proxy fn`), as Express 4 does.
  */
 import { parse as parseSimpleQuery } from 'node:querystring';
-import proxyAddr = require('proxy-addr');
 import { etag } from './http/etag';
-import { parseExtended } from './querystring';
+import { lazy } from './http/lazy';
+import type { ExtendedParseOptions } from './querystring';
+
+const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
+const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
 
 export type ETagFunction = (body: string | Buffer, encoding?: BufferEncoding) => string | undefined;
 export type QueryParserFunction = (queryString: string) => Record<string, unknown>;
@@ -47,7 +50,7 @@ export function compileETag(value: unknown): ETagFunction | undefined {
 
 /** Express 4's extended parser: qs semantics, prototype keys allowed, arrays up to 1000 entries. */
 function parseExtendedQuery(queryString: string): Record<string, unknown> {
-  return parseExtended(queryString, { allowPrototypes: true, arrayLimit: 1000 });
+  return querystring().parseExtended(queryString, { allowPrototypes: true, arrayLimit: 1000 });
 }
 
 function emptyQuery(): Record<string, unknown> {
@@ -70,12 +73,31 @@ export function compileQueryParser(value: unknown): QueryParserFunction {
   }
 }
 
+function trustNone(): boolean {
+  return false;
+}
+
+/**
+ * The parser the app's query layer uses for the compiled setting. A function is
+ * used as is; anything else (the setting removed by hand, or qs options) means
+ * what Express 4's `query(options)` makes of it: qs semantics with those
+ * options, prototype keys allowed unless they say otherwise.
+ */
+export function queryParserOf(setting: unknown): QueryParserFunction {
+  if (typeof setting === 'function') return setting as QueryParserFunction;
+  const options: ExtendedParseOptions = { ...(setting as ExtendedParseOptions) };
+  if (options.allowPrototypes === undefined) options.allowPrototypes = true;
+  return (queryString) => querystring().parseExtended(queryString, options);
+}
+
 /** Boolean, hop count, addresses/subnets/names (string, comma list or array), or a function. */
 export function compileTrust(value: unknown): TrustFunction {
   if (typeof value === 'function') return value as TrustFunction;
   if (value === true) return () => true;
+  // The default (`false`, trusting no proxy) needs no address parsing.
+  if (value === false || value == null) return trustNone;
   if (typeof value === 'number') return (_address, hop) => hop < value;
   let list = value;
   if (typeof list === 'string') list = list.split(',').map((entry) => entry.trim());
-  return proxyAddr.compile((list || []) as string[]);
+  return proxyAddr().compile((list || []) as string[]);
 }

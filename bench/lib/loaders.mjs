@@ -37,14 +37,24 @@ function run(command, args) {
   });
 }
 
-/** Requests/sec from wrk's report, with the responses that were not 2xx/3xx and the socket errors. */
+const WRK_TIME_UNITS = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+
+/**
+ * Requests/sec from wrk's report, with the responses that were not 2xx/3xx and
+ * the socket errors, and (with --latency) the 99th percentile latency in ms.
+ */
 export function parseWrk(output) {
   const rps = /^Requests\/sec:\s*([\d.]+)/m.exec(output);
   if (!rps) throw new Error(`unexpected wrk output:\n${output}`);
   const non2xx = /Non-2xx or 3xx responses:\s*(\d+)/.exec(output);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   const errors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-  return { rps: Number(rps[1]), bad: (non2xx ? Number(non2xx[1]) : 0) + errors };
+  const p99 = /^\s*99%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(output);
+  return {
+    rps: Number(rps[1]),
+    bad: (non2xx ? Number(non2xx[1]) : 0) + errors,
+    p99: p99 ? Number(p99[1]) * WRK_TIME_UNITS[p99[2]] : null,
+  };
 }
 
 const wrk = {
@@ -54,8 +64,10 @@ const wrk = {
     const { stdout, stderr } = spawnSync(path, ['-v'], { encoding: 'utf8' });
     return (/^wrk \S+/m.exec(`${stdout}${stderr}`) || ['wrk'])[0];
   },
-  async measure(path, { url, scenario, fixtures, seconds, connections, cpu }) {
+  async measure(path, { url, scenario, fixtures, seconds, connections, cpu, latency = false }) {
     const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s'];
+    if (latency) args.push('--latency');
+    for (const [name, value] of Object.entries(scenario.headers || {})) args.push('-H', `${name}: ${value}`);
     if (scenario.payload) args.push('-s', fixtures.payloads[scenario.payload].wrkScript);
     const { command, args: full } = pinned(cpu, path, [...args, url]);
     return parseWrk(await run(command, full));
@@ -64,17 +76,23 @@ const wrk = {
 
 const autocannon = {
   name: 'autocannon',
-  async version(path) {
+  async version(_path) {
     return `autocannon ${createRequire(import.meta.url)('autocannon/package.json').version}`;
   },
   async measure(path, { url, scenario, fixtures, seconds, connections, cpu }) {
     const args = [path, '-j', '-c', String(connections), '-d', String(seconds)];
+    for (const [name, value] of Object.entries(scenario.headers || {})) args.push('-H', `${name}=${value}`);
     if (scenario.payload) {
-      args.push('-m', 'POST', '-H', 'content-type=application/json', '-i', fixtures.payloads[scenario.payload].file);
+      const payload = fixtures.payloads[scenario.payload];
+      args.push('-m', 'POST', '-H', `content-type=${payload.type}`, '-i', payload.file);
     }
     const { command, args: full } = pinned(cpu, process.execPath, [...args, url]);
     const report = JSON.parse(await run(command, full));
-    return { rps: report.requests.average, bad: (report.non2xx || 0) + (report.errors || 0) + (report.timeouts || 0) };
+    return {
+      rps: report.requests.average,
+      bad: (report.non2xx || 0) + (report.errors || 0) + (report.timeouts || 0),
+      p99: report.latency ? report.latency.p99 : null,
+    };
   },
 };
 

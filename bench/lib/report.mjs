@@ -41,7 +41,8 @@ function formatRate(result, stat) {
 function formatRatio(result, base, stat) {
   const rate = rateOf(result, stat);
   const baseRate = rateOf(base, stat);
-  return rate === null || baseRate === null ? 'n/a' : (rate / baseRate).toFixed(2);
+  // A base that served nothing in its rounds (0 req/s) gives no ratio.
+  return rate === null || baseRate === null || baseRate <= 0 ? 'n/a' : (rate / baseRate).toFixed(2);
 }
 
 function pad(cells, widths) {
@@ -72,8 +73,36 @@ function markdownTable(header, rows) {
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
 }
 
-/** bench/results/latest.md: the three tables the README pastes, with how they were made. */
-export function markdownReport({ scenarios, frameworks, results, environment, stat }) {
+function extrasTable(frameworks, extras) {
+  const cell = (entry, key, format) => {
+    if (!entry) return 'n/a';
+    if (entry.failed) return 'failed';
+    return entry[key] === null || entry[key] === undefined ? 'n/a' : format(entry[key]);
+  };
+  return markdownTable(['', 'p99 latency, 64 connections (ms)', 'RSS after 10,000 requests (MB)', 'cold start, spawn to first 200 (ms)'],
+    frameworks.map((framework) => {
+      const entry = extras[framework.id];
+      return [
+        framework.label,
+        cell(entry, 'p99', (ms) => ms.toFixed(2)),
+        cell(entry, 'rss', (bytes) => (bytes / 1024 / 1024).toFixed(1)),
+        cell(entry, 'start', (ms) => ms.toFixed(0)),
+      ];
+    }));
+}
+
+export function targetsTable(rows) {
+  return markdownTable(['target (webapp)', 'measured', 'result'], rows.map((row) => [row.target, row.measured, row.result]));
+}
+
+/** The console block of the targets check. */
+export function targetsText(rows) {
+  const widths = [Math.max(...rows.map((row) => row.target.length)), Math.max(...rows.map((row) => row.measured.length))];
+  return rows.map((row) => `  ${row.target.padEnd(widths[0])}  ${row.measured.padEnd(widths[1])}  ${row.result}`).join('\n');
+}
+
+/** One Node line's section of bench/results/latest.md: its tables, measurements and targets. */
+export function markdownSection({ title, scenarios, frameworks, results, extras, targets, environment, stat }) {
   const header = ['', ...scenarios.map((scenario) => scenario.id)];
   const table = (cell) => markdownTable(header, frameworks.map((framework) => [
     framework.label,
@@ -83,31 +112,56 @@ export function markdownReport({ scenarios, frameworks, results, environment, st
   for (const scenario of scenarios) {
     for (const framework of frameworks) {
       const result = (results[scenario.id] || {})[framework.id];
-      if (result && (result.skipped || result.failed)) notes.push(`- ${framework.label}, ${scenario.id}: ${result.skipped || result.failed}`);
+      if (result && result.failed) notes.push(`- ${framework.label}, ${scenario.id}: ${result.failed}`);
       if (result && result.bad > 0) notes.push(`- ${framework.label}, ${scenario.id}: ${result.bad} non-2xx/3xx responses or socket errors (marked !)`);
     }
   }
+  for (const framework of frameworks) {
+    if (extras && extras[framework.id] && extras[framework.id].failed) notes.push(`- ${framework.label}, measurements: ${extras[framework.id].failed}`);
+  }
   return [
-    `# Benchmark results`,
+    `## ${title}`,
     '',
     ...environment.map((line) => `- ${line}`),
     '',
-    '## Relative to express@4 (higher is faster)',
-    '',
-    table((byFramework, framework) => formatRatio(byFramework[framework.id], byFramework[REFERENCE], stat)),
-    '',
-    '## Relative to node:http, the ceiling',
+    '### Relative to node:http, the ceiling (higher is faster)',
     '',
     table((byFramework, framework) => formatRatio(byFramework[framework.id], byFramework[CEILING], stat)),
     '',
-    `## Requests per second (${STATISTICS[stat].label}, ± half the min-max range of the rounds)`,
+    '### Relative to express@4',
+    '',
+    table((byFramework, framework) => formatRatio(byFramework[framework.id], byFramework[REFERENCE], stat)),
+    '',
+    `### Requests per second (${STATISTICS[stat].label}, ± half the min-max range of the rounds)`,
     '',
     table((byFramework, framework) => formatRate(byFramework[framework.id], stat)),
+    ...(extras ? ['', '### Latency, memory, start (the `hello` server)', '', extrasTable(frameworks, extras)] : []),
     '',
+    '### Targets',
+    '',
+    targetsTable(targets),
+    ...(notes.length > 0 ? ['', '### Notes', '', ...notes] : []),
+    '',
+  ].join('\n');
+}
+
+/** bench/results/latest.md: one section per Node line, then what the scenarios are and what was n/a. */
+export function markdownReport({ sections, scenarios, frameworks, lines }) {
+  const skipped = [];
+  for (const scenario of scenarios) {
+    for (const framework of frameworks) {
+      const result = (lines[0]?.results[scenario.id] || {})[framework.id];
+      if (result && result.skipped) skipped.push(`- ${framework.label}, ${scenario.id}: ${result.skipped}`);
+    }
+  }
+  return [
+    '# Benchmark results',
+    '',
+    ...sections,
     '## Scenarios',
     '',
     ...scenarios.map((scenario) => `- \`${scenario.id}\`: ${scenario.title}`),
-    ...(notes.length > 0 ? ['', '## Notes', '', ...notes] : []),
+    ...(skipped.length > 0 ? ['', '## n/a', '', ...skipped] : []),
     '',
   ].join('\n');
 }

@@ -14,11 +14,11 @@ export function pinned(cpu, command, args) {
 }
 
 /**
- * Resolves to `{ port, stop }`, or `{ unsupported: reason }`; rejects with the
+ * Resolves to `{ port, pid, stop }`, or `{ unsupported: reason }`; rejects with the
  * server's stderr when it dies or stays silent.
  */
-export function startServer(framework, kind, { cpu, env }) {
-  const { command, args } = pinned(cpu, process.execPath, [fileURLToPath(serverFile(framework)), kind]);
+export function startServer(framework, kind, { cpu, env, node = process.execPath }) {
+  const { command, args } = pinned(cpu, node, [fileURLToPath(serverFile(framework)), kind]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production', ...env } });
   let stdout = '';
   let stderr = '';
@@ -44,7 +44,7 @@ export function startServer(framework, kind, { cpu, env }) {
       const missing = /^unsupported (.*)$/m.exec(stdout);
       if (!ready && !missing) return;
       clearTimeout(timer);
-      if (ready) resolve({ port: Number(ready[1]), stop });
+      if (ready) resolve({ port: Number(ready[1]), pid: child.pid, stop });
       else resolve({ unsupported: missing[1] }); // the server exits by itself
 
     });

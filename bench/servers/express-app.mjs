@@ -1,14 +1,31 @@
-// One app definition for everything with Express 4's API (express@4, express@5,
-// webapp), so those three differ only in the framework underneath. A feature the
-// framework does not have yet (webapp.json, webapp.static while they are being
-// written) is reported as unsupported, not faked.
-import { BODY_LIMIT, ROUTE_COUNT, announce, kind, routePath, staticRoot, summariseBody, unsupported } from './shared.mjs';
+// The one app definition express@4, express@5 and webapp all run, in the idiom of
+// Express's guide. What is not in the framework comes in `extras`: express uses
+// compression and cookie-parser from npm, webapp its own webapp/middleware.
+import {
+  BODY_LIMIT, COUNT, GZIP_TEXT, ROUTE_COUNT, SET_COOKIE, VIEW_LOCALS,
+  announce, cityOf, kind, routePath, sendFilePath, staticRoot, summariseBody, summariseForm, unsupported, viewsRoot,
+} from './shared.mjs';
 
 function requireResponse(express, method) {
   if (typeof express.response[method] !== 'function') unsupported(`no res.${method}() in this build`);
 }
 
-function defineApp(express, app, json) {
+function requireExtra(extras, name) {
+  if (typeof extras[name] !== 'function') unsupported(`no ${name}() in this build`);
+  return extras[name];
+}
+
+function nestedRouters(express) {
+  const api = express.Router();
+  const v1 = express.Router();
+  const users = express.Router();
+  users.get('/:id', (req, res) => res.send(req.params.id));
+  v1.use('/users', users);
+  api.use('/v1', v1);
+  return api;
+}
+
+function defineApp(express, app, extras) {
   switch (kind) {
     case 'hello':
       requireResponse(express, 'send');
@@ -22,23 +39,59 @@ function defineApp(express, app, json) {
       requireResponse(express, 'send');
       for (let i = 0; i < ROUTE_COUNT; i++) app.get(`${routePath(i)}/:id`, (req, res) => res.send(req.params.id));
       return;
+    case 'middleware':
+      for (let i = 0; i < COUNT; i++) app.use((req, res, next) => next());
+      app.get('/', (req, res) => res.send('Hello World'));
+      return;
+    case 'routers':
+      if (typeof express.Router !== 'function') unsupported('no Router() in this build');
+      app.use('/api', nestedRouters(express));
+      return;
     case 'body':
-      if (typeof json !== 'function') unsupported('no json() parser in this build');
-      requireResponse(express, 'json');
-      app.post('/body', json({ limit: BODY_LIMIT }), (req, res) => res.json(summariseBody(req.body)));
+      app.post('/body', requireExtra(extras, 'json')({ limit: BODY_LIMIT }), (req, res) => res.json(summariseBody(req.body)));
+      return;
+    case 'form':
+      app.post('/form', requireExtra(extras, 'urlencoded')({ extended: true, limit: BODY_LIMIT }), (req, res) => res.json(summariseForm(req.body)));
+      return;
+    case 'query':
+      // Express 5 parses queries with the 'simple' parser unless told otherwise; Express 4 and webapp default to 'extended'.
+      app.set('query parser', 'extended');
+      app.get('/query', (req, res) => res.send(cityOf(req.query)));
       return;
     case 'static':
       if (typeof express.static !== 'function') unsupported('no static() middleware in this build');
       app.use('/static', express.static(staticRoot));
+      return;
+    case 'sendfile':
+      requireResponse(express, 'sendFile');
+      app.get('/file', (req, res) => res.sendFile(sendFilePath));
+      return;
+    case 'ejs':
+      requireResponse(express, 'render');
+      app.set('views', viewsRoot);
+      app.set('view engine', 'ejs');
+      app.get('/page', (req, res) => res.render('page', VIEW_LOCALS));
+      return;
+    case 'gzip':
+      app.use(requireExtra(extras, 'compress')());
+      app.get('/gzip', (req, res) => res.type('html').send(GZIP_TEXT));
+      return;
+    case 'cookies':
+      requireResponse(express, 'cookie');
+      app.use(requireExtra(extras, 'cookieParser')());
+      app.get('/cookies', (req, res) => {
+        res.cookie(SET_COOKIE.name, SET_COOKIE.value);
+        res.send(String(req.cookies.theme));
+      });
       return;
     default:
       throw new Error(`unknown workload ${kind}`);
   }
 }
 
-/** `json` defaults to `express.json`; webapp may pass its standalone body-parser's while the re-export is missing. */
-export function startExpressStyle(express, json = express.json) {
+/** `extras`: json, urlencoded (default: the framework's own), compress and cookieParser. */
+export function startExpressStyle(express, extras = {}) {
   const app = express();
-  defineApp(express, app, json);
+  defineApp(express, app, { json: express.json, urlencoded: express.urlencoded, ...extras });
   const server = app.listen(0, '127.0.0.1', () => announce(server.address().port));
 }

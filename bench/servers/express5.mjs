@@ -2,5 +2,5 @@
 import { createRequire } from 'node:module';
 import { startExpressStyle } from './express-app.mjs';
 
-const express = createRequire(import.meta.url)('express5');
-startExpressStyle(express);
+const require = createRequire(import.meta.url);
+startExpressStyle(require('express5'), { compress: require('compression'), cookieParser: require('cookie-parser') });

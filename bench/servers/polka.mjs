@@ -1,7 +1,8 @@
-// polka (0.5): a router over node:http. It ships no body parser and no static
-// middleware, so those workloads are n/a here.
+// polka (0.5): a router over node:http, with use() for middlewares and mounted
+// sub-apps for nested routers. It ships no body parser, static middleware,
+// sendFile, views, compression, cookies or nesting query parser: n/a here.
 import polka from 'polka';
-import { ROUTE_COUNT, announce, kind, routePath, unsupported } from './shared.mjs';
+import { COUNT, ROUTE_COUNT, announce, kind, routePath, unsupported } from './shared.mjs';
 
 const app = polka();
 
@@ -18,9 +19,24 @@ switch (kind) {
   case 'routes':
     for (let i = 0; i < ROUTE_COUNT; i++) app.get(`${routePath(i)}/:id`, (req, res) => res.end(req.params.id));
     break;
+  case 'middleware':
+    for (let i = 0; i < COUNT; i++) app.use((req, res, next) => next());
+    app.get('/', (req, res) => res.end('Hello World'));
+    break;
+  case 'routers': {
+    const users = polka().get('/:id', (req, res) => res.end(req.params.id));
+    app.use('/api', polka().use('/v1', polka().use('/users', users)));
+    break;
+  }
   case 'body':
+  case 'form':
+  case 'query':
   case 'static':
-    unsupported('polka has no built-in body parser or static middleware');
+  case 'sendfile':
+  case 'ejs':
+  case 'gzip':
+  case 'cookies':
+    unsupported('polka has no built-in body parser, static files, sendFile, views, compression, cookies or nesting query parser');
     break;
   default:
     throw new Error(`unknown workload ${kind}`);

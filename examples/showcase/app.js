@@ -3,6 +3,7 @@
 // parameter, so the same file runs on webapp (`npm start`) and on express@4:
 //   createApp(require('webapp'), options)   or   createApp(require('express'), options)
 const path = require('node:path');
+const { STATUS_CODES } = require('node:http');
 const helmet = require('helmet');
 const compression = require('compression');
 const morgan = require('morgan');
@@ -36,9 +37,9 @@ function errorPage(err) {
     };
   }
   const status = err.status >= 400 && err.status < 600 ? err.status : 500;
-  if (status === 404) return { status, title: 'Not found', message: err.expose === false ? 'Not found.' : err.message };
+  if (status === 404) return { status, title: 'Not found', message: err.message };
   if (status >= 500) return { status, title: 'Something went wrong', message: 'The error has been logged.' };
-  return { status, title: 'Bad request', message: err.message };
+  return { status, title: STATUS_CODES[status] || 'Bad request', message: err.message };
 }
 
 /**
@@ -61,6 +62,9 @@ function createApp(framework, options) {
   app.locals.appName = 'Notes';
   app.locals.asset = staticAssets.url;
   app.response.page = renderPage;
+  // HTTPS is expected to end at a proxy in front of the app: trust its X-Forwarded-Proto,
+  // or express-session would never send the secure cookie over what it sees as plain HTTP.
+  if (secureCookies) app.set('trust proxy', 1);
 
   app.use(
     helmet({
@@ -78,7 +82,6 @@ function createApp(framework, options) {
   app.use(flash());
   app.use((req, res, next) => {
     res.locals.user = req.user;
-    res.locals.path = req.path;
     next();
   });
 
@@ -101,8 +104,9 @@ function createApp(framework, options) {
 
   app.use((req, res, next) => next(Object.assign(new Error(`There is no page at ${req.path}.`), { status: 404 })));
 
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- four parameters make this the error handler
   app.use((err, req, res, next) => {
+    // Too late for an error page (a download failed half-way): let the framework end the response.
+    if (res.headersSent) return next(err);
     const page = errorPage(err);
     if (page.status >= 500) reportError(err);
     // The page needs a token for the logout form even when the CSRF check failed.

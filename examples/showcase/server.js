@@ -23,10 +23,16 @@ const server = app.listen(port, host, () => {
   console.log(`notes showcase (${frameworkName}) on http://localhost:${server.address().port}`);
 });
 
-// Ctrl-C and `kill`: finish in-flight requests, then close the store and Redis.
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    server.close(() => Promise.resolve(app.close()).finally(() => process.exit(0)));
-    server.closeIdleConnections?.();
-  });
+if (framework.graceful) {
+  // webapp: server.close() drains (requests in flight finish, idle connections close), and
+  // SIGTERM/SIGINT close the server, close the store and Redis, then exit with code 0.
+  framework.graceful(server, { timeout: 10_000, onShutdown: () => app.close() });
+} else {
+  // express@4 has no drain of its own: stop accepting, finish what is in flight, close up.
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    process.once(signal, () => {
+      server.close(() => Promise.resolve(app.close()).finally(() => process.exit(0)));
+      server.closeIdleConnections();
+    });
+  }
 }

@@ -79,8 +79,24 @@ const BY_NAME: Record<string, BodyDecoder> = {
   hex: { decode: (bytes) => bytes.toString('hex') },
 };
 
+/**
+ * WHATWG labels that TextDecoder accepts (some only on newer Node lines, such as
+ * x-user-defined on Node 26) but iconv-lite does not know. body-parser documents
+ * 415 "unsupported charset" for any charset iconv-lite cannot decode, so these
+ * answer 415 on every Node line rather than whatever the running Node decodes.
+ * Compared in the punctuation-free form iconv-lite looks names up by.
+ */
+const UNKNOWN_TO_ICONV = new Set([
+  'unicode20utf8', 'xunicode20utf8', 'csiso88596e', 'csiso88596i', 'iso88596e', 'iso88596i', 'suneugreek',
+  'csiso88598e', 'iso88598e', 'visual', 'csiso88598i', 'iso88598i', 'logical', 'csisolatin9', 'koi', 'koi8',
+  'xmacroman', 'dos874', 'xcp1250', 'xcp1251', 'xcp1252', 'xcp1253', 'xcp1254', 'xcp1255', 'xcp1256', 'xcp1257',
+  'xcp1258', 'xmaccyrillic', 'xmacukrainian', 'cseucpkdfmtjapanese', 'xeucjp', 'csiso2022jp', 'iso2022jp',
+  'unicodefffe', 'csunicode', 'iso10646ucs2', 'unicode', 'unicodefeff', 'xuserdefined',
+]);
+
 /** A decoder for the charset, or undefined when none is known (the parsers answer 415). */
 export function decoderFor(charset: string): BodyDecoder | undefined {
   const name = charset.toLowerCase().replace(/[^0-9a-z]/g, '');
-  return Object.prototype.hasOwnProperty.call(BY_NAME, name) ? BY_NAME[name] : textDecoder(charset);
+  if (Object.prototype.hasOwnProperty.call(BY_NAME, name)) return BY_NAME[name];
+  return UNKNOWN_TO_ICONV.has(name) ? undefined : textDecoder(charset);
 }

@@ -1,6 +1,6 @@
 /**
  * The errors the body parsers send to `next`, worded and typed as body-parser
- * 1.20 and raw-body word them (SPEC.md 7.1): apps match on `type` and read the
+ * 1.20 and raw-body word them (body-parser's documented error list): apps match on `type` and read the
  * extra properties, so both are part of the API.
  */
 import { STATUS_CODES } from 'node:http';
@@ -15,7 +15,8 @@ type Thrown = Error & { status?: unknown; statusCode?: unknown; type?: string };
  * matching the final status; a thrown string becomes the message.
  */
 function fromThrown(status: number, thrown: unknown, props?: Record<string, unknown>): HttpError {
-  if (!(thrown instanceof Error)) return createHttpError(status, typeof thrown === 'string' ? thrown : undefined, props);
+  if (!(thrown instanceof Error))
+    return createHttpError(status, typeof thrown === 'string' ? thrown : undefined, props);
   const err = thrown as Thrown as HttpError;
   const own = (thrown as Thrown).status || (thrown as Thrown).statusCode || status;
   const code = typeof own === 'number' && (STATUS_CODES[own] || (own >= 400 && own < 600)) ? own : 500;
@@ -34,7 +35,10 @@ function thrownType(thrown: unknown): string | undefined {
 
 /** 415 `charset.unsupported`: a charset the parser does not accept or cannot decode. */
 export function unsupportedCharset(charset: string): HttpError {
-  return createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', { charset: charset.toLowerCase(), type: 'charset.unsupported' });
+  return createHttpError(415, 'unsupported charset "' + charset.toUpperCase() + '"', {
+    charset: charset.toLowerCase(),
+    type: 'charset.unsupported',
+  });
 }
 
 /** 415 `encoding.unsupported`: an unknown Content-Encoding, or any encoding when `inflate` is false. */
@@ -44,18 +48,32 @@ export function unsupportedEncoding(encoding: string, inflateDisabled: boolean):
 }
 
 /** 413 `entity.too.large`: refused from Content-Length (`expected`, `length`) or while reading (`received`). */
-export function entityTooLarge(limit: number, sizes: { expected?: number; length?: number; received?: number }): HttpError {
+export function entityTooLarge(
+  limit: number,
+  sizes: { expected?: number; length?: number; received?: number },
+): HttpError {
   return createHttpError(413, 'request entity too large', { ...sizes, limit, type: 'entity.too.large' });
 }
 
 /** 400 `request.size.invalid`: the body ended with a byte count other than its Content-Length. */
 export function sizeMismatch(expected: number, received: number): HttpError {
-  return createHttpError(400, 'request size did not match content length', { expected, length: expected, received, type: 'request.size.invalid' });
+  return createHttpError(400, 'request size did not match content length', {
+    expected,
+    length: expected,
+    received,
+    type: 'request.size.invalid',
+  });
 }
 
 /** 400 `request.aborted`: the client went away mid-body. */
 export function requestAborted(expected: number | null, received: number): HttpError {
-  return createHttpError(400, 'request aborted', { code: 'ECONNABORTED', expected, length: expected, received, type: 'request.aborted' });
+  return createHttpError(400, 'request aborted', {
+    code: 'ECONNABORTED',
+    expected,
+    length: expected,
+    received,
+    type: 'request.aborted',
+  });
 }
 
 /** 500 `stream.encoding.set`: something called `req.setEncoding`, so bytes cannot be counted. */

@@ -8,12 +8,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { inCallerContext } from '../http/async-context';
 import { whenRequestRead } from '../http/on-finished';
 import { decoderFor, type BodyDecoder } from './charset';
 import {
   entityTooLarge, parseFailed, requestAborted, sizeMismatch, streamEncodingSet, streamFailed, streamNotReadable,
   unsupportedCharset, unsupportedEncoding, verifyFailed,
 } from './errors';
+import type { NextFunction } from '../types/public';
 
 export type Verify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null) => void;
 
@@ -30,7 +32,6 @@ export interface ParsedRequest extends IncomingMessage {
   _body?: boolean;
 }
 
-type Next = (err?: unknown) => void;
 
 /** The inflating stream for the Content-Encoding (the request itself for identity); throws 415s. */
 function contentStream(req: IncomingMessage, inflate: boolean): Readable {
@@ -125,11 +126,13 @@ function collect(req: IncomingMessage, stream: Readable, announced: number | nul
 export function readBody(
   req: ParsedRequest,
   res: ServerResponse,
-  next: Next,
+  callerNext: NextFunction,
   parse: (body: string | Buffer) => unknown,
   options: ReadOptions,
 ): void {
   req._body = true;
+  // The body's events run in the connection's context: continue in the caller's.
+  const next = inCallerContext(callerNext);
   const { encoding, verify } = options;
   let decoder: BodyDecoder | undefined;
   if (encoding !== null) {

@@ -5,7 +5,9 @@
  * `res.type('ico')`, `res.sendFile('x.wav')` and the static middleware answer
  * with the exact Content-Type an Express 4 app sends today.
  */
-import { types as mimeDbTypes } from 'mime-types';
+import { lazy } from './lazy';
+
+const mimeDbTypes = lazy(() => (require('mime-types') as typeof import('mime-types')).types);
 
 /** Extensions that Express 4 (mime 1.6) maps to another type than mime-db does. */
 const EXPRESS4_TYPES: Readonly<Record<string, string>> = {
@@ -56,13 +58,26 @@ function extensionOf(pathOrExt: string): string {
   return pathOrExt.slice(i + 1).toLowerCase();
 }
 
+/**
+ * The types `res.send`, `res.sendStatus` and `res.type` ask for on every response,
+ * as mime-db gives them: answering these from here keeps the database (200 KB of
+ * JSON) out of the first request.
+ */
+const COMMON_TYPES: Readonly<Record<string, string>> = {
+  html: 'text/html',
+  txt: 'text/plain',
+  json: 'application/json',
+  bin: 'application/octet-stream',
+};
+
 /** The media type for a file path or extension, or `false` when the extension is unknown. */
 export function lookupType(pathOrExt: string): string | false {
   if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
   const ext = extensionOf(pathOrExt);
+  if (hasOwn.call(COMMON_TYPES, ext)) return COMMON_TYPES[ext];
   if (hasOwn.call(EXPRESS4_TYPES, ext)) return EXPRESS4_TYPES[ext];
   if (UNKNOWN_TO_EXPRESS4.has(ext)) return false;
-  return mimeDbTypes[ext] ?? false;
+  return mimeDbTypes()[ext] ?? false;
 }
 
 const UTF8_TYPES = /^text\/|^application\/(?:javascript|json)/;

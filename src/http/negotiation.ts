@@ -5,12 +5,14 @@
  * when the header is absent, and every accepted value when nothing is offered.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import mimeTypes from 'mime-types';
-import Negotiator from 'negotiator';
+import { lazy } from './lazy';
+
+const mimeTypes = lazy(() => require('mime-types') as typeof import('mime-types'));
+const loadNegotiator = lazy(() => require('negotiator') as typeof import('negotiator'));
 
 /** `json` → `application/json`; values with a slash are taken as media types. */
 function extensionToMime(type: string): string | false {
-  return type.indexOf('/') === -1 ? mimeTypes.lookup(type) : type;
+  return type.indexOf('/') === -1 ? mimeTypes().lookup(type) : type;
 }
 
 /**
@@ -43,7 +45,7 @@ function splitTypeLists(types: string[]): string[] {
 
 export function acceptsTypes(headers: IncomingHttpHeaders, offered: string[]): string | string[] | false {
   const types = splitTypeLists(offered);
-  const negotiator = new Negotiator({ headers });
+  const negotiator = new (loadNegotiator())({ headers });
   if (types.length === 0) return negotiator.mediaTypes();
   if (!headers.accept) return types[0];
   const mimes = types.map(extensionToMime);
@@ -55,7 +57,7 @@ export function acceptsTypes(headers: IncomingHttpHeaders, offered: string[]): s
 type Dimension = 'encodings' | 'charsets' | 'languages';
 
 export function acceptsOther(headers: IncomingHttpHeaders, dimension: Dimension, values: string[]): string | string[] | false {
-  const negotiator = new Negotiator({ headers });
+  const negotiator = new (loadNegotiator())({ headers });
   if (values.length === 0) return negotiator[dimension]();
   return negotiator[dimension](values)[0] || false;
 }

@@ -4,16 +4,25 @@
  * `text/*`), `+suffix` forms (`+json`), `urlencoded` and `multipart`.
  */
 import type { IncomingMessage } from 'node:http';
-import mimeTypes from 'mime-types';
 import { parseMediaType } from './content-type';
+import { lazy } from './lazy';
+
+const mimeTypes = lazy(() => require('mime-types') as typeof import('mime-types'));
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 const SUBTYPE_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.-]{0,126}$/;
 const SUFFIX_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}$/;
 
-/** A request has a body when it says so: Transfer-Encoding, or a numeric Content-Length. */
-export function hasBody(req: Pick<IncomingMessage, 'headers'>): boolean {
-  return req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number);
+/**
+ * A request has a body when it says so: Transfer-Encoding, or a numeric
+ * Content-Length; over HTTP/2 also when the HEADERS frame left the stream open
+ * (DATA frames until END_STREAM, with no Content-Length, as fetch sends a
+ * streamed body).
+ */
+export function hasBody(req: Pick<IncomingMessage, 'headers'> & { stream?: { endAfterHeaders?: unknown } }): boolean {
+  if (req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number)) return true;
+  const stream = req.stream;
+  return stream != null && stream.endAfterHeaders === false;
 }
 
 /** The bare, lower-cased media type of a Content-Type value, or null when it is not one. */
@@ -42,7 +51,7 @@ export function normalizeExpected(type: unknown): string | false {
   if (type === 'urlencoded') return 'application/x-www-form-urlencoded';
   if (type === 'multipart') return 'multipart/*';
   if (type[0] === '+') return '*/*' + type;
-  return type.indexOf('/') === -1 ? mimeTypes.lookup(type) : type;
+  return type.indexOf('/') === -1 ? mimeTypes().lookup(type) : type;
 }
 
 /** Whether `actual` fits the `expected` pattern (wildcards and `*+suffix` allowed). */

@@ -4,16 +4,15 @@
  * Security fix over 3.x: Connect 2 parsed with `allowPrototypes: true`, so
  * `?hasOwnProperty=x` shadowed Object.prototype methods; here it does not.
  */
-import { parseUrl } from '../http/parse-url';
 import { parseExtended } from '../querystring';
-import type { Middleware, MiddlewareRequest } from './types';
+import { query as queryMiddleware } from '../query';
+import type { Middleware } from './types';
+
+/** No query string (`null`) and an empty one both give `{}`. */
+function parseWithoutPrototypes(queryString: string | null | undefined): unknown {
+  return parseExtended(queryString ?? '');
+}
 
 export function query(): Middleware {
-  return function query(request, _res, next) {
-    const req = request as MiddlewareRequest;
-    if (!req.query) {
-      req.query = req.url && req.url.includes('?') ? parseExtended(parseUrl(req)?.query ?? '') : {};
-    }
-    next();
-  };
+  return queryMiddleware(parseWithoutPrototypes);
 }

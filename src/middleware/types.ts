@@ -1,7 +1,8 @@
 /** The connect-style shapes every bundled middleware shares. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export type NextFunction = (err?: unknown) => void;
+export type { NextFunction } from '../types/public';
+import type { NextFunction } from '../types/public';
 
 /** A connect 2 middleware: `(req, res, next)`, the arity Connect dispatches on. */
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;

@@ -5,14 +5,18 @@
  * `j:` JSON, `s:` signatures with `req.secret`, `maxAge` giving both Expires and
  * Max-Age, and `/` as the default path.
  */
-import { serialize, type CookieSerializeOptions } from 'cookie';
+import type { CookieSerializeOptions } from 'cookie';
+import { lazy } from '../http/lazy';
 import { sign } from '../http/cookie-signature';
 import { deprecate } from '../http/deprecate';
+
+const cookieModule = lazy(() => require('cookie') as typeof import('cookie'));
 import type { CookieOptions, Response } from './types';
 
 /** A shallow copy that includes inherited enumerable options (Express merges with `for...in`). */
 function copyOptions(target: CookieOptions, options: CookieOptions | undefined): CookieOptions {
-  if (options) for (const key in options) target[key] = options[key];
+  // Options are a plain record here: every enumerable one is copied, known or not.
+  if (options) for (const key in options) (target as Record<string, unknown>)[key] = (options as Record<string, unknown>)[key];
   return target;
 }
 
@@ -52,7 +56,7 @@ export const cookieMethods = {
     if (signed) val = 's:' + sign(val, secret as string);
 
     const opts = serializeOptions(options, Date.now());
-    this.append('Set-Cookie', serialize(name, val, opts as CookieSerializeOptions));
+    this.append('Set-Cookie', cookieModule().serialize(name, val, opts as CookieSerializeOptions));
     return this;
   },
 

@@ -7,22 +7,27 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import { contentDisposition } from '../http/content-disposition';
-import { compileSendOptions, type SendOptions } from '../static/options';
-import { sendFile as sendFileCore } from '../static/send';
-import { transferFile, type TransferCallback } from '../static/transfer';
+import { lazy } from '../http/lazy';
+import type { SendOptions } from '../static/options';
+import type { TransferCallback } from '../static/transfer';
+import type { NextFunction } from '../types/public';
+
+// The file-serving core loads with the first file sent (cold start).
+const sendOptions = lazy(() => require('../static/options') as typeof import('../static/options'));
+const sendCore = lazy(() => require('../static/send') as typeof import('../static/send'));
+const transferCore = lazy(() => require('../static/transfer') as typeof import('../static/transfer'));
 
 export interface SendFileOptions extends SendOptions {
   /** Headers to send with the file (set right before the file's own headers). */
   headers?: OutgoingHttpHeaders;
 }
 
-type Next = (err?: unknown) => void;
 
 interface FileRequest extends IncomingMessage {
-  next?: Next;
+  next?: NextFunction;
 }
 
-interface FileResponse extends ServerResponse {
+export interface FileResponse extends ServerResponse {
   req: FileRequest;
   sendFile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
   sendfile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
@@ -44,12 +49,38 @@ function sendFile(this: FileResponse, path: string, options?: SendFileOptions | 
 
   // The core takes URL paths; encoding first means "%" and friends in file names stay literal.
   const urlPath = encodeURI(path);
-  transferFile(req, this, urlPath, compileSendOptions(opts), opts.headers, (err) => {
+  transferCore().transferFile(req, this, urlPath, sendOptions().compileSendOptions(opts), opts.headers, reportOutcome(done, next));
+}
+
+/** Where a transfer's outcome goes: to the callback when there is one, else a failure to `next`. */
+function reportOutcome(done: TransferCallback | undefined, next: NextFunction | undefined): TransferCallback {
+  return (err) => {
     if (done) return done(err);
     if (err && err.code === 'EISDIR') return next?.();
     // A client that went away, or a failed write, leaves nobody to answer.
     if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next?.(err);
-  });
+  };
+}
+
+/**
+ * Express 4's deprecated `res.sendfile(path, [options], [fn])`: outcomes as
+ * `res.sendFile` reports them (`fn()` after a HEAD or a 304, `ECONNABORTED` when
+ * the client aborts or had gone), but the path is taken as given, relative
+ * paths included, as a URL path (so no encoding).
+ */
+export function deprecatedSendfile(
+  this: FileResponse,
+  path: string,
+  options?: SendFileOptions | TransferCallback,
+  callback?: TransferCallback,
+): void {
+  let done = callback;
+  let opts: SendFileOptions = (options as SendFileOptions) || {};
+  if (typeof options === 'function') {
+    done = options;
+    opts = {};
+  }
+  transferCore().transferFile(this.req, this, path, sendOptions().compileSendOptions(opts), opts.headers, reportOutcome(done, this.req.next));
 }
 
 function download(
@@ -99,7 +130,6 @@ function download(
 function sendfile(this: FileResponse, path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void {
   let fn = callback;
   let opts: SendFileOptions = (options as SendFileOptions) || {};
-  const res = this;
   const req = this.req;
   const next = req.next;
   if (typeof options === 'function') {
@@ -114,20 +144,20 @@ function sendfile(this: FileResponse, path: string, options?: SendFileOptions | 
   const cleanup = () => {
     req.socket?.removeListener('error', onSocketError);
   };
-  function fail(err: Error): void {
+  const fail = (err: Error): void => {
     if (done) return;
     done = true;
     cleanup();
     // 3.x download set this before sending: an error page must not be offered as a download.
-    if (!res.headersSent) res.removeHeader('Content-Disposition');
+    if (!this.headersSent) this.removeHeader('Content-Disposition');
     if (fn) return fn(err);
-    if (res.headersSent) return;
+    if (this.headersSent) return;
     next?.(err);
-  }
+  };
 
   req.socket?.on('error', onSocketError);
-  res.on('finish', cleanup);
-  sendFileCore(req, res, path, compileSendOptions(opts), {
+  this.on('finish', cleanup);
+  sendCore().sendFile(req, this, path, sendOptions().compileSendOptions(opts), {
     error: fail,
     directory: () => next?.(),
     headers: opts.headers

@@ -12,6 +12,26 @@ import type { Response } from './types';
 
 const HAS_CHARSET = /;\s*charset\s*=/;
 
+/**
+ * Content-Type values as set (with the charset Express adds), by value given: an
+ * app sets the same few types on every response, so each is worked out once.
+ */
+const contentTypes = new Map<string, string>();
+const CONTENT_TYPES_CACHED = 256;
+
+function withCharset(type: string): string {
+  let value = contentTypes.get(type);
+  if (value !== undefined) return value;
+  value = type;
+  if (!HAS_CHARSET.test(type)) {
+    const charset = charsetOf(type.split(';')[0]);
+    if (charset) value += '; charset=' + charset.toLowerCase();
+  }
+  if (contentTypes.size >= CONTENT_TYPES_CACHED) contentTypes.clear();
+  contentTypes.set(type, value);
+  return value;
+}
+
 /** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
 export function mediaTypeOf(typeOrExt: string): string {
   return typeOrExt.indexOf('/') === -1 ? lookupType(typeOrExt) || DEFAULT_TYPE : typeOrExt;
@@ -23,10 +43,7 @@ function set(this: Response, field: string | Record<string, unknown>, val?: unkn
     let value: string | string[] = Array.isArray(val) ? val.map(String) : String(val);
     if (name.toLowerCase() === 'content-type') {
       if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
-      if (!HAS_CHARSET.test(value)) {
-        const charset = charsetOf(value.split(';')[0]);
-        if (charset) value += '; charset=' + charset.toLowerCase();
-      }
+      value = withCharset(value);
     }
     this.setHeader(name, value);
     return this;

@@ -7,7 +7,7 @@
 import { ServerResponse } from 'node:http';
 import { deprecate } from '../http/deprecate';
 import { cookieMethods } from './cookies';
-import { fileMethods } from './files';
+import { deprecatedSendfile, fileMethods } from './files';
 import { formatMethods } from './format';
 import { headerMethods } from './headers';
 import { redirectMethods } from './redirect';
@@ -16,7 +16,17 @@ import { sendMethods } from './send';
 
 export type { CookieOptions, Response } from './types';
 
-export const response: Record<string | symbol, unknown> = Object.create(ServerResponse.prototype);
+/** The response prototype: Node's response plus the method groups assigned below. */
+export type ResponsePrototype = ServerResponse &
+  typeof sendMethods &
+  typeof headerMethods &
+  typeof cookieMethods &
+  typeof redirectMethods &
+  typeof formatMethods &
+  typeof renderMethods &
+  typeof fileMethods;
+
+export const response = Object.create(ServerResponse.prototype) as ResponsePrototype;
 
 Object.assign(
   response,
@@ -29,11 +39,10 @@ Object.assign(
   fileMethods,
 );
 
-/** Express 4 keeps the 3.x `res.sendfile` only as a deprecated alias of the file sender. */
-const sendfile3 = fileMethods.sendfile;
-type SendfileArgs = Parameters<typeof sendfile3>;
-response.sendfile = function sendfile(this: unknown, path: SendfileArgs[0], options?: SendfileArgs[1], callback?: SendfileArgs[2]) {
+/** Express 4 keeps the 3.x `res.sendfile` only as a deprecated alias of the file sender, with 4.x outcomes. */
+type SendfileArgs = Parameters<typeof deprecatedSendfile>;
+response.sendfile = function sendfile(this: unknown, _path: SendfileArgs[0], _options?: SendfileArgs[1], _callback?: SendfileArgs[2]) {
   deprecate('res.sendfile: Use res.sendFile instead');
-  // Passed on as received: the 3.x sender tells `(path, fn)` from `(path, options, fn)` by argument count and type.
-  return sendfile3.apply(this as never, Array.prototype.slice.call(arguments) as SendfileArgs);
+  // Passed on as received: the sender tells `(path, fn)` from `(path, options, fn)` by argument type.
+  return deprecatedSendfile.apply(this as never, Array.prototype.slice.call(arguments) as SendfileArgs);
 };

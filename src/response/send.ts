@@ -1,127 +1,46 @@
 /**
- * Sending: `send`, `json`, `jsonp`, `sendStatus` and `status`. `send` is where
- * Express 4's response rules live: the Content-Type by body kind, Content-Length
- * in bytes, the ETag from the app's `etag fn`, 304 for fresh requests, no body for
- * HEAD, 204/304 without entity headers and 205 with an empty body.
+ * Sending: `send`, `json`, `jsonp`, `sendStatus` and `status`, with the argument
+ * forms Express 4 still accepts. What `send` answers is decided in body.ts
+ * (Content-Type, Content-Length, ETag) and written in respond.ts (freshness,
+ * 204/205/304, HEAD).
  */
 import { STATUS_CODES } from 'node:http';
-import { setCharset } from '../http/content-type';
 import { deprecate } from '../http/deprecate';
-import { hashesStrings, type ETagFunction } from '../settings';
+import { isSendable, setBody } from './body';
+import { respond } from './respond';
 import type { Response } from './types';
 
-/** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
-const UTF8_TYPES = new Set(
-  ['text/html', 'text/plain', 'application/json', 'text/javascript'].map((type) => type + '; charset=utf-8'),
-);
+export { removeEntityHeaders } from './respond';
 
 /**
- * Strings under this many characters are written as strings: Node then sends
- * headers and body in one write instead of a two-buffer writev, which costs
- * more than measuring the string's bytes (and hashing it, for the ETag) twice.
+ * `res.send(body)`: objects, numbers and booleans become JSON (through `res.json`);
+ * strings, Buffers, null and undefined are decided by setBody and written by respond.
  */
-const STRING_BODY_LIMIT = 16 * 1024;
-
-/** 204 and 304 carry no entity: the headers describing one go (4.x and 3.x alike). */
-export function removeEntityHeaders(res: { removeHeader(name: string): void }): void {
-  res.removeHeader('Content-Type');
-  res.removeHeader('Content-Length');
-  res.removeHeader('Transfer-Encoding');
+function send(this: Response, body?: unknown): Response {
+  let chunk = arguments.length === 2 ? legacySendArguments(this, arguments[0], arguments[1]) : body;
+  // A lone number is the old res.send(status): the body is the status phrase.
+  if (typeof chunk === 'number' && arguments.length === 1) chunk = statusAsBody(this, chunk);
+  if (!isSendable(chunk)) return this.json(chunk);
+  return respond(this, setBody(this, chunk));
 }
 
-function send(this: Response, body?: unknown): Response {
-  let chunk = body;
-  let encoding: BufferEncoding | undefined;
-  const req = this.req;
-
-  if (arguments.length === 2) {
-    if (typeof arguments[0] !== 'number' && typeof arguments[1] === 'number') {
-      deprecate('res.send(body, status): Use res.status(status).send(body) instead');
-      this.statusCode = arguments[1];
-    } else {
-      deprecate('res.send(status, body): Use res.status(status).send(body) instead');
-      this.statusCode = arguments[0];
-      chunk = arguments[1];
-    }
+/** `res.send(body, status)` and `res.send(status, body)`: sets the status, returns the body. */
+function legacySendArguments(res: Response, first: unknown, second: unknown): unknown {
+  if (typeof first !== 'number' && typeof second === 'number') {
+    deprecate('res.send(body, status): Use res.status(status).send(body) instead');
+    res.statusCode = second;
+    return first;
   }
+  deprecate('res.send(status, body): Use res.status(status).send(body) instead');
+  res.statusCode = first as number;
+  return second;
+}
 
-  // A lone number is the old res.send(status): the body is the status phrase.
-  if (typeof chunk === 'number' && arguments.length === 1) {
-    if (!this.get('Content-Type')) this.type('txt');
-    deprecate('res.send(status): Use res.sendStatus(status) instead');
-    this.statusCode = chunk;
-    chunk = STATUS_CODES[chunk];
-  }
-
-  switch (typeof chunk) {
-    case 'string':
-      if (!this.get('Content-Type')) this.type('html');
-      break;
-    case 'boolean':
-    case 'number':
-    case 'object':
-      if (chunk === null) {
-        chunk = '';
-      } else if (Buffer.isBuffer(chunk)) {
-        if (!this.get('Content-Type')) this.type('bin');
-      } else {
-        return this.json(chunk);
-      }
-      break;
-  }
-
-  if (typeof chunk === 'string') {
-    encoding = 'utf8';
-    const type = this.get('Content-Type');
-    // The types send/json/jsonp set themselves already read as setCharset would write
-    // them: skip parsing and re-setting the header on that common path.
-    if (typeof type === 'string' && !UTF8_TYPES.has(type)) this.set('Content-Type', setCharset(type, 'utf-8'));
-  }
-
-  const etagFn = this.app.get('etag fn') as ETagFunction | undefined;
-  const generateETag = !this.get('ETag') && typeof etagFn === 'function';
-
-  let length: number | undefined;
-  if (chunk !== undefined) {
-    const data = chunk as string | Buffer;
-    if (Buffer.isBuffer(data)) {
-      length = data.length;
-    } else if (data.length < STRING_BODY_LIMIT && (!generateETag || hashesStrings(etagFn as ETagFunction))) {
-      length = Buffer.byteLength(data, encoding);
-    } else {
-      // A custom ETag function receives the encoded bytes, as Express gives them.
-      chunk = Buffer.from(data, encoding);
-      encoding = undefined;
-      length = (chunk as Buffer).length;
-    }
-    this.set('Content-Length', length);
-  }
-
-  if (generateETag && length !== undefined) {
-    const tag = (etagFn as ETagFunction)(chunk as string | Buffer, encoding);
-    if (tag) this.set('ETag', tag);
-  }
-
-  if (req.fresh) this.statusCode = 304;
-
-  if (this.statusCode === 204 || this.statusCode === 304) {
-    removeEntityHeaders(this);
-    chunk = '';
-  }
-
-  // 205 Reset Content: "no content" by an explicit zero length.
-  if (this.statusCode === 205) {
-    this.set('Content-Length', '0');
-    this.removeHeader('Transfer-Encoding');
-    chunk = '';
-  }
-
-  if (req.method === 'HEAD') {
-    this.end();
-  } else {
-    this.end(chunk as string | Buffer | undefined, encoding as BufferEncoding);
-  }
-  return this;
+function statusAsBody(res: Response, status: number): string | undefined {
+  if (!res.get('Content-Type')) res.type('txt');
+  deprecate('res.send(status): Use res.sendStatus(status) instead');
+  res.statusCode = status;
+  return STATUS_CODES[status];
 }
 
 const ESCAPED: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026' };
@@ -183,14 +102,14 @@ export const sendMethods = {
 
   send,
 
-  // `obj` is named for the method's arity (1); the body is read from `arguments` for the legacy forms.
-  json(this: Response, obj?: unknown) {
+  // `_obj` is named for the method's arity (1); the body is read from `arguments` for the legacy forms.
+  json(this: Response, _obj?: unknown) {
     const body = jsonOf(this, legacyBody(this, 'json', arguments));
     if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
     return this.send(body);
   },
 
-  jsonp(this: Response, obj?: unknown) {
+  jsonp(this: Response, _obj?: unknown) {
     let body = jsonOf(this, legacyBody(this, 'jsonp', arguments));
     let callback = this.req.query[this.app.get('jsonp callback name') as string];
 

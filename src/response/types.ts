@@ -5,7 +5,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export type RenderCallback = (err: Error | null, html?: string) => void;
+import type { CookieOptions, RenderCallback } from '../types/public';
+
+export type { CookieOptions, RenderCallback };
 
 /** The application as the response sees it: settings and rendering. */
 export interface ResponseApp {
@@ -41,21 +43,6 @@ export interface Response extends Omit<ServerResponse, 'req'> {
   location(url: string): this;
   cookie(name: string, value: unknown, options?: CookieOptions): this;
   format(handlers: FormatHandlers): this;
-}
-
-export interface CookieOptions {
-  domain?: string;
-  encode?: (value: string) => string;
-  expires?: Date;
-  httpOnly?: boolean;
-  maxAge?: number;
-  path?: string;
-  partitioned?: boolean;
-  priority?: 'low' | 'medium' | 'high' | 'Low' | 'Medium' | 'High';
-  secure?: boolean;
-  signed?: boolean;
-  sameSite?: boolean | 'lax' | 'strict' | 'none' | 'Lax' | 'Strict' | 'None';
-  [option: string]: unknown;
 }
 
 export type FormatHandler = (req: ResponseRequest, res: Response, next: (err?: unknown) => void) => void;

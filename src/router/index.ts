@@ -10,7 +10,7 @@ import { deprecate } from '../http/deprecate';
 import { parseUrl } from '../http/parse-url';
 import { Layer, forwardRejection, type Handler, type NextFunction } from './layer';
 import { LayerIndex, firstAtLeast } from './layer-index';
-import { methods } from './methods';
+import { methods, type MethodMembers } from './methods';
 import type { PathPattern } from './path-pattern';
 import { Route, splitUseArguments } from './route';
 
@@ -62,14 +62,13 @@ export interface Router extends RouterMethods {
 
 type RouteMethod = (this: Router, path: PathPattern, ...handlers: unknown[]) => Router;
 
-export interface RouterMethods {
+export interface RouterMethods extends MethodMembers<RouteMethod> {
   handle(this: Router, req: IncomingMessage, res: ServerResponse, out: NextFunction): void;
   process_params(this: Router, layer: Layer, called: Record<string, ParamCall>, req: IncomingMessage, res: ServerResponse, done: NextFunction): void;
   param(this: Router, name: string | ParamDefinition, fn?: ParamHandler | unknown): Router | undefined;
   use(this: Router, ...args: unknown[]): Router;
   route(this: Router, path: PathPattern): Route;
   all: RouteMethod;
-  [method: string]: unknown;
 }
 
 export interface RouterFactory extends RouterMethods {
@@ -369,10 +368,10 @@ Router.route = function route(this: Router, path: PathPattern): Route {
   return route;
 };
 
-for (const method of [...methods, 'all']) {
+for (const method of [...methods, 'all' as const]) {
   Router[method] = function addRoute(this: Router, path: PathPattern, ...handlers: unknown[]): Router {
     const route = this.route(path);
-    (route[method] as (...h: unknown[]) => Route)(...handlers);
+    route[method](...handlers);
     return this;
   };
 }

@@ -5,10 +5,12 @@
  * walks `app._router.stack`, so they are kept as Express 4 has them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NO_ERROR, isTracingActive, traceLayer } from '../tracing/layer';
 import { compilePattern, type CompiledPattern, type PathKey, type PathPattern, type PatternOptions } from './path-pattern';
 import type { Route } from './route';
 
-export type NextFunction = (err?: unknown) => void;
+export type { NextFunction } from '../types/public';
+import type { NextFunction } from '../types/public';
 /**
  * Any middleware, handler or error handler. Declared through a method signature so
  * that functions with typed parameters (req: Request, ...) are assignable to it.
@@ -27,11 +29,14 @@ export class Layer {
   method: string | undefined = undefined;
   /** @internal the compiled matcher behind `regexp` */
   readonly pattern: CompiledPattern;
+  /** @internal the path as registered: tracing joins these into route templates */
+  readonly pathPattern: PathPattern;
 
   constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
     this.handle = fn;
     this.name = fn.name || '<anonymous>';
     this.pattern = compilePattern(path, options);
+    this.pathPattern = path;
     this.keys = this.pattern.keys;
     this.regexp = this.pattern.regexp;
   }
@@ -81,30 +86,44 @@ export class Layer {
 
   /** Calls an error handler (a function declaring four parameters); others pass the error on. */
   handle_error(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const fn = this.handle;
-    if (fn.length !== 4) {
-      next(error);
-      return;
-    }
-    try {
-      forwardRejection(fn(error, req, res, next), next);
-    } catch (err) {
-      next(err);
-    }
+    if (isTracingActive() && this.handle.length === 4) return traceLayer(this, error, req, res, next);
+    callErrorHandler(this.handle, error, req, res, next);
   }
 
   /** Calls a request handler; a function declaring four parameters is an error handler and is skipped. */
   handle_request(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const fn = this.handle;
-    if (fn.length > 3) {
-      next();
-      return;
-    }
-    try {
-      forwardRejection(fn(req, res, next), next);
-    } catch (err) {
-      next(err);
-    }
+    if (isTracingActive() && this.handle.length <= 3) return traceLayer(this, NO_ERROR, req, res, next);
+    callHandler(this.handle, req, res, next);
+  }
+}
+
+/**
+ * What `handle_error` does with a layer's function, for stacks that keep bare
+ * functions (the 3.x router's route callbacks): only a function declaring four
+ * parameters handles the error; a throw or a rejection goes to `next`.
+ */
+export function callErrorHandler(fn: Handler, error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+  if (fn.length !== 4) {
+    next(error);
+    return;
+  }
+  try {
+    forwardRejection(fn(error, req, res, next), next);
+  } catch (err) {
+    next(err);
+  }
+}
+
+/** What `handle_request` does with a layer's function: error handlers are skipped; a throw or a rejection goes to `next`. */
+export function callHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+  if (fn.length > 3) {
+    next();
+    return;
+  }
+  try {
+    forwardRejection(fn(req, res, next), next);
+  } catch (err) {
+    next(err);
   }
 }
 

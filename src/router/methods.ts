@@ -1,4 +1,49 @@
 import { METHODS } from 'node:http';
 
+/**
+ * The HTTP methods Node's parser knows, lower-cased: the names of `app.METHOD`,
+ * `router.METHOD` and `route.METHOD`. Node 20 to 26 know the same list; the
+ * runtime reads it from `http.METHODS`, the types name it here.
+ */
+export type HttpMethod =
+  | 'acl'
+  | 'bind'
+  | 'checkout'
+  | 'connect'
+  | 'copy'
+  | 'delete'
+  | 'get'
+  | 'head'
+  | 'link'
+  | 'lock'
+  | 'm-search'
+  | 'merge'
+  | 'mkactivity'
+  | 'mkcalendar'
+  | 'mkcol'
+  | 'move'
+  | 'notify'
+  | 'options'
+  | 'patch'
+  | 'post'
+  | 'propfind'
+  | 'proppatch'
+  | 'purge'
+  | 'put'
+  | 'query'
+  | 'rebind'
+  | 'report'
+  | 'search'
+  | 'source'
+  | 'subscribe'
+  | 'trace'
+  | 'unbind'
+  | 'unlink'
+  | 'unlock'
+  | 'unsubscribe';
+
+/** One member per HTTP method, each of type `Member`: the method-named members of apps, routers and routes. */
+export type MethodMembers<Member> = { [Method in HttpMethod]: Member };
+
 /** Every HTTP method Node's parser knows, lower-cased: the names of `app.METHOD` / `router.METHOD`. */
-export const methods: readonly string[] = METHODS.map((method) => method.toLowerCase());
+export const methods = METHODS.map((method) => method.toLowerCase()) as readonly HttpMethod[];

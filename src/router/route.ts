@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Layer, type Handler, type NextFunction } from './layer';
-import { methods } from './methods';
+import { methods, type MethodMembers } from './methods';
 import type { PathPattern } from './path-pattern';
 
 /** After this many handlers called synchronously, dispatch continues on a fresh stack. */
@@ -13,10 +13,14 @@ const MAX_SYNC_DEPTH = 100;
 
 type RouteRequest = IncomingMessage & { route?: Route };
 
-export interface Route {
-  [method: string]: unknown;
-}
+/**
+ * `route.get(...handlers)`, `route.post(...)`...: installed on the prototype for
+ * every method below, so they are declared by merging rather than written in the class.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Route extends MethodMembers<(...handlers: unknown[]) => Route> {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Route {
   path: PathPattern;
   stack: Layer[] = [];

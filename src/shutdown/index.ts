@@ -37,7 +37,7 @@ const DEFAULT_TIMEOUT = 10_000;
 /** Anything with http.Server's event shape: http, https, http2 (plain or secure). */
 type AnyServer = NetServer & { closeIdleConnections?: () => void };
 
-/** Per-server drain state; the server's own `close` stays reachable through `closeServer`. */
+/** What one server tracks so that its close() can tell idle connections from busy ones. */
 class Drain {
   closing = false;
   /** Raw TCP sockets, so the deadline can end connections of every kind (TLS handshakes included). */
@@ -51,7 +51,10 @@ class Drain {
   readonly secureSockets = new Set<TLSSocket>();
   deadline: NodeJS.Timeout | undefined;
 
-  constructor(readonly server: AnyServer, readonly timeout: number) {}
+  constructor(
+    readonly server: AnyServer,
+    readonly timeout: number,
+  ) {}
 
   track(): void {
     this.server.on('connection', (socket: Socket) => {
@@ -101,7 +104,8 @@ class Drain {
     this.server.closeIdleConnections?.();
     for (const [socket, count] of this.owed) if (count === 0) socket.destroy();
     // HTTP/1 over TLS that has not sent a request yet is idle too (HTTP/2 ones close with their session).
-    for (const socket of this.secureSockets) if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket)) socket.destroy();
+    for (const socket of this.secureSockets)
+      if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket)) socket.destroy();
     for (const res of this.responses.keys()) {
       // Not yet answered: the answer will say `Connection: close`, and Node ends the socket after it.
       if (!res.headersSent) res.shouldKeepAlive = false;
@@ -127,7 +131,8 @@ export function graceful<S extends NetServer>(server: S, options: GracefulOption
   const target = server as AnyServer & { [kGraceful]?: Drain };
   if (target[kGraceful]) return server;
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-  if (!Number.isFinite(timeout) || timeout < 0) throw new TypeError('graceful(): timeout must be a number of milliseconds >= 0');
+  if (!Number.isFinite(timeout) || timeout < 0)
+    throw new TypeError('graceful(): timeout must be a number of milliseconds >= 0');
   const drain = new Drain(target, timeout);
   target[kGraceful] = drain;
   drain.track();

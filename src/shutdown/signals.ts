@@ -8,20 +8,32 @@ import type { Server as NetServer } from 'node:net';
 
 type Hook = (() => void | Promise<void>) | undefined;
 
-const registered = new Map<NodeJS.Signals, Map<NetServer, Hook>>();
+interface Registration {
+  servers: Map<NetServer, Hook>;
+  listener: () => void;
+}
+
+const registered = new Map<NodeJS.Signals, Registration>();
 let shuttingDown = false;
 
 export function onSignal(signal: NodeJS.Signals, server: NetServer, hook: Hook): void {
-  let servers = registered.get(signal);
-  if (!servers) {
-    servers = new Map();
-    registered.set(signal, servers);
-    process.on(signal, () => void shutDown(signal));
+  let registration = registered.get(signal);
+  if (!registration) {
+    const listener = () => void shutDown(signal);
+    registration = { servers: new Map(), listener };
+    registered.set(signal, registration);
+    process.on(signal, listener);
   }
-  servers.set(server, hook);
-  // A server closed by other means no longer needs the signal to reach it.
+  registration.servers.set(server, hook);
+  // A server closed by other means no longer needs the signal; once none is
+  // left, the signal gets its default meaning back.
   server.once('close', () => {
-    if (!shuttingDown) servers.delete(server);
+    if (shuttingDown) return;
+    registration.servers.delete(server);
+    if (registration.servers.size === 0 && registered.get(signal) === registration) {
+      registered.delete(signal);
+      process.off(signal, registration.listener);
+    }
   });
 }
 
@@ -29,7 +41,7 @@ async function shutDown(signal: NodeJS.Signals): Promise<void> {
   // A second signal while draining changes nothing: the deadline already bounds the wait.
   if (shuttingDown) return;
   shuttingDown = true;
-  const servers = [...(registered.get(signal) ?? new Map<NetServer, Hook>())];
+  const servers = [...(registered.get(signal)?.servers ?? [])];
   let code = 0;
   await Promise.all(servers.map(([server]) => closed(server)));
   for (const [, hook] of servers) {

@@ -13,6 +13,7 @@ import { sameOriginPath } from '../http/same-origin-path';
 import { compileSendOptions, type SendOptions, type SendSettings } from './options';
 import { sendRedirect } from './html';
 import { hasTrailingSlash, sendFile, type SendHooks } from './send';
+import type { NextFunction } from '../types/public';
 
 export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' | 'end'> {
   /** Client errors and 404 call `next()` (true, default) or `next(err)` (false). */
@@ -23,8 +24,7 @@ export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' |
   setHeaders?: (res: ServerResponse, path: string, stat: Stats) => void;
 }
 
-type Next = (err?: unknown) => void;
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
 
 /**
  * The slash URL of the directory the client asked for, keeping the query string,
@@ -76,7 +76,7 @@ export function createServeStatic(root: string, options: ServeStaticOptions | un
     optionsError = err;
   }
 
-  return function serveStatic(req: IncomingMessage, res: ServerResponse, next: Next): void {
+  return function serveStatic(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (fallthrough) {
         next();

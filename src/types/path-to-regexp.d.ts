@@ -12,6 +12,10 @@ declare module 'path-to-regexp' {
       end?: boolean;
     }
   }
-  function pathToRegexp(path: string | RegExp | ReadonlyArray<string | RegExp>, keys?: pathToRegexp.Key[], options?: pathToRegexp.Options): RegExp;
+  function pathToRegexp(
+    path: string | RegExp | ReadonlyArray<string | RegExp>,
+    keys?: pathToRegexp.Key[],
+    options?: pathToRegexp.Options,
+  ): RegExp;
   export = pathToRegexp;
 }

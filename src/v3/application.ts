@@ -4,19 +4,29 @@
  * the first route implicitly mounts it), `app.routes`, `app.configure` and the
  * callable `app.locals`.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
-import { booleanSettings, environment, inheritFromParent, markTrustProxyDefault, markTrustProxySet } from '../application';
-import { adoptRequestPrototype, adoptResponsePrototype } from '../prototypes';
-import { serverClasses } from '../server-classes';
+import {
+  applicationCore,
+  environment,
+  inheritFromParent,
+  initLayer,
+  markTrustProxyDefault,
+  markTrustProxySet,
+  mixin,
+  mountedApp,
+  paramMethod,
+} from '../app-core';
 import { deprecate } from '../http/deprecate';
-import { kQueryParser, type QueryParser } from '../request';
+import { queryLayer } from '../query';
+import type { QueryParser } from '../request';
 import { parseExtended } from '../querystring';
 import type { NextFunction } from '../router/layer';
-import { methods } from '../router/methods';
+import { methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
 import { compileETag3 } from './etag';
-import { View, renderView } from '../view';
+import { View, type Engine } from '../view';
 import { Router3 } from './router';
 import { handleRequest, useMiddleware, type StackEntry } from './stack';
 
@@ -31,6 +41,9 @@ export function createLocals(): Locals3 {
   return locals;
 }
 
+/** Connect 2's `query()` as Express 3 used it: qs with prototype keys allowed. */
+const parseQuery3: QueryParser = (queryString) => (queryString ? parseExtended(queryString, { allowPrototypes: true }) : {});
+
 export interface Application3 extends EventEmitter, Application3Methods {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
   stack: StackEntry[];
@@ -38,7 +51,7 @@ export interface Application3 extends EventEmitter, Application3Methods {
   settings: Record<string, unknown>;
   locals: Locals3;
   cache: Record<string, unknown>;
-  engines: Record<string, unknown>;
+  engines: Record<string, Engine>;
   routes: Router3['map'];
   parent?: Application3;
   request: object;
@@ -48,7 +61,10 @@ export interface Application3 extends EventEmitter, Application3Methods {
   readonly router: Router3['middleware'];
 }
 
-export interface Application3Methods {
+/** `app.post(path, ...handlers)`...; `get` is declared below, as it also reads settings. */
+type RouteMethod3 = (this: Application3, path: unknown, ...handlers: unknown[]) => Application3;
+
+export interface Application3Methods extends Omit<MethodMembers<RouteMethod3>, 'get'> {
   init(this: Application3): void;
   defaultConfiguration(this: Application3): void;
   use(this: Application3, route: unknown, fn?: unknown): Application3;
@@ -67,17 +83,11 @@ export interface Application3Methods {
   del(this: Application3, path: unknown, ...handlers: unknown[]): Application3;
   render(this: Application3, name: string, options?: unknown, callback?: unknown): void;
   listen(this: Application3, ...args: unknown[]): http.Server;
-  [method: string]: unknown;
 }
 
+/** The 3.x preset: the shared core (src/app-core.ts) plus what Express 3 and Connect 2 do their own way. */
 export const application3 = {} as Application3Methods;
-
-application3.init = function init() {
-  this.cache = {};
-  this.settings = {};
-  this.engines = {};
-  this.defaultConfiguration();
-};
+mixin(application3, applicationCore);
 
 application3.defaultConfiguration = function defaultConfiguration() {
   this.enable('x-powered-by');
@@ -88,8 +98,8 @@ application3.defaultConfiguration = function defaultConfiguration() {
   this.set('trust proxy', false);
   markTrustProxyDefault(this.settings);
 
-  this.use(queryMiddleware3());
-  this.use(initMiddleware3(this));
+  this.use(queryLayer(parseQuery3));
+  this.use(initLayer(this, createLocals));
 
   this.on('mount', inheritFromParent);
 
@@ -126,14 +136,7 @@ application3.use = function use(route, fn) {
   const isApp = Boolean(sub) && typeof sub.handle === 'function' && typeof sub.set === 'function';
   if (isApp) {
     sub.route = path as string;
-    handle = function mounted(req: IncomingMessage & { app?: Application3 }, res: ServerResponse, next: NextFunction) {
-      const orig = req.app!;
-      sub.handle(req, res, (err?: unknown) => {
-        adoptRequestPrototype(req, orig.request);
-        adoptResponsePrototype(res, orig.response);
-        next(err);
-      });
-    };
+    handle = mountedApp(sub);
   }
   useMiddleware(this, path, handle);
   if (isApp) {
@@ -147,23 +150,15 @@ application3.handle = function handle(req, res, out) {
   handleRequest(this, req, res, out);
 };
 
-application3.engine = function engine(ext, fn) {
-  if (typeof fn !== 'function') throw new Error('callback function required');
-  this.engines[ext[0] !== '.' ? '.' + ext : ext] = fn;
-  return this;
-};
-
-application3.param = function param(name, ...fns) {
-  if (Array.isArray(name)) {
-    for (const each of name) for (const fn of fns) this.param(each, fn);
-  } else if (typeof name === 'function') {
+/** 3.x: every callback of the call, the function form to the router, `:name` as `name`. */
+application3.param = paramMethod(function registerParam(this: Application3, name: unknown, fns: unknown[]) {
+  if (typeof name === 'function') {
     this._router.param(name as never);
-  } else {
-    const key = String(name)[0] === ':' ? String(name).substring(1) : String(name);
-    for (const fn of fns) this._router.param(key, fn);
+    return;
   }
-  return this;
-};
+  const key = String(name)[0] === ':' ? String(name).substring(1) : String(name);
+  for (const fn of fns) this._router.param(key, fn);
+}) as Application3Methods['param'];
 
 application3.set = function set(this: Application3, setting: string, value?: unknown): unknown {
   if (arguments.length === 1) return this.settings[setting];
@@ -180,8 +175,6 @@ application3.path = function path() {
   return this.parent ? this.parent.path() + this.route : '';
 };
 
-Object.assign(application3, booleanSettings);
-
 /** `app.configure([env...], fn)`: runs `fn` (with the app as `this`) when the env matches or none is named. */
 application3.configure = function configure(...args: unknown[]) {
   deprecate("app.configure: Check app.get('env') in an if statement");
@@ -192,55 +185,21 @@ application3.configure = function configure(...args: unknown[]) {
 
 for (const method of methods) {
   application3[method] = function addRoute(this: Application3, path: unknown, ...handlers: unknown[]) {
-    if (method === 'get' && arguments.length === 1) return this.set(path as string);
     // The first route mounts the router here unless the app placed it itself.
     if (!this._usedRouter) this.use(this.router);
-    (this._router[method] as (p: unknown, ...h: unknown[]) => unknown)(path, ...handlers);
+    this._router[method](path as Parameters<Router3['route']>[1], ...handlers);
     return this;
   };
 }
 
+/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+const routeGet = application3.get;
+application3.get = function get(this: Application3, settingOrPath: unknown, ...handlers: unknown[]) {
+  if (arguments.length === 1) return this.set(settingOrPath as string);
+  return routeGet.call(this, settingOrPath, ...handlers);
+};
+
 application3.all = function all(path, ...handlers) {
-  for (const method of methods) (application3[method] as (this: Application3, p: unknown, ...h: unknown[]) => unknown).call(this, path, ...handlers);
+  for (const method of methods) application3[method].call(this, path, ...handlers);
   return this;
 };
-
-application3.del = function del(path, ...handlers) {
-  deprecate('app.del: Use app.delete instead');
-  return (application3.delete as (this: Application3, p: unknown, ...h: unknown[]) => Application3).call(this, path, ...handlers);
-};
-
-application3.render = function render(name, options, callback) {
-  const done = (typeof options === 'function' ? options : callback) as (err: Error | null, html?: string) => void;
-  const opts = typeof options === 'function' || options == null ? {} : (options as object);
-  renderView(this as never, name, opts as Record<string, unknown>, done);
-};
-
-application3.listen = function listen(...args: unknown[]) {
-  // The server builds requests and responses with the app's prototypes (see server-classes.ts).
-  const server = http.createServer(serverClasses(this) as http.ServerOptions, this);
-  return server.listen(...(args as Parameters<http.Server['listen']>));
-};
-
-/** Connect 2's `query()`: qs with dots not nesting; parsed lazily on first read of req.query. */
-function queryMiddleware3() {
-  const parser: QueryParser = (queryString) => (queryString ? parseExtended(queryString, { allowPrototypes: true }) : {});
-  return function query(req: IncomingMessage & { query?: unknown; [kQueryParser]?: QueryParser }, _res: ServerResponse, next: NextFunction) {
-    if (req[kQueryParser] === undefined && !req.query) req[kQueryParser] = parser;
-    next();
-  };
-}
-
-/** Express 3's `expressInit`: links req/res, gives them the app's prototypes, callable `res.locals`. */
-function initMiddleware3(app: Application3) {
-  return function expressInit(req: IncomingMessage & Record<string, unknown>, res: ServerResponse & { locals?: unknown }, next: NextFunction) {
-    if (app.enabled('x-powered-by')) res.setHeader('X-Powered-By', 'webapp');
-    req.res = res;
-    (res as { req: IncomingMessage }).req = req;
-    req.next = next;
-    adoptRequestPrototype(req, app.request);
-    adoptResponsePrototype(res, app.response);
-    res.locals = res.locals || createLocals();
-    next();
-  };
-}

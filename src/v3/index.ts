@@ -3,12 +3,8 @@
  * export is the app factory with Express 3's members (`application`, `request`,
  * `response`, `Router`, `Route`) and the middleware 3.x bundled.
  */
-import { EventEmitter } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mixin } from '../application';
-import { adoptServer } from '../server-classes';
+import { createApp } from '../app-core';
 import { deprecate } from '../http/deprecate';
-import type { NextFunction } from '../router/layer';
 import { application3, type Application3 } from './application';
 import { request3 } from './request';
 import { response3 } from './response';
@@ -17,20 +13,11 @@ import * as bundle from '../middleware';
 import type { serveStatic } from '../static';
 
 function createApplication(): Application3 {
-  const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
-    // As a server's request listener (no `next`), see whether the server can build app-born objects.
-    if (next === undefined) adoptServer(app as Application3, req);
-    (app as Application3).handle(req, res, next);
-  } as Application3;
-  mixin(app, application3);
-  mixin(app, EventEmitter.prototype);
-  app.route = '/';
-  app.stack = [];
-  const own = { configurable: true, enumerable: true, writable: true, value: app };
-  app.request = Object.create(request3, { app: own });
-  app.response = Object.create(response3, { app: own });
-  app.init();
-  return app;
+  return createApp<Application3>(application3, request3, response3, (app) => {
+    // Connect 2's own state, which the 3.x defaults (their first `use`) already need.
+    app.route = '/';
+    app.stack = [];
+  });
 }
 
 function webapp3(): Application3 {

@@ -12,7 +12,8 @@ import { parseUrl } from '../http/parse-url';
 import { isFresh } from '../http/fresh';
 import { DEFAULT_TYPE, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
-import { request } from '../request';
+import { deprecate } from '../http/deprecate';
+import { request, withoutPort, type RequestPrototype } from '../request';
 
 export interface AcceptEntry {
   value: string;
@@ -110,7 +111,30 @@ export function accepts3(types: string | string[], header: string | undefined): 
   return undefined;
 }
 
-export const request3: Record<string | symbol, unknown> = Object.create(request);
+/** `Basic <base64>`, the scheme in any case, spaces around: the grammar 3.21's basic-auth accepted. */
+const BASIC_SCHEME = /^ *basic +([\w.~+/-]+=*) *$/i;
+/** Line terminators: basic-auth's `user:pass` pattern stopped at them, so such a password was no match. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/** The user (up to the first `:`) and password (the rest, `:` included) of a Basic Authorization header. */
+export function basicCredentials(header: string | undefined): { username: string; password: string } | undefined {
+  const match = BASIC_SCHEME.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString();
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return undefined;
+  const password = decoded.slice(colon + 1);
+  if (LINE_TERMINATOR.test(password)) return undefined;
+  return { username: decoded.slice(0, colon), password };
+}
+
+/** The 3.x request prototype: the 4.x one with the methods and getters below in place of its own. */
+export type Request3Prototype = Omit<RequestPrototype, keyof typeof methods3 | keyof typeof getters3 | 'header'> &
+  typeof methods3 & { header: (typeof methods3)['get'] } & {
+    readonly [Name in keyof typeof getters3]: ReturnType<(typeof getters3)[Name]>;
+  };
+
+export const request3 = Object.create(request) as Request3Prototype;
 
 const methods3 = {
   /** A request header, case-insensitive; Referer and Referrer are interchangeable. */
@@ -165,7 +189,7 @@ const methods3 = {
   },
 };
 
-const getters3: Record<string, (this: Request3) => unknown> = {
+const getters3 = {
   ip() {
     return proxyAddr(this, this.app.get('trust proxy fn') as (addr: string, i: number) => boolean);
   },
@@ -205,10 +229,7 @@ const getters3: Record<string, (this: Request3) => unknown> = {
     const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
     let host = this.get('X-Forwarded-Host');
     if (!host || !trust(this.connection?.remoteAddress, 0)) host = this.get('Host');
-    if (!host) return undefined;
-    const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
-    const index = host.indexOf(':', offset);
-    return index !== -1 ? host.substring(0, index) : host;
+    return host ? withoutPort(host) : undefined;
   },
   subdomains() {
     const host = this.host as string | undefined;
@@ -224,6 +245,11 @@ const getters3: Record<string, (this: Request3) => unknown> = {
     const forwarded = this.get('X-Forwarded-Proto') || proto;
     return forwarded.split(/\s*,\s*/)[0];
   },
+  /** 3.21's `req.auth` (deprecated there too): Basic credentials, or undefined. */
+  auth() {
+    deprecate('req.auth: Use basic-auth npm module instead');
+    return basicCredentials(this.headers.authorization);
+  },
   fresh() {
     const method = this.method;
     const status = this.res.statusCode;
@@ -231,7 +257,7 @@ const getters3: Record<string, (this: Request3) => unknown> = {
     if ((status >= 200 && status < 300) || status === 304) return isFresh(this.headers, this.res.getHeaders());
     return false;
   },
-};
+} satisfies Record<string, (this: Request3) => unknown>;
 
 for (const [name, fn] of Object.entries(methods3)) {
   Object.defineProperty(request3, name, { configurable: true, enumerable: true, writable: true, value: fn });

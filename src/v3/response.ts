@@ -6,7 +6,8 @@
  * patches live on the 3.x prototype only: 4.x apps in the same process are not
  * affected (Connect patched Node's ServerResponse for everyone).
  */
-import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { OutgoingMessage, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname } from 'node:path';
 import { resolve as resolveUrl } from 'node:url';
 import { sameOriginPath } from '../http/same-origin-path';
@@ -15,13 +16,15 @@ import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
 import { encodeUrl } from '../http/encode-url';
 import { escapeHtml } from '../http/escape-html';
+import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
 import { DEFAULT_TYPE, charsetOf, lookupType } from '../http/mime';
 import { parseOriginalUrl } from '../http/parse-url';
 import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
-import { response } from '../response';
+import { response, type ResponsePrototype } from '../response';
 import { fileMethods } from '../response/files';
 import { removeEntityHeaders } from '../response/send';
+import { onHeaders } from '../middleware/on-headers';
 
 interface Req3 extends IncomingMessage {
   app: { render(view: string, options: object, callback: (err: Error | null, html?: string) => void): void };
@@ -51,13 +54,20 @@ interface Res3 extends Omit<ServerResponse, 'req'> {
   sendfile(path: string, callback?: (err?: Error) => void): void;
 }
 
-const nativeSetHeader = ServerResponse.prototype.setHeader;
+// Node's own members, from where Connect's patch (if Connect is loaded in the same process) cannot reach.
+const nativeSetHeader = OutgoingMessage.prototype.setHeader;
+const nativeOn = EventEmitter.prototype.on;
 
-/** Sets (or replaces) the charset parameter of a Content-Type value. */
-function setCharset(type: string, charset: string): string {
-  const [mediaType, ...params] = type.split(';');
-  const kept = params.map((p) => p.trim()).filter((p) => p && !/^charset\s*=/i.test(p));
-  return [mediaType.trim(), ...kept, 'charset=' + charset].join('; ');
+/**
+ * Connect 2's `res.charset` rule: a Content-Type that names its own charset keeps
+ * it; any other gets `charset` (quoted if it is not a token). A value that is not
+ * a media type throws, as Connect's did.
+ */
+function addDefaultCharset(type: unknown, charset: string): string {
+  const media = parseMediaType(type as string);
+  if (media.parameters.charset) return type as string;
+  media.parameters.charset = charset;
+  return formatMediaType(media);
 }
 
 /** Express 3 (mime 1.x) answered `application/octet-stream` for an unknown extension. */
@@ -65,7 +75,11 @@ function lookup3(type: string): string {
   return type.includes('/') ? type : lookupType(type) || DEFAULT_TYPE;
 }
 
-export const response3: Record<string | symbol, unknown> = Object.create(response);
+/** The 3.x response prototype: the 4.x one with the methods below in place of its own. */
+export type Response3Prototype = Omit<ResponsePrototype, keyof typeof methods3 | 'header' | 'contentType' | 'charset'> &
+  typeof methods3 & { header: (typeof methods3)['set']; contentType: (typeof methods3)['type']; charset: string | undefined };
+
+export const response3 = Object.create(response) as Response3Prototype;
 
 const methods3 = {
   /** Connect 2's patch: Set-Cookie values accumulate; Content-Type gets `res.charset`. */
@@ -82,8 +96,16 @@ const methods3 = {
       const merged = Array.isArray(previous) ? previous.concat(incoming as string) : ([previous] as unknown[]).concat(incoming);
       return nativeSetHeader.call(this, field, merged as string[]);
     }
-    if (key === 'content-type' && this.charset) return nativeSetHeader.call(this, field, setCharset(String(value), this.charset));
+    if (key === 'content-type' && this.charset) return nativeSetHeader.call(this, field, addDefaultCharset(value, this.charset));
     return nativeSetHeader.call(this, field, value);
+  },
+
+  /** Connect 2's patch: a `header` listener runs once, just before the head is written (by `writeHead` or implicitly). */
+  on(this: Res3, event: string | symbol, listener: (...args: unknown[]) => void) {
+    if (event !== 'header') return nativeOn.call(this, event, listener);
+    deprecate('res.on("header"): use on-headers npm module instead');
+    onHeaders(this as unknown as ServerResponse, listener);
+    return this;
   },
 
   status(this: Res3, code: number) {
@@ -375,3 +397,12 @@ response3.header = response3.set;
 response3.contentType = response3.type;
 /** Appended to text Content-Types by `setHeader` when set (`res.charset = 'utf-8'`). */
 response3.charset = undefined;
+/** Connect 2's `res.headerSent` (its name for `headersSent`, deprecated there too). */
+Object.defineProperty(response3, 'headerSent', {
+  configurable: true,
+  enumerable: true,
+  get(this: ServerResponse) {
+    deprecate('res.headerSent: use standard res.headersSent');
+    return this.headersSent;
+  },
+});

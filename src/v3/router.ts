@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
-import { forwardRejection, type Handler, type NextFunction } from '../router/layer';
-import { methods } from '../router/methods';
+import { callErrorHandler, callHandler, decodeParam, forwardRejection, type Handler, type NextFunction } from '../router/layer';
+import { methods, type MethodMembers } from '../router/methods';
 import { flattenHandlers } from '../router/route';
 import { compilePath3, type PathKey3 } from './path';
 
@@ -25,6 +25,15 @@ interface RoutedRequest3 extends IncomingMessage {
 
 interface OptionsResponse {
   set(field: string, value: string): { send(body: string): unknown };
+}
+
+/** The shared parameter decoding, failing with 3.x's error: a plain Error with status 400. */
+function decodeParam3(value: string | undefined): string | undefined {
+  try {
+    return decodeParam(value);
+  } catch {
+    throw Object.assign(new Error("Failed to decode param '" + value + "'"), { status: 400 });
+  }
 }
 
 export class Route3 {
@@ -50,14 +59,7 @@ export class Route3 {
     if (!found) return false;
     for (let i = 1; i < found.length; i++) {
       const key = this.keys[i - 1];
-      let value: string | undefined = found[i];
-      if (typeof value === 'string') {
-        try {
-          value = decodeURIComponent(value);
-        } catch {
-          throw Object.assign(new Error("Failed to decode param '" + found[i] + "'"), { status: 400 });
-        }
-      }
+      const value = decodeParam3(found[i]);
       if (key) params[key.name] = value as string;
       else params.push(value as string);
     }
@@ -65,6 +67,11 @@ export class Route3 {
   }
 }
 
+/** `router.get(path, ...handlers)`...: installed on the prototype for every method below. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Router3 extends MethodMembers<(path: string | RegExp | Array<string | RegExp>, ...handlers: unknown[]) => Router3> {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Router3 {
   map: Record<string, Route3[]> = {};
   params: Record<string, ParamCallback3[]> = {};
@@ -73,7 +80,6 @@ export class Router3 {
   strict: boolean | undefined;
   /** The middleware `app.use(app.router)` mounts. */
   middleware: (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
-  [method: string]: unknown;
 
   constructor(options: { caseSensitive?: boolean; strict?: boolean } = {}) {
     this.caseSensitive = options.caseSensitive;
@@ -143,22 +149,13 @@ export class Router3 {
         if (err || !fn) return param(err);
         forwardRejection(fn(req, res, paramCallback, paramValue, key!.name), paramCallback);
       };
+      // The route's callbacks run as a Layer runs its function (arity picks request or error handlers).
       const runCallbacks = (err?: unknown): void => {
         const fn = matched.callbacks[callbackIndex++];
-        try {
-          if (err === 'route') nextRoute();
-          else if (err && fn) {
-            if (fn.length < 4) return runCallbacks(err);
-            forwardRejection(fn(err, req, res, runCallbacks), runCallbacks);
-          } else if (fn) {
-            if (fn.length < 4) return void forwardRejection(fn(req, res, runCallbacks), runCallbacks);
-            runCallbacks();
-          } else {
-            nextRoute(err);
-          }
-        } catch (e) {
-          runCallbacks(e);
-        }
+        if (err === 'route') nextRoute();
+        else if (!fn) nextRoute(err);
+        else if (err) callErrorHandler(fn, err, req, res, runCallbacks);
+        else callHandler(fn, req, res, runCallbacks);
       };
       param(passedErr);
     };
@@ -183,18 +180,22 @@ export class Router3 {
     return allowed.sort();
   }
 
-  /** The first route from `start` on whose verb and path match; HEAD falls back to GET routes. */
-  matchRequest(req: IncomingMessage & { _route_index?: number }, start = 0, head = false): Route3 | undefined {
+  /**
+   * The first route whose verb and path match, searching the verb's routes from
+   * index `start` (any falsy value is 0, as in 3.x); HEAD falls back to GET routes.
+   */
+  matchRequest(req: IncomingMessage & { _route_index?: number }, start?: number, head = false): Route3 | undefined {
+    const from = start || 0;
     let method = (req.method ?? '').toLowerCase();
     const path = parseUrl(req)?.pathname ?? '';
     if (!head && method === 'head') {
-      const route = this.matchRequest(req, start, true);
+      const route = this.matchRequest(req, from, true);
       if (route) return route;
       method = 'get';
     }
     const routes = this.map[method];
     if (!routes) return undefined;
-    for (let i = start; i < routes.length; i++) {
+    for (let i = from; i < routes.length; i++) {
       if (routes[i].match(path)) {
         req._route_index = i;
         return routes[i];

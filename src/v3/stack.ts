@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from 'node:http';
 import { parseUrl } from '../http/parse-url';
-import { forwardRejection, type Handler, type NextFunction } from '../router/layer';
+import { callErrorHandler, callHandler, type Handler, type NextFunction } from '../router/layer';
 import { finalHandler3 } from './final-handler';
 
 export interface StackEntry {
@@ -85,15 +85,8 @@ export function handleRequest(app: StackApp, req: IncomingMessage & { originalUr
         req.url = '/' + req.url;
         slashAdded = true;
       }
-      const arity = layer.handle.length;
-      if (err) {
-        if (arity === 4) forwardRejection(layer.handle(err, req, res, next), next);
-        else next(err);
-      } else if (arity < 4) {
-        forwardRejection(layer.handle(req, res, next), next);
-      } else {
-        next();
-      }
+      if (err) callErrorHandler(layer.handle, err, req, res, next);
+      else callHandler(layer.handle, req, res, next);
     } catch (e) {
       next(e);
     }

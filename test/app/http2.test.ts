@@ -3,28 +3,21 @@
  * with allowHTTP1), where Express's prototype swap breaks the request objects.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
+import { h2request, type H2Response } from '../support/http2-client';
+import { selfSignedCert } from '../support/self-signed-cert';
 
 type Any = any;
 let key: Buffer;
 let cert: Buffer;
-let dir: string;
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'webapp-h2-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
-  key = readFileSync(join(dir, 'key.pem'));
-  cert = readFileSync(join(dir, 'cert.pem'));
+  ({ key, cert } = selfSignedCert());
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 function buildApp() {
   const app = webapp();
@@ -44,22 +37,8 @@ function buildApp() {
   return app;
 }
 
-function h2get(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const client = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
-    client.on('error', reject);
-    const stream = client.request({ ':path': path });
-    let status = 0;
-    let body = '';
-    stream.on('response', (headers) => (status = Number(headers[':status'])));
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk) => (body += chunk));
-    stream.on('end', () => {
-      client.close();
-      resolve({ status, body });
-    });
-    stream.on('error', reject);
-  });
+function h2get(port: number, path: string): Promise<H2Response> {
+  return h2request(port, { ':path': path });
 }
 
 describe('HTTP/2', () => {

@@ -20,9 +20,10 @@ function probeApp() {
   app.get('/', (req: Req, res: Res) => {
     const swapped = Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response;
     seen.push(swapped ? 'swapped' : 'born');
-    assert.ok(app.request.isPrototypeOf(req) && app.response.isPrototypeOf(res));
+    assert.ok(Object.prototype.isPrototypeOf.call(app.request, req) && Object.prototype.isPrototypeOf.call(app.response, res));
     assert.ok(req instanceof http.IncomingMessage && res instanceof http.ServerResponse);
-    assert.ok(req.constructor === http.IncomingMessage && res.constructor === http.ServerResponse);
+    // Object.is, not ===: a `constructor ===` check would narrow req/res to Node's bare classes.
+    assert.ok(Object.is(req.constructor, http.IncomingMessage) && Object.is(res.constructor, http.ServerResponse));
     res.send(`${req.get('x-probe')} ${req.hostname}`);
   });
   return { app, seen };
@@ -109,8 +110,8 @@ describe('app-born requests and responses', () => {
   it('a mounted app sees its own prototypes and the parent gets its own back', async () => {
     const parent = webapp();
     const child = webapp();
-    (child.request as Record<string, unknown>).side = 'child';
-    (parent.request as Record<string, unknown>).side = 'parent';
+    (child.request as unknown as Record<string, unknown>).side = 'child';
+    (parent.request as unknown as Record<string, unknown>).side = 'parent';
     child.get('/', (req: Req, _res: Res, next: () => void) => {
       req.inner = req.side;
       next();
@@ -123,6 +124,30 @@ describe('app-born requests and responses', () => {
       const text = await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/child`)).text();
       assert.equal(text, 'child parent');
     } finally {
+      server.close();
+    }
+  });
+
+  it(`finds Node's class slots on this Node line (${process.version})`, () => {
+    // adoptServer relies on these internals; run on every line with npm test -- --node N.
+    const server = http.createServer();
+    const slots = Object.getOwnPropertySymbols(server).map((symbol) => [symbol.description, (server as unknown as Record<symbol, unknown>)[symbol]]);
+    assert.ok(slots.some(([name, value]) => name === 'IncomingMessage' && value === http.IncomingMessage), `no IncomingMessage slot on Node ${process.version}`);
+    assert.ok(slots.some(([name, value]) => name === 'ServerResponse' && value === http.ServerResponse), `no ServerResponse slot on Node ${process.version}`);
+  });
+
+  it('falls back to the per-request swap on a Node whose server has no such slots, and answers the same', async () => {
+    const { app, seen } = probeApp();
+    const server = http.createServer(app);
+    // A Node line that keeps its classes elsewhere: the slots are hidden from the lookup, Node still uses them.
+    const ownSymbols = Object.getOwnPropertySymbols;
+    Object.getOwnPropertySymbols = (target: object) =>
+      target === server ? ownSymbols(target).filter((symbol) => !['IncomingMessage', 'ServerResponse'].includes(symbol.description ?? '')) : ownSymbols(target);
+    try {
+      assert.deepEqual(await getTwice(await listen(server)), ['0 127.0.0.1', '1 127.0.0.1']);
+      assert.deepEqual(seen, ['swapped', 'swapped']);
+    } finally {
+      Object.getOwnPropertySymbols = ownSymbols;
       server.close();
     }
   });

@@ -163,7 +163,31 @@ describe('sub-app setting inheritance (SPEC 2.3)', () => {
       assert.equal(Object.getPrototypeOf(child.settings), parent.settings);
       assert.equal(Object.getPrototypeOf(child.request), parent.request);
       assert.equal(Object.getPrototypeOf(child.response), parent.response);
-      assert.equal(Object.getPrototypeOf(child.engines), parent.engines);
+      // @types/express does not declare `app.engines`.
+      type WithEngines = { engines: object };
+      assert.equal(Object.getPrototypeOf((child as typeof child & WithEngines).engines), (parent as typeof parent & WithEngines).engines);
     }
+  });
+});
+
+describe("'query parser fn' removed by hand", () => {
+  it('parses queries as express@4 does: qs with prototype keys, its default array limit', async () => {
+    const { assertSameResponses } = await import('../support/differential');
+    await assertSameResponses((framework) => {
+      const app = framework();
+      app.set('query parser fn', undefined);
+      app.get('/', (req, res) => {
+        res.json({ query: req.query, keys: Object.keys(req.query) });
+      });
+      return app;
+    }, [
+      { path: '/?a[b]=1&c=2' },
+      { path: '/?a[]=1&a[]=2' },
+      { path: '/?a[25]=x' },
+      { path: '/?a[5]=x' },
+      { path: '/?hasOwnProperty=1&__proto__[x]=1' },
+      { path: '/' },
+      { path: '/?' },
+    ]);
   });
 });

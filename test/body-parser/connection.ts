@@ -61,7 +61,7 @@ export function exchange(port: number, requests: Pieces[]): Promise<Answer[]> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const answers: Answer[] = [];
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     let waiting: (() => void) | undefined;
     socket.on('data', (data: Buffer) => {
       buffer = Buffer.concat([buffer, data]);

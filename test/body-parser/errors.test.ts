@@ -1,5 +1,5 @@
 /**
- * Every error row of SPEC.md 7.1, the inputs clients send in pieces or abort,
+ * Every error body-parser 1.20 documents (src/body-parser/errors.ts), the inputs clients send in pieces or abort,
  * and the connection staying usable afterwards.
  */
 import assert from 'node:assert/strict';
@@ -16,7 +16,8 @@ process.env.NO_DEPRECATION = 'body-parser,webapp';
 
 let server: http.Server;
 let port: number;
-let current: (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void = bodyParser.json();
+let current: (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void =
+  bodyParser.json();
 
 before(async () => {
   server = serverFor((req, res, next) => current(req, res, next));
@@ -49,7 +50,8 @@ function rawExchange(chunks: Array<string | Buffer>, { end = true, waitMs = 0 } 
   });
 }
 
-function json(status: number, body: unknown) {
+// `any`: the parsed JSON error body, whose fields each test reads.
+function json(status: number, body: any) {
   return { status, body };
 }
 
@@ -80,7 +82,10 @@ describe('body-parser errors', () => {
 
   it('brotli bodies are inflated (beyond body-parser 1.20)', async () => {
     current = bodyParser.json();
-    const res = await send({ 'Content-Type': 'application/json', 'Content-Encoding': 'br' }, zlib.brotliCompressSync('{"br":true}'));
+    const res = await send(
+      { 'Content-Type': 'application/json', 'Content-Encoding': 'br' },
+      zlib.brotliCompressSync('{"br":true}'),
+    );
     assert.deepEqual(res, json(200, { body: { br: true }, proto: null }));
   });
 
@@ -112,7 +117,10 @@ describe('body-parser errors', () => {
 
   it('request.size.invalid (400) when a stream ends with fewer bytes than its Content-Length', async () => {
     const { PassThrough } = await import('node:stream');
-    const fake = Object.assign(new PassThrough(), { headers: { 'content-type': 'text/plain', 'content-length': '10' }, complete: true });
+    const fake = Object.assign(new PassThrough(), {
+      headers: { 'content-type': 'text/plain', 'content-length': '10' },
+      complete: true,
+    });
     const error = await new Promise<Record<string, unknown>>((resolve) => {
       bodyParser.text()(fake as never, {} as never, (err?: unknown) => resolve(err as Record<string, unknown>));
       fake.end('abcd');
@@ -125,7 +133,10 @@ describe('body-parser errors', () => {
 
   it('request.aborted: the server stays healthy after a client aborts mid-upload', async () => {
     current = bodyParser.json();
-    await rawExchange(['POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', '{"a":'], { end: false });
+    await rawExchange(
+      ['POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', '{"a":'],
+      { end: false },
+    );
     const res = await send({ 'Content-Type': 'application/json' }, '{"after":"abort"}');
     assert.deepEqual(res, json(200, { body: { after: 'abort' }, proto: null }));
   });
@@ -133,10 +144,11 @@ describe('body-parser errors', () => {
   it('request.aborted reaches next with received/expected, after the client destroys its socket mid-body', async () => {
     const seen = new Promise<Record<string, unknown>>((resolve) => {
       const parse = bodyParser.text();
-      current = (req, res, next) => parse(req, res, (err?: unknown) => {
-        resolve(err as Record<string, unknown>);
-        next(err);
-      });
+      current = (req, res, next) =>
+        parse(req, res, (err?: unknown) => {
+          resolve(err as Record<string, unknown>);
+          next(err);
+        });
     });
     const head = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n';
     await rawExchange([head, 'x'.repeat(100), 'y'.repeat(100)], { end: false });
@@ -148,15 +160,33 @@ describe('body-parser errors', () => {
     assert.equal(error.length, 5000);
     assert.equal(error.received, 200);
     current = bodyParser.text();
-    assert.deepEqual(await send({ 'Content-Type': 'text/plain' }, 'healthy'), json(200, { body: 'healthy', proto: null }));
+    assert.deepEqual(
+      await send({ 'Content-Type': 'text/plain' }, 'healthy'),
+      json(200, { body: 'healthy', proto: null }),
+    );
   });
 
   it('an aborted gzip upload and an aborted chunked upload leave the server healthy', async () => {
     current = bodyParser.json();
     const gz = zlib.gzipSync(JSON.stringify({ big: 'z'.repeat(10000) }));
-    await rawExchange([`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${gz.length}\r\n\r\n`, gz.subarray(0, 20)], { end: false });
-    await rawExchange(['POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', '5\r\n{"a":\r\n'], { end: false });
-    assert.deepEqual(await send({ 'Content-Type': 'application/json' }, '{"still":"up"}'), json(200, { body: { still: 'up' }, proto: null }));
+    await rawExchange(
+      [
+        `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${gz.length}\r\n\r\n`,
+        gz.subarray(0, 20),
+      ],
+      { end: false },
+    );
+    await rawExchange(
+      [
+        'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        '5\r\n{"a":\r\n',
+      ],
+      { end: false },
+    );
+    assert.deepEqual(
+      await send({ 'Content-Type': 'application/json' }, '{"still":"up"}'),
+      json(200, { body: { still: 'up' }, proto: null }),
+    );
   });
 
   it('stream.encoding.set (500) and stream.not.readable (500)', async () => {
@@ -198,7 +228,8 @@ describe('stream errors keep the connection usable', () => {
       [(req: http.IncomingMessage, run: () => void) => (req.resume(), req.on('end', run)), 'stream.not.readable'],
     ] as const) {
       const parse = bodyParser.text();
-      current = (req, res, next) => (req.headers['x-prepare'] ? prepare(req, () => parse(req, res, next)) : parse(req, res, next));
+      current = (req, res, next) =>
+        req.headers['x-prepare'] ? prepare(req, () => parse(req, res, next)) : parse(req, res, next);
       const text = await rawExchange([
         'POST / HTTP/1.1\r\nHost: x\r\nX-Prepare: 1\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc',
         'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnext',
@@ -211,7 +242,7 @@ describe('stream errors keep the connection usable', () => {
 });
 
 describe('deprecations', () => {
-  it('bodyParser() and urlencoded() without extended warn with body-parser\'s wording', () => {
+  it("bodyParser() and urlencoded() without extended warn with body-parser's wording", () => {
     const previous = process.env.NO_DEPRECATION;
     process.env.NO_DEPRECATION = '';
     const writes: string[] = [];
@@ -236,7 +267,8 @@ describe('module shape', () => {
     assert.equal(webapp.raw, bodyParser.raw);
     assert.equal(webapp.text, bodyParser.text);
     assert.equal(webapp.urlencoded, bodyParser.urlencoded);
-    for (const fn of [bodyParser.json, bodyParser.raw, bodyParser.text, bodyParser.urlencoded]) assert.equal(fn.length, 1);
+    for (const fn of [bodyParser.json, bodyParser.raw, bodyParser.text, bodyParser.urlencoded])
+      assert.equal(fn.length, 1);
   });
 
   it('json/raw/text/urlencoded are plain enumerable members (so the ESM wrapper re-exports them) and the module itself is a function', () => {
@@ -247,22 +279,33 @@ describe('module shape', () => {
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const theirs = require('body-parser');
-    for (const name of ['json', 'raw', 'text', 'urlencoded'] as const) assert.equal(bodyParser[name].length, theirs[name].length, name);
+    for (const name of ['json', 'raw', 'text', 'urlencoded'] as const)
+      assert.equal(bodyParser[name].length, theirs[name].length, name);
     assert.equal(bodyParser.length, theirs.length);
   });
 
   it('the deprecated combined bodyParser() parses json and urlencoded', async () => {
     current = bodyParser() as typeof current;
-    assert.deepEqual(await send({ 'Content-Type': 'application/json' }, '{"j":1}'), json(200, { body: { j: 1 }, proto: null }));
-    assert.deepEqual(await send({ 'Content-Type': 'application/x-www-form-urlencoded' }, 'u=2'), json(200, { body: { u: '2' }, proto: null }));
+    assert.deepEqual(
+      await send({ 'Content-Type': 'application/json' }, '{"j":1}'),
+      json(200, { body: { j: 1 }, proto: null }),
+    );
+    assert.deepEqual(
+      await send({ 'Content-Type': 'application/x-www-form-urlencoded' }, 'u=2'),
+      json(200, { body: { u: '2' }, proto: null }),
+    );
   });
 
   it('leaves req.body alone when another parser already ran, and GET without body skips', async () => {
     const app = webapp();
     app.use(webapp.text({ type: '*/*' }));
     app.use(webapp.json({ type: '*/*' }));
-    app.post('/', (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse) => res.end(JSON.stringify(req.body)));
-    app.get('/', (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse) => res.end(JSON.stringify(req.body)));
+    app.post('/', (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse) =>
+      res.end(JSON.stringify(req.body)),
+    );
+    app.get('/', (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse) =>
+      res.end(JSON.stringify(req.body)),
+    );
     const request = (await import('supertest')).default;
     await request(app).post('/').set('Content-Type', 'application/json').send('{"a":1}').expect(200, '"{\\"a\\":1}"');
     await request(app).get('/').expect(200, '{}');

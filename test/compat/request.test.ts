@@ -27,11 +27,11 @@ function probing(probe: (req: Any) => unknown, configure: (app: Any) => void = (
 }
 const headers = (h: Record<string, string>, path = '/'): RequestSpec => ({ path, headers: h });
 
-const ACCEPT_HEADERS = [
+const ACCEPT_HEADERS = ([
   {}, { Accept: 'application/json' }, { Accept: 'text/*;q=0.5, application/json;q=0.9, */*;q=0.1' }, { Accept: 'image/png' },
   { Accept: 'text/html;level=1, text/plain;q=0' }, { Accept: '*/*' }, { Accept: 'application/*' }, { Accept: ',,;q=x, garbage' },
   { Accept: 'TEXT/HTML' }, { Accept: 'text/html;q=0.001, application/xml;q=0.0009' },
-].map((h) => headers(h));
+] as Array<Record<string, string>>).map((h) => headers(h));
 
 describe('request compatibility with express@4', () => {
   it('accepts with types, extensions, lists, arrays and no offers', async () => {

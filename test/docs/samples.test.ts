@@ -18,6 +18,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Script } from 'node:vm';
+import ts from 'typescript';
 import { extractSamples, markdownFiles, parseExpectation, readSamples, type Sample } from './samples';
 
 const root = resolve(__dirname, '../..');
@@ -45,8 +47,51 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-/** tsc's diagnostics for the TypeScript samples, by file name. */
-let typeErrors: Map<string, string[]>;
+/** tsc's diagnostics for the TypeScript samples, by file name; tsc runs while the JavaScript samples do. */
+let typeErrors: Promise<Map<string, string[]>>;
+
+async function typeCheck(tsFiles: string[]): Promise<Map<string, string[]>> {
+  const errors = new Map<string, string[]>(tsFiles.map((file) => [file, []]));
+  if (tsFiles.length === 0) return errors;
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    moduleDetection: 'force',
+    esModuleInterop: true,
+    target: 'ES2022',
+    lib: ['ES2022'],
+    types: ['node'],
+    skipLibCheck: true,
+  };
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: tsFiles }));
+  const { output } = await run([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+  for (const line of output.split('\n')) {
+    const match = /^(\S+?\.ts)\((\d+),\d+\): (.*)$/.exec(line);
+    if (match) errors.get(match[1])?.push(`line ${match[2]} of the block: ${match[3]}`);
+    else if (line.trim() && !/^\s/.test(line)) errors.set('(tsc)', [...(errors.get('(tsc)') ?? []), line]);
+  }
+  return errors;
+}
+
+/** Parses a JavaScript fragment without running it (CommonJS: as a module body). */
+/** Checks a fragment's syntax without running it. */
+function parses(sample: Sample): Promise<{ code: number; output: string }> {
+  if (sample.language === 'mjs') return run(['--check', fileOf(sample)]);
+  if (sample.language === 'ts') {
+    const { diagnostics = [] } = ts.transpileModule(sample.code, { reportDiagnostics: true, fileName: fileOf(sample) });
+    const messages = diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    return Promise.resolve({ code: messages.length === 0 ? 0 : 1, output: messages.join('\n') });
+  }
+  try {
+    // Compiled as the body of an async CommonJS module function: `await` and `return` parse.
+    new Script(`(async function (exports, require, module, __filename, __dirname) {\n${sample.code}\n})`);
+    return Promise.resolve({ code: 0, output: '' });
+  } catch (err) {
+    return Promise.resolve({ code: 1, output: String(err) });
+  }
+}
 
 before(async () => {
   project = mkdtempSync(join(tmpdir(), 'webapp-docs-'));
@@ -64,55 +109,36 @@ before(async () => {
   );
   for (const sample of samples) writeFileSync(join(project, fileOf(sample)), sample.code);
 
-  const tsFiles = samples.filter((sample) => sample.language === 'ts').map(fileOf);
-  typeErrors = new Map(tsFiles.map((file) => [file, []]));
-  if (tsFiles.length === 0) return;
-  const compilerOptions = {
-    strict: true,
-    noEmit: true,
-    module: 'nodenext',
-    moduleResolution: 'nodenext',
-    moduleDetection: 'force',
-    esModuleInterop: true,
-    target: 'ES2022',
-    lib: ['ES2022'],
-    types: ['node'],
-    skipLibCheck: true,
-  };
-  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: tsFiles }));
-  const { output } = await run([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
-  for (const line of output.split('\n')) {
-    const match = /^(\S+?\.ts)\((\d+),\d+\): (.*)$/.exec(line);
-    if (match) typeErrors.get(match[1])?.push(`line ${match[2]} of the block: ${match[3]}`);
-    else if (line.trim() && !/^\s/.test(line)) typeErrors.set('(tsc)', [...(typeErrors.get('(tsc)') ?? []), line]);
-  }
+  typeErrors = typeCheck(samples.filter((sample) => sample.language === 'ts' && !sample.fragment).map(fileOf));
+  // A failed compile is reported by the tests that read it, not by this hook.
+  typeErrors.catch(() => {});
 });
 
 after(() => rmSync(project, { recursive: true, force: true }));
 
-describe('docs samples', () => {
+// Two samples at a time: each is its own short-lived process.
+describe('docs samples', { concurrency: 2 }, () => {
   it('the guides exist and have samples', () => {
     assert.ok(existsSync(docsDir), 'docs/ is missing');
     assert.ok(samples.length > 0);
   });
 
-  it('tsc itself reported nothing outside the samples', () => {
-    assert.deepEqual(typeErrors.get('(tsc)') ?? [], []);
+  it('tsc itself reported nothing outside the samples', async () => {
+    assert.deepEqual((await typeErrors).get('(tsc)') ?? [], []);
   });
 
   for (const sample of samples) {
     const kind = `${sample.language}${sample.runnable ? ' runnable' : ''}`;
     it(`${sample.doc}:${sample.line} (${kind})`, async () => {
       const file = fileOf(sample);
-      if (sample.language === 'ts')
-        assert.deepEqual(typeErrors.get(file), [], `type errors in ${sample.doc}:${sample.line}`);
-      if (!sample.runnable) {
-        if (sample.language !== 'ts') {
-          const { code, output } = await run(['--check', file]);
-          assert.equal(code, 0, `${sample.doc}:${sample.line} does not parse:\n${output}`);
-        }
+      if (sample.fragment) {
+        const { code, output } = await parses(sample);
+        assert.equal(code, 0, `${sample.doc}:${sample.line} does not parse:\n${output}`);
         return;
       }
+      if (sample.language === 'ts')
+        assert.deepEqual((await typeErrors).get(file), [], `type errors in ${sample.doc}:${sample.line}`);
+      if (!sample.runnable) return;
       const args = ['--require', harness, ...(sample.language === 'ts' ? ['--import', 'tsx'] : []), file];
       const { code, output } = await run(args, { DOCS_SAMPLE_EXPECT: JSON.stringify(sample.expectations) });
       assert.equal(code, 0, `${sample.doc}:${sample.line} failed:\n${output}`);
@@ -161,19 +187,40 @@ describe('docs sample extraction', () => {
       '  export {};',
       '  ~~~',
     ].join('\n');
-    const found = extractSamples('guide.md', markdown);
+    const found = extractSamples('guide.md', markdown + '\n```ts fragment\napp.use(x);\n```');
     assert.deepEqual(
-      found.map(({ line, language, runnable, code }) => ({ line, language, runnable, code })),
+      found.map(({ line, language, runnable, fragment, code }) => ({ line, language, runnable, fragment, code })),
       [
-        { line: 2, language: 'js', runnable: true, code: "app.get('/', h);\n" },
-        { line: 8, language: 'ts', runnable: false, code: 'const n: number = 1;\n' },
-        { line: 14, language: 'mjs', runnable: false, code: 'export {};\n' },
+        { line: 2, language: 'js', runnable: true, fragment: false, code: "app.get('/', h);\n" },
+        { line: 8, language: 'ts', runnable: false, fragment: false, code: 'const n: number = 1;\n' },
+        { line: 14, language: 'mjs', runnable: false, fragment: true, code: 'export {};\n' },
+        { line: 17, language: 'ts', runnable: false, fragment: true, code: 'app.use(x);\n' },
       ],
     );
     assert.deepEqual(found[0].expectations, [
       { method: 'GET', path: '/users/1', body: undefined, status: 200, contains: 'user 1' },
       { method: 'POST', path: '/echo', body: '{"a":1}', status: 201, contains: undefined },
     ]);
+  });
+
+  it('checks fragments for syntax only: await and undeclared names pass, broken code does not', async () => {
+    const fragment = (language: Sample['language'], code: string): Sample => ({
+      doc: 'x.md',
+      line: 1,
+      language,
+      runnable: false,
+      fragment: true,
+      code,
+      expectations: [],
+    });
+    assert.equal((await parses(fragment('js', 'await app.listen(3000);\n// done'))).code, 0);
+    assert.equal((await parses(fragment('ts', 'const port: number = app.get("port");'))).code, 0);
+    const js = await parses(fragment('js', 'app.get("/", (req, res) => {'));
+    assert.equal(js.code, 1);
+    assert.match(js.output, /SyntaxError/);
+    const tsResult = await parses(fragment('ts', 'const x: = 1;'));
+    assert.equal(tsResult.code, 1);
+    assert.match(tsResult.output, /Type expected/);
   });
 
   it('refuses an unclosed block, a bad expectation, and expectations on a fragment', () => {

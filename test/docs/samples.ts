@@ -4,7 +4,8 @@
  *   ```mjs runnable  the same as an ES module
  *   ```ts            type-checked (strict) against webapp's published types
  *   ```ts runnable   type-checked, then run with tsx
- *   ```js / ```mjs   syntax-checked only (a fragment such as `app.use(...)`)
+ *   ```js / ```mjs   syntax-checked only (a fragment such as `app.use(...)`; `await` allowed)
+ *   ```ts fragment   syntax-checked only (TypeScript that names things it does not declare)
  * Other languages (sh, json, text...) are prose. A runnable sample that starts a server
  * is bound to 127.0.0.1 on a free port; the `<!-- expect: ... -->` lines right after its
  * block are requests sent to it (see sample-harness.cjs).
@@ -27,6 +28,8 @@ export interface Sample {
   line: number;
   language: 'js' | 'mjs' | 'ts';
   runnable: boolean;
+  /** Only its syntax is checked (`ts fragment`; every js/mjs block that is not runnable). */
+  fragment: boolean;
   code: string;
   expectations: Expectation[];
 }
@@ -77,9 +80,10 @@ export function extractSamples(doc: string, markdown: string): Sample[] {
       i = next;
     }
     const runnable = /\brunnable\b/.test(rest);
+    const fragment = !runnable && (language !== 'ts' || /\bfragment\b/.test(rest));
     if (expectations.length > 0 && !runnable)
       throw new Error(`${doc}:${start + 1}: expectations follow a block that is not runnable`);
-    samples.push({ doc, line: start + 1, language, runnable, code: body.join('\n') + '\n', expectations });
+    samples.push({ doc, line: start + 1, language, runnable, fragment, code: body.join('\n') + '\n', expectations });
   }
   return samples;
 }

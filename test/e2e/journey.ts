@@ -81,7 +81,7 @@ export class Journey {
   ): Promise<Step> {
     const form = options.form ?? 'main form';
     for (const [id, value] of Object.entries(fields)) {
-      await this.page.$eval(`#${id}`, (input) => ((input as HTMLInputElement).value = ''));
+      await this.page.$eval(`#${id}`, (input) => ((input as unknown as { value: string }).value = ''));
       await this.page.type(`#${id}`, value);
     }
     for (const [id, file] of Object.entries(options.files ?? {})) {
@@ -91,7 +91,7 @@ export class Journey {
     }
     const [response] = await Promise.all([
       this.page.waitForNavigation(),
-      this.page.$eval(`${form} button[type=submit]`, (button) => (button as HTMLButtonElement).click()),
+      this.page.$eval(`${form} button[type=submit]`, (button) => (button as unknown as { click(): void }).click()),
     ]);
     return this.record(step, response, options.screenshot);
   }

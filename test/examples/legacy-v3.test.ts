@@ -7,7 +7,10 @@ let example: RunningExample;
 let base: string;
 
 before(async () => {
-  example = await startExample('examples/legacy-v3/server.js', { RUNTIME_ENV: 'development', NO_DEPRECATION: 'webapp' });
+  example = await startExample('examples/legacy-v3/server.js', {
+    RUNTIME_ENV: 'development',
+    NO_DEPRECATION: 'webapp',
+  });
   base = example.base;
 });
 
@@ -46,7 +49,11 @@ describe('legacy 3.x example', () => {
     const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
     assert.ok(cookie.includes('connect.sid=') && token);
 
-    const forged = await fetch(base + '/notes', { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'note=hi' });
+    const forged = await fetch(base + '/notes', {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'note=hi',
+    });
     assert.equal(forged.status, 403);
 
     const posted = await fetch(base + '/notes', {

@@ -1,9 +1,11 @@
 /** `npm start` serves the notes showcase: start it as a user would and use it over HTTP. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { watchChild } from '../support/child-output';
 import { startExample, type RunningExample } from '../support/example-server';
 import { Visitor, fieldError, flashes, titleOf } from './showcase-client';
 import { sqliteAvailable } from './showcase-modules';
@@ -129,6 +131,22 @@ describe('showcase: accounts', () => {
     assert.deepEqual(flashes((await stranger.get('/login')).text), ['Please log in to see that page.']);
   });
 
+  it('throttles failed logins per username: the eleventh within 15 minutes gets 429', async () => {
+    await new Visitor(base).signUp('guessme', 'the real one');
+    const guesser = new Visitor(base);
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      assert.equal((await guesser.logIn('guessme', `guess ${attempt}`)).location, '/login', `attempt ${attempt}`);
+    }
+    const blocked = await guesser.logIn('guessme', 'the real one');
+    assert.equal(blocked.status, 429);
+    assert.equal(titleOf(blocked.text), 'Too Many Requests');
+    assert.match(blocked.text, /Too many failed logins\. Try again in 15 minutes\./);
+    assert.match(blocked.headers.get('ratelimit-policy')!, /q=10; w=900/);
+    // Other accounts, and a successful login, are not held back by it.
+    await new Visitor(base).signUp('bystander', 'open sesame');
+    assert.equal((await guesser.logIn('bystander', 'open sesame')).location, '/notes');
+  });
+
   it('refuses forms without a valid CSRF token with the 403 page, and keeps serving', async () => {
     const visitor = await member();
     const missing = await visitor.request('/logout', { method: 'POST', body: new URLSearchParams({}) });
@@ -216,7 +234,20 @@ describe('showcase: notes', () => {
     );
     assert.equal(script.status, 422);
     assert.equal(fieldError(script.text, 'attachment'), 'Attach a PNG, JPEG or GIF image, a PDF or a text file.');
+
+    const twoFiles = new FormData();
+    twoFiles.set('_csrf', await visitor.csrfToken('/notes/new'));
+    twoFiles.set('title', 'Two files');
+    twoFiles.append('attachment', new Blob(['a'], { type: 'text/plain' }), 'a.txt');
+    twoFiles.append('attachment', new Blob(['b'], { type: 'text/plain' }), 'b.txt');
+    const two = await visitor.request('/notes', { method: 'POST', body: twoFiles });
+    assert.equal(two.status, 422);
+    assert.equal(fieldError(two.text, 'attachment'), 'Attach one file at most.');
     assert.match((await visitor.get('/notes')).text, /No notes yet\./, 'nothing was created');
+    assert.deepEqual(
+      readdirSync(join(dataDir, 'attachments')).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
   });
 
   it('paginates from the query string and rejects a bad page number', async () => {
@@ -290,6 +321,26 @@ describe('showcase: JSON API', () => {
     assert.equal((await visitor.api('GET', '/api/notes?perPage=500')).status, 422);
   });
 
+  it('answers bodies over the limits with 413, in each error format, and keeps serving', async () => {
+    const visitor = await member();
+    const big = await visitor.request('/api/notes', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: 'x', body: 'y'.repeat(40 * 1024) }),
+    });
+    assert.equal(big.status, 413);
+    assert.deepEqual(JSON.parse(big.text), {
+      error: { status: 413, code: 'entity_too_large', message: 'request entity too large' },
+    });
+    const form = await visitor.request('/login', {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'x', password: 'y'.repeat(40 * 1024) }),
+    });
+    assert.equal(form.status, 413);
+    assert.equal(titleOf(form.text), 'Payload Too Large');
+    assert.equal((await visitor.api('GET', '/api/notes')).status, 200);
+  });
+
   it('creates, reads, updates, lists and deletes notes', async () => {
     const visitor = await member();
     const created = await visitor.api('POST', '/api/notes', { title: ' API note ', body: 'from JSON' });
@@ -319,5 +370,54 @@ describe('showcase: storage survives a restart', () => {
     assert.equal((await returning.api('GET', '/api/notes')).json.notes?.[0]?.title, 'durable');
     // node:sqlite where this Node line has it (the server runs on the same Node as the tests).
     assert.ok(existsSync(join(dataDir, sqliteAvailable() ? 'showcase.sqlite' : 'showcase.json')));
+  });
+});
+
+describe('showcase: shutdown', () => {
+  it('drains on SIGTERM and exits with code 0, its data saved', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'showcase-shutdown-'));
+    const child = spawn(process.execPath, [join(__dirname, '../../examples/showcase/server.js')], {
+      env: { ...process.env, PORT: '0', DATA_DIR: dir, SESSION_SECRET: 'x' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const watched = watchChild(child);
+      const [, port] = await watched.printed(/localhost:(\d+)/);
+      const visitor = new Visitor(`http://127.0.0.1:${port}`);
+      await visitor.signUp('leaving');
+      child.kill('SIGTERM');
+      assert.deepEqual(await watched.exited, [0, null]);
+      const restarted = await startExample('examples/showcase/server.js', { DATA_DIR: dir, SESSION_SECRET: 'x' });
+      try {
+        assert.equal((await new Visitor(restarted.base).logIn('leaving')).location, '/notes');
+      } finally {
+        restarted.stop();
+      }
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('showcase: behind an HTTPS proxy (SECURE_COOKIES=1)', () => {
+  it('sends the session cookie Secure, and only over what the proxy says is HTTPS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'showcase-secure-'));
+    const secure = await startExample('examples/showcase/server.js', {
+      DATA_DIR: dir,
+      SESSION_SECRET: 'x',
+      SECURE_COOKIES: '1',
+    });
+    try {
+      const viaProxy = await fetch(secure.base + '/signup', { headers: { 'X-Forwarded-Proto': 'https' } });
+      assert.match(viaProxy.headers.getSetCookie()[0], /^showcase\.sid=.*; Secure; SameSite=Lax$/);
+      assert.match(viaProxy.headers.get('strict-transport-security')!, /max-age=/);
+      const plain = await fetch(secure.base + '/signup');
+      assert.equal(plain.status, 200);
+      assert.deepEqual(plain.headers.getSetCookie(), []);
+    } finally {
+      secure.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

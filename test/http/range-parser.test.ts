@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseRange, RANGE_MALFORMED, RANGE_UNSATISFIABLE } from '../../src/http/range-parser';
+import { parseRange, RANGE_MALFORMED, RANGE_UNSATISFIABLE, type Ranges } from '../../src/http/range-parser';
 
 // range-parser 1.2 (installed with express@4) is the oracle for the differential cases.
 const oracle = require('range-parser') as (size: number, str: string, options?: { combine?: boolean }) => unknown;
@@ -19,9 +19,9 @@ describe('parseRange', () => {
   });
 
   it('understands open and suffix ranges and clips the end to the last byte', () => {
-    assert.deepEqual([...(parseRange(1000, 'bytes=400-') as [])], [{ start: 400, end: 999 }]);
-    assert.deepEqual([...(parseRange(1000, 'bytes=-400') as [])], [{ start: 600, end: 999 }]);
-    assert.deepEqual([...(parseRange(200, 'bytes=0-499') as [])], [{ start: 0, end: 199 }]);
+    assert.deepEqual([...(parseRange(1000, 'bytes=400-') as Ranges)], [{ start: 400, end: 999 }]);
+    assert.deepEqual([...(parseRange(1000, 'bytes=-400') as Ranges)], [{ start: 600, end: 999 }]);
+    assert.deepEqual([...(parseRange(200, 'bytes=0-499') as Ranges)], [{ start: 0, end: 199 }]);
     assert.equal(parseRange(200, 'bytes=-400'), -1, 'a suffix longer than the resource starts below 0');
   });
 
@@ -37,7 +37,7 @@ describe('parseRange', () => {
 
   it('keeps several ranges in header order, skipping the unusable ones', () => {
     const ranges = parseRange(1000, 'bytes=40-80,x-y,81-90,-1');
-    assert.deepEqual([...(ranges as [])], [
+    assert.deepEqual([...(ranges as Ranges)], [
       { start: 40, end: 80 },
       { start: 81, end: 90 },
       { start: 999, end: 999 },
@@ -52,7 +52,7 @@ describe('parseRange', () => {
       { start: 0, end: 75 },
       { start: 90, end: 149 },
     ]);
-    assert.deepEqual([...(parseRange(150, 'bytes=-1,20-100,0-1,101-120', { combine: true }) as [])], [
+    assert.deepEqual([...(parseRange(150, 'bytes=-1,20-100,0-1,101-120', { combine: true }) as Ranges)], [
       { start: 149, end: 149 },
       { start: 20, end: 120 },
       { start: 0, end: 1 },

@@ -1,34 +1,28 @@
 /**
  * examples/cluster under load, with its state in a real Redis: a session
  * written through one worker is read through the other, the rate limit counts
- * across workers, a rolling restart (SIGHUP) and a worker stopped with SIGTERM
- * lose no request and reset no connection, a crashed worker is replaced, and
- * SIGTERM to the primary ends it all with exit code 0.
+ * across workers, a Redis restart is answered with 503s and crashes no worker,
+ * a rolling restart (SIGHUP) and a worker stopped with SIGTERM lose no request
+ * and reset no connection, a crashed worker is replaced, the IPC message also
+ * restarts, and SIGTERM to the primary ends it all with exit code 0.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { watchChild, type WatchedChild } from '../support/child-output';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { startLoad } from './support/load';
-import { freePort, startRedis, type RedisServer } from './support/redis';
+import { freePort, startRedis, type RedisServer } from '../support/redis-server';
 
 const root = resolve(__dirname, '../..');
 let redis: RedisServer;
-let primary: ChildProcessWithoutNullStreams;
+let primary: ChildProcess;
 let port: number;
-let output = '';
-
+let watched: WatchedChild;
 /** Waits (bounded by the test's timeout) until the primary has printed a line matching `pattern`. */
-async function printed(pattern: RegExp, from = 0): Promise<RegExpExecArray> {
-  for (;;) {
-    const match = pattern.exec(output.slice(from));
-    if (match) return match;
-    if (primary.exitCode !== null) throw new Error(`the primary exited; it printed:\n${output}`);
-    await once(primary.stdout, 'data');
-  }
-}
+const printed = (pattern: RegExp, from?: number) => watched.printed(pattern, from);
+const printedSoFar = () => watched.output().length;
 
 const workerOf = (res: RawResponse) => String(res.headers['x-worker']);
 
@@ -37,11 +31,19 @@ before(async () => {
   port = await freePort();
   primary = spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', REDIS_URL: redis.url, RATE_LIMIT: '5', SHUTDOWN_TIMEOUT: '5000' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKERS: '2',
+      REDIS_URL: redis.url,
+      RATE_LIMIT: '5',
+      SHUTDOWN_TIMEOUT: '5000',
+    },
   });
-  primary.stdout.setEncoding('utf8');
-  primary.stdout.on('data', (chunk: string) => (output += chunk));
-  primary.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  watched = watchChild(primary);
+  primary.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   await printed(/cluster of 2 listening/);
 });
 
@@ -52,7 +54,12 @@ after(async () => {
 
 describe('examples/cluster', { timeout: 90000 }, () => {
   it('a session written through one worker is read through the other', async () => {
-    const written = await rawRequest(port, { method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body: '{"value":"shared"}' });
+    const written = await rawRequest(port, {
+      method: 'POST',
+      path: '/session',
+      headers: { 'content-type': 'application/json' },
+      body: '{"value":"shared"}',
+    });
     assert.equal(written.status, 200);
     const cookie = String(written.headers['set-cookie']).split(';')[0]!;
     // Round-robin hands each new connection to the next worker; bounded tries.
@@ -68,8 +75,51 @@ describe('examples/cluster', { timeout: 90000 }, () => {
   it('the rate limit counts one client across both workers', async () => {
     const answers: RawResponse[] = [];
     for (let i = 0; i < 8; i++) answers.push(await rawRequest(port, { path: '/limited' }));
-    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200, 200, 429, 429, 429]);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 200, 200, 200, 429, 429, 429],
+    );
     assert.equal(new Set(answers.slice(0, 5).map(workerOf)).size, 2, 'both workers counted into one limit');
+  });
+
+  it('Redis stopped and restarted: the workers answer 503 meanwhile, none crashes, sessions resume', async () => {
+    const post = (value: string) =>
+      rawRequest(port, {
+        method: 'POST',
+        path: '/session',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value }),
+      });
+    const read = (cookie: string) => rawRequest(port, { path: '/session', headers: { cookie } });
+    const cookie = String((await post('before')).headers['set-cookie']).split(';')[0]!;
+    const workersBefore = new Set<string>();
+    for (let i = 0; i < 4; i++) workersBefore.add(workerOf(await rawRequest(port, { path: '/' })));
+    const mark = printedSoFar();
+    await redis.stop();
+    try {
+      for (let i = 0; i < 4; i++) {
+        const answer = await read(cookie);
+        assert.equal(answer.status, 503);
+        assert.deepEqual(JSON.parse(answer.body), { error: 'temporarily unavailable' });
+      }
+    } finally {
+      await redis.start();
+    }
+    // Bounded: each worker's client reconnects within its backoff. Resumed means
+    // a session is stored and read back, through both workers.
+    const resumedOn = new Set<string>();
+    for (let attempt = 0; attempt < 150 && resumedOn.size < 2; attempt++) {
+      const written = await post('back');
+      const answer =
+        written.status === 200 ? await read(String(written.headers['set-cookie']).split(';')[0]!) : undefined;
+      if (answer?.status === 200 && JSON.parse(answer.body).value === 'back') {
+        resumedOn.add(workerOf(written));
+        resumedOn.add(workerOf(answer));
+      } else await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(resumedOn.size, 2);
+    assert.deepEqual(resumedOn, workersBefore, 'the same workers: none crashed');
+    assert.doesNotMatch(watched.output().slice(mark), /exited/);
   });
 
   it('a rolling restart and a worker stopped with SIGTERM under load: 0 failed requests, 0 reset connections', async () => {
@@ -87,13 +137,13 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     };
     try {
       await served(50);
-      const mark = output.length;
+      const mark = printedSoFar();
       primary.kill('SIGHUP');
       await printed(/rolling restart: done/, mark);
       await served(50);
 
       const victim = workerOf(await rawRequest(port, { path: '/' }));
-      const beforeKill = output.length;
+      const beforeKill = printedSoFar();
       process.kill(Number(victim), 'SIGTERM');
       await printed(new RegExp(`worker ${victim} exited \\(0\\), starting a new one`), beforeKill);
       await printed(/listening \(replacement\)/, beforeKill);
@@ -108,7 +158,7 @@ describe('examples/cluster', { timeout: 90000 }, () => {
 
   it('a crashed worker is replaced and the cluster keeps answering', async () => {
     const victim = workerOf(await rawRequest(port, { path: '/' }));
-    const mark = output.length;
+    const mark = printedSoFar();
     process.kill(Number(victim), 'SIGKILL');
     await printed(new RegExp(`worker ${victim} exited \\(SIGKILL\\), starting a new one`), mark);
     await printed(/listening \(replacement\)/, mark);
@@ -122,9 +172,27 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     assert.ok(!workers.has(victim));
   });
 
+  it('the IPC message { cmd: "rolling-restart" } replaces every worker, one at a time', async () => {
+    const before = new Set<string>();
+    for (let i = 0; i < 4; i++) before.add(workerOf(await rawRequest(port, { path: '/' })));
+    const mark = printedSoFar();
+    primary.send({ cmd: 'rolling-restart' });
+    await printed(/rolling restart: done/, mark);
+    const retired = [
+      ...watched
+        .output()
+        .slice(mark)
+        .matchAll(/listening, retiring (\d+)/g),
+    ].map((m) => m[1]);
+    assert.deepEqual(new Set(retired), before);
+    const after = new Set<string>();
+    for (let i = 0; i < 4; i++) after.add(workerOf(await rawRequest(port, { path: '/' })));
+    assert.equal(after.size, 2);
+    for (const worker of after) assert.ok(!before.has(worker));
+  });
+
   it('SIGTERM to the primary drains the workers and exits with code 0', async () => {
-    const exited = once(primary, 'exit');
     primary.kill('SIGTERM');
-    assert.deepEqual(await exited, [0, null]);
+    assert.deepEqual(await watched.exited, [0, null]);
   });
 });

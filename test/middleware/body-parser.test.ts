@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { bodyParser } from '../../src/middleware/body-parser';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
 import { assertSameAsConnect, echo, requestAll, type Handler, type RawResponse, type RequestSpec } from './support';
+import { oracleRunValue } from '../support/oracle-recording';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
 
@@ -57,7 +58,8 @@ function json(res: RawResponse): any {
 }
 
 async function withUploadDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webapp-body-parser-'));
+  // The upload dir shows in the answers: a run value, so recorded oracle answers replay with this run's.
+  const dir = oracleRunValue('upload dir', fs.mkdtempSync(path.join(os.tmpdir(), 'webapp-body-parser-')));
   try {
     return await fn(dir);
   } finally {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import { compress } from '../../src/middleware/compress';
-import { assertSameAsConnect, requestAll, type Handler } from './support';
+import { assertSameAsConnect, requestAll, type Handler, type RequestSpec } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
 
@@ -34,7 +34,7 @@ const encodings = [undefined, 'gzip', 'deflate', 'gzip, deflate', 'deflate, gzip
 describe('compress', () => {
   it('matches Connect 2.30 for every type, size and Accept-Encoding', async () => {
     const requests = paths.flatMap((path) =>
-      encodings.map((encoding) => ({ path, headers: encoding ? { 'accept-encoding': encoding } : {} })),
+      encodings.map((encoding) => ({ path, headers: encoding ? { 'accept-encoding': encoding } : {} } as RequestSpec)),
     );
     await assertSameAsConnect([connect.compress(), app], [compress(), app], requests);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sign } from '../../src/http/cookie-signature';
 import { cookieParser, JSONCookie, signedCookie } from '../../src/middleware/cookie-parser';
-import { assertSameAsConnect, echo, requestAll } from './support';
+import { assertSameAsConnect, echo, requestAll, type RequestSpec } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
 
@@ -24,7 +24,7 @@ describe('cookieParser', () => {
       'a=1; a=2; pct=%E0%A4%A',
       'j=j:null; z=j:0; f=j:false',
     ];
-    const requests = headers.map((cookie) => ({ path: '/', headers: cookie ? { cookie } : {} }));
+    const requests = headers.map((cookie) => ({ path: '/', headers: cookie ? { cookie } : {} } as RequestSpec));
     await assertSameAsConnect([connect.cookieParser('keyboard'), show], [cookieParser('keyboard'), show], requests);
     await assertSameAsConnect([connect.cookieParser(), show], [cookieParser(), show], requests);
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { describe, it } from 'node:test';
+import { itWithLiveOracle } from '../support/oracle-recording';
 import { errorHandler } from '../../src/middleware/error-handler';
 import { assertSameAsConnect, chain, connectApp, rawRequest, requestAll, withServer, type Handler } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -53,7 +54,7 @@ describe('errorHandler', () => {
     assert.throws(() => errorHandler({ log: 'yes' as never }), /option log must be function or boolean/);
   });
 
-  it('closes the connection when the head is already out, as Connect 2.30 does, and keeps serving', async () => {
+  itWithLiveOracle('closes the connection when the head is already out, as Connect 2.30 does, and keeps serving', 'a connection the oracle cuts', async () => {
     // Half a response cannot become an error page: the client must see it cut short.
     const partial: Handler = (req, res, next) => {
       if (req.url === '/ok') return res.end('fine');

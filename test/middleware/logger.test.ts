@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { logger } from '../../src/middleware/logger';
 import { basic, connectApp, chain, rawRequest, withServer, type Handler, type RequestSpec } from './support';
+import { itWithLiveOracle } from '../support/oracle-recording';
+
+// The comparison is of the lines Connect's logger writes, not of its answers: live only.
+const LOG_LINES = 'the log lines Connect 2.30 writes';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
 
@@ -91,13 +95,13 @@ async function compare(make: (lib: any, stream: ReturnType<typeof collector>) =>
 
 describe('logger', () => {
   for (const format of ['default', 'combined', 'common', 'short', 'tiny', 'dev']) {
-    it(`format ${format} matches Connect 2.30`, async () => {
+    itWithLiveOracle(`format ${format} matches Connect 2.30`, LOG_LINES, async () => {
       const lines = await compare((lib, stream) => lib({ format, stream }));
       assert.equal(lines.length, requests.length);
     });
   }
 
-  it('custom format strings, request/response headers and dates', async () => {
+  itWithLiveOracle('custom format strings, request/response headers and dates', LOG_LINES, async () => {
     const fmt = ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :date[bogus] :http-version :remote-user "quoted"';
     const from = Date.now();
     const lines = await compare((lib, stream) => lib({ format: fmt, stream }));
@@ -105,7 +109,7 @@ describe('logger', () => {
     for (const line of lines) assertDatesWithin(line, from, to);
   });
 
-  it('custom tokens and named formats', async () => {
+  itWithLiveOracle('custom tokens and named formats', LOG_LINES, async () => {
     connect.logger.token('flavour', (req: any) => req.headers['user-agent'] ? 'agent' : 'none');
     logger.token('flavour', (req) => (req.headers['user-agent'] ? 'agent' : 'none'));
     connect.logger.format('mine', ':flavour :status');
@@ -114,13 +118,13 @@ describe('logger', () => {
     assert.deepEqual(lines.map((l) => l.split(' ')[1]), ['200\n', '404\n', '500\n', '302\n']);
   });
 
-  it('a format function, and a line of null skips', async () => {
+  itWithLiveOracle('a format function, and a line of null skips', LOG_LINES, async () => {
     const fn = (tokens: any, req: any, res: any) => (req.url === '/' ? null : tokens.method(req, res) + '!' + tokens.url(req, res));
     const lines = await compare((lib, stream) => lib({ format: fn, stream }), 3);
     assert.equal(lines.length, 3);
   });
 
-  it('immediate logs on arrival without status', async () => {
+  itWithLiveOracle('immediate logs on arrival without status', LOG_LINES, async () => {
     const lines = await compare((lib, stream) => lib({ format: 'tiny', immediate: true, stream }));
     assert.equal(lines[0], 'GET / - - - - ms\n');
   });
@@ -144,7 +148,7 @@ describe('logger', () => {
     assert.deepEqual(sink.lines.map(normalize), ['GET /missing?x=1 404 - - N.NNN ms\n', 'POST /boom 500 - - N.NNN ms\n']);
   });
 
-  it('a format string as the only argument writes to stdout, as in Connect 2.30', async () => {
+  itWithLiveOracle('a format string as the only argument writes to stdout, as in Connect 2.30', LOG_LINES, async () => {
     // The marker tells these lines from the test runner's own output, which passes through.
     const format = 'logger-stdout-test :method :url :status';
     const captured: string[] = [];
@@ -175,28 +179,32 @@ describe('logger', () => {
     assert.equal(captured[requests.length], 'logger-stdout-test GET / 200\n');
   });
 
-  it('buffer holds lines for the interval, then writes them at once, as in Connect 2.30', async (t) => {
+  itWithLiveOracle('buffer holds lines for the interval, then writes them at once, as in Connect 2.30', LOG_LINES, async () => {
     // Only setTimeout is mocked: the buffer's timer, not the sockets'.
-    t.mock.timers.enable({ apis: ['setTimeout'] });
-    const run = async (app: (stream: ReturnType<typeof collector>) => http.RequestListener) => {
-      const sink = collector();
-      await withServer(app(sink), async (port) => {
-        for (const spec of requests) await rawRequest(port, spec);
-        // Every response has finished (and been logged) before its client saw the end.
-        await new Promise((resolve) => setImmediate(resolve));
-        assert.deepEqual(sink.lines, [], 'nothing written before the interval');
-        t.mock.timers.tick(249);
-        assert.deepEqual(sink.lines, [], 'nothing written before the interval');
-        t.mock.timers.tick(1);
-        await sink.wait(1);
-      });
-      return sink.lines;
-    };
-    const theirs = await run((stream) => connectApp([connect.logger({ format: 'tiny', stream, buffer: 250 }), reply]));
-    const ours = await run((stream) => chain([logger({ format: 'tiny', stream, buffer: 250 }), reply]));
-    assert.deepEqual(ours.map(normalize), theirs.map(normalize));
-    assert.equal(ours.length, 1);
-    assert.equal(ours[0].split('\n').length, requests.length + 1);
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const run = async (app: (stream: ReturnType<typeof collector>) => http.RequestListener) => {
+        const sink = collector();
+        await withServer(app(sink), async (port) => {
+          for (const spec of requests) await rawRequest(port, spec);
+          // Every response has finished (and been logged) before its client saw the end.
+          await new Promise((resolve) => setImmediate(resolve));
+          assert.deepEqual(sink.lines, [], 'nothing written before the interval');
+          mock.timers.tick(249);
+          assert.deepEqual(sink.lines, [], 'nothing written before the interval');
+          mock.timers.tick(1);
+          await sink.wait(1);
+        });
+        return sink.lines;
+      };
+      const theirs = await run((stream) => connectApp([connect.logger({ format: 'tiny', stream, buffer: 250 }), reply]));
+      const ours = await run((stream) => chain([logger({ format: 'tiny', stream, buffer: 250 }), reply]));
+      assert.deepEqual(ours.map(normalize), theirs.map(normalize));
+      assert.equal(ours.length, 1);
+      assert.equal(ours[0].split('\n').length, requests.length + 1);
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it('compile turns a format string into a line', () => {

@@ -13,6 +13,7 @@ import { captureStderr, deprecationMessages } from '../support/capture-stderr';
 import { assertSameResponses } from '../support/differential';
 import webapp3 = require('../../src/v3/index');
 import { assertSameAsConnect, chain, echo, rawRequest, sendError, withServer, type Handler, type RawResponse } from './support';
+import { oracleRunValue } from '../support/oracle-recording';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -55,7 +56,8 @@ function post(parts: Part[] | Buffer, headers: Record<string, string> = {}) {
 }
 
 function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'webapp-multipart-'));
+  // The upload dir shows in the answers: a run value, so recorded oracle answers replay with this run's.
+  return oracleRunValue('upload dir', fs.mkdtempSync(path.join(os.tmpdir(), 'webapp-multipart-')));
 }
 
 /** Runs `fn` with a fresh upload dir, removed afterwards whatever happens. */

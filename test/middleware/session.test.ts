@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, it } from 'node:test';
+import { itWithLiveOracle } from '../support/oracle-recording';
 import util from 'node:util';
 import { sign } from '../../src/http/cookie-signature';
 import { cookieParser } from '../../src/middleware/cookie-parser';
@@ -315,7 +316,7 @@ describe('session: options', () => {
     assert.equal(res.body, '{"n":10}');
   });
 
-  it('takes the id from req.signedCookies when cookieParser signed it with another secret, as Connect 2.30', async () => {
+  itWithLiveOracle('takes the id from req.signedCookies when cookieParser signed it with another secret, as Connect 2.30', 'the store preloaded in the oracle', async () => {
     // express-session 1.11's deprecated path: the Cookie header does not verify with the
     // session secret, but cookieParser (with its own secret) already verified and unsigned it.
     const stored = JSON.stringify({ cookie: { path: '/', httpOnly: true, originalMaxAge: null }, n: 9 });
@@ -500,7 +501,7 @@ describe('session: Store, MemoryStore, Session, Cookie', () => {
     assert.equal(loaded.id, 'abc');
     assert.equal(loaded.n, 3);
     assert.ok(loaded.cookie instanceof session.Cookie);
-    assert.equal(loaded.cookie.expires.valueOf(), expires.valueOf());
+    assert.equal(loaded.cookie.expires!.valueOf(), expires.valueOf());
     assert.equal(loaded.cookie.originalMaxAge, 60000);
     const none = await new Promise((resolve) => store.load('missing', (_err, s) => resolve(s)));
     assert.equal(none, undefined);

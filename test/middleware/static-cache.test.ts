@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,17 +15,24 @@ const connect = require('connect');
 
 let root: string;
 
+/** Files with a fixed mtime, so ETag and Last-Modified are the same in every run (and in recorded oracle answers). */
+const FILE_TIME = new Date('2021-03-04T05:06:07Z');
+function writeFixed(file: string, content: string): void {
+  writeFileSync(file, content);
+  utimesSync(file, FILE_TIME, FILE_TIME);
+}
+
 before(() => {
   root = mkdtempSync(join(tmpdir(), 'webapp-static-cache-'));
-  writeFileSync(join(root, 'a.txt'), 'file a\n');
-  writeFileSync(join(root, 'b.txt'), 'file b\n');
-  writeFileSync(join(root, 'c.txt'), 'file c\n');
-  writeFileSync(join(root, 'ten.txt'), '0123456789');
-  writeFileSync(join(root, 'eleven.txt'), '0123456789X');
-  writeFileSync(join(root, 'page.html'), '<p>' + 'hello '.repeat(400) + '</p>');
-  writeFileSync(join(root, '.secret'), 'hidden');
+  writeFixed(join(root, 'a.txt'), 'file a\n');
+  writeFixed(join(root, 'b.txt'), 'file b\n');
+  writeFixed(join(root, 'c.txt'), 'file c\n');
+  writeFixed(join(root, 'ten.txt'), '0123456789');
+  writeFixed(join(root, 'eleven.txt'), '0123456789X');
+  writeFixed(join(root, 'page.html'), '<p>' + 'hello '.repeat(400) + '</p>');
+  writeFixed(join(root, '.secret'), 'hidden');
   mkdirSync(join(root, 'dir'));
-  writeFileSync(join(root, 'dir', 'index.html'), '<h1>index</h1>');
+  writeFixed(join(root, 'dir', 'index.html'), '<h1>index</h1>');
 });
 
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -3,17 +3,21 @@
  * `http.createServer`, and a differential helper that runs the same chain on
  * Connect 2.30 (what Express 3.21 bundles) and on webapp's middleware.
  */
-import assert from 'node:assert/strict';
-import http from 'node:http';
+import type http from 'node:http';
+import { patchedForConnect } from '../support/legacy-oracles';
+import { answersOf, assertSameAnswers, comparable as compareFields } from '../support/compare';
 import { rawRequest, withServer, type RawResponse, type RequestSpec } from '../support/raw-http';
 
 export type { RequestSpec, RawResponse };
 export { withServer, rawRequest };
 
 type Next = (err?: unknown) => void;
-export type Handler =
-  | ((req: any, res: any, next: Next) => void)
-  | ((err: any, req: any, res: any, next: Next) => void);
+/**
+ * A middleware, or an error handler (4 arguments): one call signature, so an
+ * inline `(req, res, next) => ...` is contextually typed (a union of the two
+ * forms would leave its parameters implicitly `any`).
+ */
+export type Handler = (reqOrErr: any, res: any, next: any, ...errorHandlerNext: any[]) => void;
 
 /** Ends an errored request with `err.status` (else 500) and the message, on both sides. */
 export function sendError(err: any, _req: http.IncomingMessage, res: http.ServerResponse, _next: Next): void {
@@ -57,52 +61,36 @@ export function connectApp(handlers: Handler[]): http.RequestListener {
   const app = connect();
   for (const handler of handlers) app.use(handler);
   app.use(sendError);
-  return app;
+  return patchedForConnect(app);
 }
 
 /** Headers that differ by clock or connection handling. */
-const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
+const VOLATILE: ReadonlySet<string> = new Set(['date', 'connection', 'keep-alive']);
 
 export function comparable(res: RawResponse): { status: number; headers: Record<string, unknown>; body: string } {
-  const headers: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(res.headers)) if (!VOLATILE.has(name)) headers[name] = value;
-  return { status: res.status, headers, body: res.body };
+  return compareFields(res, VOLATILE);
 }
 
 /**
- * Sends the same requests to `oracle(connect3)` on Connect 2.30 and to `ours`
- * on the chain runner, and asserts equal status, headers and body.
+ * Sends the same requests to `oracle` on Connect 2.30 and to `ours` on the
+ * chain runner, and asserts equal status, headers and body.
  */
-export async function assertSameAsConnect(
+export function assertSameAsConnect(
   oracle: Handler[],
   ours: Handler[],
   requests: RequestSpec[],
   normalize: (res: RawResponse) => RawResponse = (res) => res,
 ): Promise<RawResponse[]> {
-  const expected = await withServer(connectApp(oracle), async (port) => {
-    const out: RawResponse[] = [];
-    for (const spec of requests) out.push(await rawRequest(port, spec));
-    return out;
-  });
-  return withServer(chain([...ours, sendError]), async (port) => {
-    const out: RawResponse[] = [];
-    for (let i = 0; i < requests.length; i++) {
-      const actual = await rawRequest(port, requests[i]);
-      const label = `${requests[i].method ?? 'GET'} ${requests[i].path} ${JSON.stringify(requests[i].headers ?? {})}`;
-      assert.deepEqual(comparable(normalize(actual)), comparable(normalize(expected[i])), label);
-      out.push(actual);
-    }
-    return out;
+  return assertSameAnswers(() => connectApp(oracle), () => chain([...ours, sendError]), requests, {
+    volatile: VOLATILE,
+    normalize,
+    subjectName: 'webapp middleware',
   });
 }
 
 /** Runs requests against one chain and returns the raw answers. */
 export function requestAll(handlers: Handler[], requests: RequestSpec[]): Promise<RawResponse[]> {
-  return withServer(chain(handlers), async (port) => {
-    const out: RawResponse[] = [];
-    for (const spec of requests) out.push(await rawRequest(port, spec));
-    return out;
-  });
+  return answersOf(chain(handlers), requests);
 }
 
 /** A handler that answers with JSON of what `pick(req)` returns. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { itWithLiveOracle } from '../support/oracle-recording';
 import { urlencoded } from '../../src/middleware/urlencoded';
 import { assertSameAsConnect, echo, requestAll } from './support';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -30,7 +31,7 @@ describe('urlencoded (3.x)', () => {
     assert.equal(over.status, 413);
   });
 
-  it('a 3.x verify gets the body as a string; throwing rejects with 403, as in Connect 2.30', async () => {
+  itWithLiveOracle('a 3.x verify gets the body as a string; throwing rejects with 403, as in Connect 2.30', 'the verify calls', async () => {
     const seen: string[] = [];
     const verify = (_req: unknown, _res: unknown, body: string) => {
       seen.push(body);

@@ -240,7 +240,8 @@ describe('res.sendFile callback and errors (webapp)', () => {
 
   it('calls back with ECONNABORTED when the client aborts, and closes the file', async () => {
     const before = openFdCount();
-    let callbackErr: NodeJS.ErrnoException | undefined | 'pending' = 'pending';
+    // Widened by `as`: the callback assigns it, so it must not stay narrowed to 'pending'.
+    let callbackErr = 'pending' as NodeJS.ErrnoException | undefined | 'pending';
     const app = webapp();
     app.get('/large', (_req: Request, res: Response) => res.sendFile(fx.large, (err) => { callbackErr = err; }));
     const server = http.createServer(app);

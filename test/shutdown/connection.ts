@@ -24,7 +24,9 @@ export async function connect(port: number, secure?: tls.ConnectionOptions): Pro
     socket.on('close', () => resolve(Buffer.concat(chunks)));
   });
   received.catch(() => {}); // read by the test; never an unhandled rejection in between
-  await new Promise<void>((resolve, reject) => socket.once(secure ? 'secureConnect' : 'connect', resolve).once('error', reject));
+  await new Promise<void>((resolve, reject) =>
+    socket.once(secure ? 'secureConnect' : 'connect', resolve).once('error', reject),
+  );
   return { socket, received };
 }
 
@@ -52,7 +54,8 @@ export function parseResponses(bytes: Buffer): ParsedResponse[] {
   let offset = 0;
   while (offset < bytes.length) {
     const headEnd = bytes.indexOf('\r\n\r\n', offset);
-    if (headEnd < 0) throw new Error(`incomplete response head: ${bytes.subarray(offset, offset + 80).toString('latin1')}`);
+    if (headEnd < 0)
+      throw new Error(`incomplete response head: ${bytes.subarray(offset, offset + 80).toString('latin1')}`);
     const [statusLine, ...lines] = bytes.subarray(offset, headEnd).toString('latin1').split('\r\n');
     const headers: Record<string, string> = {};
     for (const line of lines) {

@@ -52,60 +52,73 @@ function inFlightApp() {
 }
 
 const servers: Record<string, (app: Any) => Promise<Server>> = {
-  'app.listen': (app) => new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); }),
-  'http.createServer(app)': (app) => new Promise((resolve) => { const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s)); }),
+  'app.listen': (app) =>
+    new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+  'http.createServer(app)': (app) =>
+    new Promise((resolve) => {
+      const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s));
+    }),
 };
 
 const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
 
 for (const [kind, start] of Object.entries(servers)) {
   describe(`graceful shutdown of ${kind}`, () => {
-    it('finishes every started request byte-complete, closes idle sockets at once and refuses new connections', { timeout: 15000 }, async () => {
-      const { app, entered, release } = inFlightApp();
-      const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
-      server.keepAliveTimeout = 10 * 60 * 1000;
-      const port = (server.address() as AddressInfo).port;
+    it(
+      'finishes every started request byte-complete, closes idle sockets at once and refuses new connections',
+      { timeout: 15000 },
+      async () => {
+        const { app, entered, release } = inFlightApp();
+        const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
+        server.keepAliveTimeout = 10 * 60 * 1000;
+        const port = (server.address() as AddressInfo).port;
 
-      const idle = await connect(port);
-      const answered = new Promise<void>((resolve) => idle.socket.once('data', () => resolve()));
-      idle.socket.write(get('/quick'));
-      // The idle socket has had its answer and sits in keep-alive.
-      await answered;
-      const slow = await connect(port);
-      slow.socket.write(get('/slow'));
-      const download = await connect(port);
-      download.socket.write(get('/download'));
-      const upload = await connect(port);
-      upload.socket.write(`POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${UPLOAD.length}\r\n\r\n`);
-      upload.socket.write(UPLOAD.subarray(0, MB));
-      await Promise.all([entered.slow.promise, entered.download.promise, entered.upload.promise]);
+        const idle = await connect(port);
+        const answered = new Promise<void>((resolve) => idle.socket.once('data', () => resolve()));
+        idle.socket.write(get('/quick'));
+        // The idle socket has had its answer and sits in keep-alive.
+        await answered;
+        const slow = await connect(port);
+        slow.socket.write(get('/slow'));
+        const download = await connect(port);
+        download.socket.write(get('/download'));
+        const upload = await connect(port);
+        upload.socket.write(`POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${UPLOAD.length}\r\n\r\n`);
+        upload.socket.write(UPLOAD.subarray(0, MB));
+        await Promise.all([entered.slow.promise, entered.download.promise, entered.upload.promise]);
 
-      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-      const idleBytes = await idle.received;
-      assert.deepEqual(parseResponses(idleBytes).map((r) => r.body.toString()), ['quick']);
-      assert.equal(await refused(port), 'ECONNREFUSED');
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        const idleBytes = await idle.received;
+        assert.deepEqual(
+          parseResponses(idleBytes).map((r) => r.body.toString()),
+          ['quick'],
+        );
+        assert.equal(await refused(port), 'ECONNREFUSED');
 
-      release.resolve();
-      upload.socket.end(UPLOAD.subarray(MB));
+        release.resolve();
+        upload.socket.end(UPLOAD.subarray(MB));
 
-      const [slowAnswer] = parseResponses(await slow.received);
-      assert.equal(slowAnswer!.status, 200);
-      assert.equal(slowAnswer!.body.toString(), 'slow done');
-      assert.equal(slowAnswer!.headers.connection, 'close');
+        const [slowAnswer] = parseResponses(await slow.received);
+        assert.equal(slowAnswer!.status, 200);
+        assert.equal(slowAnswer!.body.toString(), 'slow done');
+        assert.equal(slowAnswer!.headers.connection, 'close');
 
-      const [uploadAnswer] = parseResponses(await upload.received);
-      assert.equal(uploadAnswer!.body.toString(), `${UPLOAD.length} ${sha(UPLOAD)}`);
-      assert.equal(uploadAnswer!.headers.connection, 'close');
+        const [uploadAnswer] = parseResponses(await upload.received);
+        assert.equal(uploadAnswer!.body.toString(), `${UPLOAD.length} ${sha(UPLOAD)}`);
+        assert.equal(uploadAnswer!.headers.connection, 'close');
 
-      // Its headers went out (keep-alive) before the close; the socket still ends after the body.
-      const downloadAnswers = parseResponses(await download.received);
-      assert.equal(downloadAnswers.length, 1);
-      assert.ok(downloadAnswers[0]!.body.equals(DOWNLOAD), 'the download arrives byte-complete');
+        // Its headers went out (keep-alive) before the close; the socket still ends after the body.
+        const downloadAnswers = parseResponses(await download.received);
+        assert.equal(downloadAnswers.length, 1);
+        assert.ok(downloadAnswers[0]!.body.equals(DOWNLOAD), 'the download arrives byte-complete');
 
-      assert.equal(await serverClosed, undefined);
-      const open = await new Promise<number>((resolve) => server.getConnections((_err, count) => resolve(count)));
-      assert.equal(open, 0);
-    });
+        assert.equal(await serverClosed, undefined);
+        const open = await new Promise<number>((resolve) => server.getConnections((_err, count) => resolve(count)));
+        assert.equal(open, 0);
+      },
+    );
 
     it('destroys what is still open when the deadline passes', { timeout: 15000 }, async () => {
       const { app, entered } = inFlightApp();
@@ -119,23 +132,30 @@ for (const [kind, start] of Object.entries(servers)) {
       assert.equal(await serverClosed, undefined);
     });
 
-    it('answers a request that reaches a kept-alive socket during the drain with Connection: close', { timeout: 15000 }, async () => {
-      const { app, entered, release } = inFlightApp();
-      const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
-      server.keepAliveTimeout = 10 * 60 * 1000;
-      const port = (server.address() as AddressInfo).port;
-      const busy = await connect(port);
-      busy.socket.write(get('/slow'));
-      await entered.slow.promise;
-      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-      // Pipelined behind the slow one: parsed only after it, while the server drains.
-      busy.socket.write(get('/quick'));
-      release.resolve();
-      const answers = parseResponses(await busy.received);
-      assert.deepEqual(answers.map((r) => r.body.toString()), ['slow done']);
-      assert.equal(answers[0]!.headers.connection, 'close');
-      assert.equal(await serverClosed, undefined);
-    });
+    it(
+      'answers a request that reaches a kept-alive socket during the drain with Connection: close',
+      { timeout: 15000 },
+      async () => {
+        const { app, entered, release } = inFlightApp();
+        const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
+        server.keepAliveTimeout = 10 * 60 * 1000;
+        const port = (server.address() as AddressInfo).port;
+        const busy = await connect(port);
+        busy.socket.write(get('/slow'));
+        await entered.slow.promise;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        // Pipelined behind the slow one: parsed only after it, while the server drains.
+        busy.socket.write(get('/quick'));
+        release.resolve();
+        const answers = parseResponses(await busy.received);
+        assert.deepEqual(
+          answers.map((r) => r.body.toString()),
+          ['slow done'],
+        );
+        assert.equal(answers[0]!.headers.connection, 'close');
+        assert.equal(await serverClosed, undefined);
+      },
+    );
   });
 }
 
@@ -148,9 +168,26 @@ describe('webapp.graceful()', () => {
     assert.equal(server.close, close);
   });
 
+  it('listens for its signals only while a server it drains is open', async () => {
+    const before = process.listenerCount('SIGUSR2');
+    const first = webapp.graceful(http.createServer(), { signals: ['SIGUSR2'] });
+    const second = webapp.graceful(http.createServer(), { signals: ['SIGUSR2'] });
+    await Promise.all(
+      [first, second].map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))),
+    );
+    assert.equal(process.listenerCount('SIGUSR2'), before + 1, 'one listener, shared');
+    await new Promise((resolve) => first.close(resolve));
+    assert.equal(process.listenerCount('SIGUSR2'), before + 1);
+    await new Promise((resolve) => second.close(resolve));
+    assert.equal(process.listenerCount('SIGUSR2'), before);
+  });
+
   it('rejects a deadline that is not a number of milliseconds', () => {
     for (const timeout of [NaN, -1, Infinity]) {
-      assert.throws(() => webapp.graceful(http.createServer(), { timeout, signals: [] }), /timeout must be a number of milliseconds/);
+      assert.throws(
+        () => webapp.graceful(http.createServer(), { timeout, signals: [] }),
+        /timeout must be a number of milliseconds/,
+      );
     }
   });
 

@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { describe, it } from 'node:test';
 import { createHttpTerminator } from 'http-terminator';
 import stoppable from 'stoppable';
 import webapp = require('../../src/index');
+import { watchChild } from '../support/child-output';
 import { rawRequest } from '../support/raw-http';
 import { connect, parseResponses, refused, signal } from './connection';
 
@@ -49,66 +49,88 @@ async function serverWithRequestInFlight<T>(install: (server: http.Server) => T)
 
 describe('shutdown libraries on a webapp server', () => {
   // http-terminator closes the listener only once the sockets have drained (as it does with Express).
-  it('http-terminator: the request in flight completes with Connection: close, idle sockets close, then the server', { timeout: 15000 }, async () => {
-    const { server, installed: terminator, port, idle, busy, release } = await serverWithRequestInFlight((server) =>
-      createHttpTerminator({ server, gracefulTerminationTimeout: 5000 }),
-    );
-    const terminated = terminator.terminate();
-    assert.deepEqual(parseResponses(await idle.received).map((r) => r.body.toString()), ['quick']);
-    release.resolve();
-    const [answer] = parseResponses(await busy.received);
-    assert.equal(answer!.body.toString(), 'slow done');
-    assert.equal(answer!.headers.connection, 'close');
-    await terminated;
-    assert.equal(server.listening, false);
-    assert.equal(await refused(port), 'ECONNREFUSED');
-  });
-
-  it('stoppable: server.stop() lets the request in flight complete and closes every socket', { timeout: 15000 }, async () => {
-    const { installed: stoppableServer, port, idle, busy, release } = await serverWithRequestInFlight((server) => stoppable(server, 5000));
-    const stopped = new Promise<[Error | undefined, boolean]>((resolve) => stoppableServer.stop((err, graceful) => resolve([err, graceful])));
-    await idle.received;
-    assert.equal(await refused(port), 'ECONNREFUSED');
-    release.resolve();
-    const [answer] = parseResponses(await busy.received);
-    assert.equal(answer!.body.toString(), 'slow done');
-    assert.deepEqual(await stopped, [undefined, true]);
-  });
-
-  it('@godaddy/terminus: health checks answer, 503 during shutdown, in-flight request completes, exit code 0', { timeout: 30000 }, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/terminus-server.ts')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (output += chunk));
-    const waitFor = async (pattern: RegExp) => {
-      while (!pattern.test(output)) await once(child.stdout, 'data');
-      return pattern.exec(output)!;
-    };
-    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    try {
-      const port = Number((await waitFor(/listening (\d+)/))[1]);
-      const healthy = await rawRequest(port, { path: '/healthcheck' });
-      assert.equal(healthy.status, 200);
-      assert.deepEqual(JSON.parse(healthy.body).info, { db: 'up' });
-
-      const busy = await connect(port);
-      const answered = new Promise<void>((resolve) => busy.socket.once('data', () => resolve()));
-      busy.socket.write(get('/slow'));
-      await waitFor(/entered/);
-      child.kill('SIGTERM');
-      await answered;
-      assert.equal((await rawRequest(port, { path: '/healthcheck' })).status, 503);
-      assert.equal((await rawRequest(port, { path: '/probed' })).body, 'ok');
-
+  it(
+    'http-terminator: the request in flight completes with Connection: close, idle sockets close, then the server',
+    { timeout: 15000 },
+    async () => {
+      const {
+        server,
+        installed: terminator,
+        port,
+        idle,
+        busy,
+        release,
+      } = await serverWithRequestInFlight((server) =>
+        createHttpTerminator({ server, gracefulTerminationTimeout: 5000 }),
+      );
+      const terminated = terminator.terminate();
+      assert.deepEqual(
+        parseResponses(await idle.received).map((r) => r.body.toString()),
+        ['quick'],
+      );
+      release.resolve();
       const [answer] = parseResponses(await busy.received);
-      assert.equal(answer!.body.toString(), 'finished after SIGTERM');
-      assert.deepEqual(await exited, [0, null]);
-      if (!child.stdout.closed) await once(child.stdout, 'close');
-      assert.match(output, /terminus onShutdown/);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+      assert.equal(answer!.body.toString(), 'slow done');
+      assert.equal(answer!.headers.connection, 'close');
+      await terminated;
+      assert.equal(server.listening, false);
+      assert.equal(await refused(port), 'ECONNREFUSED');
+    },
+  );
+
+  it(
+    'stoppable: server.stop() lets the request in flight complete and closes every socket',
+    { timeout: 15000 },
+    async () => {
+      const {
+        installed: stoppableServer,
+        port,
+        idle,
+        busy,
+        release,
+      } = await serverWithRequestInFlight((server) => stoppable(server, 5000));
+      const stopped = new Promise<[Error | undefined, boolean]>((resolve) =>
+        stoppableServer.stop((err, graceful) => resolve([err, graceful])),
+      );
+      await idle.received;
+      assert.equal(await refused(port), 'ECONNREFUSED');
+      release.resolve();
+      const [answer] = parseResponses(await busy.received);
+      assert.equal(answer!.body.toString(), 'slow done');
+      assert.deepEqual(await stopped, [undefined, true]);
+    },
+  );
+
+  it(
+    '@godaddy/terminus: health checks answer, 503 during shutdown, in-flight request completes, exit code 0',
+    { timeout: 30000 },
+    async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/terminus-server.ts')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const { printed, exited, output } = watchChild(child);
+      try {
+        const port = Number((await printed(/listening (\d+)/))[1]);
+        const healthy = await rawRequest(port, { path: '/healthcheck' });
+        assert.equal(healthy.status, 200);
+        assert.deepEqual(JSON.parse(healthy.body).info, { db: 'up' });
+
+        const busy = await connect(port);
+        const answered = new Promise<void>((resolve) => busy.socket.once('data', () => resolve()));
+        busy.socket.write(get('/slow'));
+        await printed(/entered/);
+        child.kill('SIGTERM');
+        await answered;
+        assert.equal((await rawRequest(port, { path: '/healthcheck' })).status, 503);
+        assert.equal((await rawRequest(port, { path: '/probed' })).body, 'ok');
+
+        const [answer] = parseResponses(await busy.received);
+        assert.equal(answer!.body.toString(), 'finished after SIGTERM');
+        assert.deepEqual(await exited, [0, null]);
+        assert.match(output(), /terminus onShutdown/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 });

@@ -22,7 +22,25 @@ let dir: string;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'webapp-h2-shutdown-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   key = readFileSync(join(dir, 'key.pem'));
   cert = readFileSync(join(dir, 'cert.pem'));
 });
@@ -38,7 +56,9 @@ it('HTTP/2 sessions get GOAWAY and their streams in flight complete', { timeout:
     await release.promise;
     res.send(body);
   });
-  const server = webapp.graceful(http2.createSecureServer({ key, cert, allowHTTP1: true }, app as never), { signals: [] });
+  const server = webapp.graceful(http2.createSecureServer({ key, cert, allowHTTP1: true }, app as never), {
+    signals: [],
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
@@ -71,42 +91,50 @@ it('HTTP/2 sessions get GOAWAY and their streams in flight complete', { timeout:
 describe('HTTP/1.1 over TLS', () => {
   const servers = {
     'https.createServer(app)': (app: unknown) => https.createServer({ key, cert }, app as never),
-    'http2.createSecureServer({ allowHTTP1 }, app)': (app: unknown) => http2.createSecureServer({ key, cert, allowHTTP1: true }, app as never),
+    'http2.createSecureServer({ allowHTTP1 }, app)': (app: unknown) =>
+      http2.createSecureServer({ key, cert, allowHTTP1: true }, app as never),
   };
   for (const [kind, create] of Object.entries(servers)) {
-    it(`${kind}: idle and fresh connections close at once, the busy one answers with Connection: close`, { timeout: 15000 }, async () => {
-      const entered = signal();
-      const release = signal();
-      const app = webapp();
-      app.get('/quick', (_req, res) => res.send('quick'));
-      app.get('/slow', async (_req, res) => {
-        entered.resolve();
-        await release.promise;
-        res.send('slow done');
-      });
-      const server = webapp.graceful(create(app), { signals: [] });
-      (server as { keepAliveTimeout?: number }).keepAliveTimeout = 10 * 60 * 1000;
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const port = (server.address() as AddressInfo).port;
-      const secure = { ca: cert };
+    it(
+      `${kind}: idle and fresh connections close at once, the busy one answers with Connection: close`,
+      { timeout: 15000 },
+      async () => {
+        const entered = signal();
+        const release = signal();
+        const app = webapp();
+        app.get('/quick', (_req, res) => res.send('quick'));
+        app.get('/slow', async (_req, res) => {
+          entered.resolve();
+          await release.promise;
+          res.send('slow done');
+        });
+        const server = webapp.graceful(create(app), { signals: [] });
+        (server as { keepAliveTimeout?: number }).keepAliveTimeout = 10 * 60 * 1000;
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const port = (server.address() as AddressInfo).port;
+        const secure = { ca: cert };
 
-      const fresh = await connect(port, secure);
-      const idle = await connect(port, secure);
-      const answered = new Promise<void>((resolve) => idle.socket.once('data', () => resolve()));
-      idle.socket.write('GET /quick HTTP/1.1\r\nHost: localhost\r\n\r\n');
-      await answered;
-      const busy = await connect(port, secure);
-      busy.socket.write('GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n');
-      await entered.promise;
+        const fresh = await connect(port, secure);
+        const idle = await connect(port, secure);
+        const answered = new Promise<void>((resolve) => idle.socket.once('data', () => resolve()));
+        idle.socket.write('GET /quick HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        await answered;
+        const busy = await connect(port, secure);
+        busy.socket.write('GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        await entered.promise;
 
-      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-      assert.equal((await fresh.received).length, 0);
-      assert.deepEqual(parseResponses(await idle.received).map((r) => r.body.toString()), ['quick']);
-      release.resolve();
-      const [answer] = parseResponses(await busy.received);
-      assert.equal(answer!.body.toString(), 'slow done');
-      assert.equal(answer!.headers.connection, 'close');
-      assert.equal(await serverClosed, undefined);
-    });
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        assert.equal((await fresh.received).length, 0);
+        assert.deepEqual(
+          parseResponses(await idle.received).map((r) => r.body.toString()),
+          ['quick'],
+        );
+        release.resolve();
+        const [answer] = parseResponses(await busy.received);
+        assert.equal(answer!.body.toString(), 'slow done');
+        assert.equal(answer!.headers.connection, 'close');
+        assert.equal(await serverClosed, undefined);
+      },
+    );
   }
 });

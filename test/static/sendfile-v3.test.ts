@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import webapp = require('../../src/index');
+import v3 = require('../../src/v3/index');
 import { close, createFixtures, eventually, listen, rawRequest, type Fixtures } from './support';
 
 let fx: Fixtures;
@@ -22,7 +22,8 @@ type Sendfile = (path: string, options?: object | ((err?: Error) => void), fn?: 
 const sendfile = (res: Response) => (res as unknown as { sendfile: Sendfile }).sendfile.bind(res);
 
 async function run(handler: (req: Request, res: Response) => void, headers?: Record<string, string>) {
-  const app = webapp();
+  // The 3.x semantics live on webapp/v3's response; 4.x's deprecated alias reports as Express 4 does.
+  const app = v3();
   let nextErr: unknown;
   app.get('/', handler);
   app.use(((err, _req, res, _next) => {

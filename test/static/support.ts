@@ -1,13 +1,15 @@
 /**
  * Shared by the static-file tests: a fixture tree in a temporary directory, a
- * bare `http.createServer` around one middleware (with a `next` that reports what
- * it got), and raw requests whose path is sent exactly as written.
+ * bare listener around one middleware (with a `next` that reports what it got),
+ * and the shared raw requests (test/support/raw-http.ts) read as bytes and text.
  */
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { close, listen, requestBytes, withServer } from '../support/raw-http';
+
+export { close, listen };
 
 export interface Fixtures {
   /** The temporary directory holding `root/` and `outside/`. */
@@ -86,11 +88,11 @@ export type Next = (err?: unknown) => void;
 export type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: Next) => void;
 
 /**
- * A server that runs `middleware` and, when it calls `next`, answers with what it got:
+ * A listener that runs `middleware` and, when it calls `next`, answers with what it got:
  * `x-next: called` and 404, or `x-next: error`, the error's status and `message|code`.
  */
-export function bareServer(middleware: Middleware): http.Server {
-  return http.createServer((req, res) => {
+export function bareListener(middleware: Middleware): http.RequestListener {
+  return (req, res) => {
     try {
       middleware(req, res, (err?: unknown) => {
         if (res.headersSent) return;
@@ -114,19 +116,10 @@ export function bareServer(middleware: Middleware): http.Server {
       res.setHeader('x-next', 'thrown');
       res.end(String((err as Error).message));
     }
-  });
+  };
 }
 
-export async function listen(server: http.Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-export async function close(server: http.Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
+/** A static-file answer: the body's bytes and their UTF-8 text. */
 export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -134,37 +127,20 @@ export interface RawResponse {
   text: string;
 }
 
-export function rawRequest(port: number, path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/** The shared raw request (test/support/raw-http.ts), with the body as bytes and as UTF-8 text. */
+export async function rawRequest(port: number, path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+  const res = await requestBytes(port, { path, method: options.method, headers: options.headers });
+  return { status: res.status, headers: res.headers, body: res.bytes, text: res.bytes.toString('utf8') };
 }
 
 /** Runs `fn` against a listening bare server for `middleware`, closing it afterwards. */
-export async function withBareServer<T>(middleware: Middleware, fn: (port: number) => Promise<T>): Promise<T> {
-  const server = bareServer(middleware);
-  const port = await listen(server);
-  try {
-    return await fn(port);
-  } finally {
-    await close(server);
-  }
+export function withBareServer<T>(middleware: Middleware, fn: (port: number) => Promise<T>): Promise<T> {
+  return withServer(bareListener(middleware), fn);
 }
 
 /** Open file descriptors of this process (Linux). */
 export function openFdCount(): number {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('node:fs') as typeof import('node:fs')).readdirSync('/proc/self/fd').length;
+  return readdirSync('/proc/self/fd').length;
 }
 
 /** Polls `check` every 10 ms, at most `tries` times; resolves with its last answer. */

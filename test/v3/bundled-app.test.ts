@@ -10,11 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
+import { express3Pair as pair } from '../support/legacy-oracles';
 import webapp3 = require('../../src/v3/index');
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const express3 = require('express3');
-const pair = { oracle: express3, subject: webapp3 };
 type Any = any;
 
 let root: string;

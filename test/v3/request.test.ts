@@ -1,11 +1,8 @@
 /** webapp/v3 request API, differential against express@3.21.2. */
 import { describe, it } from 'node:test';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
-import webapp3 = require('../../src/v3/index');
+import { express3Pair as pair } from '../support/legacy-oracles';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const express3 = require('express3');
-const pair = { oracle: express3, subject: webapp3 };
 type Any = any;
 
 /** Answers with what `probe(req)` computes, as JSON written by hand (no res helpers involved). */
@@ -24,6 +21,32 @@ function probing(probe: (req: Any) => unknown) {
 const withHeaders = (headers: Record<string, string>, path = '/'): RequestSpec => ({ path, headers });
 
 describe('webapp/v3 request compatibility with express@3', () => {
+  it('auth: Basic credentials as { username, password }; the password may hold ":"; anything else is undefined', async () => {
+    const basic = (credentials: string) => 'Basic ' + Buffer.from(credentials).toString('base64');
+    await assertSameResponses(
+      probing((req) => ({ auth: req.auth ?? 'undefined' })),
+      [
+        withHeaders({}),
+        withHeaders({ Authorization: basic('tobi:ferret') }),
+        withHeaders({ Authorization: basic('tobi:fer:r:et') }),
+        withHeaders({ Authorization: basic(':') }),
+        withHeaders({ Authorization: basic('nocolon') }),
+        withHeaders({ Authorization: basic('user:') }),
+        withHeaders({ Authorization: basic('é:ü') }),
+        withHeaders({ Authorization: basic('line\nbreak:pass') }),
+        withHeaders({ Authorization: basic('user:line\nbreak') }),
+        withHeaders({ Authorization: '  bAsIc   ' + Buffer.from('a:b').toString('base64') + '  ' }),
+        withHeaders({ Authorization: 'Basic' + Buffer.from('a:b').toString('base64') }),
+        withHeaders({ Authorization: 'Bearer ' + Buffer.from('a:b').toString('base64') }),
+        withHeaders({ Authorization: 'Basic !!!' }),
+        withHeaders({ Authorization: 'Basic ' + Buffer.from('a:b').toString('base64url').replace(/=+$/, '') + '_' }),
+        withHeaders({ Authorization: 'Basic' }),
+        withHeaders({ Authorization: 'Basic dG9iaTpmZXJyZXQ=extra' }),
+      ],
+      pair,
+    );
+  });
+
   it('accepts returns the best type or undefined; accepted lists by quality', async () => {
     await assertSameResponses(
       probing((req) => ({

@@ -1,12 +1,14 @@
 /** webapp/v3 response API, differential against express@3.21.2. */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { describe, it } from 'node:test';
+import request from 'supertest';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
+import { express3Pair as pair } from '../support/legacy-oracles';
+import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
+import { itWithLiveOracle } from '../support/oracle-recording';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const express3 = require('express3');
-const pair = { oracle: express3, subject: webapp3 };
 type Any = any;
 
 function routes(table: Record<string, (req: Any, res: Any) => void>) {
@@ -46,6 +48,126 @@ describe('webapp/v3 response compatibility with express@3', () => {
     );
   });
 
+  it('res.charset: kept by a Content-Type that names its own charset, replaced when send sets utf-8, quoted when it must be', async () => {
+    const charsets = ['ISO-8859-1', 'bogus value', 'x"y;q=1', 'é', ''];
+    const flows: Record<string, (s: Any) => void> = {
+      html: (s) => s.send('hi'),
+      typed: (s) => s.type('text').send('hi'),
+      header: (s) => {
+        s.set('Content-Type', 'text/plain');
+        s.end('x');
+      },
+      own: (s) => {
+        s.set('Content-Type', 'text/plain; charset=latin1');
+        s.send('x');
+      },
+      json: (s) => s.json({ a: 1 }),
+      buffer: (s) => s.send(Buffer.from('b')),
+      'bad-type': (s) => {
+        s.set('Content-Type', 'not a type');
+        s.end('unreached');
+      },
+    };
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        app.get('/:flow/:charset', (q: Any, s: Any) => {
+          s.charset = decodeURIComponent(q.params.charset);
+          flows[q.params.flow](s);
+        });
+        app.get('/:flow/', (q: Any, s: Any) => {
+          s.charset = '';
+          flows[q.params.flow](s);
+        });
+        app.use((err: Any, _q: Any, s: Any, _n: Any) => {
+          s.statusCode = 500;
+          s.end(err.name + ': ' + err.message);
+        });
+        return app;
+      },
+      Object.keys(flows).flatMap((flow) => charsets.map((charset) => get('/' + flow + '/' + encodeURIComponent(charset)))),
+      pair,
+    );
+  });
+
+  it("Connect's response patch: 'header' listeners run just before the head is written; headerSent; Set-Cookie accumulates", async () => {
+    const flows: Record<string, (s: Any) => void> = {
+      'bare-end': (s) => {
+        s.on('header', function (this: Any) {
+          this.setHeader('X-Header', String(s.headersSent) + ' ' + (this === s));
+          this.statusCode = 201;
+        });
+        s.end();
+      },
+      'write-head': (s) => {
+        const returned = s.on('header', () => s.setHeader('X-Header', 'before ' + s.getHeader('X-Given')));
+        s.writeHead(202, { 'X-Given': 'given', 'Set-Cookie': 'w=1' });
+        s.end(String(returned === s));
+      },
+      'write-head-reason': (s) => {
+        s.on('header', () => {
+          s.statusCode = 203;
+        });
+        s.writeHead(200, 'Fine', { 'X-Given': 'given' });
+        s.end();
+      },
+      write: (s) => {
+        s.on('header', () => s.setHeader('X-Header', 'write'));
+        s.write('a');
+        s.end('b');
+      },
+      'send-two-listeners': (s) => {
+        s.on('header', () => s.setHeader('X-First', '1'));
+        s.on('header', () => s.setHeader('X-Second', s.getHeader('X-First') + '2'));
+        s.send('hello');
+      },
+      'once-and-add-listener-stay-plain-events': (s) => {
+        s.once('header', () => s.setHeader('X-Once', 'ran'));
+        s.addListener('header', () => s.setHeader('X-Add', 'ran'));
+        s.end(String(s.listenerCount('header')));
+      },
+      'other-events': (s) => {
+        const returned = s.on('finish', () => undefined);
+        s.end(String(returned === s) + ' ' + s.listenerCount('finish'));
+      },
+      'header-sent': (s) => {
+        const before = s.headerSent;
+        s.writeHead(200);
+        s.end(JSON.stringify([before, s.headerSent]));
+      },
+      'cookie-strings': (s) => {
+        s.setHeader('Set-Cookie', 'a=1');
+        s.setHeader('set-cookie', 'b=2');
+        s.end();
+      },
+      'cookie-arrays': (s) => {
+        s.setHeader('Set-Cookie', ['a=1', 'b=2']);
+        s.setHeader('Set-Cookie', ['b=2', 'c=3']);
+        s.setHeader('SET-COOKIE', ['d=4']);
+        s.end();
+      },
+      'cookie-read-modify-write': (s) => {
+        s.setHeader('Set-Cookie', 'a=1');
+        s.setHeader('Set-Cookie', [...[].concat(s.getHeader('Set-Cookie')), 'z=9']);
+        s.end();
+      },
+      'cookie-helper-then-set': (s) => {
+        s.cookie('a', '1');
+        s.set('Set-Cookie', ['x=1', 'y=2']);
+        s.end();
+      },
+    };
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        app.get('/:flow', (q: Any, s: Any) => flows[q.params.flow](s));
+        return app;
+      },
+      Object.keys(flows).map((flow) => get('/' + flow)),
+      pair,
+    );
+  });
+
   it('json and jsonp with status-first forms and callbacks', async () => {
     await assertSameResponses(
       routes({
@@ -60,7 +182,8 @@ describe('webapp/v3 response compatibility with express@3', () => {
     );
   });
 
-  it('set/get/type/links/attachment/vary/cookies accumulate as Connect 2 did', async () => {
+  // A cleared cookie's Expires is the clock's now: Express 3's recorded answer cannot match a later run.
+  itWithLiveOracle('set/get/type/links/attachment/vary/cookies accumulate as Connect 2 did', 'an Expires taken from the clock', async () => {
     await assertSameResponses(
       routes({
         '/headers': (_q, s) => {
@@ -120,6 +243,33 @@ describe('webapp/v3 response compatibility with express@3', () => {
 });
 
 describe('webapp/v3 security fixes over express@3', () => {
+  it("Connect's response patch stays on the 3.x response: Node's and 4.x responses in the same process are untouched", async () => {
+    const v3app = webapp3();
+    v3app.get('/', (_q: Any, s: Any) => {
+      s.on('header', () => s.setHeader('X-Header', 'v3'));
+      s.end(String(s.headerSent));
+    });
+    const v3 = await request(v3app).get('/').expect(200, 'false');
+    assert.equal(v3.headers['x-header'], 'v3');
+
+    for (const name of ['headerSent', 'on', 'setHeader', 'appendHeader', 'charset']) {
+      assert.equal(Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, name), false, name);
+    }
+    const plain = (_q: unknown, s: Any) => {
+      s.on('header', () => s.setHeader('X-Header', 'should not run'));
+      s.charset = 'latin1';
+      s.setHeader('Content-Type', 'text/plain');
+      s.end(String(s.headerSent));
+    };
+    const v4app = webapp();
+    v4app.get('/', plain as webapp.RequestHandler);
+    for (const listener of [plain, v4app]) {
+      const res = await request(http.createServer(listener as http.RequestListener)).get('/').expect(200, 'undefined');
+      assert.equal(res.headers['x-header'], undefined);
+      assert.equal(res.headers['content-type'], 'text/plain');
+    }
+  });
+
   it('percent-encodes redirect locations (3.x sent them raw; non-ASCII crashed the response)', async () => {
     const app = webapp3();
     app.get('/r', (_q: Any, s: Any) => s.redirect('/a?b=<c>&d'));

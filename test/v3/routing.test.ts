@@ -4,11 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
+import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import webapp3 = require('../../src/v3/index');
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const express3 = require('express3');
-const pair = { oracle: express3, subject: webapp3 };
 type Any = any;
 
 function echo(tag: string) {
@@ -141,6 +139,36 @@ describe('webapp/v3 routing compatibility with express@3', () => {
       ['/blog', '/blog/', '/blog/page', '/BLOG/page', '/static/a.css', '/static', '/file.json', '/filex', '/file/x?y=1'].map(get),
       pair,
       withoutStackFrames,
+    );
+  });
+
+  it('router.match(method, url, i) and matchRequest(req, i): i is where the search starts; app.all routes for every verb', async () => {
+    const describeRoute = (route: Any) => (route ? [route.method, String(route.path), { ...route.params }] : 'none');
+    await assertSameResponses(
+      define(() => (app: Any) => {
+        const pass = (_req: Any, _res: Any, next: Any) => next();
+        app.get('/user/:id', pass);
+        app.all('/user/:id', pass);
+        app.get('/user/*', pass);
+        app.post('/other', pass);
+        app.use((req: Any, res: Any) => {
+          const router = app._router;
+          const starts = [undefined, 0, 1, 2, 3, '1', null, false, Number.NaN, ''];
+          const url = '/user/12?q=1';
+          const found: Record<string, unknown> = {};
+          for (const method of ['get', 'GET', 'head', 'post', 'put', 'delete', 'options', 'propfind', 'nosuch']) {
+            found[method] = starts.map((start) => describeRoute(router.match(method, url, start)));
+          }
+          found.request = starts.map((start) => {
+            const probe = { method: req.method, url: req.url } as Any;
+            return [describeRoute(router.matchRequest(probe, start)), probe._route_index ?? 'unset'];
+          });
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify(found));
+        });
+      }),
+      [get('/x'), { method: 'PUT', path: '/user/7' }, { method: 'HEAD', path: '/user/7' }],
+      pair,
     );
   });
 

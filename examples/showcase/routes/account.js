@@ -2,6 +2,7 @@
 // Sign-up, login and logout. Forms are validated with express-validator; errors are
 // shown next to their fields, and results are announced by flash messages after redirects.
 const { body, validationResult, matchedData } = require('express-validator');
+const { rateLimit, ipKeyGenerator } = require('express-rate-limit');
 const { hashPassword } = require('../lib/passwords');
 const { handleRejections } = require('../lib/handle-rejections');
 
@@ -33,7 +34,27 @@ const loginChecks = [
   body('password').notEmpty().withMessage('Enter your password.'),
 ];
 
-function accountRoutes(framework, { store, passport }) {
+/**
+ * At most `limit` failed logins per address and username every 15 minutes, against
+ * password guessing. Kept in memory: with several instances, give it a shared store
+ * (rate-limit-redis) as the sessions have.
+ */
+function loginThrottle(limit) {
+  return rateLimit({
+    windowMs: 15 * 60 * 1000,
+    limit,
+    // A failed login redirects (302) too: success is being logged in afterwards.
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (req) => req.isAuthenticated(),
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    keyGenerator: (req) => `${ipKeyGenerator(req.ip)}|${String(req.body.username).trim().toLowerCase()}`,
+    handler: (req, res, next) =>
+      next(Object.assign(new Error('Too many failed logins. Try again in 15 minutes.'), { status: 429 })),
+  });
+}
+
+function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
   const router = framework.Router();
 
   router.get('/signup', (req, res) => res.page('account/signup', { title: 'Sign up', values: {}, errors: {} }));
@@ -62,7 +83,7 @@ function accountRoutes(framework, { store, passport }) {
 
   router.get('/login', (req, res) => res.page('account/login', { title: 'Log in', values: {}, errors: {} }));
 
-  router.post('/login', loginChecks, (req, res, next) => {
+  router.post('/login', loginThrottle(loginAttempts), loginChecks, (req, res, next) => {
     const errors = validationResult(req);
     if (!errors.isEmpty()) {
       return res

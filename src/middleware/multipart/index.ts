@@ -8,6 +8,7 @@
  */
 import { getHashes } from 'node:crypto';
 import os from 'node:os';
+import { inCallerContext } from '../../http/async-context';
 import { parseBytes } from '../../http/bytes';
 import { deprecate } from '../../http/deprecate';
 import { createHttpError } from '../../http/errors';
@@ -71,14 +72,16 @@ export function multipart(options?: MultipartOptions): Middleware {
   deprecate('multipart: use parser (multiparty, busboy, formidable) npm module instead');
   const settings = settingsFrom(options ?? {});
 
-  return function multipart(incoming, _res, next) {
+  return function multipart(incoming, _res, callerNext) {
     const req = incoming as MultipartRequest;
-    if (req._body) return next();
+    if (req._body) return callerNext();
     req.body = req.body || {};
     req.files = req.files || {};
-    if (req.method === 'GET' || req.method === 'HEAD') return next();
-    if (!typeIs(req, ['multipart'])) return next();
+    if (req.method === 'GET' || req.method === 'HEAD') return callerNext();
+    if (!typeIs(req, ['multipart'])) return callerNext();
     req._body = true;
+    // The form's events run in the connection's context: continue in the caller's.
+    const next = inCallerContext(callerNext);
 
     // An earlier limit() middleware governs instead, as Connect's nested limit did.
     const limited = !req._limit;

@@ -4,6 +4,7 @@
  * go out, and the response completes after the save (or destroy, or touch).
  */
 import type { ServerResponse } from 'node:http';
+import { inCallerContext } from '../../http/async-context';
 import type { NextFunction } from '../types';
 
 /** One store operation; `done` is its callback. */
@@ -33,7 +34,8 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
 
     let pending = true;
     let rest: unknown;
-    work((err) => {
+    // The store answers from its own connection: a failure reaches `next` in the context of `end`'s caller.
+    work(inCallerContext((err?: unknown) => {
       if (err) setImmediate(next, err);
       if (pending) {
         // The store answered at once: end normally with the whole body.
@@ -42,7 +44,7 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
       } else {
         end.call(res, rest, undefined, callback);
       }
-    });
+    }));
     if (!pending || chunk == null) return this;
     pending = false;
     const length = Number(res.getHeader('Content-Length'));

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseCookieHeader } from 'cookie';
+import { inCallerContext } from '../../http/async-context';
 import { sign, unsign } from '../../http/cookie-signature';
 import { deprecate } from '../../http/deprecate';
 import { parseOriginalUrl } from '../../http/parse-url';
@@ -20,7 +21,7 @@ import { Cookie, type CookieOptions } from './cookie';
 import { holdEndUntil, type StoreWork } from './hold-end';
 import { MemoryStore } from './memory-store';
 import { Session } from './session';
-import { Store } from './store';
+import { Store, type GetCallback } from './store';
 
 export interface SessionOptions {
   /** Cookie name (default `connect.sid`); `key` is the 3.x spelling. */
@@ -200,7 +201,8 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
       generate();
       return next();
     }
-    store.get(req.sessionID, (err, data) => {
+    // A store answers from its own connection: continue in the caller's context.
+    store.get(req.sessionID, inCallerContext<Parameters<GetCallback>>((err, data) => {
       if (err) {
         if ((err as { code?: unknown }).code !== 'ENOENT') return next(err);
         generate();
@@ -212,7 +214,7 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
         tracker.start(req.session as Session, req.sessionID, !resave);
       }
       next();
-    });
+    }));
   };
 }
 

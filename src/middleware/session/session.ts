@@ -3,6 +3,7 @@
  * properties plus `cookie`, with `id` and the request kept as read-only,
  * non-enumerable properties so they never reach the store.
  */
+import { inCallerContext } from '../../http/async-context';
 import type { Cookie } from './cookie';
 import type { Store } from './store';
 
@@ -47,15 +48,18 @@ export class Session {
     return this;
   }
 
+  // The callbacks below often carry on with the request (passport logs in inside
+  // regenerate's): a store answers from its own connection, so they run in the caller's context.
   save(fn?: Callback): this {
-    storeOf(this).set(this.id, this, fn || (() => {}));
+    storeOf(this).set(this.id, this, fn ? inCallerContext(fn) : () => {});
     return this;
   }
 
   /** Replaces `req.session` with the store's copy. */
-  reload(fn: Callback): this {
+  reload(callback: Callback): this {
     const req = this.req;
     const store = storeOf(this);
+    const fn = inCallerContext(callback);
     store.get(this.id, (err, data) => {
       if (err) return fn(err);
       if (!data) return fn(new Error('failed to load session'));
@@ -67,13 +71,13 @@ export class Session {
 
   destroy(fn?: Callback): this {
     delete this.req.session;
-    storeOf(this).destroy(this.id, fn);
+    storeOf(this).destroy(this.id, fn && inCallerContext(fn));
     return this;
   }
 
   /** A fresh id and empty session; the old record is destroyed. */
   regenerate(fn: Callback): this {
-    storeOf(this).regenerate(this.req, fn);
+    storeOf(this).regenerate(this.req, inCallerContext(fn));
     return this;
   }
 }

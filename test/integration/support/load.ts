@@ -17,7 +17,14 @@ export interface Load {
   stop(): Promise<LoadResult>;
 }
 
-export function startLoad(options: { port: number; path: string; concurrency: number; maxRequests: number; maxMs: number; check: (body: string) => boolean }): Load {
+export function startLoad(options: {
+  port: number;
+  path: string;
+  concurrency: number;
+  maxRequests: number;
+  maxMs: number;
+  check: (body: string) => boolean;
+}): Load {
   const result: LoadResult = { ok: 0, failures: [], workers: new Set() };
   const deadline = Date.now() + options.maxMs;
   let sent = 0;

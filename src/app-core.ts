@@ -1,0 +1,218 @@
+/**
+ * The application machinery 4.x apps (`webapp`, src/application.ts) and 3.x apps
+ * (`webapp/v3`, src/v3/application.ts) share. Each of those is a thin preset: it
+ * mixes `applicationCore` into its prototype and adds only what its version does
+ * differently (settings, `use`, `handle`, the router it routes with).
+ */
+import { EventEmitter } from 'node:events';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { deprecate } from './http/deprecate';
+import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
+import { adoptServer, serverClasses } from './server-classes';
+import type { RenderCallback } from './response/types';
+import type { Handler, NextFunction } from './router/layer';
+import { renderView } from './view';
+
+/** What rendering reads from an app. */
+type RenderingApp = Parameters<typeof renderView>[0];
+
+/** Marks `trust proxy` as still at its default, so a mounted sub-app inherits its parent's. */
+const kTrustProxyDefault = '@@symbol:trust_proxy_default';
+
+/** What the shared members read from an app, whichever preset made it. */
+export interface CoreApp extends RenderingApp {
+  settings: Record<string, unknown>;
+  init(): void;
+  defaultConfiguration(): void;
+  set(setting: string, value?: unknown): unknown;
+  request: object;
+  response: object;
+  parent?: CoreApp;
+  handle(req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
+  param(name: unknown, ...fns: unknown[]): this;
+}
+
+/** The environment mode: RUNTIME_ENV, then NODE_ENV, then development. */
+export function environment(): string {
+  return process.env.RUNTIME_ENV || process.env.NODE_ENV || 'development';
+}
+
+/** What a mounted app (4.x or 3.x) takes over from its parent. */
+interface InheritingApp {
+  settings: Record<string, unknown>;
+  request: object;
+  response: object;
+  engines: object;
+}
+
+/**
+ * The `mount` listener: the sub-app's settings, engines, request and response
+ * prototypes fall back to the parent's. `trust proxy` has a default yet is
+ * inherited: a default still in place is dropped so the parent's value shows.
+ */
+export function inheritFromParent(this: InheritingApp, parent: InheritingApp): void {
+  if (this.settings[kTrustProxyDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
+    delete this.settings['trust proxy'];
+    delete this.settings['trust proxy fn'];
+  }
+  Object.setPrototypeOf(this.request, parent.request);
+  Object.setPrototypeOf(this.response, parent.response);
+  Object.setPrototypeOf(this.engines, parent.engines);
+  Object.setPrototypeOf(this.settings, parent.settings);
+}
+
+/** Marks `trust proxy` as set by the app itself (no longer inherited on mount). */
+export function markTrustProxySet(settings: object): void {
+  Object.defineProperty(settings, kTrustProxyDefault, { configurable: true, value: false });
+}
+
+/** Marks `trust proxy` as at its default (inherited from a parent on mount). */
+export function markTrustProxyDefault(settings: object): void {
+  Object.defineProperty(settings, kTrustProxyDefault, { configurable: true, value: true });
+}
+
+/** Copies own property descriptors (methods and accessors alike), keeping those `target` already has. */
+export function mixin(target: object, source: object): void {
+  for (const name of Object.getOwnPropertyNames(source)) {
+    if (Object.prototype.hasOwnProperty.call(target, name)) continue;
+    Object.defineProperty(target, name, Object.getOwnPropertyDescriptor(source, name)!);
+  }
+}
+
+/**
+ * Makes an app of a preset: a function (a request listener, or a middleware when
+ * given `next`) carrying an EventEmitter's members and `preset`'s, with request
+ * and response prototypes of its own over `request` and `response`. `prepare`
+ * sets up what the preset's `init` expects to find.
+ */
+export function createApp<T extends CoreApp>(
+  preset: object,
+  request: object,
+  response: object,
+  prepare?: (app: T) => void,
+): T {
+  const app = function app(req: IncomingMessage, res: ServerResponse, next?: NextFunction) {
+    // As a server's request listener (no `next`), see whether the server can build app-born objects.
+    if (next === undefined) adoptServer(app as unknown as T, req);
+    (app as unknown as T).handle(req, res, next);
+  } as unknown as T;
+  mixin(app, EventEmitter.prototype);
+  mixin(app, preset);
+  prepare?.(app);
+  const own = { configurable: true, enumerable: true, writable: true, value: app };
+  app.request = Object.create(request, { app: own });
+  app.response = Object.create(response, { app: own });
+  app.init();
+  return app;
+}
+
+/**
+ * The function `app.use` mounts for a sub-app: the sub-app handles the request,
+ * and when it passes the request on, the request and response take the parent's
+ * prototypes again.
+ */
+export function mountedApp(sub: Pick<CoreApp, 'handle'>): Handler {
+  return function mounted_app(req: IncomingMessage & { app?: CoreApp }, res: ServerResponse, next: NextFunction) {
+    const parent = req.app!;
+    sub.handle(req, res, (err?: unknown) => {
+      adoptRequestPrototype(req, parent.request);
+      adoptResponsePrototype(res, parent.response);
+      next(err);
+    });
+  };
+}
+
+/**
+ * Express's `expressInit` layer: links req/res, gives them the app's prototypes,
+ * sets X-Powered-By. `createLocals` makes `res.locals` (3.x's is callable).
+ */
+export function initLayer(app: Pick<CoreApp, 'enabled' | 'request' | 'response'>, createLocals: () => object) {
+  return function expressInit(
+    req: IncomingMessage & { res?: ServerResponse; next?: NextFunction },
+    res: ServerResponse & { req?: IncomingMessage; locals?: object },
+    next: NextFunction,
+  ) {
+    if (app.enabled('x-powered-by')) res.setHeader('X-Powered-By', 'webapp');
+    req.res = res;
+    res.req = req;
+    req.next = next;
+    adoptRequestPrototype(req, app.request);
+    adoptResponsePrototype(res, app.response);
+    res.locals = res.locals || createLocals();
+    next();
+  };
+}
+
+/**
+ * `app.param(name | names, ...callbacks)`: each name of an array in turn, then
+ * `register` (the preset's: 4.x and 3.x routers take callbacks differently).
+ */
+export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]): unknown }>(
+  register: (this: T, name: unknown, fns: unknown[]) => void,
+) {
+  return function param(this: T, name: unknown, ...fns: unknown[]): T {
+    if (Array.isArray(name)) {
+      for (const each of name) this.param(each, ...fns);
+      return this;
+    }
+    register.call(this, name, fns);
+    return this;
+  };
+}
+
+/** The members both presets' apps have, written once. */
+export const applicationCore = {
+  /** Fresh per-app state, then the preset's defaults. */
+  init(this: CoreApp & { cache: object; engines: object }): void {
+    this.cache = {};
+    this.engines = {};
+    this.settings = {};
+    this.defaultConfiguration();
+  },
+
+  /** Registers a template engine for an extension (the dot is optional). */
+  engine<T extends CoreApp>(this: T, ext: string, fn: unknown): T {
+    if (typeof fn !== 'function') throw new Error('callback function required');
+    this.engines[ext[0] !== '.' ? '.' + ext : ext] = fn as CoreApp['engines'][string];
+    return this;
+  },
+
+  enabled(this: CoreApp, setting: string): boolean {
+    return Boolean(this.set(setting));
+  },
+  disabled(this: CoreApp, setting: string): boolean {
+    return !this.set(setting);
+  },
+  enable<T extends CoreApp>(this: T, setting: string): T {
+    return this.set(setting, true) as T;
+  },
+  disable<T extends CoreApp>(this: T, setting: string): T {
+    return this.set(setting, false) as T;
+  },
+
+  del<T extends CoreApp & { delete(...args: unknown[]): T }>(this: T, ...args: unknown[]): T {
+    deprecate('app.del: Use app.delete instead');
+    return this.delete(...args);
+  },
+
+  /** Renders a view with the app's locals; `options` may be left out. */
+  render(this: CoreApp, name: string, options?: object | RenderCallback, callback?: RenderCallback): void {
+    const done = (typeof options === 'function' ? options : callback) as RenderCallback;
+    const opts = typeof options === 'function' || options === undefined ? {} : options;
+    renderView(this, name, opts as Record<string, unknown>, done);
+  },
+
+  /**
+   * Like Express, `app.listen` makes an HTTP server for the app and passes all
+   * arguments to `server.listen`. Unlike Express, the server constructs requests and
+   * responses that already have the app's prototypes, so no prototype has to be
+   * swapped per request (the hot path Express pays for on every request).
+   */
+  listen(this: CoreApp, ...args: unknown[]): http.Server {
+    const server = http.createServer(
+      serverClasses(this) as http.ServerOptions,
+      this as unknown as http.RequestListener,
+    );
+    return server.listen(...(args as Parameters<http.Server['listen']>));
+  },
+};

@@ -1,0 +1,128 @@
+/**
+ * `require('webapp/otel')`: OpenTelemetry spans from webapp's tracing channels.
+ * With `@opentelemetry/instrumentation-http` (which makes the server span), it
+ * names the server span `GET /users/:id`, sets `http.route`, and adds a child
+ * span per middleware, router, route handler and error handler, as the Express
+ * instrumentation does for Express. Only this entry loads `@opentelemetry/api`
+ * (an optional peer dependency of webapp).
+ */
+import diagnosticsChannel from 'node:diagnostics_channel';
+import {
+  context, createContextKey, SpanStatusCode, trace,
+  type Context, type Span, type Tracer, type TracerProvider,
+} from '@opentelemetry/api';
+import { LAYER_CHANNEL, REQUEST_CHANNEL, type LayerKind, type LayerTrace, type RequestTrace } from '../tracing/channels';
+
+export type { LayerKind, LayerTrace, RequestTrace };
+export { LAYER_CHANNEL, REQUEST_CHANNEL };
+
+export interface InstrumentOptions {
+  /** Where spans come from (default: the global provider). */
+  tracerProvider?: TracerProvider;
+  /** Layer kinds that get no span of their own (e.g. `['middleware']`). */
+  ignoreLayersType?: LayerKind[];
+}
+
+export interface Instrumentation {
+  /** Stops making spans (unsubscribes from the channels). */
+  disable(): void;
+}
+
+/** Attribute names on layer spans, beside the standard `http.route`. */
+export const ATTR_LAYER_NAME = 'webapp.name';
+export const ATTR_LAYER_TYPE = 'webapp.type';
+const ATTR_HTTP_ROUTE = 'http.route';
+
+/**
+ * The key under which @opentelemetry/core keeps the HTTP server's RPC metadata:
+ * createContextKey derives keys from the description, so this is the same key.
+ * instrumentation-http names the span from its `route` when the response ends.
+ */
+const RPC_METADATA = createContextKey('OpenTelemetry SDK Context Key RPC_METADATA');
+
+interface RequestState {
+  context: Context;
+  server: Span | undefined;
+}
+
+const SPAN_NAMES: Record<LayerKind, (trace: LayerTrace) => string> = {
+  middleware: (t) => 'middleware - ' + t.name,
+  router: (t) => 'router - ' + t.route,
+  request_handler: (t) => 'request handler - ' + t.route,
+  error_handler: (t) => 'error handler - ' + t.name,
+};
+
+/** Subscribes to webapp's channels and turns their events into spans until `disable()`. */
+export function instrument(options: InstrumentOptions = {}): Instrumentation {
+  const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('webapp');
+  const ignored = new Set(options.ignoreLayersType ?? []);
+  const requests = new WeakMap<RequestTrace, RequestState>();
+  const spans = new WeakMap<LayerTrace, Span>();
+
+  /** The server span's context when the request entered: layers without a traced parent start under it. */
+  const requestHandlers = {
+    start(message: unknown) {
+      const active = context.active();
+      requests.set(message as RequestTrace, { context: active, server: trace.getSpan(active) });
+    },
+    error(message: unknown) {
+      const request = message as RequestTrace;
+      const state = requests.get(request);
+      if (state?.server && request.error instanceof Error) state.server.recordException(request.error);
+    },
+  };
+
+  const parentContext = (layer: LayerTrace): Context => {
+    for (let parent = layer.parent; parent !== undefined; parent = parent.parent) {
+      const span = spans.get(parent);
+      if (span) return trace.setSpan(requests.get(layer.request!)?.context ?? context.active(), span);
+    }
+    return (layer.request && requests.get(layer.request)?.context) ?? context.active();
+  };
+
+  const nameServerSpan = (layer: LayerTrace) => {
+    const state = layer.request && requests.get(layer.request);
+    if (!state) return;
+    const metadata = state.context.getValue(RPC_METADATA) as { route?: string } | undefined;
+    if (metadata) metadata.route = layer.route;
+    if (state.server) {
+      state.server.setAttribute(ATTR_HTTP_ROUTE, layer.route);
+      state.server.updateName((layer.req.method || 'GET') + ' ' + layer.route);
+    }
+  };
+
+  const layerHandlers = {
+    start(message: unknown) {
+      const layer = message as LayerTrace;
+      if (layer.kind === 'request_handler') nameServerSpan(layer);
+      if (ignored.has(layer.kind)) return;
+      const span = tracer.startSpan(SPAN_NAMES[layer.kind](layer), {
+        attributes: { [ATTR_HTTP_ROUTE]: layer.route, [ATTR_LAYER_NAME]: layer.name, [ATTR_LAYER_TYPE]: layer.kind },
+      }, parentContext(layer));
+      spans.set(layer, span);
+    },
+    error(message: unknown) {
+      const layer = message as LayerTrace;
+      const span = spans.get(layer);
+      if (!span) return;
+      const error = layer.error;
+      if (error instanceof Error) span.recordException(error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    },
+    asyncStart(message: unknown) {
+      const layer = message as LayerTrace;
+      spans.get(layer)?.end();
+    },
+  };
+
+  const requestChannel = diagnosticsChannel.tracingChannel(REQUEST_CHANNEL);
+  const layerChannel = diagnosticsChannel.tracingChannel(LAYER_CHANNEL);
+  requestChannel.subscribe(requestHandlers as never);
+  layerChannel.subscribe(layerHandlers as never);
+  return {
+    disable() {
+      requestChannel.unsubscribe(requestHandlers as never);
+      layerChannel.unsubscribe(layerHandlers as never);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Deciding what `res.send` answers, before anything is written: the Content-Type
+ * by body kind (string: HTML, Buffer: binary) with its UTF-8 charset for text,
+ * the Content-Length in bytes, and the ETag from the app's `etag fn`. As Koa
+ * separates `ctx.body = ...` from `respond`, this module only sets headers and
+ * returns the body to write; respond.ts puts it on the wire.
+ */
+import { setCharset } from '../http/content-type';
+import { hashesStrings, type ETagFunction } from '../settings';
+import type { Response } from './types';
+
+/** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
+const UTF8_TYPES = new Set(
+  ['text/html', 'text/plain', 'application/json', 'text/javascript'].map((type) => type + '; charset=utf-8'),
+);
+
+/**
+ * Strings under this many characters are written as strings: Node then sends
+ * headers and body in one write instead of a two-buffer writev, which costs
+ * more than measuring the string's bytes (and hashing it, for the ETag) twice.
+ */
+const STRING_BODY_LIMIT = 16 * 1024;
+
+/** Whether `res.send` writes `body` itself, or hands it (an object, number or boolean) to `res.json`. */
+export function isSendable(body: unknown): boolean {
+  switch (typeof body) {
+    case 'boolean':
+    case 'number':
+      return false;
+    case 'object':
+      return body === null || Buffer.isBuffer(body);
+    default:
+      return true;
+  }
+}
+
+/**
+ * Sets the entity headers for `body` and returns what to write: a string (UTF-8),
+ * a Buffer, or undefined for no body. `null` is the empty string.
+ */
+export function setBody(res: Response, body: unknown): string | Buffer | undefined {
+  if (body === undefined) return undefined;
+  let type = res.get('Content-Type');
+  if (typeof body === 'string') {
+    if (!type) {
+      res.type('html');
+      type = res.get('Content-Type');
+    }
+  } else if (Buffer.isBuffer(body)) {
+    if (!type) res.type('bin');
+    return setLength(res, body);
+  } else if (body !== null) {
+    // A function, symbol or bigint has no bytes: this throws, as Express 4 does.
+    return setLength(res, Buffer.from(body as string));
+  }
+  // The types send/json/jsonp set themselves already read as setCharset would write
+  // them: skip parsing and re-setting the header on that common path.
+  if (typeof type === 'string' && !UTF8_TYPES.has(type)) res.set('Content-Type', setCharset(type, 'utf-8'));
+  return setLength(res, body === null ? '' : body);
+}
+
+/** Content-Length and ETag of the body; a long string (or one a custom ETag function hashes) becomes its UTF-8 bytes. */
+function setLength(res: Response, body: string | Buffer): string | Buffer {
+  const etagFn = res.app.get('etag fn') as ETagFunction | undefined;
+  const generateETag = typeof etagFn === 'function' && !res.get('ETag');
+  let chunk = body;
+  let length: number;
+  if (typeof chunk !== 'string') {
+    length = chunk.length;
+  } else if (chunk.length < STRING_BODY_LIMIT && (!generateETag || hashesStrings(etagFn))) {
+    length = Buffer.byteLength(chunk, 'utf8');
+  } else {
+    // A custom ETag function receives the encoded bytes, as Express gives them.
+    chunk = Buffer.from(chunk, 'utf8');
+    length = chunk.length;
+  }
+  res.set('Content-Length', length);
+
+  if (generateETag) {
+    const tag = etagFn(chunk, typeof chunk === 'string' ? 'utf8' : undefined);
+    if (tag) res.set('ETag', tag);
+  }
+  return chunk;
+}

@@ -1,0 +1,36 @@
+/**
+ * Writing a decided body to the wire (see body.ts for the deciding): 304 when
+ * the client's copy is fresh, no entity for 204/304, an explicit empty body for
+ * 205, and no body for HEAD.
+ */
+import type { Response } from './types';
+
+/** 204 and 304 carry no entity: the headers describing one go (4.x and 3.x alike). */
+export function removeEntityHeaders(res: { removeHeader(name: string): void }): void {
+  res.removeHeader('Content-Type');
+  res.removeHeader('Content-Length');
+  res.removeHeader('Transfer-Encoding');
+}
+
+/** Ends the response with `body` (a string is UTF-8), applying the status and method rules. */
+export function respond(res: Response, body: string | Buffer | undefined): Response {
+  const req = res.req;
+  let chunk = body;
+  if (req.fresh) res.statusCode = 304;
+
+  const status = res.statusCode;
+  if (status === 204 || status === 304) {
+    removeEntityHeaders(res);
+    chunk = '';
+  } else if (status === 205) {
+    // 205 Reset Content: "no content" by an explicit zero length.
+    res.set('Content-Length', '0');
+    res.removeHeader('Transfer-Encoding');
+    chunk = '';
+  }
+
+  if (req.method === 'HEAD') res.end();
+  else if (typeof chunk === 'string') res.end(chunk, 'utf8');
+  else res.end(chunk);
+  return res;
+}

@@ -1,0 +1,252 @@
+/**
+ * The response (`res`), the options of its methods, and those of
+ * `webapp.static` (whose `setHeaders` receives the response).
+ */
+import type * as http from 'node:http';
+import type { Stats } from 'node:fs';
+import type { ServeStaticOptions as StaticCoreOptions } from '../static';
+import type { Locals, Errback } from './handlers';
+import type { Request } from './request';
+import type { Application } from './application';
+
+export interface CookieOptions {
+  maxAge?: number | undefined;
+  signed?: boolean | undefined;
+  expires?: Date | undefined;
+  httpOnly?: boolean | undefined;
+  path?: string | undefined;
+  domain?: string | undefined;
+  secure?: boolean | undefined;
+  encode?: ((val: string) => string) | undefined;
+  sameSite?: boolean | 'lax' | 'strict' | 'none' | 'Lax' | 'Strict' | 'None' | undefined;
+  priority?: 'low' | 'medium' | 'high' | 'Low' | 'Medium' | 'High' | undefined;
+  partitioned?: boolean | undefined;
+}
+
+export interface SendFileOptions {
+  maxAge?: string | number | undefined;
+  root?: string | undefined;
+  lastModified?: boolean | undefined;
+  headers?: Record<string, unknown> | undefined;
+  dotfiles?: 'allow' | 'deny' | 'ignore' | undefined;
+  acceptRanges?: boolean | undefined;
+  cacheControl?: boolean | undefined;
+  immutable?: boolean | undefined;
+  etag?: boolean | undefined;
+  extensions?: string[] | string | false | undefined;
+  index?: string[] | string | boolean | undefined;
+}
+
+export interface DownloadOptions extends SendFileOptions {}
+
+/**
+ * Options of `webapp.static(root, options)`. `setHeaders` receives webapp's
+ * response (as `express.static`'s receives Express's), so `res.set` is typed.
+ */
+export interface ServeStaticOptions<R extends http.ServerResponse = Response> extends Omit<
+  StaticCoreOptions,
+  'setHeaders'
+> {
+  /** Called as `setHeaders(res, path, stat)` before the file's headers are sent. */
+  setHeaders?: ((res: R, path: string, stat: Stats) => any) | undefined;
+}
+
+/** The callback of `res.render` and `app.render`: the error, or the rendered HTML. */
+export type RenderCallback = (err: Error | null, html?: string) => void;
+
+export type Send<ResBody = any, T = Response<ResBody>> = (body?: ResBody) => T;
+
+export interface Response<
+  ResBody = any,
+  LocalsObj extends Record<string, any> = Record<string, any>,
+  StatusCode extends number = number,
+>
+  extends http.ServerResponse, Express.Response {
+  /**
+   * Sets the status code; chainable.
+   * @example
+   * res.status(404).send('Not found');
+   */
+  status(code: StatusCode): this;
+  /**
+   * Sets the status code and sends its text as the body.
+   * @example
+   * res.sendStatus(204);
+   */
+  sendStatus(code: StatusCode): this;
+  /**
+   * Adds the given URLs to the Link header, by relation.
+   * @example
+   * res.links({ next: '/users?page=2', last: '/users?page=5' });
+   */
+  links(links: Record<string, string>): this;
+
+  /**
+   * Sends the body: a string (HTML by default), a Buffer (octet-stream), or an
+   * object or array (as JSON). Sets Content-Length and ETag, and answers 304 when
+   * the request is fresh.
+   * @example
+   * res.send('<p>hello</p>');
+   */
+  send: Send<ResBody, this>;
+  /**
+   * Sends `body` as JSON (the app's `json replacer` and `json spaces` apply).
+   * @example
+   * res.json({ ok: true });
+   */
+  json: Send<ResBody, this>;
+  /**
+   * Sends `body` as JSON, wrapped in the callback named by the `callback` query
+   * parameter when there is one.
+   * @example
+   * res.jsonp({ user: 'tobi' });
+   */
+  jsonp: Send<ResBody, this>;
+
+  /**
+   * Streams the file at `path` (absolute, or relative to `options.root`), with
+   * Content-Type, caching headers and Range support; `fn` gets any error.
+   * @example
+   * res.sendFile('report.pdf', { root: '/srv/files' }, (err) => err && next(err));
+   */
+  sendFile(path: string, fn?: Errback): void;
+  sendFile(path: string, options: SendFileOptions, fn?: Errback): void;
+  /**
+   * Express 3's file sender.
+   * @deprecated use `res.sendFile`.
+   * @example
+   * res.sendfile('/srv/files/report.pdf');
+   */
+  sendfile(path: string): void;
+  /** @deprecated use `res.sendFile`. */
+  sendfile(path: string, options: SendFileOptions): void;
+  /** @deprecated use `res.sendFile`. */
+  sendfile(path: string, fn: Errback): void;
+  /** @deprecated use `res.sendFile`. */
+  sendfile(path: string, options: SendFileOptions, fn: Errback): void;
+
+  /**
+   * Sends the file as an attachment (Content-Disposition), under `filename` when given.
+   * @example
+   * res.download('/srv/files/report.pdf', 'report-2024.pdf');
+   */
+  download(path: string, fn?: Errback): void;
+  download(path: string, filename: string, fn?: Errback): void;
+  download(path: string, filename: string, options: DownloadOptions, fn?: Errback): void;
+
+  /**
+   * Alias of `res.type`: sets Content-Type from a MIME type or an extension.
+   * @example
+   * res.contentType('json');
+   */
+  contentType(type: string): this;
+  /**
+   * Sets Content-Type from a MIME type or an extension (`html`, `.png`).
+   * @example
+   * res.type('png').send(buffer);
+   */
+  type(type: string): this;
+  /**
+   * Answers with the handler of the best type for the Accept header (`default`
+   * when none matches, else 406).
+   * @example
+   * res.format({ html: () => res.send('<p>hi</p>'), json: () => res.json({ msg: 'hi' }) });
+   */
+  format(obj: any): this;
+  /**
+   * Sets Content-Disposition to attachment (with the file name) and Content-Type
+   * from its extension.
+   * @example
+   * res.attachment('logo.png');
+   */
+  attachment(filename?: string): this;
+
+  /**
+   * Sets a header, or several from an object; an array value sends the header
+   * several times.
+   * @example
+   * res.set('Cache-Control', 'no-store').set({ 'X-Frame-Options': 'DENY' });
+   */
+  set(field: any): this;
+  set(field: string, value?: string | string[]): this;
+  /**
+   * Alias of `res.set`.
+   * @example
+   * res.header('X-Request-Id', id);
+   */
+  header(field: any): this;
+  header(field: string, value?: string | string[]): this;
+
+  headersSent: boolean;
+
+  /**
+   * A response header already set.
+   * @example
+   * const type = res.get('Content-Type');
+   */
+  get(field: string): string | undefined;
+
+  /**
+   * Expires the cookie `name` (give the same path and domain it was set with).
+   * @example
+   * res.clearCookie('session', { path: '/admin' });
+   */
+  clearCookie(name: string, options?: CookieOptions): this;
+  /**
+   * Sets a cookie; an object value is stored as `j:` JSON, `signed` signs it with
+   * the cookie-parser secret, `maxAge` (ms) sets Expires and Max-Age.
+   * @example
+   * res.cookie('theme', 'dark', { httpOnly: true, maxAge: 86_400_000 });
+   */
+  cookie(name: string, val: string, options: CookieOptions): this;
+  cookie(name: string, val: any, options: CookieOptions): this;
+  cookie(name: string, val: any): this;
+
+  /**
+   * Sets the Location header (`back` is the Referer, or `/`).
+   * @example
+   * res.location('/login').sendStatus(302);
+   */
+  location(url: string): this;
+
+  /**
+   * Redirects to `url` with 302, or the given status; the body depends on Accept.
+   * @example
+   * res.redirect(301, '/new-home');
+   */
+  redirect(url: string): void;
+  redirect(status: number, url: string): void;
+  /** @deprecated use `res.redirect(status, url)`. */
+  redirect(url: string, status: number): void;
+
+  /**
+   * Renders the view with the app's engine and sends the HTML, or passes it to
+   * `callback`.
+   * @example
+   * res.render('profile', { user }, (err, html) => (err ? next(err) : res.send(html)));
+   */
+  render(view: string, options?: object, callback?: (err: Error, html: string) => void): void;
+  render(view: string, callback?: (err: Error, html: string) => void): void;
+
+  locals: LocalsObj & Locals;
+
+  charset: string;
+
+  /**
+   * Adds `field` to the Vary header unless it is already there.
+   * @example
+   * res.vary('Accept-Language');
+   */
+  vary(field: string): this;
+
+  app: Application;
+
+  /**
+   * Appends a value to a header (creating it when absent).
+   * @example
+   * res.append('Set-Cookie', 'a=1; Path=/');
+   */
+  append(field: string, value?: string[] | string): this;
+
+  req: Request;
+}

@@ -1,0 +1,141 @@
+/**
+ * webapp/otel with the OpenTelemetry SDK (in-memory exporter) and
+ * @opentelemetry/instrumentation-http: the server span is named after the
+ * route template and carries http.route; each middleware, router and handler
+ * has a child span; errors are recorded on the spans they went through.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { trace, type Span } from '@opentelemetry/api';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+provider.register();
+const unregister = registerInstrumentations({ instrumentations: [new HttpInstrumentation()] });
+
+// Loaded after the instrumentation, as an application would be.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { instrument } = require('../../src/otel/index') as typeof import('../../src/otel/index');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { rawRequest, withServer } = require('../support/raw-http') as typeof import('../support/raw-http');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { tracedApp } = require('../support/traced-app') as typeof import('../support/traced-app');
+
+let instrumentation: { disable(): void };
+before(() => {
+  instrumentation = instrument();
+});
+after(async () => {
+  instrumentation.disable();
+  unregister();
+  await provider.shutdown();
+});
+beforeEach(() => exporter.reset());
+
+// A span the handler makes itself sits in the same trace.
+const buildApp = () => tracedApp({ inHandler: () => trace.getTracer('app').startActiveSpan('db query', (span: Span) => span.end()) });
+
+/** The request, then the server side's spans once the server span has ended (kind 1 is SERVER, 2 CLIENT). */
+async function get(path: string): Promise<{ status: number; body: string; spans: ReadableSpan[] }> {
+  return withServer(buildApp(), async (port) => {
+    const res = await rawRequest(port, { path });
+    const isServer = (s: ReadableSpan) => s.kind === 1;
+    for (let i = 0; i < 100 && !exporter.getFinishedSpans().some(isServer); i++) await new Promise((r) => setTimeout(r, 2));
+    // The test's own request makes a client span: only the server side is of interest.
+    return { status: res.status, body: res.body, spans: exporter.getFinishedSpans().filter((s) => s.kind !== 2) };
+  });
+}
+
+const serverSpan = (spans: ReadableSpan[]) => spans.find((s) => s.kind === 1)!;
+const byName = (spans: ReadableSpan[], name: string) => spans.find((s) => s.name === name);
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+describe('webapp/otel', () => {
+  it('names the server span GET /api/users/:id, sets http.route, and nests layer spans under routers', async () => {
+    const { status, spans } = await get('/api/users/42');
+    assert.equal(status, 200);
+    const server = serverSpan(spans);
+    assert.equal(server.name, 'GET /api/users/:id');
+    assert.equal(server.attributes['http.route'], '/api/users/:id');
+
+    const names = spans.filter((s) => s !== server).map((s) => s.name).sort();
+    assert.deepEqual(names, [
+      'middleware - expressInit',
+      'middleware - logger',
+      'middleware - query',
+      'request handler - /api/users/:id',
+      'router - /api',
+      'router - /api/users',
+    ].concat(names.includes('db query') ? ['db query'] : []).sort());
+
+    const serverId = server.spanContext().spanId;
+    const api = byName(spans, 'router - /api')!;
+    const users = byName(spans, 'router - /api/users')!;
+    const handler = byName(spans, 'request handler - /api/users/:id')!;
+    assert.equal(parentOf(byName(spans, 'middleware - logger')!), serverId);
+    assert.equal(parentOf(api), serverId);
+    assert.equal(parentOf(users), api.spanContext().spanId);
+    assert.equal(parentOf(handler), users.spanContext().spanId);
+    assert.equal(handler.attributes['http.route'], '/api/users/:id');
+    assert.equal(handler.attributes['webapp.name'], 'loadUser');
+    assert.equal(handler.attributes['webapp.type'], 'request_handler');
+    for (const span of spans) assert.equal(span.spanContext().traceId, server.spanContext().traceId, span.name);
+  });
+
+  it('an async handler that rejects: the exception on its span and on the routers it left, the error handler has a span', async () => {
+    const { status, body, spans } = await get('/api/users/7/fail');
+    assert.equal(status, 500);
+    assert.equal(body, 'handled: async failure');
+    const server = serverSpan(spans);
+    assert.equal(server.name, 'GET /api/users/:id/fail');
+    assert.equal(server.attributes['http.route'], '/api/users/:id/fail');
+    for (const name of ['request handler - /api/users/:id/fail', 'router - /api/users', 'router - /api']) {
+      const span = byName(spans, name)!;
+      assert.equal(span.status.code, 2, name);
+      assert.equal(span.status.message, 'async failure', name);
+      assert.equal(span.events.find((e) => e.name === 'exception')?.attributes?.['exception.message'], 'async failure', name);
+    }
+    const onError = byName(spans, 'error handler - onError')!;
+    assert.equal(onError.attributes['webapp.type'], 'error_handler');
+    assert.equal(parentOf(onError), server.spanContext().spanId);
+  });
+
+  it('a request no route answers keeps the plain server span name (no route)', async () => {
+    const { status, spans } = await get('/nowhere');
+    assert.equal(status, 404);
+    const server = serverSpan(spans);
+    assert.equal(server.name, 'GET');
+    assert.equal(server.attributes['http.route'], undefined);
+    assert.ok(byName(spans, 'middleware - logger'));
+  });
+
+  it('ignoreLayersType skips spans of those kinds; children attach to the nearest span left', async () => {
+    instrumentation.disable();
+    instrumentation = instrument({ ignoreLayersType: ['middleware', 'router'] });
+    try {
+      const { spans } = await get('/api/users/5');
+      const server = serverSpan(spans);
+      assert.equal(server.name, 'GET /api/users/:id');
+      const handler = byName(spans, 'request handler - /api/users/:id')!;
+      assert.equal(parentOf(handler), server.spanContext().spanId);
+      assert.deepEqual(spans.filter((s) => s.name.startsWith('middleware') || s.name.startsWith('router')), []);
+    } finally {
+      instrumentation.disable();
+      instrumentation = instrument();
+    }
+  });
+
+  it('disable() stops the layer spans', async () => {
+    instrumentation.disable();
+    try {
+      const { spans } = await get('/api/users/1');
+      assert.deepEqual(spans.map((s) => s.name).filter((n) => n !== 'db query'), ['GET']);
+    } finally {
+      instrumentation = instrument();
+    }
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * A child process whose stdout the test reads as it comes: wait (bounded by
+ * the test's timeout) for a line to appear, from a given point of the output,
+ * and see how the process exited.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+export interface WatchedChild {
+  /** Everything printed so far. */
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output after character `from`. */
+  printed(pattern: RegExp, from?: number): Promise<RegExpExecArray>;
+  /** Resolves with [exit code, signal] once the process has exited and its stdout is read to the end. */
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+export function watchChild(child: ChildProcess): WatchedChild {
+  let output = '';
+  const stdout = child.stdout!;
+  stdout.setEncoding('utf8');
+  stdout.on('data', (chunk: string) => (output += chunk));
+  const exited = Promise.all([once(child, 'exit'), once(stdout, 'close')]).then(
+    ([exit]) => exit as [number | null, NodeJS.Signals | null],
+  );
+  return {
+    output: () => output,
+    exited,
+    async printed(pattern, from = 0) {
+      for (;;) {
+        const match = pattern.exec(output.slice(from));
+        if (match) return match;
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`the process exited; it printed:\n${output}`);
+        await Promise.race([once(stdout, 'data'), once(child, 'exit')]);
+      }
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/** One HTTP/2 request from Node's own client to a TLS server on 127.0.0.1 (self-signed certificates accepted). */
+import http2 from 'node:http2';
+
+export interface H2Response {
+  status: number;
+  body: string;
+}
+
+/** A client session to the server on 127.0.0.1:`port`, for several requests (close it after). */
+export function h2connect(port: number): http2.ClientHttp2Session {
+  return http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
+}
+
+/**
+ * Sends `headers` (pseudo-headers included) and, when given, `body` in `frames`
+ * DATA frames; without a body the HEADERS frame ends the stream. Given a port,
+ * the request has a connection of its own; given a session, it shares that one.
+ */
+export function h2request(target: number | http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, body?: Buffer, frames = 1): Promise<H2Response> {
+  return new Promise((resolve, reject) => {
+    const own = typeof target === 'number';
+    const client = own ? h2connect(target) : target;
+    if (own) client.on('error', reject);
+    const stream = client.request(headers, { endStream: body === undefined });
+    let status = 0;
+    let text = '';
+    stream.on('response', (h) => (status = Number(h[':status'])));
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => (text += chunk));
+    stream.on('end', () => {
+      if (own) client.close();
+      resolve({ status, body: text });
+    });
+    stream.on('error', reject);
+    if (body !== undefined) {
+      const size = Math.max(1, Math.ceil(body.length / frames));
+      for (let i = 0; i < body.length; i += size) stream.write(body.subarray(i, i + size));
+      stream.end();
+    }
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * webapp's diagnostics_channel tracing: `webapp:request` once per request,
+ * `webapp:layer` once per middleware, router, route handler and error handler,
+ * with the layer's name, the route template (mount paths joined) and the error.
+ */
+import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type http from 'node:http';
+import { afterEach, describe, it } from 'node:test';
+import webapp = require('../../src/index');
+import type { LayerTrace, RequestTrace } from '../../src/tracing/channels';
+import { rawRequest, withServer } from '../support/raw-http';
+import { tracedApp } from '../support/traced-app';
+
+type Event = [string, string, ...unknown[]];
+
+const requestChannel = diagnosticsChannel.tracingChannel('webapp:request');
+const layerChannel = diagnosticsChannel.tracingChannel('webapp:layer');
+
+/** Records every event of both channels as [channel, event, details...] until the returned stop() is called. */
+function record(): { events: Event[]; stop: () => void } {
+  const events: Event[] = [];
+  const layer = (event: string) => (message: unknown) => {
+    const t = message as LayerTrace;
+    events.push(['layer', event, t.kind, t.name, t.route, event === 'error' ? (t.error as Error).message : undefined]);
+  };
+  const request = (event: string) => (message: unknown) => {
+    const t = message as RequestTrace;
+    events.push(['request', event, t.route, event === 'error' ? (t.error as Error).message : undefined]);
+  };
+  const layerHandlers = { start: layer('start'), end: layer('end'), asyncStart: layer('asyncStart'), asyncEnd: layer('asyncEnd'), error: layer('error') };
+  const requestHandlers = { start: request('start'), end: request('end'), asyncStart: request('asyncStart'), asyncEnd: request('asyncEnd'), error: request('error') };
+  layerChannel.subscribe(layerHandlers);
+  requestChannel.subscribe(requestHandlers);
+  return {
+    events,
+    stop: () => {
+      layerChannel.unsubscribe(layerHandlers);
+      requestChannel.unsubscribe(requestHandlers);
+    },
+  };
+}
+
+let stop: (() => void) | undefined;
+afterEach(() => stop?.());
+
+const buildApp = () => tracedApp();
+
+async function get(app: http.RequestListener, path: string, events: Event[]): Promise<{ status: number; body: string; events: Event[] }> {
+  return withServer(app, async (port) => {
+    events.length = 0;
+    const res = await rawRequest(port, { path });
+    // The response's 'finish' may be seen by the server just after the client has the bytes.
+    for (let i = 0; i < 50 && !events.some((e) => e[0] === 'request' && e[1] === 'asyncEnd'); i++) await new Promise((r) => setImmediate(r));
+    return { status: res.status, body: res.body, events: events.slice() };
+  });
+}
+
+const starts = (events: Event[]) => events.filter((e) => e[1] === 'start').map((e) => e.slice(0, 5));
+
+describe('tracing channels', () => {
+  it('a route in nested routers: every layer, the joined template on handlers and on the request', async () => {
+    const recorder = record();
+    stop = recorder.stop;
+    const { status, body, events } = await get(buildApp(), '/api/users/42', recorder.events);
+    assert.equal(status, 200);
+    assert.equal(body, 'user 42');
+    assert.deepEqual(starts(events), [
+      ['request', 'start', undefined, undefined],
+      ['layer', 'start', 'middleware', 'query', '/'],
+      ['layer', 'start', 'middleware', 'expressInit', '/'],
+      ['layer', 'start', 'middleware', 'logger', '/'],
+      ['layer', 'start', 'router', 'router', '/api'],
+      ['layer', 'start', 'router', 'router', '/api/users'],
+      ['layer', 'start', 'request_handler', 'loadUser', '/api/users/:id'],
+    ]);
+    // The request's route is known once the handler ran; it finishes with the response.
+    assert.deepEqual(events.filter((e) => e[0] === 'request' && e[1] !== 'start'), [
+      ['request', 'end', '/api/users/:id', undefined],
+      ['request', 'asyncStart', '/api/users/:id', undefined],
+      ['request', 'asyncEnd', '/api/users/:id', undefined],
+    ]);
+    // Every layer started is finished, the handler with the response.
+    const finished = events.filter((e) => e[0] === 'layer' && e[1] === 'asyncEnd').map((e) => e[3]);
+    assert.deepEqual(finished.sort(), ['expressInit', 'logger', 'loadUser', 'query', 'router', 'router'].sort());
+    assert.equal(events.filter((e) => e[1] === 'error').length, 0);
+  });
+
+  it('a mounted app: its mount path joins the template', async () => {
+    const recorder = record();
+    stop = recorder.stop;
+    const { body, events } = await get(buildApp(), '/admin/stats', recorder.events);
+    assert.equal(body, 'stats');
+    assert.deepEqual(starts(events).filter((e) => e[2] === 'router' || e[2] === 'request_handler'), [
+      ['layer', 'start', 'router', 'mounted_app', '/admin'],
+      ['layer', 'start', 'request_handler', 'stats', '/admin/stats'],
+    ]);
+    assert.equal(events.filter((e) => e[0] === 'request' && e[1] === 'start').length, 1, 'one request trace for the outer app only');
+  });
+
+  it('an async handler that rejects: error on its layer, on the routers it passes through, then the error handler', async () => {
+    const recorder = record();
+    stop = recorder.stop;
+    const { status, body, events } = await get(buildApp(), '/api/users/7/fail', recorder.events);
+    assert.equal(status, 500);
+    assert.equal(body, 'handled: async failure');
+    assert.deepEqual(events.filter((e) => e[1] === 'error'), [
+      ['layer', 'error', 'request_handler', 'rejects', '/api/users/:id/fail', 'async failure'],
+      ['layer', 'error', 'router', 'router', '/api/users', 'async failure'],
+      ['layer', 'error', 'router', 'router', '/api', 'async failure'],
+    ]);
+    assert.deepEqual(starts(events).at(-1), ['layer', 'start', 'error_handler', 'onError', '/']);
+  });
+
+  it('a handler that throws, and an error nobody handles: the request trace carries it', async () => {
+    const recorder = record();
+    stop = recorder.stop;
+    const app = webapp();
+    app.get('/boom', function boom() {
+      throw new Error('unhandled');
+    });
+    const quiet = console.error;
+    console.error = () => undefined;
+    try {
+      const { status, events } = await get(app, '/boom', recorder.events);
+      assert.equal(status, 500);
+      assert.deepEqual(events.filter((e) => e[1] === 'error'), [
+        ['layer', 'error', 'request_handler', 'boom', '/boom', 'unhandled'],
+        ['request', 'error', '/boom', 'unhandled'],
+      ]);
+    } finally {
+      console.error = quiet;
+    }
+    const handled = await get(buildApp(), '/throws', recorder.events);
+    assert.equal(handled.body, 'handled: sync failure');
+    assert.deepEqual(handled.events.filter((e) => e[1] === 'error'), [['layer', 'error', 'request_handler', 'throws', '/throws', 'sync failure']]);
+  });
+
+  it('the layer payload links the enclosing router and the request', async () => {
+    const seen: LayerTrace[] = [];
+    const onStart = (message: unknown) => seen.push(message as LayerTrace);
+    const handlers = { start: onStart };
+    layerChannel.subscribe(handlers as never);
+    const requestHandlers = { start: () => undefined };
+    requestChannel.subscribe(requestHandlers as never);
+    stop = () => {
+      layerChannel.unsubscribe(handlers as never);
+      requestChannel.unsubscribe(requestHandlers as never);
+    };
+    await get(buildApp(), '/api/users/1', []);
+    const handler = seen.find((t) => t.kind === 'request_handler')!;
+    assert.equal(handler.parent?.route, '/api/users');
+    assert.equal(handler.parent?.parent?.route, '/api');
+    assert.equal(handler.parent?.parent?.parent, undefined);
+    assert.equal(handler.request?.route, '/api/users/:id');
+    assert.equal(handler.layer.handle.name, 'loadUser');
+  });
+
+  it('with nobody subscribed, requests carry no trace state', async () => {
+    const app = buildApp();
+    let symbols: string[] = [];
+    app.use('/probe', (req, res) => {
+      symbols = Object.getOwnPropertySymbols(req).map(String).filter((s) => s.includes('tracing'));
+      res.end('ok');
+    });
+    await withServer(app, async (port) => {
+      assert.equal((await rawRequest(port, { path: '/probe' })).body, 'ok');
+    });
+    assert.deepEqual(symbols, []);
+  });
+});
