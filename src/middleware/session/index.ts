@@ -232,5 +232,5 @@ export const session: SessionMiddleware = Object.assign(
   { Store, MemoryStore, Session, Cookie },
 );
 
-// The classes are reached as `session.Store` and so on, as in 3.x; nothing imports them by name.
+export { Store, MemoryStore, Session, Cookie };
 export type { CookieOptions };
