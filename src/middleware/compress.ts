@@ -47,7 +47,9 @@ function toBuffer(chunk: unknown, encoding?: BufferEncoding): Buffer {
 type Listener = (...args: unknown[]) => void;
 type AnyFn = (...args: unknown[]) => unknown;
 
-export function compress(options: CompressOptions = {}): Middleware {
+// `options` is optional without a default value, so `compress.length` stays 1 as in Connect.
+function createCompress(options?: CompressOptions): Middleware {
+  options = options || {};
   const shouldCompress = options.filter || filter;
   const parsed = parseBytes(options.threshold);
   const threshold = parsed == null ? 1024 : parsed;
@@ -101,7 +103,8 @@ export function compress(options: CompressOptions = {}): Middleware {
     onHeaders(res, () => {
       if (!shouldCompress(req, res)) return passThrough();
       vary(res, 'Accept-Encoding');
-      if (Number(res.getHeader('Content-Length')) < threshold || (length !== undefined && length < threshold)) return passThrough();
+      if (Number(res.getHeader('Content-Length')) < threshold || (length !== undefined && length < threshold))
+        return passThrough();
       if ((res.getHeader('Content-Encoding') || 'identity') !== 'identity') return passThrough();
       // Responses that carry no body are never encoded (3.x relied on their length alone).
       if (req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304) return passThrough();
@@ -126,3 +129,10 @@ export function compress(options: CompressOptions = {}): Middleware {
     next();
   };
 }
+
+/**
+ * `compress([options])`, with the default filter as `compress.filter`: 3.x apps
+ * write their own filter on top of it (`filter: (req, res) => ... ||
+ * express.compress.filter(req, res)`), as Connect's compress allowed.
+ */
+export const compress: typeof createCompress & { filter: typeof filter } = Object.assign(createCompress, { filter });

@@ -29,12 +29,22 @@ const app: Handler = (req, res) => {
 };
 
 const paths = ['/', '/small', '/image', '/json', '/encoded', '/length', '/streamed', '/untyped'];
-const encodings = [undefined, 'gzip', 'deflate', 'gzip, deflate', 'deflate, gzip;q=0.5', 'identity', 'br', '*', 'gzip;q=0'];
+const encodings = [
+  undefined,
+  'gzip',
+  'deflate',
+  'gzip, deflate',
+  'deflate, gzip;q=0.5',
+  'identity',
+  'br',
+  '*',
+  'gzip;q=0',
+];
 
 describe('compress', () => {
   it('matches Connect 2.30 for every type, size and Accept-Encoding', async () => {
     const requests = paths.flatMap((path) =>
-      encodings.map((encoding) => ({ path, headers: encoding ? { 'accept-encoding': encoding } : {} } as RequestSpec)),
+      encodings.map((encoding) => ({ path, headers: encoding ? { 'accept-encoding': encoding } : {} }) as RequestSpec),
     );
     await assertSameAsConnect([connect.compress(), app], [compress(), app], requests);
   });
@@ -46,13 +56,37 @@ describe('compress', () => {
       { path: '/', method: 'HEAD', headers: { 'accept-encoding': 'gzip' } },
     ];
     await assertSameAsConnect([connect.compress({ threshold: 0 }), app], [compress({ threshold: 0 }), app], requests);
-    await assertSameAsConnect([connect.compress({ threshold: '10kb' }), app], [compress({ threshold: '10kb' }), app], requests);
+    await assertSameAsConnect(
+      [connect.compress({ threshold: '10kb' }), app],
+      [compress({ threshold: '10kb' }), app],
+      requests,
+    );
     const never = () => false;
     await assertSameAsConnect([connect.compress({ filter: never }), app], [compress({ filter: never }), app], requests);
   });
 
+  it('compress.filter is the default filter, for apps that extend it as Connect 2.30 allowed', async () => {
+    assert.equal(typeof compress.filter, 'function');
+    assert.equal(compress.length, connect.compress.length);
+    // A 3.x app's own filter: never images, otherwise whatever the default says.
+    const extend = (filter: Handler) => (req: never, res: never) =>
+      (req as { url: string }).url !== '/json' && (filter as (q: never, s: never) => boolean)(req, res);
+    const requests = paths.map((path) => ({ path, headers: { 'accept-encoding': 'gzip' } }));
+    const answers = await assertSameAsConnect(
+      [connect.compress({ filter: extend(connect.compress.filter) }), app],
+      [compress({ filter: extend(compress.filter as unknown as Handler) }), app],
+      requests,
+    );
+    assert.equal(answers[paths.indexOf('/')].headers['content-encoding'], 'gzip');
+    assert.equal(answers[paths.indexOf('/json')].headers['content-encoding'], undefined);
+  });
+
   it('the body inflates back and 204/304 are untouched', async () => {
-    const [res] = await assertSameAsConnect([connect.compress(), app], [compress(), app], [{ path: '/', headers: { 'accept-encoding': 'gzip' } }]);
+    const [res] = await assertSameAsConnect(
+      [connect.compress(), app],
+      [compress(), app],
+      [{ path: '/', headers: { 'accept-encoding': 'gzip' } }],
+    );
     assert.equal(res.headers['content-encoding'], 'gzip');
     assert.equal(res.headers.vary, 'Accept-Encoding');
     assert.equal(zlib.gunzipSync(Buffer.from(res.body, 'latin1')).toString(), big);
@@ -62,10 +96,13 @@ describe('compress', () => {
       res.end();
     };
     // 3.x with threshold 0 labelled these bodiless answers Content-Encoding: gzip.
-    const answers = await requestAll([compress({ threshold: 0 }), empty], [
-      { path: '/204', headers: { 'accept-encoding': 'gzip' } },
-      { path: '/304', headers: { 'accept-encoding': 'gzip' } },
-    ]);
+    const answers = await requestAll(
+      [compress({ threshold: 0 }), empty],
+      [
+        { path: '/204', headers: { 'accept-encoding': 'gzip' } },
+        { path: '/304', headers: { 'accept-encoding': 'gzip' } },
+      ],
+    );
     for (const answer of answers) {
       assert.equal(answer.headers['content-encoding'], undefined);
       assert.equal(answer.body, '');
