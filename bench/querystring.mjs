@@ -32,7 +32,11 @@ const bodyParser = { allowPrototypes: true, arrayLimit: 100, depth: 32, strictDe
 const form = Array.from({ length: 20 }, (_, i) => `field${i}=value+${i}%21`).join('&');
 const CASES = [
   ['flat query (3 keys)', 'q=hello+world&page=2&sort=desc', express],
-  ['nested objects', 'user[name]=Ada&user[address][city]=London&user[address][zip]=N1&user[tags][]=a&user[tags][]=b', express],
+  [
+    'nested objects',
+    'user[name]=Ada&user[address][city]=London&user[address][zip]=N1&user[tags][]=a&user[tags][]=b',
+    express,
+  ],
   ['indexed array (10)', Array.from({ length: 10 }, (_, i) => `items[${i}][id]=${i}`).join('&'), express],
   ['form body (20 fields, escapes)', form, bodyParser],
   ['repeated key (50)', 'id=1&'.repeat(49) + 'id=1', bodyParser],
@@ -67,6 +71,11 @@ for (const [name, input, options] of CASES) {
   }
   const ownNs = Math.min(...ownTimes);
   const qsNs = Math.min(...theirTimes);
-  rows.push({ case: name, 'webapp ns/op': Math.round(ownNs), 'qs ns/op': Math.round(qsNs), 'speed-up': `${(qsNs / ownNs).toFixed(2)}x` });
+  rows.push({
+    case: name,
+    'webapp ns/op': Math.round(ownNs),
+    'qs ns/op': Math.round(qsNs),
+    'speed-up': `${(qsNs / ownNs).toFixed(2)}x`,
+  });
 }
 console.table(rows);

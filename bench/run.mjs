@@ -144,15 +144,26 @@ function checkLine(scenario, frameworks, results) {
 
 /** The load generator against one server, for the extra measurements. */
 function loadFunction(loader, scenario, options, fixtures) {
-  return (port, { seconds, connections, latency }) => loader.measure(loader.path, {
-    url: `http://127.0.0.1:${port}${scenario.path}`, scenario, fixtures, seconds, connections, latency, cpu: options.loaderCpu,
-  });
+  return (port, { seconds, connections, latency }) =>
+    loader.measure(loader.path, {
+      url: `http://127.0.0.1:${port}${scenario.path}`,
+      scenario,
+      fixtures,
+      seconds,
+      connections,
+      latency,
+      cpu: options.loaderCpu,
+    });
 }
 
 /** Rough length of a run per Node line: every scenario × framework pair (n/a ones take ~0.5 s), plus the measurements. */
 function estimateSeconds(options) {
   const pairs = options.scenarios.length * options.frameworks.length;
-  const extras = options.extras.length === 0 ? 0 : options.frameworks.length * (3 + (options.extras.includes('p99') ? options.warmup + options.rounds * options.duration : 0));
+  const extras =
+    options.extras.length === 0
+      ? 0
+      : options.frameworks.length *
+        (3 + (options.extras.includes('p99') ? options.warmup + options.rounds * options.duration : 0));
   return pairs * (options.warmup + options.rounds * options.duration + 0.5) + extras;
 }
 
@@ -214,7 +225,9 @@ async function main() {
 
   let nodes;
   try {
-    nodes = options.nodeLines ? options.nodeLines.map(nodeBinary) : [{ line: 'this', version: process.version, path: process.execPath }];
+    nodes = options.nodeLines
+      ? options.nodeLines.map(nodeBinary)
+      : [{ line: 'this', version: process.version, path: process.execPath }];
   } catch (error) {
     console.error(`ERROR: ${error.message}`);
     process.exit(2);
@@ -229,9 +242,10 @@ async function main() {
   process.once('SIGINT', () => cleanUp().then(() => process.exit(130)));
 
   const loaderVersion = await loader.version(loader.path);
-  const pinning = options.serverCpu === null
-    ? 'not pinned'
-    : `servers pinned with \`taskset -c ${options.serverCpu}\`, load generator with \`taskset -c ${options.loaderCpu}\``;
+  const pinning =
+    options.serverCpu === null
+      ? 'not pinned'
+      : `servers pinned with \`taskset -c ${options.serverCpu}\`, load generator with \`taskset -c ${options.loaderCpu}\``;
   const environment = (node) => [
     `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, servers on Node ${node.version}, ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() || 'unknown CPU'}`,
     `load generator: ${loaderVersion}, ${options.connections} connections, 127.0.0.1; ${pinning}`,
@@ -240,7 +254,9 @@ async function main() {
   ];
   console.log(environment(nodes[0]).slice(1).join('\n'));
   const perLine = Math.ceil(estimateSeconds(options) / 60);
-  console.log(`At most about ${perLine} min per Node line (${nodes.map((node) => node.version).join(', ')}) for ${options.scenarios.length} scenarios × ${options.frameworks.length} frameworks (less where n/a).`);
+  console.log(
+    `At most about ${perLine} min per Node line (${nodes.map((node) => node.version).join(', ')}) for ${options.scenarios.length} scenarios × ${options.frameworks.length} frameworks (less where n/a).`,
+  );
 
   const lines = [];
   const sections = [];
@@ -250,7 +266,9 @@ async function main() {
       for (const node of nodes) {
         console.log(`\n=== Node ${node.version}: checking every server's answer (no measuring)`);
         const line = await runLine(node, options, { loader, fixtures, live });
-        failed ||= Object.values(line.results).some((byFramework) => Object.values(byFramework).some((result) => result.failed));
+        failed ||= Object.values(line.results).some((byFramework) =>
+          Object.values(byFramework).some((result) => result.failed),
+        );
       }
     } finally {
       await cleanUp();
@@ -264,7 +282,16 @@ async function main() {
       const env = environment(node);
       const line = await runLine(node, options, { loader, fixtures, live });
       lines.push(line);
-      sections.push(markdownSection({ title: `Node ${node.version}`, scenarios: options.scenarios, frameworks: options.frameworks, environment: env, stat: options.stat, ...line }));
+      sections.push(
+        markdownSection({
+          title: `Node ${node.version}`,
+          scenarios: options.scenarios,
+          frameworks: options.frameworks,
+          environment: env,
+          stat: options.stat,
+          ...line,
+        }),
+      );
     }
   } finally {
     await cleanUp();
@@ -275,8 +302,11 @@ async function main() {
   writeFileSync(out, markdownReport({ sections, scenarios: options.scenarios, frameworks: options.frameworks, lines }));
   const raw = out.replace(/\.md$/, '') + '.json';
   writeFileSync(raw, JSON.stringify({ lines }, null, 2) + '\n');
-  console.log(`\nMarkdown report: ${relative(process.cwd(), out) || out} (every round: ${relative(process.cwd(), raw) || raw})`);
-  if (!existsSync(join(root, 'dist/cjs/index.js'))) warn('dist/cjs/index.js is missing: webapp was not measured (npm run build).');
+  console.log(
+    `\nMarkdown report: ${relative(process.cwd(), out) || out} (every round: ${relative(process.cwd(), raw) || raw})`,
+  );
+  if (!existsSync(join(root, 'dist/cjs/index.js')))
+    warn('dist/cjs/index.js is missing: webapp was not measured (npm run build).');
 }
 
 main().catch((error) => {

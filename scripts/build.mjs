@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
+  stdio: 'inherit',
+});
 writeFileSync(join(dist, 'cjs/package.json'), '{ "type": "commonjs" }\n');
 
 // webapp/middleware attaches `static` at run time: in TypeScript source,
@@ -18,7 +20,8 @@ writeFileSync(join(dist, 'cjs/package.json'), '{ "type": "commonjs" }\n');
 // bare identifier, a syntax error in strict mode. The declaration is fine, so
 // the published types get the export the source cannot spell.
 const middlewareTypes = join(dist, 'cjs/middleware/index.d.ts');
-if (existsSync(middlewareTypes)) appendFileSync(middlewareTypes, "export { serveStatic as static } from '../static';\n");
+if (existsSync(middlewareTypes))
+  appendFileSync(middlewareTypes, "export { serveStatic as static } from '../static';\n");
 
 const require = createRequire(import.meta.url);
 const entries = [
@@ -41,6 +44,7 @@ for (const entry of entries) {
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
   const lines = [`import cjs from '${entry.cjs}';`];
   if (entry.defaultExport) lines.push('export default cjs;');
-  for (const name of names) lines.push(`const _${name} = cjs[${JSON.stringify(name)}];`, `export { _${name} as ${name} };`);
+  for (const name of names)
+    lines.push(`const _${name} = cjs[${JSON.stringify(name)}];`, `export { _${name} as ${name} };`);
   writeFileSync(join(dist, 'esm', entry.esm), lines.join('\n') + '\n');
 }

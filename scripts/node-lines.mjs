@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-const CACHE_DIR = process.env.WEBAPP_NODE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'webapp-node');
+const CACHE_DIR =
+  process.env.WEBAPP_NODE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'webapp-node');
 
 /** `26`, `v26`, `26.10` or `26.10.0` → `26.10.0`-style spec npm understands; anything else is an error. */
 export function parseLine(value) {
@@ -32,7 +33,13 @@ export function takeNodeOption(argv) {
       rest.push(arg);
       continue;
     }
-    lines = (lines || []).concat(value.split(',').map((line) => line.trim()).filter(Boolean).map(parseLine));
+    lines = (lines || []).concat(
+      value
+        .split(',')
+        .map((line) => line.trim())
+        .filter(Boolean)
+        .map(parseLine),
+    );
   }
   if (lines && lines.length === 0) throw new Error('--node needs at least one Node line');
   return { lines, rest };
@@ -63,7 +70,9 @@ export function nodeBinary(line) {
   try {
     found = JSON.parse(result.stdout);
   } catch {
-    throw new Error(`could not get Node ${line} from the npm registry (npm exec --package=node@${line}):\n${(result.stderr || '').trim().split('\n').slice(-5).join('\n')}`);
+    throw new Error(
+      `could not get Node ${line} from the npm registry (npm exec --package=node@${line}):\n${(result.stderr || '').trim().split('\n').slice(-5).join('\n')}`,
+    );
   }
   const entry = { line, version: found.version, path: found.path };
   mkdirSync(CACHE_DIR, { recursive: true });

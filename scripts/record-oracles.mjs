@@ -19,5 +19,6 @@ const result = spawnSync(process.execPath, [join(root, 'scripts/test.mjs'), '--n
   stdio: 'inherit',
   env: { ...process.env, WEBAPP_ORACLES: 'record' },
 });
-if (result.status !== 0) console.error('\nSome tests failed while recording: the recordings of those files may be incomplete.');
+if (result.status !== 0)
+  console.error('\nSome tests failed while recording: the recordings of those files may be incomplete.');
 process.exit(result.status ?? 1);

@@ -31,7 +31,9 @@ try {
   process.exit(2);
 }
 const filters = parsed.rest;
-const files = collect(join(root, 'test')).sort().filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+const files = collect(join(root, 'test'))
+  .sort()
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
@@ -46,11 +48,15 @@ const binaries = parsed.lines ? parsed.lines.map(nodeBinary) : [{ version: proce
 let failed = 0;
 for (const binary of binaries) {
   if (parsed.lines) console.log(`\n# Node ${binary.version} (${binary.path})`);
-  const result = spawnSync(binary.path, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'test' },
-  });
+  const result = spawnSync(
+    binary.path,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'test' },
+    },
+  );
   if (result.status !== 0) {
     failed = result.status ?? 1;
     if (parsed.lines) console.log(`# Node ${binary.version}: FAILED`);

@@ -102,7 +102,9 @@ application.defaultConfiguration = function defaultConfiguration() {
   Object.defineProperty(this, 'router', {
     configurable: true,
     get() {
-      throw new Error("'app.router' is deprecated!\nPlease see the 3.x to 4.x migration guide for details on how to update your app.");
+      throw new Error(
+        "'app.router' is deprecated!\nPlease see the 3.x to 4.x migration guide for details on how to update your app.",
+      );
     },
   });
 };
@@ -165,7 +167,8 @@ application.set = function set(this: Application, setting: string, value?: unkno
     // Own settings first, then those inherited from the parent app's settings.
     let settings: object | null = this.settings;
     while (settings && settings !== Object.prototype) {
-      if (Object.prototype.hasOwnProperty.call(settings, setting)) return (settings as Record<string, unknown>)[setting];
+      if (Object.prototype.hasOwnProperty.call(settings, setting))
+        return (settings as Record<string, unknown>)[setting];
       settings = Object.getPrototypeOf(settings);
     }
     return undefined;

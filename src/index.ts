@@ -23,8 +23,23 @@ function createApplication(): Application {
  * the 4.x export; webapp keeps that, and points to where webapp ships them.
  */
 const REMOVED_MIDDLEWARE = [
-  'bodyParser', 'compress', 'cookieSession', 'session', 'logger', 'cookieParser', 'favicon', 'responseTime',
-  'errorHandler', 'timeout', 'methodOverride', 'vhost', 'csrf', 'directory', 'limit', 'multipart', 'staticCache',
+  'bodyParser',
+  'compress',
+  'cookieSession',
+  'session',
+  'logger',
+  'cookieParser',
+  'favicon',
+  'responseTime',
+  'errorHandler',
+  'timeout',
+  'methodOverride',
+  'vhost',
+  'csrf',
+  'directory',
+  'limit',
+  'multipart',
+  'staticCache',
 ];
 
 /**
@@ -195,7 +210,9 @@ for (const name of REMOVED_MIDDLEWARE) {
     configurable: true,
     get() {
       throw new Error(
-        'Most middleware (like ' + name + ') is no longer bundled with webapp 4.x and must be installed separately, ' +
+        'Most middleware (like ' +
+          name +
+          ') is no longer bundled with webapp 4.x and must be installed separately, ' +
           "or taken from 'webapp/middleware'. Please see https://github.com/senchalabs/connect#middleware.",
       );
     },

@@ -42,7 +42,12 @@ function layeredPrototype(appProto: object, nodeProto: object, nativeProto: obje
         return true;
       }
       if (descriptor === undefined) return Reflect.set(nativeProto, key, value, receiver);
-      return Reflect.defineProperty(receiver as object, key, { value, writable: true, enumerable: true, configurable: true });
+      return Reflect.defineProperty(receiver as object, key, {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
     },
     has(_target, key) {
       return findDescriptor(appProto, nodeProto, key) !== undefined || key in nativeProto;
@@ -81,7 +86,9 @@ export function layerOver(layer: object, appProto: object): void {
 }
 
 function hasPrototype(current: object | null, appProto: object): boolean {
-  return current === appProto || (current !== null && layers.has(current) && Object.getPrototypeOf(current) === appProto);
+  return (
+    current === appProto || (current !== null && layers.has(current) && Object.getPrototypeOf(current) === appProto)
+  );
 }
 
 /** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */
@@ -95,7 +102,8 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
   const native = nativePrototypeOf(req);
   const headers = (req as { headers?: Record<string, unknown> }).headers;
   // HTTP/2 carries the host in :authority; the request API reads Host.
-  if (headers && headers.host === undefined && typeof headers[':authority'] === 'string') headers.host = headers[':authority'];
+  if (headers && headers.host === undefined && typeof headers[':authority'] === 'string')
+    headers.host = headers[':authority'];
   Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
 }
 

@@ -55,7 +55,9 @@ interface RequestThis extends IncomingMessage {
  * the values of the getters and the lazily parsed `query`, all installed below.
  */
 export type RequestPrototype = IncomingMessage &
-  typeof methods & { header: (typeof methods)['get'] } & { readonly [Name in keyof typeof getters]: ReturnType<(typeof getters)[Name]> } & {
+  typeof methods & { header: (typeof methods)['get'] } & {
+    readonly [Name in keyof typeof getters]: ReturnType<(typeof getters)[Name]>;
+  } & {
     query: unknown;
   };
 
@@ -114,7 +116,11 @@ const methods = {
     const params = this.params || {};
     const body = this.body || {};
     const query = this.query || {};
-    deprecate('req.param(' + (arguments.length === 1 ? 'name' : 'name, default') + '): Use req.params, req.body, or req.query instead');
+    deprecate(
+      'req.param(' +
+        (arguments.length === 1 ? 'name' : 'name, default') +
+        '): Use req.params, req.body, or req.query instead',
+    );
     if (params[name] != null && Object.prototype.hasOwnProperty.call(params, name)) return params[name];
     if (body[name] != null) return body[name];
     if (query[name] != null) return query[name];
@@ -187,7 +193,10 @@ const getters = {
     // Most requests are unconditional: no need to read the response's validators.
     if (!this.headers['if-none-match'] && !this.headers['if-modified-since']) return false;
     if ((status >= 200 && status < 300) || status === 304) {
-      return isFresh(this.headers, { etag: res.getHeader('ETag') as string | undefined, 'last-modified': res.getHeader('Last-Modified') as string | undefined });
+      return isFresh(this.headers, {
+        etag: res.getHeader('ETag') as string | undefined,
+        'last-modified': res.getHeader('Last-Modified') as string | undefined,
+      });
     }
     return false;
   },

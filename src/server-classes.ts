@@ -30,7 +30,10 @@ export interface ServerClasses {
 }
 
 // Node passes the server's options as a second argument its typings omit.
-const NodeServerResponse = http.ServerResponse as unknown as new (req: http.IncomingMessage, options?: object) => http.ServerResponse;
+const NodeServerResponse = http.ServerResponse as unknown as new (
+  req: http.IncomingMessage,
+  options?: object,
+) => http.ServerResponse;
 
 export function serverClasses(app: AppPrototypes): ServerClasses {
   const AppIncomingMessage = class extends http.IncomingMessage {
@@ -43,7 +46,10 @@ export function serverClasses(app: AppPrototypes): ServerClasses {
   const AppServerResponse = class extends NodeServerResponse {};
   layerOver(AppIncomingMessage.prototype, app.request);
   layerOver(AppServerResponse.prototype, app.response);
-  return { IncomingMessage: AppIncomingMessage, ServerResponse: AppServerResponse as unknown as typeof http.ServerResponse };
+  return {
+    IncomingMessage: AppIncomingMessage,
+    ServerResponse: AppServerResponse as unknown as typeof http.ServerResponse,
+  };
 }
 
 const kClassesChecked = Symbol('webapp.serverClassesChecked');

@@ -42,7 +42,8 @@ export class View {
     this.ext = extname(name);
     this.name = name;
     this.root = options.root;
-    if (!this.ext && !this.defaultEngine) throw new Error('No default engine was specified and no extension was provided.');
+    if (!this.ext && !this.defaultEngine)
+      throw new Error('No default engine was specified and no extension was provided.');
 
     let fileName = name;
     if (!this.ext) {
@@ -53,7 +54,7 @@ export class View {
     if (!options.engines[this.ext]) {
       // The engine module is named after the extension (`.ejs` → `ejs`) and cached once loaded.
       const moduleName = this.ext.slice(1);
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+
       const loaded = require(moduleName) as TemplateModule;
       const fn = loaded.__webapp ?? loaded.__express;
       if (typeof fn !== 'function') throw new Error('Module "' + moduleName + '" does not provide a view engine.');
@@ -111,7 +112,12 @@ type ViewClass = new (name: string, options: ViewOptions) => View;
  * (`options._locals`) < options; `cache` (default: the `view cache` setting)
  * reuses the View; a missing template is an error naming every views directory.
  */
-export function renderView(app: RenderingApp, name: string, options: Record<string, unknown>, callback: EngineCallback): void {
+export function renderView(
+  app: RenderingApp,
+  name: string,
+  options: Record<string, unknown>,
+  callback: EngineCallback,
+): void {
   const renderOptions: Record<string, unknown> = {};
   mergeInto(renderOptions, app.locals);
   if (options._locals) mergeInto(renderOptions, options._locals as Record<string, unknown>);
@@ -129,9 +135,10 @@ export function renderView(app: RenderingApp, name: string, options: Record<stri
     });
     if (!view.path) {
       const root = view.root;
-      const dirs = Array.isArray(root) && root.length > 1
-        ? 'directories "' + root.slice(0, -1).join('", "') + '" or "' + root[root.length - 1] + '"'
-        : 'directory "' + root + '"';
+      const dirs =
+        Array.isArray(root) && root.length > 1
+          ? 'directories "' + root.slice(0, -1).join('", "') + '" or "' + root[root.length - 1] + '"'
+          : 'directory "' + root + '"';
       const err = Object.assign(new Error('Failed to lookup view "' + name + '" in views ' + dirs), { view });
       callback(err);
       return;

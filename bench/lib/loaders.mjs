@@ -104,13 +104,16 @@ export function chooseLoader(wanted, warn) {
   const wrkPath = onPath('wrk');
   const cannonPath = autocannonBin();
   if (wanted === 'wrk' || (wanted === 'auto' && wrkPath)) {
-    if (!wrkPath) throw new Error('wrk is not installed (Debian/Ubuntu: apt-get install -y wrk); or use --loader=autocannon');
+    if (!wrkPath)
+      throw new Error('wrk is not installed (Debian/Ubuntu: apt-get install -y wrk); or use --loader=autocannon');
     return { ...wrk, path: wrkPath };
   }
   if (!cannonPath) throw new Error('neither wrk (apt-get install -y wrk) nor autocannon (npm install) is available');
   if (wanted === 'auto') {
     warn('wrk is NOT installed (Debian/Ubuntu: apt-get install -y wrk): falling back to autocannon from node_modules.');
-    warn('autocannon is written in Node and saturates before wrk does: its numbers are lower and not comparable with wrk runs.');
+    warn(
+      'autocannon is written in Node and saturates before wrk does: its numbers are lower and not comparable with wrk runs.',
+    );
   }
   return { ...autocannon, path: cannonPath };
 }

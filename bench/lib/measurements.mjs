@@ -26,14 +26,15 @@ export function rssOf(pid) {
 export function sendRequests(port, path, count, concurrency) {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   let sent = 0;
-  const one = () => new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+  const one = () =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
   const worker = async () => {
     while (sent < count) {
       sent++;

@@ -29,9 +29,13 @@ export const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.
 
 function list(value, known, what) {
   if (value === undefined) return known;
-  const ids = value.split(',').map((id) => id.trim()).filter(Boolean);
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   const unknown = ids.filter((id) => !known.some((item) => item.id === id));
-  if (unknown.length > 0) throw new Error(`unknown ${what}: ${unknown.join(', ')} (known: ${known.map((k) => k.id).join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`unknown ${what}: ${unknown.join(', ')} (known: ${known.map((k) => k.id).join(', ')})`);
   return known.filter((item) => ids.includes(item.id));
 }
 
@@ -72,12 +76,28 @@ export function parseOptions(argv) {
       help: { type: 'boolean', default: false },
     },
   });
-  if (!['auto', 'wrk', 'autocannon'].includes(values.loader)) throw new Error(`--loader must be auto, wrk or autocannon`);
+  if (!['auto', 'wrk', 'autocannon'].includes(values.loader))
+    throw new Error(`--loader must be auto, wrk or autocannon`);
   if (!['best', 'median'].includes(values.stat)) throw new Error('--stat must be best or median');
   const pin = !values['no-pin'];
-  const extras = values.extras === 'none' ? [] : list(values.extras, EXTRAS.map((id) => ({ id })), 'measurement').map((item) => item.id);
-  const nodeLines = values.node === undefined ? null : values.node.split(',').map((line) => line.trim()).filter(Boolean).map(parseLine);
-  if (nodeLines && nodeLines.length === 0) throw new Error('--node needs at least one Node line, for example --node=20,26');
+  const extras =
+    values.extras === 'none'
+      ? []
+      : list(
+          values.extras,
+          EXTRAS.map((id) => ({ id })),
+          'measurement',
+        ).map((item) => item.id);
+  const nodeLines =
+    values.node === undefined
+      ? null
+      : values.node
+          .split(',')
+          .map((line) => line.trim())
+          .filter(Boolean)
+          .map(parseLine);
+  if (nodeLines && nodeLines.length === 0)
+    throw new Error('--node needs at least one Node line, for example --node=20,26');
   return {
     help: values.help,
     frameworks: list(values.frameworks, FRAMEWORKS, 'framework'),

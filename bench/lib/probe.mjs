@@ -15,7 +15,10 @@ export function fetchOnce(port, scenario, fixtures) {
         method: scenario.method,
         path: scenario.path,
         agent: false,
-        headers: { ...scenario.headers, ...(payload ? { 'content-type': payload.type, 'content-length': payload.body.length } : {}) },
+        headers: {
+          ...scenario.headers,
+          ...(payload ? { 'content-type': payload.type, 'content-length': payload.body.length } : {}),
+        },
         timeout: PROBE_TIMEOUT_MS,
       },
       (res) => {

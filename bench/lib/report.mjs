@@ -54,7 +54,12 @@ export function scenarioTable(scenario, frameworks, results, stat) {
   const header = ['framework', `req/s (${STATISTICS[stat].label})`, 'vs node:http', 'vs express@4'];
   const rows = frameworks.map((framework) => {
     const result = results[framework.id];
-    return [framework.label, formatRate(result, stat), formatRatio(result, results[CEILING], stat), formatRatio(result, results[REFERENCE], stat)];
+    return [
+      framework.label,
+      formatRate(result, stat),
+      formatRatio(result, results[CEILING], stat),
+      formatRatio(result, results[REFERENCE], stat),
+    ];
   });
   const widths = header.map((_, i) => Math.max(header[i].length, ...rows.map((row) => row[i].length)));
   const notes = frameworks
@@ -79,7 +84,8 @@ function extrasTable(frameworks, extras) {
     if (entry.failed) return 'failed';
     return entry[key] === null || entry[key] === undefined ? 'n/a' : format(entry[key]);
   };
-  return markdownTable(['', 'p99 latency, 64 connections (ms)', 'RSS after 10,000 requests (MB)', 'cold start, spawn to first 200 (ms)'],
+  return markdownTable(
+    ['', 'p99 latency, 64 connections (ms)', 'RSS after 10,000 requests (MB)', 'cold start, spawn to first 200 (ms)'],
     frameworks.map((framework) => {
       const entry = extras[framework.id];
       return [
@@ -88,36 +94,53 @@ function extrasTable(frameworks, extras) {
         cell(entry, 'rss', (bytes) => (bytes / 1024 / 1024).toFixed(1)),
         cell(entry, 'start', (ms) => ms.toFixed(0)),
       ];
-    }));
+    }),
+  );
 }
 
 export function targetsTable(rows) {
-  return markdownTable(['target (webapp)', 'measured', 'result'], rows.map((row) => [row.target, row.measured, row.result]));
+  return markdownTable(
+    ['target (webapp)', 'measured', 'result'],
+    rows.map((row) => [row.target, row.measured, row.result]),
+  );
 }
 
 /** The console block of the targets check. */
 export function targetsText(rows) {
-  const widths = [Math.max(...rows.map((row) => row.target.length)), Math.max(...rows.map((row) => row.measured.length))];
-  return rows.map((row) => `  ${row.target.padEnd(widths[0])}  ${row.measured.padEnd(widths[1])}  ${row.result}`).join('\n');
+  const widths = [
+    Math.max(...rows.map((row) => row.target.length)),
+    Math.max(...rows.map((row) => row.measured.length)),
+  ];
+  return rows
+    .map((row) => `  ${row.target.padEnd(widths[0])}  ${row.measured.padEnd(widths[1])}  ${row.result}`)
+    .join('\n');
 }
 
 /** One Node line's section of bench/results/latest.md: its tables, measurements and targets. */
 export function markdownSection({ title, scenarios, frameworks, results, extras, targets, environment, stat }) {
   const header = ['', ...scenarios.map((scenario) => scenario.id)];
-  const table = (cell) => markdownTable(header, frameworks.map((framework) => [
-    framework.label,
-    ...scenarios.map((scenario) => cell(results[scenario.id] || {}, framework)),
-  ]));
+  const table = (cell) =>
+    markdownTable(
+      header,
+      frameworks.map((framework) => [
+        framework.label,
+        ...scenarios.map((scenario) => cell(results[scenario.id] || {}, framework)),
+      ]),
+    );
   const notes = [];
   for (const scenario of scenarios) {
     for (const framework of frameworks) {
       const result = (results[scenario.id] || {})[framework.id];
       if (result && result.failed) notes.push(`- ${framework.label}, ${scenario.id}: ${result.failed}`);
-      if (result && result.bad > 0) notes.push(`- ${framework.label}, ${scenario.id}: ${result.bad} non-2xx/3xx responses or socket errors (marked !)`);
+      if (result && result.bad > 0)
+        notes.push(
+          `- ${framework.label}, ${scenario.id}: ${result.bad} non-2xx/3xx responses or socket errors (marked !)`,
+        );
     }
   }
   for (const framework of frameworks) {
-    if (extras && extras[framework.id] && extras[framework.id].failed) notes.push(`- ${framework.label}, measurements: ${extras[framework.id].failed}`);
+    if (extras && extras[framework.id] && extras[framework.id].failed)
+      notes.push(`- ${framework.label}, measurements: ${extras[framework.id].failed}`);
   }
   return [
     `## ${title}`,

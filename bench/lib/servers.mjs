@@ -19,10 +19,15 @@ export function pinned(cpu, command, args) {
  */
 export function startServer(framework, kind, { cpu, env, node = process.execPath }) {
   const { command, args } = pinned(cpu, node, [fileURLToPath(serverFile(framework)), kind]);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production', ...env } });
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+  });
   let stdout = '';
   let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000); });
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
 
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const stop = async () => {
@@ -46,7 +51,6 @@ export function startServer(framework, kind, { cpu, env, node = process.execPath
       clearTimeout(timer);
       if (ready) resolve({ port: Number(ready[1]), pid: child.pid, stop });
       else resolve({ unsupported: missing[1] }); // the server exits by itself
-
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);

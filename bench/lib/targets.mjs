@@ -18,7 +18,8 @@ function scenarioTarget(scenario, byFramework, stat) {
   const ceiling = rateOf(byFramework['node-http'], stat);
   const fastify = rateOf(byFramework.fastify, stat);
   const target = `${scenario.id}: ≥ ${CEILING_SHARE}× node:http and ≥ fastify`;
-  if (own === null || ceiling === null || ceiling <= 0) return { target, measured: 'webapp or node:http not measured', result: 'n/a' };
+  if (own === null || ceiling === null || ceiling <= 0)
+    return { target, measured: 'webapp or node:http not measured', result: 'n/a' };
   const ratio = own / ceiling;
   let passed = ratio >= CEILING_SHARE;
   let measured = `${fixed(ratio)}× node:http`;
@@ -33,8 +34,13 @@ function routesTarget(results, stat) {
   const target = `routes: last of 1,000 within ${Math.round((1 - ROUTES_SHARE) * 100)}% of last of 10`;
   const few = rateOf(results.routes10?.[SUBJECT], stat);
   const many = rateOf(results.routes1000?.[SUBJECT], stat);
-  if (few === null || many === null || few <= 0) return { target, measured: 'routes10 and routes1000 needed', result: 'n/a' };
-  return { target, measured: `${fixed(many / few)}× (${Math.round(many)} vs ${Math.round(few)} req/s)`, result: verdict(many >= ROUTES_SHARE * few) };
+  if (few === null || many === null || few <= 0)
+    return { target, measured: 'routes10 and routes1000 needed', result: 'n/a' };
+  return {
+    target,
+    measured: `${fixed(many / few)}× (${Math.round(many)} vs ${Math.round(few)} req/s)`,
+    result: verdict(many >= ROUTES_SHARE * few),
+  };
 }
 
 /** Microseconds each middleware adds to a request: (1/rate(mwN) - 1/rate(hello)) / N. */
@@ -61,7 +67,8 @@ function middlewareTarget(results, stat) {
 function extraTarget(extras, key, target, compare, describe) {
   const own = extras?.[SUBJECT]?.[key];
   const base = extras?.['node-http']?.[key];
-  if (own === null || own === undefined || base === null || base === undefined) return { target, measured: 'not measured', result: 'n/a' };
+  if (own === null || own === undefined || base === null || base === undefined)
+    return { target, measured: 'not measured', result: 'n/a' };
   return { target, measured: describe(own, base), result: verdict(compare(own, base)) };
 }
 
@@ -72,11 +79,26 @@ export function checkTargets({ scenarios, results, extras, stat }) {
     ...scenarios.map((scenario) => scenarioTarget(scenario, results[scenario.id] || {}, stat)),
     routesTarget(results, stat),
     middlewareTarget(results, stat),
-    extraTarget(extras, 'p99', `p99 latency at 64 connections ≤ ${P99_FACTOR}× node:http`, (own, base) => own <= P99_FACTOR * base,
-      (own, base) => `${fixed(own)} ms vs ${fixed(base)} ms`),
-    extraTarget(extras, 'rss', 'RSS after 10,000 requests ≤ node:http + 3 MB', (own, base) => own <= base + RSS_MARGIN_BYTES,
-      (own, base) => `${mb(own)} vs ${mb(base)}`),
-    extraTarget(extras, 'start', `cold start ≤ node:http + ${START_MARGIN_MS} ms`, (own, base) => own <= base + START_MARGIN_MS,
-      (own, base) => `${fixed(own, 0)} ms vs ${fixed(base, 0)} ms`),
+    extraTarget(
+      extras,
+      'p99',
+      `p99 latency at 64 connections ≤ ${P99_FACTOR}× node:http`,
+      (own, base) => own <= P99_FACTOR * base,
+      (own, base) => `${fixed(own)} ms vs ${fixed(base)} ms`,
+    ),
+    extraTarget(
+      extras,
+      'rss',
+      'RSS after 10,000 requests ≤ node:http + 3 MB',
+      (own, base) => own <= base + RSS_MARGIN_BYTES,
+      (own, base) => `${mb(own)} vs ${mb(base)}`,
+    ),
+    extraTarget(
+      extras,
+      'start',
+      `cold start ≤ node:http + ${START_MARGIN_MS} ms`,
+      (own, base) => own <= base + START_MARGIN_MS,
+      (own, base) => `${fixed(own, 0)} ms vs ${fixed(base, 0)} ms`,
+    ),
   ];
 }

@@ -18,7 +18,10 @@ export const VIEW_TEMPLATE = [
 ].join('\n');
 
 /** The text the `gzip` workload compresses: about 6 KB of repetitive HTML-like text. */
-export const GZIP_TEXT = Array.from({ length: 120 }, (_, i) => `<li class="row">Row ${i}: the quick brown fox</li>\n`).join('');
+export const GZIP_TEXT = Array.from(
+  { length: 120 },
+  (_, i) => `<li class="row">Row ${i}: the quick brown fox</li>\n`,
+).join('');
 
 /** The `cookies` workload: the Cookie header sent, the value read back, and the cookie set. */
 export const COOKIE_HEADER = 'session=abc123; theme=dark; lang=en-GB';
@@ -26,9 +29,13 @@ export const COOKIE_READ = 'dark';
 export const SET_COOKIE = { name: 'seen', value: '1' };
 
 /** The `query` workload: a nested query string (as qs reads it), answered with one deep value. */
-export const NESTED_QUERY = 'user[name]=Ada&user[address][city]=London&user[address][zip]=N1&user[tags][]=a&user[tags][]=b';
+export const NESTED_QUERY =
+  'user[name]=Ada&user[address][city]=London&user[address][zip]=N1&user[tags][]=a&user[tags][]=b';
 export const QUERY_ANSWER = 'London';
 
 /** The `form` workload: 20 plain fields with escapes and one nested field, 21 top-level keys. */
-export const FORM_BODY = [...Array.from({ length: 20 }, (_, i) => `field${i}=value+${i}%21`), 'address[city]=London'].join('&');
+export const FORM_BODY = [
+  ...Array.from({ length: 20 }, (_, i) => `field${i}=value+${i}%21`),
+  'address[city]=London',
+].join('&');
 export const FORM_FIELDS = 21;

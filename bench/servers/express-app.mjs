@@ -2,8 +2,22 @@
 // Express's guide. What is not in the framework comes in `extras`: express uses
 // compression and cookie-parser from npm, webapp its own webapp/middleware.
 import {
-  BODY_LIMIT, COUNT, GZIP_TEXT, ROUTE_COUNT, SET_COOKIE, VIEW_LOCALS,
-  announce, cityOf, kind, routePath, sendFilePath, staticRoot, summariseBody, summariseForm, unsupported, viewsRoot,
+  BODY_LIMIT,
+  COUNT,
+  GZIP_TEXT,
+  ROUTE_COUNT,
+  SET_COOKIE,
+  VIEW_LOCALS,
+  announce,
+  cityOf,
+  kind,
+  routePath,
+  sendFilePath,
+  staticRoot,
+  summariseBody,
+  summariseForm,
+  unsupported,
+  viewsRoot,
 } from './shared.mjs';
 
 function requireResponse(express, method) {
@@ -48,10 +62,14 @@ function defineApp(express, app, extras) {
       app.use('/api', nestedRouters(express));
       return;
     case 'body':
-      app.post('/body', requireExtra(extras, 'json')({ limit: BODY_LIMIT }), (req, res) => res.json(summariseBody(req.body)));
+      app.post('/body', requireExtra(extras, 'json')({ limit: BODY_LIMIT }), (req, res) =>
+        res.json(summariseBody(req.body)),
+      );
       return;
     case 'form':
-      app.post('/form', requireExtra(extras, 'urlencoded')({ extended: true, limit: BODY_LIMIT }), (req, res) => res.json(summariseForm(req.body)));
+      app.post('/form', requireExtra(extras, 'urlencoded')({ extended: true, limit: BODY_LIMIT }), (req, res) =>
+        res.json(summariseForm(req.body)),
+      );
       return;
     case 'query':
       // Express 5 parses queries with the 'simple' parser unless told otherwise; Express 4 and webapp default to 'extended'.

@@ -8,7 +8,17 @@ import Fastify from 'fastify';
 import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
 import {
-  BODY_LIMIT_BYTES, COUNT, ROUTE_COUNT, announce, cityOf, kind, routePath, sendFilePath, staticRoot, summariseBody, unsupported,
+  BODY_LIMIT_BYTES,
+  COUNT,
+  ROUTE_COUNT,
+  announce,
+  cityOf,
+  kind,
+  routePath,
+  sendFilePath,
+  staticRoot,
+  summariseBody,
+  unsupported,
 } from './shared.mjs';
 
 const options = { logger: false, bodyLimit: BODY_LIMIT_BYTES };
@@ -33,13 +43,22 @@ switch (kind) {
     app.get('/', async () => 'Hello World');
     break;
   case 'routers':
-    app.register(async (api) => {
-      api.register(async (v1) => {
-        v1.register(async (users) => {
-          users.get('/:id', async (request) => request.params.id);
-        }, { prefix: '/users' });
-      }, { prefix: '/v1' });
-    }, { prefix: '/api' });
+    app.register(
+      async (api) => {
+        api.register(
+          async (v1) => {
+            v1.register(
+              async (users) => {
+                users.get('/:id', async (request) => request.params.id);
+              },
+              { prefix: '/users' },
+            );
+          },
+          { prefix: '/v1' },
+        );
+      },
+      { prefix: '/api' },
+    );
     break;
   case 'body':
     app.post('/body', async (request) => summariseBody(request.body));

@@ -9,8 +9,18 @@ import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { getCookie, setCookie } from 'hono/cookie';
 import {
-  BODY_LIMIT_BYTES, COUNT, GZIP_TEXT, ROUTE_COUNT, SET_COOKIE,
-  announce, kind, routePath, staticRoot, summariseBody, summariseForm, unsupported,
+  BODY_LIMIT_BYTES,
+  COUNT,
+  GZIP_TEXT,
+  ROUTE_COUNT,
+  SET_COOKIE,
+  announce,
+  kind,
+  routePath,
+  staticRoot,
+  summariseBody,
+  summariseForm,
+  unsupported,
 } from './shared.mjs';
 
 const app = new Hono();
@@ -26,7 +36,10 @@ switch (kind) {
     for (let i = 0; i < ROUTE_COUNT; i++) app.get(`${routePath(i)}/:id`, (c) => c.text(c.req.param('id')));
     break;
   case 'middleware':
-    for (let i = 0; i < COUNT; i++) app.use(async (c, next) => { await next(); });
+    for (let i = 0; i < COUNT; i++)
+      app.use(async (c, next) => {
+        await next();
+      });
     app.get('/', (c) => c.text('Hello World'));
     break;
   case 'routers': {
@@ -39,7 +52,9 @@ switch (kind) {
     app.post('/body', bodyLimit({ maxSize: BODY_LIMIT_BYTES }), async (c) => c.json(summariseBody(await c.req.json())));
     break;
   case 'form':
-    app.post('/form', bodyLimit({ maxSize: BODY_LIMIT_BYTES }), async (c) => c.json(summariseForm(await c.req.parseBody())));
+    app.post('/form', bodyLimit({ maxSize: BODY_LIMIT_BYTES }), async (c) =>
+      c.json(summariseForm(await c.req.parseBody())),
+    );
     break;
   case 'static':
     app.use('/static/*', serveStatic({ root: staticRoot, rewriteRequestPath: (path) => path.slice('/static'.length) }));

@@ -11,21 +11,32 @@ const router = new Router();
 
 switch (kind) {
   case 'hello':
-    router.get('/', (ctx) => { ctx.body = 'Hello World'; });
+    router.get('/', (ctx) => {
+      ctx.body = 'Hello World';
+    });
     break;
   case 'json':
-    router.get('/json', (ctx) => { ctx.body = { hello: 'world' }; });
+    router.get('/json', (ctx) => {
+      ctx.body = { hello: 'world' };
+    });
     break;
   case 'routes':
-    for (let i = 0; i < ROUTE_COUNT; i++) router.get(`${routePath(i)}/:id`, (ctx) => { ctx.body = ctx.params.id; });
+    for (let i = 0; i < ROUTE_COUNT; i++)
+      router.get(`${routePath(i)}/:id`, (ctx) => {
+        ctx.body = ctx.params.id;
+      });
     break;
   case 'middleware':
     for (let i = 0; i < COUNT; i++) app.use((ctx, next) => next());
-    router.get('/', (ctx) => { ctx.body = 'Hello World'; });
+    router.get('/', (ctx) => {
+      ctx.body = 'Hello World';
+    });
     break;
   case 'routers': {
     const users = new Router();
-    users.get('/:id', (ctx) => { ctx.body = ctx.params.id; });
+    users.get('/:id', (ctx) => {
+      ctx.body = ctx.params.id;
+    });
     const v1 = new Router();
     v1.use('/users', users.routes());
     const api = new Router();

@@ -9,8 +9,21 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzip } from 'node:zlib';
 import {
-  BODY_LIMIT_BYTES, COUNT, GZIP_TEXT, ROUTE_COUNT, SET_COOKIE, VIEW_LOCALS,
-  announce, cityOf, kind, routePath, sendFilePath, staticRoot, summariseBody, summariseForm, viewsRoot,
+  BODY_LIMIT_BYTES,
+  COUNT,
+  GZIP_TEXT,
+  ROUTE_COUNT,
+  SET_COOKIE,
+  VIEW_LOCALS,
+  announce,
+  cityOf,
+  kind,
+  routePath,
+  sendFilePath,
+  staticRoot,
+  summariseBody,
+  summariseForm,
+  viewsRoot,
 } from './shared.mjs';
 
 const require = createRequire(import.meta.url);
@@ -137,7 +150,12 @@ function gzipped(req, res) {
   if (req.url !== '/gzip') return notFound(res);
   gzip(GZIP_TEXT, (error, zipped) => {
     if (error) return sendText(res, 500, 'gzip failed');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip', vary: 'Accept-Encoding', 'content-length': zipped.length });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-encoding': 'gzip',
+      vary: 'Accept-Encoding',
+      'content-length': zipped.length,
+    });
     res.end(zipped);
   });
 }
@@ -150,7 +168,19 @@ function cookies(req, res) {
 }
 
 const handlers = {
-  hello, json, routes, middleware, routers, body, form, query, static: serveFile, sendfile, ejs, gzip: gzipped, cookies,
+  hello,
+  json,
+  routes,
+  middleware,
+  routers,
+  body,
+  form,
+  query,
+  static: serveFile,
+  sendfile,
+  ejs,
+  gzip: gzipped,
+  cookies,
 };
 const factories = new Set([routes, middleware, query, ejs]);
 const handler = handlers[kind];

@@ -36,7 +36,9 @@ switch (kind) {
   case 'ejs':
   case 'gzip':
   case 'cookies':
-    unsupported('polka has no built-in body parser, static files, sendFile, views, compression, cookies or nesting query parser');
+    unsupported(
+      'polka has no built-in body parser, static files, sendFile, views, compression, cookies or nesting query parser',
+    );
     break;
   default:
     throw new Error(`unknown workload ${kind}`);

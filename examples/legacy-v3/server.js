@@ -41,7 +41,12 @@ app.get('/', function (req, res) {
 });
 
 app.get('/items/:id', function (req, res) {
-  res.json(200, { id: req.itemId, accepted: req.accepted.map(function (a) { return a.value; }) });
+  res.json(200, {
+    id: req.itemId,
+    accepted: req.accepted.map(function (a) {
+      return a.value;
+    }),
+  });
 });
 
 app.get('/items/*', function (req, res) {
@@ -55,8 +60,18 @@ app.get('/old', function (req, res) {
 // A form protected by csrf: GET gives the token, POST must send it back.
 app.get('/notes', function (req, res) {
   req.session.notes = req.session.notes || [];
-  res.send('<form method="post"><input type="hidden" name="_csrf" value="' + req.csrfToken() + '">' +
-    '<input name="note"></form><ul>' + req.session.notes.map(function (n) { return '<li>' + n + '</li>'; }).join('') + '</ul>');
+  res.send(
+    '<form method="post"><input type="hidden" name="_csrf" value="' +
+      req.csrfToken() +
+      '">' +
+      '<input name="note"></form><ul>' +
+      req.session.notes
+        .map(function (n) {
+          return '<li>' + n + '</li>';
+        })
+        .join('') +
+      '</ul>',
+  );
 });
 
 app.post('/notes', function (req, res) {

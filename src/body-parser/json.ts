@@ -64,6 +64,11 @@ export function createJsonParser(options: OptionsJson | undefined, strictViolati
     if (charset.slice(0, 4) !== 'utf-') {
       return next(unsupportedCharset(charset));
     }
-    readBody(req, res, next, parse, { encoding: charset, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
+    readBody(req, res, next, parse, {
+      encoding: charset,
+      inflate: settings.inflate,
+      limit: settings.limit,
+      verify: settings.verify,
+    });
   };
 }

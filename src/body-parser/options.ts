@@ -30,9 +30,10 @@ export function commonSettings(opts: Options, defaultType: string): CommonSettin
   const verify = opts.verify || false;
   if (verify !== false && typeof verify !== 'function') throw new TypeError('option verify must be function');
   const type = opts.type || defaultType;
-  const shouldParse = typeof type === 'function'
-    ? (type as (req: IncomingMessage) => boolean)
-    : (req: IncomingMessage) => Boolean(typeIs(req, Array.isArray(type) ? type : [type]));
+  const shouldParse =
+    typeof type === 'function'
+      ? (type as (req: IncomingMessage) => boolean)
+      : (req: IncomingMessage) => Boolean(typeIs(req, Array.isArray(type) ? type : [type]));
   return { inflate: opts.inflate !== false, limit, verify, shouldParse };
 }
 

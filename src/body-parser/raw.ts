@@ -10,6 +10,11 @@ export function raw(options?: Options) {
     if (req._body) return next();
     req.body = req.body || {};
     if (!hasBody(req) || !settings.shouldParse(req)) return next();
-    readBody(req, res, next, (buf) => buf, { encoding: null, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
+    readBody(req, res, next, (buf) => buf, {
+      encoding: null,
+      inflate: settings.inflate,
+      limit: settings.limit,
+      verify: settings.verify,
+    });
   };
 }

@@ -12,8 +12,16 @@ import { inCallerContext } from '../http/async-context';
 import { whenRequestRead } from '../http/on-finished';
 import { decoderFor, type BodyDecoder } from './charset';
 import {
-  entityTooLarge, parseFailed, requestAborted, sizeMismatch, streamEncodingSet, streamFailed, streamNotReadable,
-  unsupportedCharset, unsupportedEncoding, verifyFailed,
+  entityTooLarge,
+  parseFailed,
+  requestAborted,
+  sizeMismatch,
+  streamEncodingSet,
+  streamFailed,
+  streamNotReadable,
+  unsupportedCharset,
+  unsupportedEncoding,
+  verifyFailed,
 } from './errors';
 import type { NextFunction } from '../types/public';
 
@@ -31,7 +39,6 @@ export interface ParsedRequest extends IncomingMessage {
   body?: unknown;
   _body?: boolean;
 }
-
 
 /** The inflating stream for the Content-Encoding (the request itself for identity); throws 415s. */
 function contentStream(req: IncomingMessage, inflate: boolean): Readable {
@@ -59,13 +66,18 @@ function contentStream(req: IncomingMessage, inflate: boolean): Readable {
   return stream;
 }
 
-
 /**
  * Collects the stream's bytes. Errors are raw-body's: 413 `entity.too.large`,
  * 400 `request.size.invalid`, 400 `request.aborted`, 500 `stream.encoding.set`,
  * 500 `stream.not.readable`.
  */
-function collect(req: IncomingMessage, stream: Readable, announced: number | null, limit: number, done: (err: Error | null, body?: Buffer) => void): void {
+function collect(
+  req: IncomingMessage,
+  stream: Readable,
+  announced: number | null,
+  limit: number,
+  done: (err: Error | null, body?: Buffer) => void,
+): void {
   const state = (stream as Readable & { _readableState?: { encoding?: unknown } })._readableState;
   if (state && state.encoding != null) {
     done(streamEncodingSet());
@@ -153,7 +165,8 @@ export function readBody(
     return;
   }
   const lengthHeader = req.headers['content-length'];
-  const announced = stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
+  const announced =
+    stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
 
   collect(req, stream, announced, options.limit, (error, buffer) => {
     if (error) {

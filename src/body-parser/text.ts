@@ -18,6 +18,11 @@ export function text(options?: OptionsText) {
     req.body = req.body || {};
     if (!hasBody(req) || !settings.shouldParse(req)) return next();
     const charset = requestCharset(req) || defaultCharset;
-    readBody(req, res, next, (body) => body, { encoding: charset, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
+    readBody(req, res, next, (body) => body, {
+      encoding: charset,
+      inflate: settings.inflate,
+      limit: settings.limit,
+      verify: settings.verify,
+    });
   };
 }

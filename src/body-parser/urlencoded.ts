@@ -78,6 +78,11 @@ export function urlencoded(options?: OptionsUrlencoded) {
     if (charset !== 'utf-8') {
       return next(unsupportedCharset(charset));
     }
-    readBody(req, res, next, parse, { encoding: charset, inflate: settings.inflate, limit: settings.limit, verify: settings.verify });
+    readBody(req, res, next, parse, {
+      encoding: charset,
+      inflate: settings.inflate,
+      limit: settings.limit,
+      verify: settings.verify,
+    });
   };
 }

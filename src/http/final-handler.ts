@@ -22,7 +22,11 @@ interface ErrorLike {
   toString?: () => string;
 }
 
-export function finalHandler(req: IncomingMessage, res: ServerResponse, options: FinalHandlerOptions = {}): (err?: unknown) => void {
+export function finalHandler(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: FinalHandlerOptions = {},
+): (err?: unknown) => void {
   const env = options.env || process.env.NODE_ENV || 'development';
   const onerror = options.onerror;
   return (err?: unknown) => {
@@ -91,14 +95,24 @@ function resourceName(req: IncomingMessage): string {
 }
 
 function errorDocument(message: string): string {
-  const body = escapeHtml(message).replace(/\n/g, '<br>').replace(/\x20{2}/g, ' &nbsp;');
+  const body = escapeHtml(message)
+    .replace(/\n/g, '<br>')
+    .replace(/\x20{2}/g, ' &nbsp;');
   return (
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n' +
-    '<pre>' + body + '</pre>\n</body>\n</html>\n'
+    '<pre>' +
+    body +
+    '</pre>\n</body>\n</html>\n'
   );
 }
 
-function writeErrorPage(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, unknown> | undefined, message: string): void {
+function writeErrorPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, unknown> | undefined,
+  message: string,
+): void {
   if (res.headersSent || res.destroyed) return;
   const body = errorDocument(message);
   res.statusCode = status;

@@ -35,12 +35,14 @@ const EXPRESS4_TYPES: Readonly<Record<string, string>> = {
 
 /** Extensions mime-db knows but Express 4 (mime 1.6) does not: they are looked up as unknown. */
 const UNKNOWN_TO_EXPRESS4 = new Set(
-  ('1km 3mf age amr atomdeleted avci avcs avif azv b16 bmml bsp cdfx cjs cpl csl dbf ddf dds ' +
+  (
+    '1km 3mf age amr atomdeleted avci avcs avif azv b16 bmml bsp cdfx cjs cpl csl dbf ddf dds ' +
     'disposition-notification drle dwd emotionml es exp exr fdt fits fo ged heic heics heif heifs hej2 held ' +
     'hsj2 its jhc jls jph jxr jxra jxrs jxs jxsc jxsi jxss kdbx key ktx2 lgr m4s maei mdx mpf mtl musd mvt ' +
     'mxmf nq nt numbers obgx ogex opus osm owl pages provx pti rapd relo rsat rsheet rusd senmlx sensmlx ' +
     'shex sieve siv sls spdx stpx stpxz stpz swidtag t38 tap td tfx toml trig ttml u8dsn u8hdr u8mdn u8msg ' +
-    'ubj usdz vds vtf wif wsc x_b x_t xav xca xcs xel xns').split(' '),
+    'ubj usdz vds vtf wif wsc x_b x_t xav xca xcs xel xns'
+  ).split(' '),
 );
 
 const hasOwn = Object.prototype.hasOwnProperty;

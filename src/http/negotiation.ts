@@ -56,7 +56,11 @@ export function acceptsTypes(headers: IncomingHttpHeaders, offered: string[]): s
 
 type Dimension = 'encodings' | 'charsets' | 'languages';
 
-export function acceptsOther(headers: IncomingHttpHeaders, dimension: Dimension, values: string[]): string | string[] | false {
+export function acceptsOther(
+  headers: IncomingHttpHeaders,
+  dimension: Dimension,
+  values: string[],
+): string | string[] | false {
   const negotiator = new (loadNegotiator())({ headers });
   if (values.length === 0) return negotiator[dimension]();
   return negotiator[dimension](values)[0] || false;

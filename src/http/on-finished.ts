@@ -23,7 +23,12 @@ interface Waiting {
  * object that is neither a request nor a response.
  */
 export function isFinished(msg: IncomingMessage | OutgoingMessage): boolean | undefined {
-  const message = msg as Message & { writableEnded?: boolean; finished?: boolean; complete?: boolean; readable?: boolean };
+  const message = msg as Message & {
+    writableEnded?: boolean;
+    finished?: boolean;
+    complete?: boolean;
+    readable?: boolean;
+  };
   const socket = message.socket as Socket | null | undefined;
   const ended = typeof message.writableEnded === 'boolean' ? message.writableEnded : message.finished;
   if (typeof ended === 'boolean') {
@@ -100,7 +105,12 @@ function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }
  */
 export function whenRequestRead(req: IncomingMessage, send: () => void): void {
   const socket = req.socket;
-  if ((req as IncomingMessage & { upgrade?: boolean }).upgrade || !socket || !socket.readable || (req.complete && !req.readable)) {
+  if (
+    (req as IncomingMessage & { upgrade?: boolean }).upgrade ||
+    !socket ||
+    !socket.readable ||
+    (req.complete && !req.readable)
+  ) {
     send();
     return;
   }

@@ -38,7 +38,14 @@ export function parseRequestTarget(url: string): ParsedUrl {
             search = url.substring(i);
           }
           break;
-        case 0x09: case 0x0a: case 0x0c: case 0x0d: case 0x20: case 0x23: case 0xa0: case 0xfeff:
+        case 0x09:
+        case 0x0a:
+        case 0x0c:
+        case 0x0d:
+        case 0x20:
+        case 0x23:
+        case 0xa0:
+        case 0xfeff:
           return fromLegacy(url);
       }
     }

@@ -20,7 +20,8 @@ const SUFFIX_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}$/;
  * streamed body).
  */
 export function hasBody(req: Pick<IncomingMessage, 'headers'> & { stream?: { endAfterHeaders?: unknown } }): boolean {
-  if (req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number)) return true;
+  if (req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number))
+    return true;
   const stream = req.stream;
   return stream != null && stream.endAfterHeaders === false;
 }

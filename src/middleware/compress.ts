@@ -15,7 +15,7 @@ import type { Middleware } from './types';
 
 // mime-db is the database mime-types (a runtime dependency) is built on; its
 // `compressible` flags are what Connect's compressible check reads.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const mimeDb: Record<string, { compressible?: boolean }> = require('mime-db');
 
 export interface CompressOptions extends zlib.ZlibOptions {

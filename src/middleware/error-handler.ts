@@ -30,12 +30,22 @@ function escapeBlock(str: string): string {
 
 function page(title: string, status: number, heading: string, stack: string[]): string {
   return (
-    '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>' + heading + '</title>\n' +
+    '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>' +
+    heading +
+    '</title>\n' +
     '<style>body{padding:40px;font:13px "Helvetica Neue",Helvetica,Arial,sans-serif}' +
     'h1{font-size:48px;font-weight:200}#stacktrace{margin-top:15px;list-style:none;padding:0}' +
     '#stacktrace li{padding:2px 0;color:#555}</style>\n</head>\n<body>\n<div id="wrapper">\n' +
-    '<h1>' + title + '</h1>\n<h2><em>' + status + '</em> ' + heading + '</h2>\n' +
-    '<ul id="stacktrace">' + stack.map((line) => '<li>' + escapeBlock(line) + '</li>').join('') + '</ul>\n' +
+    '<h1>' +
+    title +
+    '</h1>\n<h2><em>' +
+    status +
+    '</em> ' +
+    heading +
+    '</h2>\n' +
+    '<ul id="stacktrace">' +
+    stack.map((line) => '<li>' + escapeBlock(line) + '</li>').join('') +
+    '</ul>\n' +
     '</div>\n</body>\n</html>\n'
   );
 }
@@ -43,7 +53,8 @@ function page(title: string, status: number, heading: string, stack: string[]): 
 export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware {
   const env = process.env.NODE_ENV || 'development';
   let log: boolean | ErrorLogger = options.log === undefined ? env !== 'test' : options.log;
-  if (typeof log !== 'function' && typeof log !== 'boolean') throw new TypeError('option log must be function or boolean');
+  if (typeof log !== 'function' && typeof log !== 'boolean')
+    throw new TypeError('option log must be function or boolean');
   if (log === true) log = (_err, str) => console.error(str);
   const logger = log;
 

@@ -58,7 +58,9 @@ function maxAgeOf(value: number | string | undefined): number {
  * browsers holding a 3.x app's validator still get 304s. A validator, not a secret.
  */
 function iconTag(body: Buffer): string {
-  return '"' + body.length.toString(16) + '-' + createHash('md5').update(body).digest('base64').replace(/=+$/, '') + '"';
+  return (
+    '"' + body.length.toString(16) + '-' + createHash('md5').update(body).digest('base64').replace(/=+$/, '') + '"'
+  );
 }
 
 function createIcon(body: Buffer, maxAge: number): Icon {

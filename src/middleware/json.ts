@@ -22,7 +22,11 @@ export function convertVerify(verify: LegacyVerify) {
 const connectStrictViolation = (): Error => new Error('invalid json');
 
 export function json(options?: JsonOptions): Middleware {
-  const opts: OptionsJson = { limit: '1mb', type: ['application/json', 'application/*+json'], ...options } as OptionsJson;
+  const opts: OptionsJson = {
+    limit: '1mb',
+    type: ['application/json', 'application/*+json'],
+    ...options,
+  } as OptionsJson;
   if (typeof options?.verify === 'function') {
     deprecate('json.verify: use body-parser module for verify');
     opts.verify = convertVerify(options.verify) as OptionsJson['verify'];

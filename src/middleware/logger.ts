@@ -15,7 +15,11 @@ type LogRequest = IncomingMessage & Timed & { ip?: string; originalUrl?: string 
 type LogResponse = ServerResponse & Timed;
 
 export type TokenFunction = (req: LogRequest, res: LogResponse, arg?: string) => string | number | undefined | null;
-export type FormatFunction = (tokens: Record<string, TokenFunction>, req: LogRequest, res: LogResponse) => string | undefined | null;
+export type FormatFunction = (
+  tokens: Record<string, TokenFunction>,
+  req: LogRequest,
+  res: LogResponse,
+) => string | undefined | null;
 
 export interface LoggerOptions {
   format?: string | FormatFunction;
@@ -33,8 +37,18 @@ const pad2 = (n: number) => String(n).padStart(2, '0');
 
 function clfDate(date: Date): string {
   return (
-    pad2(date.getUTCDate()) + '/' + CLF_MONTHS[date.getUTCMonth()] + '/' + date.getUTCFullYear() +
-    ':' + pad2(date.getUTCHours()) + ':' + pad2(date.getUTCMinutes()) + ':' + pad2(date.getUTCSeconds()) + ' +0000'
+    pad2(date.getUTCDate()) +
+    '/' +
+    CLF_MONTHS[date.getUTCMonth()] +
+    '/' +
+    date.getUTCFullYear() +
+    ':' +
+    pad2(date.getUTCHours()) +
+    ':' +
+    pad2(date.getUTCMinutes()) +
+    ':' +
+    pad2(date.getUTCSeconds()) +
+    ' +0000'
   );
 }
 
@@ -89,7 +103,9 @@ const devLines: Record<number, FormatFunction> = {};
 function devFormat(table: Record<string, TokenFunction>, req: LogRequest, res: LogResponse): string | undefined | null {
   const status = res.headersSent ? res.statusCode : 0;
   const color = status >= 500 ? 31 : status >= 400 ? 33 : status >= 300 ? 36 : status >= 200 ? 32 : 0;
-  devLines[color] ??= compile('\x1b[0m:method :url \x1b[' + color + 'm:status \x1b[0m:response-time ms - :res[content-length]\x1b[0m');
+  devLines[color] ??= compile(
+    '\x1b[0m:method :url \x1b[' + color + 'm:status \x1b[0m:response-time ms - :res[content-length]\x1b[0m',
+  );
   return devLines[color](table, req, res);
 }
 
@@ -200,10 +216,22 @@ token('user-agent', (req) => req.headers['user-agent']);
 token('req', (req, _res, field) => headerValue(req.headers[String(field).toLowerCase()]));
 token('res', (_req, res, field) => (res.headersSent ? headerValue(res.getHeader(String(field))) : undefined));
 
-format('combined', ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" :status :res[content-length] ":referrer" ":user-agent"');
-format('common', ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" :status :res[content-length]');
-format('default', ':remote-addr - :remote-user [:date] ":method :url HTTP/:http-version" :status :res[content-length] ":referrer" ":user-agent"');
-format('short', ':remote-addr :remote-user :method :url HTTP/:http-version :status :res[content-length] - :response-time ms');
+format(
+  'combined',
+  ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" :status :res[content-length] ":referrer" ":user-agent"',
+);
+format(
+  'common',
+  ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" :status :res[content-length]',
+);
+format(
+  'default',
+  ':remote-addr - :remote-user [:date] ":method :url HTTP/:http-version" :status :res[content-length] ":referrer" ":user-agent"',
+);
+format(
+  'short',
+  ':remote-addr :remote-user :method :url HTTP/:http-version :status :res[content-length] - :response-time ms',
+);
 format('tiny', ':method :url :status :res[content-length] - :response-time ms');
 format('dev', devFormat);
 

@@ -84,7 +84,16 @@ function cacheDirectives(value: unknown): Directives {
     const eq = part.indexOf('=');
     const name = (eq === -1 ? part : part.slice(0, eq)).trim().toLowerCase();
     if (!name) continue;
-    const number = eq === -1 ? NaN : parseInt(part.slice(eq + 1).trim().replace(/^"|"$/g, ''), 10);
+    const number =
+      eq === -1
+        ? NaN
+        : parseInt(
+            part
+              .slice(eq + 1)
+              .trim()
+              .replace(/^"|"$/g, ''),
+            10,
+          );
     directives.set(name, Number.isNaN(number) ? true : number);
   }
   return directives;
@@ -124,7 +133,13 @@ function mustRevalidate(req: IncomingMessage, entry: CachedResponse, now: number
 }
 
 /** Headers a 304 does not carry (as static's own 304 leaves them out). */
-const CONTENT_HEADERS = new Set(['content-encoding', 'content-language', 'content-length', 'content-range', 'content-type']);
+const CONTENT_HEADERS = new Set([
+  'content-encoding',
+  'content-language',
+  'content-length',
+  'content-range',
+  'content-type',
+]);
 
 function respondFromCache(req: IncomingMessage, res: ServerResponse, entry: CachedResponse, now: number): void {
   // As static does, HEAD gets a 304 too.
@@ -153,7 +168,11 @@ function respondFromCache(req: IncomingMessage, res: ServerResponse, entry: Cach
  * The headers to store with the body `static()` is about to send, or
  * undefined when this response must not be kept.
  */
-function storableHeaders(req: IncomingMessage, res: ServerResponse, maxLength: number): CachedResponse['headers'] | undefined {
+function storableHeaders(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxLength: number,
+): CachedResponse['headers'] | undefined {
   if (res.statusCode !== 200) return undefined;
   if (req.headers.cookie !== undefined) return undefined;
   if (cacheDirectives(req.headers['cache-control']).has('no-store')) return undefined;
@@ -161,7 +180,12 @@ function storableHeaders(req: IncomingMessage, res: ServerResponse, maxLength: n
   const length = Number(res.getHeader('content-length'));
   if (!res.hasHeader('content-length') || !(length >= 0 && length <= maxLength)) return undefined;
   const directives = cacheDirectives(res.getHeader('cache-control'));
-  if (directives.has('no-cache') || directives.has('no-store') || directives.has('private') || directives.has('must-revalidate')) {
+  if (
+    directives.has('no-cache') ||
+    directives.has('no-store') ||
+    directives.has('private') ||
+    directives.has('must-revalidate')
+  ) {
     return undefined;
   }
   const headers: CachedResponse['headers'] = [];
@@ -190,7 +214,13 @@ function chunkBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
  * and stores it once it was sent whole. The decision waits for the first write,
  * when static has set every header.
  */
-function recordResponse(req: IncomingMessage, res: ServerResponse, key: string, store: LruStore, maxLength: number): void {
+function recordResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  key: string,
+  store: LruStore,
+  maxLength: number,
+): void {
   const write = res.write;
   const end = res.end;
   let chunks: Buffer[] | undefined;
@@ -253,7 +283,8 @@ function recordResponse(req: IncomingMessage, res: ServerResponse, key: string, 
 }
 
 function headerString(headers: CachedResponse['headers'], name: string): string | undefined {
-  for (const [key, value] of headers) if (key.toLowerCase() === name) return typeof value === 'string' ? value : undefined;
+  for (const [key, value] of headers)
+    if (key.toLowerCase() === name) return typeof value === 'string' ? value : undefined;
   return undefined;
 }
 
@@ -280,11 +311,12 @@ export function staticCache(options?: StaticCacheOptions): Middleware {
     const entry = store.peek(key);
     const now = Date.now();
     // A cookie may change what is served; If-Match and If-Unmodified-Since are static's to judge (412).
-    const usable = entry !== undefined
-      && req.headers.cookie === undefined
-      && req.headers['if-match'] === undefined
-      && req.headers['if-unmodified-since'] === undefined
-      && !mustRevalidate(req, entry, now);
+    const usable =
+      entry !== undefined &&
+      req.headers.cookie === undefined &&
+      req.headers['if-match'] === undefined &&
+      req.headers['if-unmodified-since'] === undefined &&
+      !mustRevalidate(req, entry, now);
     if (usable) {
       store.touch(key, entry);
       respondFromCache(req, res, entry, now);

@@ -7,7 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware, NextFunction } from './types';
 
-type Handle = ((req: IncomingMessage, res: ServerResponse, next: NextFunction) => void) | { emit(event: string, ...args: unknown[]): unknown };
+type Handle =
+  | ((req: IncomingMessage, res: ServerResponse, next: NextFunction) => void)
+  | { emit(event: string, ...args: unknown[]): unknown };
 
 /** Connect 2's pattern: everything but word characters and `*` escaped, `*` lazy. */
 function patternOf(hostname: string | RegExp): RegExp {

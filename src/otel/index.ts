@@ -8,10 +8,22 @@
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import {
-  context, createContextKey, SpanStatusCode, trace,
-  type Context, type Span, type Tracer, type TracerProvider,
+  context,
+  createContextKey,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
-import { LAYER_CHANNEL, REQUEST_CHANNEL, type LayerKind, type LayerTrace, type RequestTrace } from '../tracing/channels';
+import {
+  LAYER_CHANNEL,
+  REQUEST_CHANNEL,
+  type LayerKind,
+  type LayerTrace,
+  type RequestTrace,
+} from '../tracing/channels';
 
 export type { LayerKind, LayerTrace, RequestTrace };
 export { LAYER_CHANNEL, REQUEST_CHANNEL };
@@ -96,9 +108,13 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
       const layer = message as LayerTrace;
       if (layer.kind === 'request_handler') nameServerSpan(layer);
       if (ignored.has(layer.kind)) return;
-      const span = tracer.startSpan(SPAN_NAMES[layer.kind](layer), {
-        attributes: { [ATTR_HTTP_ROUTE]: layer.route, [ATTR_LAYER_NAME]: layer.name, [ATTR_LAYER_TYPE]: layer.kind },
-      }, parentContext(layer));
+      const span = tracer.startSpan(
+        SPAN_NAMES[layer.kind](layer),
+        {
+          attributes: { [ATTR_HTTP_ROUTE]: layer.route, [ATTR_LAYER_NAME]: layer.name, [ATTR_LAYER_TYPE]: layer.kind },
+        },
+        parentContext(layer),
+      );
       spans.set(layer, span);
     },
     error(message: unknown) {

@@ -25,5 +25,7 @@ const ENCODED_BRACKET = /%5[bd]/gi;
  */
 export function unescapeBrackets(input: string): string {
   if (input.indexOf('%') === -1) return input;
-  return input.replace(ENCODED_BRACKET, (escape) => (escape.charCodeAt(2) === 0x42 || escape.charCodeAt(2) === 0x62 ? '[' : ']'));
+  return input.replace(ENCODED_BRACKET, (escape) =>
+    escape.charCodeAt(2) === 0x42 || escape.charCodeAt(2) === 0x62 ? '[' : ']',
+  );
 }

@@ -15,7 +15,9 @@ function namesPrototypeMember(name: string): boolean {
 
 /** `[x]` -> `x`; anything else unchanged. */
 export function unwrapBrackets(segment: string): string {
-  return segment.charCodeAt(0) === 0x5b && segment.charCodeAt(segment.length - 1) === 0x5d ? segment.slice(1, -1) : segment;
+  return segment.charCodeAt(0) === 0x5b && segment.charCodeAt(segment.length - 1) === 0x5d
+    ? segment.slice(1, -1)
+    : segment;
 }
 
 /** The index just past the `]` closing the group opened at `open`, or -1 if it never closes. */

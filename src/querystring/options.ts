@@ -38,5 +38,7 @@ export function normaliseOptions(options: ExtendedParseOptions | undefined): Par
 }
 
 export function arrayLimitError(arrayLimit: number): RangeError {
-  return new RangeError(`Array limit exceeded. Only ${arrayLimit} element${arrayLimit === 1 ? '' : 's'} allowed in an array.`);
+  return new RangeError(
+    `Array limit exceeded. Only ${arrayLimit} element${arrayLimit === 1 ? '' : 's'} allowed in an array.`,
+  );
 }

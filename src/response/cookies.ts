@@ -16,7 +16,8 @@ import type { CookieOptions, Response } from './types';
 /** A shallow copy that includes inherited enumerable options (Express merges with `for...in`). */
 function copyOptions(target: CookieOptions, options: CookieOptions | undefined): CookieOptions {
   // Options are a plain record here: every enumerable one is copied, known or not.
-  if (options) for (const key in options) (target as Record<string, unknown>)[key] = (options as Record<string, unknown>)[key];
+  if (options)
+    for (const key in options) (target as Record<string, unknown>)[key] = (options as Record<string, unknown>)[key];
   return target;
 }
 

@@ -22,7 +22,6 @@ export interface SendFileOptions extends SendOptions {
   headers?: OutgoingHttpHeaders;
 }
 
-
 interface FileRequest extends IncomingMessage {
   next?: NextFunction;
 }
@@ -33,7 +32,12 @@ export interface FileResponse extends ServerResponse {
   sendfile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
 }
 
-function sendFile(this: FileResponse, path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void {
+function sendFile(
+  this: FileResponse,
+  path: string,
+  options?: SendFileOptions | TransferCallback,
+  callback?: TransferCallback,
+): void {
   let done = callback;
   let opts: SendFileOptions = (options as SendFileOptions) || {};
   const req = this.req;
@@ -49,7 +53,14 @@ function sendFile(this: FileResponse, path: string, options?: SendFileOptions | 
 
   // The core takes URL paths; encoding first means "%" and friends in file names stay literal.
   const urlPath = encodeURI(path);
-  transferCore().transferFile(req, this, urlPath, sendOptions().compileSendOptions(opts), opts.headers, reportOutcome(done, next));
+  transferCore().transferFile(
+    req,
+    this,
+    urlPath,
+    sendOptions().compileSendOptions(opts),
+    opts.headers,
+    reportOutcome(done, next),
+  );
 }
 
 /** Where a transfer's outcome goes: to the callback when there is one, else a failure to `next`. */
@@ -80,7 +91,14 @@ export function deprecatedSendfile(
     done = options;
     opts = {};
   }
-  transferCore().transferFile(this.req, this, path, sendOptions().compileSendOptions(opts), opts.headers, reportOutcome(done, this.req.next));
+  transferCore().transferFile(
+    this.req,
+    this,
+    path,
+    sendOptions().compileSendOptions(opts),
+    opts.headers,
+    reportOutcome(done, this.req.next),
+  );
 }
 
 function download(
@@ -127,7 +145,12 @@ function download(
  * directory (or `options.root`), `fn()` when sent, `fn(err)` on failure; without
  * `fn` failures go to `next(err)` while nothing was sent, and a directory to `next()`.
  */
-function sendfile(this: FileResponse, path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void {
+function sendfile(
+  this: FileResponse,
+  path: string,
+  options?: SendFileOptions | TransferCallback,
+  callback?: TransferCallback,
+): void {
   let fn = callback;
   let opts: SendFileOptions = (options as SendFileOptions) || {};
   const req = this.req;

@@ -41,7 +41,12 @@ Object.assign(
 
 /** Express 4 keeps the 3.x `res.sendfile` only as a deprecated alias of the file sender, with 4.x outcomes. */
 type SendfileArgs = Parameters<typeof deprecatedSendfile>;
-response.sendfile = function sendfile(this: unknown, _path: SendfileArgs[0], _options?: SendfileArgs[1], _callback?: SendfileArgs[2]) {
+response.sendfile = function sendfile(
+  this: unknown,
+  _path: SendfileArgs[0],
+  _options?: SendfileArgs[1],
+  _callback?: SendfileArgs[2],
+) {
   deprecate('res.sendfile: Use res.sendFile instead');
   // Passed on as received: the sender tells `(path, fn)` from `(path, options, fn)` by argument type.
   return deprecatedSendfile.apply(this as never, Array.prototype.slice.call(arguments) as SendfileArgs);

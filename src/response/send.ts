@@ -53,7 +53,11 @@ const ESCAPED: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '
 export function stringifyJson(value: unknown, replacer: unknown, spaces: unknown, escape: unknown): string | undefined {
   const json =
     replacer || spaces
-      ? JSON.stringify(value, replacer as (this: unknown, key: string, value: unknown) => unknown, spaces as string | number)
+      ? JSON.stringify(
+          value,
+          replacer as (this: unknown, key: string, value: unknown) => unknown,
+          spaces as string | number,
+        )
       : JSON.stringify(value);
   if (escape && typeof json === 'string') return json.replace(/[<>&]/g, (ch) => ESCAPED[ch]);
   return json;

@@ -8,7 +8,11 @@ import { escapeHtml } from '../http/escape-html';
 export function htmlDocument(title: string, body: string): string {
   return (
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
-    '<title>' + title + '</title>\n</head>\n<body>\n<pre>' + body + '</pre>\n</body>\n</html>\n'
+    '<title>' +
+    title +
+    '</title>\n</head>\n<body>\n<pre>' +
+    body +
+    '</pre>\n</body>\n</html>\n'
   );
 }
 

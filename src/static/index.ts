@@ -53,7 +53,11 @@ export function serveStatic(root: string, options?: ServeStaticOptions): Middlew
 }
 
 /** The static middleware with its directory redirect chosen by the caller (4.x: 301; Connect 2.30's: 303). */
-export function createServeStatic(root: string, options: ServeStaticOptions | undefined, redirectDirectory: DirectoryRedirect): Middleware {
+export function createServeStatic(
+  root: string,
+  options: ServeStaticOptions | undefined,
+  redirectDirectory: DirectoryRedirect,
+): Middleware {
   if (!root) throw new TypeError('root path required');
   if (typeof root !== 'string') throw new TypeError('root path must be a string');
   const opts: ServeStaticOptions = options || {};
@@ -106,7 +110,11 @@ export function createServeStatic(root: string, options: ServeStaticOptions | un
         else redirectDirectory(req, response);
       },
       // Once a file is chosen, a failure is the server's, not a miss: always forward it.
-      file: fallthrough ? () => { forwardError = true; } : undefined,
+      file: fallthrough
+        ? () => {
+            forwardError = true;
+          }
+        : undefined,
       headers: setHeaders,
       // Connect's contract: the request emits 'static' when a file body starts; staticCache() listens.
       stream: () => req.emit('static'),

@@ -73,7 +73,7 @@ function stringList(value: unknown, name: string): string[] {
 
 /** Milliseconds from a number or an ms-format string; not a number means 0; at most one year. */
 function normalizeMaxAge(value: unknown): number {
-  const ms = typeof value === 'string' ? parseMs(value) ?? NaN : Number(value);
+  const ms = typeof value === 'string' ? (parseMs(value) ?? NaN) : Number(value);
   return Number.isNaN(ms) ? 0 : Math.min(Math.max(0, ms), ONE_YEAR);
 }
 

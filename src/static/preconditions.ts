@@ -24,7 +24,9 @@ function sameTag(a: string, b: string): boolean {
 }
 
 export function isConditionalGet(headers: IncomingHttpHeaders): boolean {
-  return Boolean(headers['if-match'] || headers['if-unmodified-since'] || headers['if-none-match'] || headers['if-modified-since']);
+  return Boolean(
+    headers['if-match'] || headers['if-unmodified-since'] || headers['if-none-match'] || headers['if-modified-since'],
+  );
 }
 
 /** If-Match names none of our tags, or the file changed after If-Unmodified-Since: 412. */

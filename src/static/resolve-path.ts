@@ -33,7 +33,12 @@ function hasDotSegment(parts: string[]): boolean {
  * system path, where any `..` is refused). In the default dotfiles mode
  * (`undefined`) only a final segment starting with a dot is hidden.
  */
-export function resolveFilePath(urlPath: string, root: string | null, dotfiles: DotfilesMode | undefined, hidden: boolean): Resolved {
+export function resolveFilePath(
+  urlPath: string,
+  root: string | null,
+  dotfiles: DotfilesMode | undefined,
+  hidden: boolean,
+): Resolved {
   let path = decode(urlPath);
   if (path === undefined || path.includes('\0')) return { status: 400 };
 

@@ -38,7 +38,7 @@ export interface SendHooks {
 const BYTES_RANGE = /^ *bytes=/;
 
 export function hasTrailingSlash(urlPath: string): boolean {
-  return urlPath.charCodeAt(urlPath.length - 1) === 0x2f /* / */;
+  return urlPath.charCodeAt(urlPath.length - 1) === 0x2f; /* / */
 }
 
 /** The error for a failed `stat` or read: a missing file is 404, anything else 500. */
@@ -51,7 +51,13 @@ function fsError(err: NodeJS.ErrnoException): HttpError {
  * Sends the file that `urlPath` (percent-encoded, as in a URL) names under
  * `settings.root`, or the absolute/cwd-relative path itself without a root.
  */
-export function sendFile(req: IncomingMessage, res: ServerResponse, urlPath: string, settings: SendSettings, hooks: SendHooks): void {
+export function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  urlPath: string,
+  settings: SendSettings,
+  hooks: SendHooks,
+): void {
   const resolved = resolveFilePath(urlPath, settings.root, settings.dotfiles, settings.hidden);
   if (resolved.path === undefined) {
     hooks.error(createHttpError(resolved.status));
@@ -65,7 +71,14 @@ export function sendFile(req: IncomingMessage, res: ServerResponse, urlPath: str
   }
 }
 
-function sendPath(req: IncomingMessage, res: ServerResponse, urlPath: string, path: string, settings: SendSettings, hooks: SendHooks): void {
+function sendPath(
+  req: IncomingMessage,
+  res: ServerResponse,
+  urlPath: string,
+  path: string,
+  settings: SendSettings,
+  hooks: SendHooks,
+): void {
   statFile(path, (err, stat) => {
     if (err) {
       // A missing extension-less file may exist under one of the fallback extensions.
@@ -86,8 +99,21 @@ function sendPath(req: IncomingMessage, res: ServerResponse, urlPath: string, pa
   });
 }
 
-function sendIndex(req: IncomingMessage, res: ServerResponse, dir: string, settings: SendSettings, hooks: SendHooks): void {
-  sendFirstFile(req, res, settings.index.map((name) => join(dir, name)), null, settings, hooks);
+function sendIndex(
+  req: IncomingMessage,
+  res: ServerResponse,
+  dir: string,
+  settings: SendSettings,
+  hooks: SendHooks,
+): void {
+  sendFirstFile(
+    req,
+    res,
+    settings.index.map((name) => join(dir, name)),
+    null,
+    settings,
+    hooks,
+  );
 }
 
 /**
@@ -95,8 +121,12 @@ function sendIndex(req: IncomingMessage, res: ServerResponse, dir: string, setti
  * When none is, the error is the last failed stat's (404 for a missing file) or a plain 404.
  */
 function sendFirstFile(
-  req: IncomingMessage, res: ServerResponse, candidates: string[], previousError: NodeJS.ErrnoException | null,
-  settings: SendSettings, hooks: SendHooks,
+  req: IncomingMessage,
+  res: ServerResponse,
+  candidates: string[],
+  previousError: NodeJS.ErrnoException | null,
+  settings: SendSettings,
+  hooks: SendHooks,
 ): void {
   const attempt = (i: number, lastError: NodeJS.ErrnoException | null): void => {
     if (i >= candidates.length) {
@@ -115,7 +145,13 @@ function sendFirstFile(
 }
 
 /** Caching and validator headers; each one a handler already set is left alone. */
-function setFileHeaders(res: ServerResponse, path: string, stat: Stats, settings: SendSettings, hooks: SendHooks): void {
+function setFileHeaders(
+  res: ServerResponse,
+  path: string,
+  stat: Stats,
+  settings: SendSettings,
+  hooks: SendHooks,
+): void {
   hooks.headers?.(res, path, stat);
   if (settings.acceptRanges && !res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes');
   if (settings.cacheControl && !res.getHeader('Cache-Control')) {
@@ -123,7 +159,8 @@ function setFileHeaders(res: ServerResponse, path: string, stat: Stats, settings
     if (settings.immutable) cacheControl += ', immutable';
     res.setHeader('Cache-Control', cacheControl);
   }
-  if (settings.lastModified && !res.getHeader('Last-Modified')) res.setHeader('Last-Modified', stat.mtime.toUTCString());
+  if (settings.lastModified && !res.getHeader('Last-Modified'))
+    res.setHeader('Last-Modified', stat.mtime.toUTCString());
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
   if (!res.getHeader('Content-Type')) {
     const type = lookupType(path) || DEFAULT_TYPE;
@@ -140,7 +177,14 @@ function removeContentHeaders(res: ServerResponse): void {
   res.removeHeader('Content-Type');
 }
 
-function sendStat(req: IncomingMessage, res: ServerResponse, path: string, stat: Stats, settings: SendSettings, hooks: SendHooks): void {
+function sendStat(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  stat: Stats,
+  settings: SendSettings,
+  hooks: SendHooks,
+): void {
   if (res.headersSent) {
     hooks.error(toHttpError(500, new Error("Can't set headers after they are sent."), { expose: false }));
     return;
@@ -162,7 +206,13 @@ function sendStat(req: IncomingMessage, res: ServerResponse, path: string, stat:
     }
     const status = res.statusCode;
     const cachable = (status >= 200 && status < 300) || status === 304;
-    if (cachable && isFresh(headers, { etag: res.getHeader('ETag') as string | undefined, 'last-modified': res.getHeader('Last-Modified') as string | undefined })) {
+    if (
+      cachable &&
+      isFresh(headers, {
+        etag: res.getHeader('ETag') as string | undefined,
+        'last-modified': res.getHeader('Last-Modified') as string | undefined,
+      })
+    ) {
       removeContentHeaders(res);
       res.statusCode = 304;
       res.end();

@@ -56,6 +56,11 @@ export const layerChannel = diagnosticsChannel.tracingChannel(LAYER_CHANNEL) as 
 export function isTraced(channel: Channels<object>): boolean {
   const own = (channel as { hasSubscribers?: boolean }).hasSubscribers;
   if (own !== undefined) return own;
-  return channel.start.hasSubscribers || channel.end.hasSubscribers || channel.asyncStart.hasSubscribers
-    || channel.asyncEnd.hasSubscribers || channel.error.hasSubscribers;
+  return (
+    channel.start.hasSubscribers ||
+    channel.end.hasSubscribers ||
+    channel.asyncStart.hasSubscribers ||
+    channel.asyncEnd.hasSubscribers ||
+    channel.error.hasSubscribers
+  );
 }

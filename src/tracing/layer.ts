@@ -46,7 +46,14 @@ export function isTracingActive(): boolean {
 
 /** `base` followed by a registered path, as a template: `''` + `/` is `/`, `/api` + `/users/:id` is `/api/users/:id`. */
 export function joinTemplate(base: string, path: PathPattern | undefined): string {
-  let part = typeof path === 'string' ? path : Array.isArray(path) ? path.map(String).join(',') : path === undefined ? '' : String(path);
+  let part =
+    typeof path === 'string'
+      ? path
+      : Array.isArray(path)
+        ? path.map(String).join(',')
+        : path === undefined
+          ? ''
+          : String(path);
   if (part === '/') part = '';
   else if (part.length > 1 && part[part.length - 1] === '/') part = part.slice(0, -1);
   const joined = base + (part === '' || part[0] === '/' ? part : '/' + part);
@@ -65,7 +72,13 @@ function invoke(layer: Layer, error: unknown, req: IncomingMessage, res: ServerR
 }
 
 /** Runs one layer call with its trace. `error` is NO_ERROR for request handlers and middleware. */
-export function traceLayer(layer: Layer, error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+export function traceLayer(
+  layer: Layer,
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: NextFunction,
+): void {
   const routed = req as RoutedRequest;
   const mount = routed[kMount];
   const base = mount === undefined || mount.template === '/' ? '' : mount.template;
@@ -85,7 +98,8 @@ export function traceLayer(layer: Layer, error: unknown, req: IncomingMessage, r
   const inRoute = routed[kRoute];
   const handler = inRoute !== undefined && inRoute.route.stack.includes(layer);
   const router = !handler && error === NO_ERROR && isRouter(layer.handle);
-  const kind: LayerKind = error !== NO_ERROR ? 'error_handler' : handler ? 'request_handler' : router ? 'router' : 'middleware';
+  const kind: LayerKind =
+    error !== NO_ERROR ? 'error_handler' : handler ? 'request_handler' : router ? 'router' : 'middleware';
   const trace: LayerTrace = {
     req,
     res,

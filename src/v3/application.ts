@@ -42,7 +42,8 @@ export function createLocals(): Locals3 {
 }
 
 /** Connect 2's `query()` as Express 3 used it: qs with prototype keys allowed. */
-const parseQuery3: QueryParser = (queryString) => (queryString ? parseExtended(queryString, { allowPrototypes: true }) : {});
+const parseQuery3: QueryParser = (queryString) =>
+  queryString ? parseExtended(queryString, { allowPrototypes: true }) : {};
 
 export interface Application3 extends EventEmitter, Application3Methods {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;

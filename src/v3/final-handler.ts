@@ -14,7 +14,11 @@ interface ErrorLike {
   toString(): string;
 }
 
-export function finalHandler3(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, options: { env: string }) {
+export function finalHandler3(
+  req: IncomingMessage & { originalUrl?: string },
+  res: ServerResponse,
+  options: { env: string },
+) {
   return (err?: unknown): void => {
     let status = res.statusCode;
     if (!err && res.headersSent) return;
@@ -26,7 +30,7 @@ export function finalHandler3(req: IncomingMessage & { originalUrl?: string }, r
       // Security fix over 3.x: a status outside 400..599 would make Node throw
       // while answering; 3.x crashed the request there, webapp answers 500.
       if (!status || status < 400 || status > 599 || !Number.isInteger(status)) status = 500;
-      const text = options.env === 'production' ? STATUS_CODES[status] ?? '' : error.stack || error.toString();
+      const text = options.env === 'production' ? (STATUS_CODES[status] ?? '') : error.stack || error.toString();
       message = escapeHtml(text).replace(/\n/g, '<br>').replace(/ {2}/g, ' &nbsp;') + '\n';
       if (options.env !== 'test') console.error(error.stack || error.toString());
     } else {

@@ -20,29 +20,59 @@ const PARAM = /(\/)?(\.)?:(\w+)(?:(\(.*?\)))?(\?)?(\*)?/g;
 /** Stands in for a backtracking-safe capture until escaping is done (NUL never occurs in patterns). */
 const SAFE_CAPTURE = /\u0000(\d+)\u0000/g;
 
-export function compilePath3(path: string | RegExp | Array<string | RegExp>, keys: PathKey3[], sensitive?: boolean, strict?: boolean): RegExp {
+export function compilePath3(
+  path: string | RegExp | Array<string | RegExp>,
+  keys: PathKey3[],
+  sensitive?: boolean,
+  strict?: boolean,
+): RegExp {
   if (Object.prototype.toString.call(path) === '[object RegExp]') return path as RegExp;
   let source = Array.isArray(path) ? '(' + path.join('|') + ')' : (path as string);
   const separators: string[] = [];
 
   source = (source + (strict ? '' : '/?')).replace(/\/\(/g, '(?:/');
-  source = source.replace(PARAM, (match, slash: string | undefined, format: string | undefined, name: string, capture: string | undefined, optional: string | undefined, star: string | undefined, offset: number, whole: string) => {
-    keys.push({ name, optional: Boolean(optional) });
-    let pattern = capture;
-    if (!pattern) {
-      const literal = !slash && !format ? literalBefore(whole, offset) : '';
-      if (literal) {
-        separators.push(literal);
-        pattern = '\u0000' + (separators.length - 1) + '\u0000';
-      } else {
-        pattern = format ? '([^/.]+?)' : '([^/]+?)';
+  source = source.replace(
+    PARAM,
+    (
+      match,
+      slash: string | undefined,
+      format: string | undefined,
+      name: string,
+      capture: string | undefined,
+      optional: string | undefined,
+      star: string | undefined,
+      offset: number,
+      whole: string,
+    ) => {
+      keys.push({ name, optional: Boolean(optional) });
+      let pattern = capture;
+      if (!pattern) {
+        const literal = !slash && !format ? literalBefore(whole, offset) : '';
+        if (literal) {
+          separators.push(literal);
+          pattern = '\u0000' + (separators.length - 1) + '\u0000';
+        } else {
+          pattern = format ? '([^/.]+?)' : '([^/]+?)';
+        }
       }
-    }
-    const lead = slash ?? '';
-    return (optional ? '' : lead) + '(?:' + (optional ? lead : '') + (format ?? '') + pattern + ')' + (optional ?? '') + (star ? '(/*)?' : '');
-  });
+      const lead = slash ?? '';
+      return (
+        (optional ? '' : lead) +
+        '(?:' +
+        (optional ? lead : '') +
+        (format ?? '') +
+        pattern +
+        ')' +
+        (optional ?? '') +
+        (star ? '(/*)?' : '')
+      );
+    },
+  );
   source = source.replace(/([/.])/g, '\\$1').replace(/\*/g, '(.*)');
-  source = source.replace(SAFE_CAPTURE, (_m, index: string) => '((?:(?!\\/|' + escapeRegExp(separators[Number(index)]) + ').)+?)');
+  source = source.replace(
+    SAFE_CAPTURE,
+    (_m, index: string) => '((?:(?!\\/|' + escapeRegExp(separators[Number(index)]) + ').)+?)',
+  );
   return new RegExp('^' + source + '$', sensitive ? '' : 'i');
 }
 
@@ -51,7 +81,15 @@ function literalBefore(source: string, offset: number): string {
   let start = offset;
   while (start > 0) {
     const ch = source[start - 1];
-    if (ch === '/' || ch === ')' || ch === '?' || ch === '*' || ch === '(' || /\w/.test(ch) && /:\w*$/.test(source.slice(0, start))) break;
+    if (
+      ch === '/' ||
+      ch === ')' ||
+      ch === '?' ||
+      ch === '*' ||
+      ch === '(' ||
+      (/\w/.test(ch) && /:\w*$/.test(source.slice(0, start)))
+    )
+      break;
     start--;
   }
   const literal = source.slice(start, offset);

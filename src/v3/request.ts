@@ -104,7 +104,8 @@ export function accepts3(types: string | string[], header: string | undefined): 
     for (let j = 0; j < list.length; j++) {
       const [type, subtype] = normalized[j].value.split('/');
       const params = normalized[j].params;
-      const typeMatches = (type === other.type || other.type === '*') && (subtype === other.subtype || other.subtype === '*');
+      const typeMatches =
+        (type === other.type || other.type === '*') && (subtype === other.subtype || other.subtype === '*');
       if (typeMatches && !Object.keys(params).some((k) => params[k] != other.params[k])) return list[j];
     }
   }
@@ -194,7 +195,10 @@ const getters3 = {
     return proxyAddr(this, this.app.get('trust proxy fn') as (addr: string, i: number) => boolean);
   },
   ips() {
-    return proxyAddr.all(this, this.app.get('trust proxy fn') as (addr: string, i: number) => boolean).slice(1).reverse();
+    return proxyAddr
+      .all(this, this.app.get('trust proxy fn') as (addr: string, i: number) => boolean)
+      .slice(1)
+      .reverse();
   },
   secure() {
     return this.protocol === 'https';

@@ -77,7 +77,11 @@ function lookup3(type: string): string {
 
 /** The 3.x response prototype: the 4.x one with the methods below in place of its own. */
 export type Response3Prototype = Omit<ResponsePrototype, keyof typeof methods3 | 'header' | 'contentType' | 'charset'> &
-  typeof methods3 & { header: (typeof methods3)['set']; contentType: (typeof methods3)['type']; charset: string | undefined };
+  typeof methods3 & {
+    header: (typeof methods3)['set'];
+    contentType: (typeof methods3)['type'];
+    charset: string | undefined;
+  };
 
 export const response3 = Object.create(response) as Response3Prototype;
 
@@ -93,10 +97,13 @@ const methods3 = {
         incoming = incoming.filter((v) => !seen.includes(v));
       }
       if (!previous) return nativeSetHeader.call(this, field, incoming);
-      const merged = Array.isArray(previous) ? previous.concat(incoming as string) : ([previous] as unknown[]).concat(incoming);
+      const merged = Array.isArray(previous)
+        ? previous.concat(incoming as string)
+        : ([previous] as unknown[]).concat(incoming);
       return nativeSetHeader.call(this, field, merged as string[]);
     }
-    if (key === 'content-type' && this.charset) return nativeSetHeader.call(this, field, addDefaultCharset(value, this.charset));
+    if (key === 'content-type' && this.charset)
+      return nativeSetHeader.call(this, field, addDefaultCharset(value, this.charset));
     return nativeSetHeader.call(this, field, value);
   },
 
@@ -116,7 +123,13 @@ const methods3 = {
   links(this: Res3, links: Record<string, string>) {
     let link = this.get('Link') || '';
     if (link) link += ', ';
-    return this.set('Link', link + Object.keys(links).map((rel) => '<' + links[rel] + '>; rel="' + rel + '"').join(', '));
+    return this.set(
+      'Link',
+      link +
+        Object.keys(links)
+          .map((rel) => '<' + links[rel] + '>; rel="' + rel + '"')
+          .join(', '),
+    );
   },
 
   /** `send([status,] body)`, `send(body, status)` and `send(status)` (the status text as body). */
@@ -242,7 +255,10 @@ const methods3 = {
     } else if (fallback) {
       fallback();
     } else {
-      const err = Object.assign(new Error('Not Acceptable'), { status: 406, types: keys.map((k) => lookup3(k.split(';')[0].trim())) });
+      const err = Object.assign(new Error('Not Acceptable'), {
+        status: 406,
+        types: keys.map((k) => lookup3(k.split(';')[0].trim())),
+      });
       next(err);
     }
     return this;
@@ -274,7 +290,10 @@ const methods3 = {
   },
 
   cookie(this: Res3, name: string, value: unknown, options?: Record<string, unknown>) {
-    const opts: Record<string, unknown> & { maxAge?: number; expires?: Date; path?: string } = Object.assign({}, options);
+    const opts: Record<string, unknown> & { maxAge?: number; expires?: Date; path?: string } = Object.assign(
+      {},
+      options,
+    );
     const secret = this.req.secret;
     if (opts.signed && !secret) throw new Error('connect.cookieParser("secret") required for signed cookies');
     let val = value;
@@ -372,7 +391,11 @@ const methods3 = {
 
 /** JSON text with the app's `json replacer` and `json spaces`. */
 function stringify3(value: unknown, app: { get(setting: string): unknown }): string {
-  return JSON.stringify(value, app.get('json replacer') as (key: string, value: unknown) => unknown, app.get('json spaces') as string | number);
+  return JSON.stringify(
+    value,
+    app.get('json replacer') as (key: string, value: unknown) => unknown,
+    app.get('json spaces') as string | number,
+  );
 }
 
 /** The 3.x status-first forms: `(status, body)`, and the deprecated `(body, status)`. */
@@ -381,7 +404,11 @@ function statusFirst(res: Res3, args: unknown[], name: string): unknown {
   if (args.length === 2) {
     if (typeof args[1] === 'number') {
       res.statusCode = args[1];
-      deprecate(typeof obj === 'number' ? `res.${name}(obj, status): Use res.${name}(status, obj) instead` : `res.${name}(num, status): Use res.status(status).${name}(num) instead`);
+      deprecate(
+        typeof obj === 'number'
+          ? `res.${name}(obj, status): Use res.${name}(status, obj) instead`
+          : `res.${name}(num, status): Use res.status(status).${name}(num) instead`,
+      );
     } else {
       res.statusCode = obj as number;
       obj = args[1];

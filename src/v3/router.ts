@@ -5,13 +5,26 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
-import { callErrorHandler, callHandler, decodeParam, forwardRejection, type Handler, type NextFunction } from '../router/layer';
+import {
+  callErrorHandler,
+  callHandler,
+  decodeParam,
+  forwardRejection,
+  type Handler,
+  type NextFunction,
+} from '../router/layer';
 import { methods, type MethodMembers } from '../router/methods';
 import { flattenHandlers } from '../router/route';
 import { compilePath3, type PathKey3 } from './path';
 
 export type Callback3 = Handler;
-type ParamCallback3 = (req: IncomingMessage, res: ServerResponse, next: NextFunction, value: unknown, name: string) => unknown;
+type ParamCallback3 = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: NextFunction,
+  value: unknown,
+  name: string,
+) => unknown;
 type ParamDefinition3 = (name: string, fn: unknown) => ParamCallback3 | undefined;
 
 /** 3.x `req.params`: an array (numbered captures) carrying named parameters as properties. */
@@ -44,7 +57,12 @@ export class Route3 {
   regexp: RegExp;
   params: Params3 = [] as unknown as Params3;
 
-  constructor(method: string, path: string | RegExp | Array<string | RegExp>, callbacks: Callback3[], options: { sensitive?: boolean; strict?: boolean }) {
+  constructor(
+    method: string,
+    path: string | RegExp | Array<string | RegExp>,
+    callbacks: Callback3[],
+    options: { sensitive?: boolean; strict?: boolean },
+  ) {
     this.path = path;
     this.method = method;
     this.callbacks = callbacks;
@@ -69,7 +87,9 @@ export class Route3 {
 
 /** `router.get(path, ...handlers)`...: installed on the prototype for every method below. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export interface Router3 extends MethodMembers<(path: string | RegExp | Array<string | RegExp>, ...handlers: unknown[]) => Router3> {}
+export interface Router3 extends MethodMembers<
+  (path: string | RegExp | Array<string | RegExp>, ...handlers: unknown[]) => Router3
+> {}
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Router3 {
@@ -217,7 +237,10 @@ export class Router3 {
         throw new Error('.' + verb + '() requires callback functions but got a ' + Object.prototype.toString.call(fn));
       }
     }
-    const route = new Route3(verb, path, callbacks as Callback3[], { sensitive: this.caseSensitive, strict: this.strict });
+    const route = new Route3(verb, path, callbacks as Callback3[], {
+      sensitive: this.caseSensitive,
+      strict: this.strict,
+    });
     (this.map[verb] = this.map[verb] || []).push(route);
     return this;
   }

@@ -46,7 +46,12 @@ export function useMiddleware(app: StackApp, route: unknown, fn?: unknown): void
 }
 
 /** Connect's `app.handle(req, res, out)`. */
-export function handleRequest(app: StackApp, req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, out?: NextFunction): void {
+export function handleRequest(
+  app: StackApp,
+  req: IncomingMessage & { originalUrl?: string },
+  res: ServerResponse,
+  out?: NextFunction,
+): void {
   const stack = app.stack;
   const url = req.url ?? '/';
   const searchIndex = url.indexOf('?');

@@ -74,7 +74,9 @@ describe('webapp()', () => {
     };
     (webapp.response as Res).sharedHelper = () => 'shared';
     app.get('/', (req: Req, res: Res) => {
-      res.end(`${req.isAuthenticatedTest()} ${res.sharedHelper()} ${req.app === app} ${res.app === app} ${req.res === res} ${res.req === req}`);
+      res.end(
+        `${req.isAuthenticatedTest()} ${res.sharedHelper()} ${req.app === app} ${res.app === app} ${req.res === res} ${res.req === req}`,
+      );
     });
     await request(app).get('/').set('x-user', 'yes').expect(200, 'true shared true true true true');
     delete (webapp.response as Res).sharedHelper;
@@ -108,7 +110,10 @@ describe('webapp()', () => {
     const app = webapp();
     app.set('title', 'T');
     assert.equal(app.get('title'), 'T');
-    assert.equal(app.get('/x', (_req: Req, res: Res) => res.end('x')), app);
+    assert.equal(
+      app.get('/x', (_req: Req, res: Res) => res.end('x')),
+      app,
+    );
     await request(app).get('/x').expect(200, 'x');
   });
 
@@ -130,10 +135,12 @@ describe('webapp()', () => {
       order.push('use');
       next();
     });
-    route.get((_req: Req, res: Res) => {
-      order.push('route');
-      res.end('book');
-    }).post((_req: Req, res: Res) => res.end('posted'));
+    route
+      .get((_req: Req, res: Res) => {
+        order.push('route');
+        res.end('book');
+      })
+      .post((_req: Req, res: Res) => res.end('posted'));
     await request(app).get('/book').expect(200, 'book');
     assert.deepEqual(order, ['route']);
     await request(app).post('/book').expect(200, 'posted');
@@ -143,17 +150,26 @@ describe('webapp()', () => {
     const app = webapp();
     assert.throws(() => app.use(), /app.use\(\) requires a middleware function/);
     assert.throws(() => app.use('/x'), /app.use\(\) requires a middleware function/);
-    assert.throws(() => webapp.Router().use('/x', 'nope' as never), /Router.use\(\) requires a middleware function but got a string/);
-    assert.throws(() => app.get('/x', 'nope' as never), /Route.get\(\) requires a callback function but got a \[object String\]/);
+    assert.throws(
+      () => webapp.Router().use('/x', 'nope' as never),
+      /Router.use\(\) requires a middleware function but got a string/,
+    );
+    assert.throws(
+      () => app.get('/x', 'nope' as never),
+      /Route.get\(\) requires a callback function but got a \[object String\]/,
+    );
     assert.throws(() => app.all('/x', 5 as never), /requires a callback function but got a \[object Number\]/);
     assert.throws(() => app.engine('ejs', 'x' as never), /callback function required/);
     assert.throws(() => app.param('id', 'x' as never), /invalid param\(\) call for id, got x/);
     assert.throws(() => (app as any).router, /'app.router' is deprecated!/);
   });
 
-  it('throws Express 4\'s helpful error for middleware that 3.x bundled', () => {
+  it("throws Express 4's helpful error for middleware that 3.x bundled", () => {
     for (const name of ['bodyParser', 'cookieParser', 'session', 'logger', 'compress', 'limit', 'multipart']) {
-      assert.throws(() => (webapp as any)[name](), new RegExp(`Most middleware \\(like ${name}\\) is no longer bundled`));
+      assert.throws(
+        () => (webapp as any)[name](),
+        new RegExp(`Most middleware \\(like ${name}\\) is no longer bundled`),
+      );
     }
   });
 
@@ -278,7 +294,13 @@ describe('app.listen', () => {
   const hello = () => {
     const app = webapp();
     // Born with the app's prototypes: no swap, yet every app.request member resolves.
-    app.get('/', (req: Req, res: Res) => res.end('hi ' + (Object.prototype.isPrototypeOf.call(app.request, req) && Object.prototype.isPrototypeOf.call(app.response, res))));
+    app.get('/', (req: Req, res: Res) =>
+      res.end(
+        'hi ' +
+          (Object.prototype.isPrototypeOf.call(app.request, req) &&
+            Object.prototype.isPrototypeOf.call(app.response, res)),
+      ),
+    );
     return app;
   };
   const fetchText = async (url: string) => (await fetch(url)).text();
@@ -309,11 +331,13 @@ describe('app.listen', () => {
     const server = hello().listen(socketPath);
     await new Promise((r) => server.once('listening', r));
     const body = await new Promise<string>((resolve, reject) => {
-      http.get({ socketPath, path: '/' }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve(text));
-      }).on('error', reject);
+      http
+        .get({ socketPath, path: '/' }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve(text));
+        })
+        .on('error', reject);
     });
     assert.equal(body, 'hi true');
     server.close();
@@ -322,7 +346,7 @@ describe('app.listen', () => {
 });
 
 describe('webapp.query', () => {
-  it('parses the query string as Express 4\'s express.query does, and leaves an existing req.query alone', async () => {
+  it("parses the query string as Express 4's express.query does, and leaves an existing req.query alone", async () => {
     for (const framework of [express, webapp as unknown as typeof express]) {
       const bare = http.createServer((req: Req, res: Res) => {
         if (req.url!.startsWith('/preset')) req.query = { preset: true };
@@ -332,7 +356,9 @@ describe('webapp.query', () => {
       await request(bare).get('/preset?x=1').expect(200, '{"preset":true}');
       const custom = http.createServer((req: Req, res: Res) => {
         // @types/express types only query's options object; Express 4 also takes a parser.
-        framework.query(((str: string) => ({ raw: str })) as never)(req as never, res as never, () => res.end(JSON.stringify(req.query)));
+        framework.query(((str: string) => ({ raw: str })) as never)(req as never, res as never, () =>
+          res.end(JSON.stringify(req.query)),
+        );
       });
       await request(custom).get('/?x=1').expect(200, '{"raw":"x=1"}');
     }

@@ -29,7 +29,9 @@ describe('4.x keeps the AsyncLocalStorage store after I/O', () => {
       { name: 'missing', request: { path: '/missing.txt' }, status: 200 },
       { name: 'bad path', request: { path: '/%00' }, status: 200 },
     ]);
-    await assertStoreKept(strict, [{ name: 'missing, no fallthrough', request: { path: '/missing.txt' }, status: 404 }]);
+    await assertStoreKept(strict, [
+      { name: 'missing, no fallthrough', request: { path: '/missing.txt' }, status: 404 },
+    ]);
   });
 
   it('res.sendFile, res.download and res.sendfile callbacks, on success and on error', async () => {
@@ -44,12 +46,18 @@ describe('4.x keeps the AsyncLocalStorage store after I/O', () => {
     app.get('/download/:name', (req, res) => res.download(join(root, req.params.name), callback(req, res)));
     app.get('/sendfile/:name', (req, res) => {
       const quiet = process.emitWarning;
-      (res as unknown as { sendfile(path: string, fn: (err?: Error) => void): void }).sendfile(join(root, req.params.name), callback(req, res));
+      (res as unknown as { sendfile(path: string, fn: (err?: Error) => void): void }).sendfile(
+        join(root, req.params.name),
+        callback(req, res),
+      );
       process.emitWarning = quiet;
     });
     app.use(storeProbe);
     await withServer(app, async (port) => {
-      const paths = ['sendFile', 'download', 'sendfile'].flatMap((kind) => [`/${kind}/hello.txt`, `/${kind}/missing.txt`]);
+      const paths = ['sendFile', 'download', 'sendfile'].flatMap((kind) => [
+        `/${kind}/hello.txt`,
+        `/${kind}/missing.txt`,
+      ]);
       const results = await Promise.all(paths.map((path) => rawRequest(port, { path, headers: { 'x-id': path } })));
       for (const [i, res] of results.entries()) {
         assert.equal(res.status, paths[i].includes('missing') ? 404 : 200, paths[i]);

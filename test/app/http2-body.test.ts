@@ -29,9 +29,16 @@ function buildApp() {
   app.get('/is', (req, res) => {
     res.json({ is: req.is('json'), body: req.body ?? null });
   });
-  app.use((err: { status?: number; type?: string }, _req: webapp.Request, res: webapp.Response, _next: webapp.NextFunction) => {
-    res.status(err.status ?? 500).json({ error: err.type ?? null });
-  });
+  app.use(
+    (
+      err: { status?: number; type?: string },
+      _req: webapp.Request,
+      res: webapp.Response,
+      _next: webapp.NextFunction,
+    ) => {
+      res.status(err.status ?? 500).json({ error: err.type ?? null });
+    },
+  );
   return app;
 }
 
@@ -98,31 +105,61 @@ describe('HTTP/2 request bodies', () => {
         const big = parser === 'json' ? JSON.stringify({ s: 'x'.repeat(200) }) : 'x'.repeat(200);
         for (const variant of [{}, { chunks: 4 }, { gzip: true }]) {
           const res = parsed(await send({ path: '/' + parser, type: c.type, body: big, length, ...variant }));
-          assert.deepEqual(res, { status: 413, error: 'entity.too.large' }, `${parser} ${label} ${JSON.stringify(variant)}`);
+          assert.deepEqual(
+            res,
+            { status: 413, error: 'entity.too.large' },
+            `${parser} ${label} ${JSON.stringify(variant)}`,
+          );
         }
       });
     }
   }
 
   it('the standalone webapp/body-parser reads bodies without Content-Length too', async () => {
-    assert.deepEqual(parsed(await send({ path: '/standalone/json', type: 'application/json', body: '{"x":1}' })), { status: 200, body: { x: 1 } });
-    assert.deepEqual(parsed(await send({ path: '/standalone/raw', type: 'application/octet-stream', body: 'ab' })), { status: 200, body: { hex: '6162' } });
+    assert.deepEqual(parsed(await send({ path: '/standalone/json', type: 'application/json', body: '{"x":1}' })), {
+      status: 200,
+      body: { x: 1 },
+    });
+    assert.deepEqual(parsed(await send({ path: '/standalone/raw', type: 'application/octet-stream', body: 'ab' })), {
+      status: 200,
+      body: { hex: '6162' },
+    });
   });
 
   it('errors are unchanged without Content-Length: malformed JSON 400, broken gzip 400, unknown encoding 415', async () => {
-    assert.deepEqual(parsed(await send({ path: '/json', type: 'application/json', body: '{nope' })), { status: 400, error: 'entity.parse.failed' });
-    assert.deepEqual(parsed(await send({ path: '/json', type: 'application/json', body: 'not gzip', encoding: 'gzip' })), { status: 400, error: null });
-    assert.deepEqual(parsed(await send({ path: '/text', type: 'text/plain', body: 'x', encoding: 'zstd-ish' })), { status: 415, error: 'encoding.unsupported' });
+    assert.deepEqual(parsed(await send({ path: '/json', type: 'application/json', body: '{nope' })), {
+      status: 400,
+      error: 'entity.parse.failed',
+    });
+    assert.deepEqual(
+      parsed(await send({ path: '/json', type: 'application/json', body: 'not gzip', encoding: 'gzip' })),
+      { status: 400, error: null },
+    );
+    assert.deepEqual(parsed(await send({ path: '/text', type: 'text/plain', body: 'x', encoding: 'zstd-ish' })), {
+      status: 415,
+      error: 'encoding.unsupported',
+    });
     // The connection's other streams are unaffected.
-    assert.deepEqual(parsed(await send({ path: '/text', type: 'text/plain', body: 'still here' })), { status: 200, body: 'still here' });
+    assert.deepEqual(parsed(await send({ path: '/text', type: 'text/plain', body: 'still here' })), {
+      status: 200,
+      body: 'still here',
+    });
   });
 
   it('a request whose HEADERS end the stream has no body: the parsers skip it', async () => {
     assert.deepEqual(parsed(await send({ path: '/json', type: 'application/json' })), { status: 200, body: {} });
-    assert.deepEqual(parsed(await send({ path: '/is', type: 'application/json', method: 'GET' })), { status: 200, is: null, body: null });
+    assert.deepEqual(parsed(await send({ path: '/is', type: 'application/json', method: 'GET' })), {
+      status: 200,
+      is: null,
+      body: null,
+    });
   });
 
   it('req.is sees a body sent without Content-Length', async () => {
-    assert.deepEqual(parsed(await send({ path: '/is', type: 'application/json', body: '{}', method: 'GET' })), { status: 200, is: 'json', body: null });
+    assert.deepEqual(parsed(await send({ path: '/is', type: 'application/json', body: '{}', method: 'GET' })), {
+      status: 200,
+      is: 'json',
+      body: null,
+    });
   });
 });

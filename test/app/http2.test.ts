@@ -27,7 +27,9 @@ function buildApp() {
   const api = webapp.Router();
   api.get('/echo/:word', (req: Any, res: Any) => {
     res.setHeader('content-type', 'text/plain');
-    res.end(`${req.shout()} ${req.httpVersion} ${req.baseUrl} ${req.originalUrl} ${req.app === app} ${typeof req.query}`);
+    res.end(
+      `${req.shout()} ${req.httpVersion} ${req.baseUrl} ${req.originalUrl} ${req.app === app} ${typeof req.query}`,
+    );
   });
   app.use('/api', api);
   app.use((err: Error, _req: Any, res: Any, _next: Any) => {
@@ -55,12 +57,14 @@ describe('HTTP/2', () => {
       assert.match(notFound.body, /Cannot GET \/missing/);
 
       const h1 = await new Promise<string>((resolve, reject) => {
-        https.get({ host: '127.0.0.1', port, path: '/api/echo/yo', rejectUnauthorized: false }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve(body));
-        }).on('error', reject);
+        https
+          .get({ host: '127.0.0.1', port, path: '/api/echo/yo', rejectUnauthorized: false }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve(body));
+          })
+          .on('error', reject);
       });
       assert.equal(h1, 'YO 1.1 /api /api/echo/yo true object');
     } finally {

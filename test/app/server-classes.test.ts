@@ -20,7 +20,9 @@ function probeApp() {
   app.get('/', (req: Req, res: Res) => {
     const swapped = Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response;
     seen.push(swapped ? 'swapped' : 'born');
-    assert.ok(Object.prototype.isPrototypeOf.call(app.request, req) && Object.prototype.isPrototypeOf.call(app.response, res));
+    assert.ok(
+      Object.prototype.isPrototypeOf.call(app.request, req) && Object.prototype.isPrototypeOf.call(app.response, res),
+    );
     assert.ok(req instanceof http.IncomingMessage && res instanceof http.ServerResponse);
     // Object.is, not ===: a `constructor ===` check would narrow req/res to Node's bare classes.
     assert.ok(Object.is(req.constructor, http.IncomingMessage) && Object.is(res.constructor, http.ServerResponse));
@@ -36,7 +38,8 @@ async function listen(server: http.Server): Promise<string> {
 
 async function getTwice(base: string): Promise<string[]> {
   const bodies: string[] = [];
-  for (let i = 0; i < 2; i++) bodies.push(await (await fetch(base + '/', { headers: { 'x-probe': String(i) } })).text());
+  for (let i = 0; i < 2; i++)
+    bodies.push(await (await fetch(base + '/', { headers: { 'x-probe': String(i) } })).text());
   return bodies;
 }
 
@@ -46,7 +49,10 @@ describe('app-born requests and responses', () => {
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
-      assert.deepEqual(await getTwice(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), ['0 127.0.0.1', '1 127.0.0.1']);
+      assert.deepEqual(await getTwice(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), [
+        '0 127.0.0.1',
+        '1 127.0.0.1',
+      ]);
       assert.deepEqual(seen, ['born', 'born']);
     } finally {
       server.close();
@@ -131,9 +137,18 @@ describe('app-born requests and responses', () => {
   it(`finds Node's class slots on this Node line (${process.version})`, () => {
     // adoptServer relies on these internals; run on every line with npm test -- --node N.
     const server = http.createServer();
-    const slots = Object.getOwnPropertySymbols(server).map((symbol) => [symbol.description, (server as unknown as Record<symbol, unknown>)[symbol]]);
-    assert.ok(slots.some(([name, value]) => name === 'IncomingMessage' && value === http.IncomingMessage), `no IncomingMessage slot on Node ${process.version}`);
-    assert.ok(slots.some(([name, value]) => name === 'ServerResponse' && value === http.ServerResponse), `no ServerResponse slot on Node ${process.version}`);
+    const slots = Object.getOwnPropertySymbols(server).map((symbol) => [
+      symbol.description,
+      (server as unknown as Record<symbol, unknown>)[symbol],
+    ]);
+    assert.ok(
+      slots.some(([name, value]) => name === 'IncomingMessage' && value === http.IncomingMessage),
+      `no IncomingMessage slot on Node ${process.version}`,
+    );
+    assert.ok(
+      slots.some(([name, value]) => name === 'ServerResponse' && value === http.ServerResponse),
+      `no ServerResponse slot on Node ${process.version}`,
+    );
   });
 
   it('falls back to the per-request swap on a Node whose server has no such slots, and answers the same', async () => {
@@ -142,7 +157,11 @@ describe('app-born requests and responses', () => {
     // A Node line that keeps its classes elsewhere: the slots are hidden from the lookup, Node still uses them.
     const ownSymbols = Object.getOwnPropertySymbols;
     Object.getOwnPropertySymbols = (target: object) =>
-      target === server ? ownSymbols(target).filter((symbol) => !['IncomingMessage', 'ServerResponse'].includes(symbol.description ?? '')) : ownSymbols(target);
+      target === server
+        ? ownSymbols(target).filter(
+            (symbol) => !['IncomingMessage', 'ServerResponse'].includes(symbol.description ?? ''),
+          )
+        : ownSymbols(target);
     try {
       assert.deepEqual(await getTwice(await listen(server)), ['0 127.0.0.1', '1 127.0.0.1']);
       assert.deepEqual(seen, ['swapped', 'swapped']);

@@ -48,7 +48,8 @@ describe('app settings', () => {
     const theirs = withEnv({ NODE_ENV: 'development' }, () => express());
     assert.deepEqual(names(ours.settings), names(theirs.settings));
     for (const name of names(theirs.settings)) {
-      if (typeof theirs.settings[name] !== 'function') assert.deepEqual(ours.settings[name], theirs.settings[name], name);
+      if (typeof theirs.settings[name] !== 'function')
+        assert.deepEqual(ours.settings[name], theirs.settings[name], name);
     }
   });
 
@@ -133,7 +134,11 @@ describe('sub-app setting inheritance (SPEC 2.3)', () => {
     assert.equal(child.get('subdomain offset'), 2, 'settings with a default are not inherited');
     assert.equal(child.get('etag'), 'weak');
     assert.equal(child.get('env'), 'development');
-    assert.equal(child.get('view cache'), true, 'a development sub-app has no view cache of its own: the parent\'s shows through');
+    assert.equal(
+      child.get('view cache'),
+      true,
+      "a development sub-app has no view cache of its own: the parent's shows through",
+    );
   });
 
   it('does not inherit view cache when the sub-app runs in production (it has its own default then)', () => {
@@ -165,7 +170,10 @@ describe('sub-app setting inheritance (SPEC 2.3)', () => {
       assert.equal(Object.getPrototypeOf(child.response), parent.response);
       // @types/express does not declare `app.engines`.
       type WithEngines = { engines: object };
-      assert.equal(Object.getPrototypeOf((child as typeof child & WithEngines).engines), (parent as typeof parent & WithEngines).engines);
+      assert.equal(
+        Object.getPrototypeOf((child as typeof child & WithEngines).engines),
+        (parent as typeof parent & WithEngines).engines,
+      );
     }
   });
 });
@@ -173,21 +181,24 @@ describe('sub-app setting inheritance (SPEC 2.3)', () => {
 describe("'query parser fn' removed by hand", () => {
   it('parses queries as express@4 does: qs with prototype keys, its default array limit', async () => {
     const { assertSameResponses } = await import('../support/differential');
-    await assertSameResponses((framework) => {
-      const app = framework();
-      app.set('query parser fn', undefined);
-      app.get('/', (req, res) => {
-        res.json({ query: req.query, keys: Object.keys(req.query) });
-      });
-      return app;
-    }, [
-      { path: '/?a[b]=1&c=2' },
-      { path: '/?a[]=1&a[]=2' },
-      { path: '/?a[25]=x' },
-      { path: '/?a[5]=x' },
-      { path: '/?hasOwnProperty=1&__proto__[x]=1' },
-      { path: '/' },
-      { path: '/?' },
-    ]);
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.set('query parser fn', undefined);
+        app.get('/', (req, res) => {
+          res.json({ query: req.query, keys: Object.keys(req.query) });
+        });
+        return app;
+      },
+      [
+        { path: '/?a[b]=1&c=2' },
+        { path: '/?a[]=1&a[]=2' },
+        { path: '/?a[25]=x' },
+        { path: '/?a[5]=x' },
+        { path: '/?hasOwnProperty=1&__proto__[x]=1' },
+        { path: '/' },
+        { path: '/?' },
+      ],
+    );
   });
 });

@@ -46,7 +46,10 @@ describe('bench harness', () => {
     assert.deepEqual(parseOptions(['--extras=rss,start']).extras, ['rss', 'start']);
     assert.throws(() => parseOptions(['--extras=speed']), /unknown measurement: speed/);
     assert.throws(() => parseOptions(['--node=latest']), /not a Node line/);
-    assert.deepEqual(takeNodeOption(['--node', '22,24', 'test/compat', '--node=v26.1']), { lines: ['22', '24', '26.1'], rest: ['test/compat'] });
+    assert.deepEqual(takeNodeOption(['--node', '22,24', 'test/compat', '--node=v26.1']), {
+      lines: ['22', '24', '26.1'],
+      rest: ['test/compat'],
+    });
     assert.deepEqual(takeNodeOption(['test/x']), { lines: null, rest: ['test/x'] });
     assert.throws(() => takeNodeOption(['--node']), /needs a list of Node lines/);
     assert.equal(parseLine(' 26.10.0 '), '26.10.0');
@@ -55,13 +58,33 @@ describe('bench harness', () => {
 
   it('names every scenario of the speed plan once', () => {
     const ids = SCENARIOS.map((scenario: { id: string }) => scenario.id);
-    assert.deepEqual(ids, ['hello', 'json', 'routes10', 'routes100', 'routes1000', 'mw5', 'mw100', 'routers3', 'body-1kb', 'body-100kb',
-      'form', 'query', 'static-4kb', 'static-1mb', 'sendfile', 'ejs', 'gzip', 'cookies']);
+    assert.deepEqual(ids, [
+      'hello',
+      'json',
+      'routes10',
+      'routes100',
+      'routes1000',
+      'mw5',
+      'mw100',
+      'routers3',
+      'body-1kb',
+      'body-100kb',
+      'form',
+      'query',
+      'static-4kb',
+      'static-1mb',
+      'sendfile',
+      'ejs',
+      'gzip',
+      'cookies',
+    ]);
   });
 
   it('checks the targets: ratios to node:http and fastify, routes, per-middleware cost, p99, RSS, cold start', () => {
     const rounds = (rps: number) => ({ rounds: [rps], bad: 0 });
-    const scenarios = SCENARIOS.filter((scenario: { id: string }) => ['hello', 'routes10', 'routes1000', 'mw5', 'mw100', 'ejs'].includes(scenario.id));
+    const scenarios = SCENARIOS.filter((scenario: { id: string }) =>
+      ['hello', 'routes10', 'routes1000', 'mw5', 'mw100', 'ejs'].includes(scenario.id),
+    );
     const results = {
       hello: { 'node-http': rounds(10000), fastify: rounds(9000), webapp: rounds(9600) },
       routes10: { 'node-http': rounds(10000), fastify: rounds(9800), webapp: rounds(9700) },
@@ -77,7 +100,9 @@ describe('bench harness', () => {
       webapp: { p99: 11.5, rss: 52 * MB, start: 49 },
     };
     const rows = checkTargets({ scenarios, results, extras, stat: 'best' });
-    const byTarget = Object.fromEntries(rows.map((row: { target: string; result: string }) => [row.target.split(':')[0], row.result]));
+    const byTarget = Object.fromEntries(
+      rows.map((row: { target: string; result: string }) => [row.target.split(':')[0], row.result]),
+    );
     assert.deepEqual(byTarget, {
       hello: 'pass', // 0.96 of node:http, ahead of fastify
       routes10: 'FAIL', // 0.97 of node:http, behind fastify

@@ -3,7 +3,14 @@ import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
 import webapp from '../../src/index';
 import bodyParser from '../../src/body-parser/index';
-import { als, assertStoreKept, enterStore, storeErrorProbe, storeProbe, type StoreCase } from '../support/async-context';
+import {
+  als,
+  assertStoreKept,
+  enterStore,
+  storeErrorProbe,
+  storeProbe,
+  type StoreCase,
+} from '../support/async-context';
 import type { RequestSpec } from '../support/raw-http';
 
 /**
@@ -17,25 +24,44 @@ type Parser = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?:
 type Case = StoreCase;
 
 const gzip = (text: string) => zlib.gzipSync(Buffer.from(text));
-const post = (type: string, body: string | Buffer, headers: Record<string, string> = {}): RequestSpec =>
-  ({ method: 'POST', path: '/', headers: { 'content-type': type, ...headers }, body });
+const post = (type: string, body: string | Buffer, headers: Record<string, string> = {}): RequestSpec => ({
+  method: 'POST',
+  path: '/',
+  headers: { 'content-type': type, ...headers },
+  body,
+});
 
 function casesFor(kind: 'json' | 'raw' | 'text' | 'urlencoded'): Case[] {
-  const type = { json: 'application/json', raw: 'application/octet-stream', text: 'text/plain', urlencoded: 'application/x-www-form-urlencoded' }[kind];
+  const type = {
+    json: 'application/json',
+    raw: 'application/octet-stream',
+    text: 'text/plain',
+    urlencoded: 'application/x-www-form-urlencoded',
+  }[kind];
   const good = kind === 'json' ? '{"a":1}' : 'a=1';
   const cases: Case[] = [
     { name: 'success', request: post(type, good), status: 200 },
     { name: 'success, gzip', request: post(type, gzip(good), { 'content-encoding': 'gzip' }), status: 200 },
     { name: 'over the limit (announced)', request: post(type, 'x'.repeat(200)), status: 413 },
-    { name: 'over the limit (chunked)', request: post(type, 'x'.repeat(200), { 'transfer-encoding': 'chunked' }), status: 413 },
-    { name: 'over the limit after inflation', request: post(type, gzip('x'.repeat(5000)), { 'content-encoding': 'gzip' }), status: 413 },
+    {
+      name: 'over the limit (chunked)',
+      request: post(type, 'x'.repeat(200), { 'transfer-encoding': 'chunked' }),
+      status: 413,
+    },
+    {
+      name: 'over the limit after inflation',
+      request: post(type, gzip('x'.repeat(5000)), { 'content-encoding': 'gzip' }),
+      status: 413,
+    },
     { name: 'broken gzip', request: post(type, 'not gzip at all', { 'content-encoding': 'gzip' }), status: 400 },
     { name: 'verify throws', request: post(type, 'reject'), status: 403 },
     { name: 'no body', request: { method: 'GET', path: '/' }, status: 200 },
   ];
   if (kind === 'json') cases.push({ name: 'parse error', request: post(type, '{nope'), status: 400 });
-  if (kind === 'urlencoded') cases.push({ name: 'too many parameters', request: post(type, 'a=1&b=2&c=3'), status: 413 });
-  if (kind === 'text') cases.push({ name: 'unsupported charset', request: post('text/plain; charset=x-bogus', 'abc'), status: 415 });
+  if (kind === 'urlencoded')
+    cases.push({ name: 'too many parameters', request: post(type, 'a=1&b=2&c=3'), status: 413 });
+  if (kind === 'text')
+    cases.push({ name: 'unsupported charset', request: post('text/plain; charset=x-bogus', 'abc'), status: 415 });
   return cases;
 }
 
@@ -60,7 +86,9 @@ function app(parser: Parser): http.RequestListener {
 function bare(parser: Parser): http.RequestListener {
   return (req, res) => {
     als.run(String(req.headers['x-id']), () => {
-      parser(req, res, (err?: unknown) => (err ? storeErrorProbe(err, req, res, () => undefined) : storeProbe(req, res)));
+      parser(req, res, (err?: unknown) =>
+        err ? storeErrorProbe(err, req, res, () => undefined) : storeProbe(req, res),
+      );
     });
   };
 }

@@ -9,7 +9,6 @@ import { rawRequest, withServer, type RequestSpec } from '../support/differentia
 import ours = require('../../src/body-parser/index');
 import { serverFor } from './support';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const theirs = require('body-parser');
 process.env.NO_DEPRECATION = 'body-parser,webapp';
 
@@ -32,28 +31,64 @@ async function same(factory: Factory, requests: RequestSpec[]): Promise<void> {
 }
 
 const post = (type: string | undefined, body: string | Buffer, extra: Record<string, string> = {}): RequestSpec => ({
-  method: 'POST', path: '/', body, headers: { ...(type ? { 'Content-Type': type } : {}), 'Content-Length': String(Buffer.byteLength(body)), ...extra },
+  method: 'POST',
+  path: '/',
+  body,
+  headers: { ...(type ? { 'Content-Type': type } : {}), 'Content-Length': String(Buffer.byteLength(body)), ...extra },
 });
 
 describe('webapp/body-parser compatibility with body-parser@1.20', () => {
   it('json: objects, arrays, strict violations, reviver-free parsing, bad JSON, empty bodies, charsets', async () => {
-    await same((m) => m.json(), [
-      post('application/json', '{"a":1,"b":[true,null]}'), post('application/json', '[1,2]'), post('application/json', '"string"'),
-      post('application/json', ' \n 12'), post('application/json', '{"a":'), post('application/json', ''), post('application/json', 'nul'),
-      post('application/json; charset=utf-8', '{"é":"ü"}'), post('application/json; charset=latin1', '{}'), post('application/json; charset=utf-16', '{}'),
-      post('text/plain', '{"a":1}'), post(undefined, '{"a":1}'), { method: 'GET', path: '/', headers: { 'Content-Type': 'application/json' } },
-      post('application/json', '{"__proto__":{"polluted":true}}'), post('application/vnd.api+json', '{"a":1}'), post('application/json', '\ufeff{"bom":1}'),
-    ]);
-    await same((m) => m.json({ strict: false }), [post('application/json', '"string"'), post('application/json', '12'), post('application/json', 'true')]);
-    await same((m) => m.json({ type: ['*/json', '+json'] }), [post('application/vnd.api+json', '{"a":1}'), post('text/json', '[]')]);
+    await same(
+      (m) => m.json(),
+      [
+        post('application/json', '{"a":1,"b":[true,null]}'),
+        post('application/json', '[1,2]'),
+        post('application/json', '"string"'),
+        post('application/json', ' \n 12'),
+        post('application/json', '{"a":'),
+        post('application/json', ''),
+        post('application/json', 'nul'),
+        post('application/json; charset=utf-8', '{"é":"ü"}'),
+        post('application/json; charset=latin1', '{}'),
+        post('application/json; charset=utf-16', '{}'),
+        post('text/plain', '{"a":1}'),
+        post(undefined, '{"a":1}'),
+        { method: 'GET', path: '/', headers: { 'Content-Type': 'application/json' } },
+        post('application/json', '{"__proto__":{"polluted":true}}'),
+        post('application/vnd.api+json', '{"a":1}'),
+        post('application/json', '\ufeff{"bom":1}'),
+      ],
+    );
+    await same(
+      (m) => m.json({ strict: false }),
+      [post('application/json', '"string"'), post('application/json', '12'), post('application/json', 'true')],
+    );
+    await same(
+      (m) => m.json({ type: ['*/json', '+json'] }),
+      [post('application/vnd.api+json', '{"a":1}'), post('text/json', '[]')],
+    );
     await same((m) => m.json({ type: () => true }), [post('text/plain', '{"any":"type"}')]);
   });
 
   it('limit: announced and actual sizes, strings and numbers; invalid limits throw', async () => {
     const big = JSON.stringify({ data: 'x'.repeat(2000) });
-    await same((m) => m.json({ limit: 1000 }), [post('application/json', big), post('application/json', '{"small":1}')]);
+    await same(
+      (m) => m.json({ limit: 1000 }),
+      [post('application/json', big), post('application/json', '{"small":1}')],
+    );
     await same((m) => m.json({ limit: '1kb' }), [post('application/json', big)]);
-    await same((m) => m.text({ limit: 10 }), [{ method: 'POST', path: '/', headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' }, body: 'x'.repeat(50) }]);
+    await same(
+      (m) => m.text({ limit: 10 }),
+      [
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' },
+          body: 'x'.repeat(50),
+        },
+      ],
+    );
     for (const limit of ['nonsense', NaN]) {
       assert.throws(() => ours.json({ limit: limit as never }), /option limit .* is invalid/);
     }
@@ -63,104 +98,366 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     const json = '{"compressed":true}';
     const gz = zlib.gzipSync(json);
     const df = zlib.deflateSync(json);
-    await same((m) => m.json(), [
-      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: gz },
-      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'deflate' }, body: df },
-      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'GZIP' }, body: gz },
-      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'compress' }, body: json },
-      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: 'not gzip' },
-    ]);
-    await same((m) => m.json({ inflate: false }), [
-      { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: gz },
-    ]);
+    await same(
+      (m) => m.json(),
+      [
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+          body: gz,
+        },
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'deflate' },
+          body: df,
+        },
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'GZIP' },
+          body: gz,
+        },
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'compress' },
+          body: json,
+        },
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+          body: 'not gzip',
+        },
+      ],
+    );
+    await same(
+      (m) => m.json({ inflate: false }),
+      [
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+          body: gz,
+        },
+      ],
+    );
   });
 
   it('raw and text, with default and given charsets', async () => {
-    await same((m) => m.raw(), [post('application/octet-stream', Buffer.from([0, 1, 2, 255])), post('text/plain', 'x')]);
-    await same((m) => m.text(), [
-      post('text/plain', 'héllo'), post('text/plain; charset=utf-16le', Buffer.from('hi', 'utf16le')), post('text/plain; charset=bogus', 'x'),
-      post('text/html', 'x'),
-    ]);
+    await same(
+      (m) => m.raw(),
+      [post('application/octet-stream', Buffer.from([0, 1, 2, 255])), post('text/plain', 'x')],
+    );
+    await same(
+      (m) => m.text(),
+      [
+        post('text/plain', 'héllo'),
+        post('text/plain; charset=utf-16le', Buffer.from('hi', 'utf16le')),
+        post('text/plain; charset=bogus', 'x'),
+        post('text/html', 'x'),
+      ],
+    );
     await same((m) => m.text({ defaultCharset: 'latin1', type: 'text/*' }), [post('text/html', Buffer.from([0xe9]))]);
   });
 
   it('urlencoded: extended and simple, parameterLimit, depth, charsets, prototype keys', async () => {
-    await same((m) => m.urlencoded({ extended: true }), [
-      post('application/x-www-form-urlencoded', 'a=1&b[c]=2&d[]=3&d[]=4'), post('application/x-www-form-urlencoded', ''),
-      post('application/x-www-form-urlencoded', '__proto__[polluted]=1&constructor[prototype][polluted]=1'),
-      post('application/x-www-form-urlencoded; charset=latin1', 'a=1'), post('application/x-www-form-urlencoded', 'a=%E2%82%AC&b=%ZZ+x'),
-    ]);
+    await same(
+      (m) => m.urlencoded({ extended: true }),
+      [
+        post('application/x-www-form-urlencoded', 'a=1&b[c]=2&d[]=3&d[]=4'),
+        post('application/x-www-form-urlencoded', ''),
+        post('application/x-www-form-urlencoded', '__proto__[polluted]=1&constructor[prototype][polluted]=1'),
+        post('application/x-www-form-urlencoded; charset=latin1', 'a=1'),
+        post('application/x-www-form-urlencoded', 'a=%E2%82%AC&b=%ZZ+x'),
+      ],
+    );
     await same((m) => m.urlencoded({ extended: false }), [post('application/x-www-form-urlencoded', 'a=1&a=2&b[c]=3')]);
-    await same((m) => m.urlencoded({ extended: true, parameterLimit: 2 }), [post('application/x-www-form-urlencoded', 'a=1&b=2&c=3')]);
-    await same((m) => m.urlencoded({ extended: false, parameterLimit: 2 }), [post('application/x-www-form-urlencoded', 'a=1&b=2&c=3')]);
-    await same((m) => m.urlencoded({ extended: true, depth: 2 }), [post('application/x-www-form-urlencoded', 'a[b][c][d]=1')]);
-    assert.throws(() => ours.urlencoded({ extended: true, parameterLimit: 0 }), /parameterLimit must be a positive number/);
+    await same(
+      (m) => m.urlencoded({ extended: true, parameterLimit: 2 }),
+      [post('application/x-www-form-urlencoded', 'a=1&b=2&c=3')],
+    );
+    await same(
+      (m) => m.urlencoded({ extended: false, parameterLimit: 2 }),
+      [post('application/x-www-form-urlencoded', 'a=1&b=2&c=3')],
+    );
+    await same(
+      (m) => m.urlencoded({ extended: true, depth: 2 }),
+      [post('application/x-www-form-urlencoded', 'a[b][c][d]=1')],
+    );
+    assert.throws(
+      () => ours.urlencoded({ extended: true, parameterLimit: 0 }),
+      /parameterLimit must be a positive number/,
+    );
   });
 
   it('wide sweep: json bodies, content types and charsets', async () => {
-    const bodies = ['{}', '[]', ' {"a":1} ', '{"a":1}x', '\t\n[1]', '{"a":"\\u0000"}', 'true', '1e5', '{"a":1,}', '{"a" 1}', '[', '\ufeff[]', '   ', '\n', 'x', '#', 'undefined', '{"deep":' + '['.repeat(50) + ']'.repeat(50) + '}'];
-    const types = ['application/json', 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'APPLICATION/JSON', 'application/json; charset="utf-8"', 'application/json; charset=', 'application/json; foo=bar', 'application/json;', 'application/x-json', 'application/csp-report', 'application/json; charset=utf-32'];
+    const bodies = [
+      '{}',
+      '[]',
+      ' {"a":1} ',
+      '{"a":1}x',
+      '\t\n[1]',
+      '{"a":"\\u0000"}',
+      'true',
+      '1e5',
+      '{"a":1,}',
+      '{"a" 1}',
+      '[',
+      '\ufeff[]',
+      '   ',
+      '\n',
+      'x',
+      '#',
+      'undefined',
+      '{"deep":' + '['.repeat(50) + ']'.repeat(50) + '}',
+    ];
+    const types = [
+      'application/json',
+      'application/json; charset=UTF-8',
+      'application/json;charset=utf-8',
+      'APPLICATION/JSON',
+      'application/json; charset="utf-8"',
+      'application/json; charset=',
+      'application/json; foo=bar',
+      'application/json;',
+      'application/x-json',
+      'application/csp-report',
+      'application/json; charset=utf-32',
+    ];
     const requests: RequestSpec[] = [];
     for (const body of bodies) requests.push(post('application/json', body));
     for (const type of types) requests.push(post(type, '{"t":1}'));
     await same((m) => m.json(), requests);
-    await same((m) => m.json({ strict: false }), bodies.map((body) => post('application/json', body)));
+    await same(
+      (m) => m.json({ strict: false }),
+      bodies.map((body) => post('application/json', body)),
+    );
   });
 
   it('wide sweep: urlencoded bodies, extended and simple', async () => {
     const bodies = [
-      'a=1', 'a', 'a=', '=1', '&&a=1&&', 'a=1&a=2&a=3', 'a[]=1&a[]=2', 'a[0]=x&a[2]=y', 'a[b]=1&a=2', 'a.b=1', 'a[b][c][d]=1',
-      'a=%ZZ', 'a=%E2%82', 'a+b=c+d', 'a=1;b=2', '%5B%5D=1', 'a[150]=x', Array.from({ length: 120 }, (_, i) => `l[]=${i}`).join('&'),
-      'constructor=1', 'hasOwnProperty=1&a[hasOwnProperty]=2', 'a[__proto__][b]=1', 'a' + '[x]'.repeat(33) + '=1',
+      'a=1',
+      'a',
+      'a=',
+      '=1',
+      '&&a=1&&',
+      'a=1&a=2&a=3',
+      'a[]=1&a[]=2',
+      'a[0]=x&a[2]=y',
+      'a[b]=1&a=2',
+      'a.b=1',
+      'a[b][c][d]=1',
+      'a=%ZZ',
+      'a=%E2%82',
+      'a+b=c+d',
+      'a=1;b=2',
+      '%5B%5D=1',
+      'a[150]=x',
+      Array.from({ length: 120 }, (_, i) => `l[]=${i}`).join('&'),
+      'constructor=1',
+      'hasOwnProperty=1&a[hasOwnProperty]=2',
+      'a[__proto__][b]=1',
+      'a' + '[x]'.repeat(33) + '=1',
     ];
     for (const extended of [true, false]) {
-      await same((m) => m.urlencoded({ extended }), bodies.map((body) => post('application/x-www-form-urlencoded', body)));
+      await same(
+        (m) => m.urlencoded({ extended }),
+        bodies.map((body) => post('application/x-www-form-urlencoded', body)),
+      );
     }
   });
 
   it('bodies in many chunks, chunked transfer, and the combined parser', async () => {
-    const chunkedJson: RequestSpec = { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, body: JSON.stringify({ many: 'é'.repeat(500) }) };
+    const chunkedJson: RequestSpec = {
+      method: 'POST',
+      path: '/',
+      headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+      body: JSON.stringify({ many: 'é'.repeat(500) }),
+    };
     await same((m) => m.json(), [chunkedJson]);
-    await same((m) => m.text({ limit: 100 }), [{ ...chunkedJson, headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' } }]);
-    await same((m) => (m as unknown as () => never)(), [post('application/json', '{"j":1}'), post('application/x-www-form-urlencoded', 'a[b]=1'), post('text/plain', 'x')]);
+    await same(
+      (m) => m.text({ limit: 100 }),
+      [{ ...chunkedJson, headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' } }],
+    );
+    await same(
+      (m) => (m as unknown as () => never)(),
+      [
+        post('application/json', '{"j":1}'),
+        post('application/x-www-form-urlencoded', 'a[b]=1'),
+        post('text/plain', 'x'),
+      ],
+    );
   });
 
   it('charset names and tables as iconv-lite reads them (latin1, ascii, windows-1252, utf-16 with either BOM, ucs2, binary, base64, hex)', async () => {
     const bytes = Buffer.from([0x61, 0xe9, 0x80, 0x9f, 0x81, 0xa4, 0xff]);
-    const charsets = ['utf-8', 'UTF8', 'latin1', 'ISO-8859-1', 'iso_8859-1', 'windows-1252', 'win1252', 'cp1252', 'ascii', 'US-ASCII', 'utf-16', 'utf16le',
-      'ucs2', 'utf-16be', 'binary', 'koi8-r', 'shift_jis', 'base64', 'hex', 'iso-8859-15', 'macintosh', 'utf-32', 'x-user-defined', 'nope'];
-    await same((m) => m.text(), charsets.map((charset) => post('text/plain; charset=' + charset, bytes)));
+    const charsets = [
+      'utf-8',
+      'UTF8',
+      'latin1',
+      'ISO-8859-1',
+      'iso_8859-1',
+      'windows-1252',
+      'win1252',
+      'cp1252',
+      'ascii',
+      'US-ASCII',
+      'utf-16',
+      'utf16le',
+      'ucs2',
+      'utf-16be',
+      'binary',
+      'koi8-r',
+      'shift_jis',
+      'base64',
+      'hex',
+      'iso-8859-15',
+      'macintosh',
+      'utf-32',
+      'x-user-defined',
+      'nope',
+    ];
+    await same(
+      (m) => m.text(),
+      charsets.map((charset) => post('text/plain; charset=' + charset, bytes)),
+    );
     const le = Buffer.from('\ufeff{"a":"€"}', 'utf16le');
     const be = Buffer.from('\ufeff{"a":"€"}', 'utf16le').swap16();
-    await same((m) => m.json(), [post('application/json; charset=utf-16', le), post('application/json; charset=utf-16', be), post('application/json; charset=utf-16be', be), post('application/json; charset=utf-16le', le),
-      post('application/json; charset=utf-16', Buffer.from('{"a":"b"}', 'utf16le')), post('application/json; charset=utf-16', Buffer.from('{"a":"b"}', 'utf16le').swap16()),
-      post('text/plain; charset=utf-16', Buffer.from([0xd8, 0x3d, 0x00]))]);
+    await same(
+      (m) => m.json(),
+      [
+        post('application/json; charset=utf-16', le),
+        post('application/json; charset=utf-16', be),
+        post('application/json; charset=utf-16be', be),
+        post('application/json; charset=utf-16le', le),
+        post('application/json; charset=utf-16', Buffer.from('{"a":"b"}', 'utf16le')),
+        post('application/json; charset=utf-16', Buffer.from('{"a":"b"}', 'utf16le').swap16()),
+        post('text/plain; charset=utf-16', Buffer.from([0xd8, 0x3d, 0x00])),
+      ],
+    );
   });
 
   it('charsets TextDecoder knows but iconv-lite does not answer 415, as body-parser documents, on every Node line', async () => {
     // x-user-defined decodes on Node 26 only; the others decode on every line. body-parser says 415 for all.
-    const whatwgOnly = ['x-user-defined', 'X-User-Defined', 'x-mac-cyrillic', 'x-mac-ukrainian', 'x-mac-roman', 'iso-2022-jp', 'csiso2022jp', 'x-euc-jp',
-      'cseucpkdfmtjapanese', 'dos-874', 'x-cp1250', 'x-cp1251', 'x-cp1252', 'x-cp1253', 'x-cp1254', 'x-cp1255', 'x-cp1256', 'x-cp1257', 'x-cp1258',
-      'koi', 'koi8', 'csisolatin9', 'iso-8859-8-i', 'csiso88598i', 'logical', 'visual', 'iso-8859-8-e', 'csiso88598e', 'iso-8859-6-i', 'iso-8859-6-e',
-      'csiso88596i', 'csiso88596e', 'sun_eu_greek', 'unicode20utf8', 'x-unicode20utf8', 'unicode', 'unicodefeff', 'unicodefffe', 'csunicode', 'iso-10646-ucs-2'];
+    const whatwgOnly = [
+      'x-user-defined',
+      'X-User-Defined',
+      'x-mac-cyrillic',
+      'x-mac-ukrainian',
+      'x-mac-roman',
+      'iso-2022-jp',
+      'csiso2022jp',
+      'x-euc-jp',
+      'cseucpkdfmtjapanese',
+      'dos-874',
+      'x-cp1250',
+      'x-cp1251',
+      'x-cp1252',
+      'x-cp1253',
+      'x-cp1254',
+      'x-cp1255',
+      'x-cp1256',
+      'x-cp1257',
+      'x-cp1258',
+      'koi',
+      'koi8',
+      'csisolatin9',
+      'iso-8859-8-i',
+      'csiso88598i',
+      'logical',
+      'visual',
+      'iso-8859-8-e',
+      'csiso88598e',
+      'iso-8859-6-i',
+      'iso-8859-6-e',
+      'csiso88596i',
+      'csiso88596e',
+      'sun_eu_greek',
+      'unicode20utf8',
+      'x-unicode20utf8',
+      'unicode',
+      'unicodefeff',
+      'unicodefffe',
+      'csunicode',
+      'iso-10646-ucs-2',
+    ];
     const requests = whatwgOnly.map((charset) => post('text/plain; charset=' + charset, Buffer.from('abc')));
     await same((m) => m.text(), requests);
     await withServer(serverFor(ours.text() as never).listeners('request')[0] as never, async (port) => {
-      for (const spec of requests) assert.equal((await rawRequest(port, spec)).status, 415, JSON.stringify(spec.headers));
+      for (const spec of requests)
+        assert.equal((await rawRequest(port, spec)).status, 415, JSON.stringify(spec.headers));
       // Labels iconv-lite does know still decode (koi8-r, windows-1251, iso-8859-6).
-      for (const charset of ['koi8-r', 'windows-1251', 'iso-8859-6']) assert.equal((await rawRequest(port, post('text/plain; charset=' + charset, 'abc'))).status, 200, charset);
+      for (const charset of ['koi8-r', 'windows-1251', 'iso-8859-6'])
+        assert.equal((await rawRequest(port, post('text/plain; charset=' + charset, 'abc'))).status, 200, charset);
     });
   });
 
-  it('verify: a throw gives 403 entity.verify.failed, or the error\'s own status', async () => {
-    await same((m) => m.json({ verify: (_q: unknown, _s: unknown, buf: Buffer) => { if (buf.includes('bad')) throw new Error('no'); } } as never), [
-      post('application/json', '{"bad":1}'), post('application/json', '{"ok":1}'),
-    ]);
-    await same((m) => m.json({ verify: () => { throw Object.assign(new Error('teapot'), { status: 418, type: 'custom.type' }); } } as never), [post('application/json', '{}')]);
-    await same((m) => m.json({ verify: () => { throw 'a string'; } } as never), [post('application/json', '{}')]);
-    await same((m) => m.json({ verify: () => { throw Object.assign(new Error('by statusCode'), { statusCode: 409 }); } } as never), [post('application/json', '{}')]);
-    await same((m) => m.json({ verify: () => { throw Object.assign(new Error('hidden'), { status: 400, expose: false }); } } as never), [post('application/json', '{}')]);
-    await same((m) => m.json({ verify: () => { throw Object.assign(new Error('server side'), { status: 503 }); } } as never), [post('application/json', '{}')]);
-    await same((m) => m.json({ verify: () => { throw Object.assign(new Error('odd status'), { status: 200 }); } } as never), [post('application/json', '{}')]);
+  it("verify: a throw gives 403 entity.verify.failed, or the error's own status", async () => {
+    await same(
+      (m) =>
+        m.json({
+          verify: (_q: unknown, _s: unknown, buf: Buffer) => {
+            if (buf.includes('bad')) throw new Error('no');
+          },
+        } as never),
+      [post('application/json', '{"bad":1}'), post('application/json', '{"ok":1}')],
+    );
+    await same(
+      (m) =>
+        m.json({
+          verify: () => {
+            throw Object.assign(new Error('teapot'), { status: 418, type: 'custom.type' });
+          },
+        } as never),
+      [post('application/json', '{}')],
+    );
+    await same(
+      (m) =>
+        m.json({
+          verify: () => {
+            throw 'a string';
+          },
+        } as never),
+      [post('application/json', '{}')],
+    );
+    await same(
+      (m) =>
+        m.json({
+          verify: () => {
+            throw Object.assign(new Error('by statusCode'), { statusCode: 409 });
+          },
+        } as never),
+      [post('application/json', '{}')],
+    );
+    await same(
+      (m) =>
+        m.json({
+          verify: () => {
+            throw Object.assign(new Error('hidden'), { status: 400, expose: false });
+          },
+        } as never),
+      [post('application/json', '{}')],
+    );
+    await same(
+      (m) =>
+        m.json({
+          verify: () => {
+            throw Object.assign(new Error('server side'), { status: 503 });
+          },
+        } as never),
+      [post('application/json', '{}')],
+    );
+    await same(
+      (m) =>
+        m.json({
+          verify: () => {
+            throw Object.assign(new Error('odd status'), { status: 200 });
+          },
+        } as never),
+      [post('application/json', '{}')],
+    );
   });
 });

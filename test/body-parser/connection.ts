@@ -18,14 +18,19 @@ export function request(headers: Record<string, string>, body: string | Buffer =
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
   const lines = Object.entries({ 'Content-Length': String(bytes.length), ...headers })
     .filter(([, value]) => value !== '')
-    .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return [`POST / HTTP/1.1\r\nHost: localhost\r\n${lines}\r\n`, bytes];
 }
 
 /** The body sent with Transfer-Encoding: chunked, one HTTP chunk per `size` bytes. */
 export function chunked(headers: Record<string, string>, body: string | Buffer, size: number): Pieces {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  const pieces: Pieces = [`POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n${Object.entries(headers).map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`];
+  const pieces: Pieces = [
+    `POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n${Object.entries(headers)
+      .map(([n, v]) => `${n}: ${v}\r\n`)
+      .join('')}\r\n`,
+  ];
   for (let i = 0; i < bytes.length; i += size) {
     const part = bytes.subarray(i, i + size);
     pieces.push(Buffer.concat([Buffer.from(part.length.toString(16) + '\r\n'), part, Buffer.from('\r\n')]));
@@ -73,7 +78,8 @@ export function exchange(port: number, requests: Pieces[]): Promise<Answer[]> {
     });
     socket.on('error', reject);
     socket.on('close', () => {
-      if (answers.length < requests.length) reject(new Error(`connection closed after ${answers.length} of ${requests.length} answers`));
+      if (answers.length < requests.length)
+        reject(new Error(`connection closed after ${answers.length} of ${requests.length} answers`));
     });
     (async () => {
       for (let i = 0; i < requests.length; i++) {

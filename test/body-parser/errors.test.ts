@@ -277,7 +277,7 @@ describe('module shape', () => {
       assert.ok(Object.keys(bodyParser).includes(name), name);
       assert.equal(Object.getOwnPropertyDescriptor(bodyParser, name)?.enumerable, true);
     }
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+
     const theirs = require('body-parser');
     for (const name of ['json', 'raw', 'text', 'urlencoded'] as const)
       assert.equal(bodyParser[name].length, theirs[name].length, name);

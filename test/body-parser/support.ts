@@ -13,15 +13,30 @@ export function serverFor(parser: Parser): http.Server {
       if (err) {
         const e = err as Record<string, unknown> & Error;
         res.statusCode = (e.status as number) || 500;
-        res.end(JSON.stringify({
-          error: e.message, type: e.type ?? null, expose: e.expose ?? null, statusCode: e.statusCode ?? null,
-          limit: e.limit ?? null, length: e.length ?? null, received: e.received ?? null, expected: e.expected ?? null,
-          charset: e.charset ?? null, encoding: e.encoding ?? null, hasBody: 'body' in e,
-        }));
+        res.end(
+          JSON.stringify({
+            error: e.message,
+            type: e.type ?? null,
+            expose: e.expose ?? null,
+            statusCode: e.statusCode ?? null,
+            limit: e.limit ?? null,
+            length: e.length ?? null,
+            received: e.received ?? null,
+            expected: e.expected ?? null,
+            charset: e.charset ?? null,
+            encoding: e.encoding ?? null,
+            hasBody: 'body' in e,
+          }),
+        );
         return;
       }
       const body = (req as http.IncomingMessage & { body?: unknown }).body;
-      res.end(JSON.stringify({ body: Buffer.isBuffer(body) ? { buffer: body.toString('hex') } : body ?? null, proto: Object.getPrototypeOf({}).polluted ?? null }));
+      res.end(
+        JSON.stringify({
+          body: Buffer.isBuffer(body) ? { buffer: body.toString('hex') } : (body ?? null),
+          proto: Object.getPrototypeOf({}).polluted ?? null,
+        }),
+      );
     });
   });
 }

@@ -11,7 +11,16 @@ import { assertSameResponses, type Framework, type RequestSpec } from '../suppor
 function echo(tag: string) {
   return (req: Request, res: Response) => {
     res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ tag, params: req.params, url: req.url, baseUrl: req.baseUrl, originalUrl: req.originalUrl, path: req.route?.path ?? null }));
+    res.end(
+      JSON.stringify({
+        tag,
+        params: req.params,
+        url: req.url,
+        baseUrl: req.baseUrl,
+        originalUrl: req.originalUrl,
+        path: req.route?.path ?? null,
+      }),
+    );
   };
 }
 
@@ -52,9 +61,32 @@ describe('routing compatibility with express@4', () => {
         return app;
       },
       [
-        '/users/42', '/users/42/', '/USERS/42', '/users/a%20b', '/users/%E2%82%AC', '/users/', '/files/a/b/c.txt', '/files/',
-        '/opt/1', '/opt/1/2', '/opt/1/2/3', '/fmt/report.pdf', '/fmt/report', '/range/1-9', '/num/12', '/num/ab', '/abcd', '/acd',
-        '/plusss', '/re/word', '/re/', '/arr/one', '/arr/zzz', '/named/7/y', '/users/42?x=1', '/nowhere',
+        '/users/42',
+        '/users/42/',
+        '/USERS/42',
+        '/users/a%20b',
+        '/users/%E2%82%AC',
+        '/users/',
+        '/files/a/b/c.txt',
+        '/files/',
+        '/opt/1',
+        '/opt/1/2',
+        '/opt/1/2/3',
+        '/fmt/report.pdf',
+        '/fmt/report',
+        '/range/1-9',
+        '/num/12',
+        '/num/ab',
+        '/abcd',
+        '/acd',
+        '/plusss',
+        '/re/word',
+        '/re/',
+        '/arr/one',
+        '/arr/zzz',
+        '/named/7/y',
+        '/users/42?x=1',
+        '/nowhere',
       ].map((p) => get(p)),
     );
   });
@@ -79,7 +111,12 @@ describe('routing compatibility with express@4', () => {
         const app = production(fw);
         const router = fw.Router();
         router.use(hit('r1'));
-        router.get('/skip', hit('r2'), (_req: Request, _res: Response, next: NextFunction) => next('router'), hit('never'));
+        router.get(
+          '/skip',
+          hit('r2'),
+          (_req: Request, _res: Response, next: NextFunction) => next('router'),
+          hit('never'),
+        );
         router.get('/x', hit('r3'), echo('router-x'));
         app.use(hit('a'));
         app.get('/route', hit('b'), (_req: Request, _res: Response, next: NextFunction) => next('route'), hit('never'));
@@ -111,8 +148,20 @@ describe('routing compatibility with express@4', () => {
         return app;
       },
       [
-        '/outer/inner/leaf/5', '/outer/inner/other?q=1', '/outer/inner', '/outer/INNER/x', '/sub', '/sub/', '/sub/page', '/sub/page?x=y',
-        '/m1/a', '/m2', '/dot.json', '/dot/x', '/dotx', '/outer//inner/leaf/1',
+        '/outer/inner/leaf/5',
+        '/outer/inner/other?q=1',
+        '/outer/inner',
+        '/outer/INNER/x',
+        '/sub',
+        '/sub/',
+        '/sub/page',
+        '/sub/page?x=y',
+        '/m1/a',
+        '/m2',
+        '/dot.json',
+        '/dot/x',
+        '/dotx',
+        '/outer//inner/leaf/1',
       ].map((p) => get(p)),
     );
   });
@@ -148,7 +197,9 @@ describe('routing compatibility with express@4', () => {
         app.param(['a', 'b'], (_req: Request, res: Response, next: NextFunction, value: string, name: string) => {
           hit(name + '=' + value)(_req, res, next);
         });
-        app.param('bad', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('nope'), { status: 422 })));
+        app.param('bad', (_req: Request, _res: Response, next: NextFunction) =>
+          next(Object.assign(new Error('nope'), { status: 422 })),
+        );
         app.get('/p/:id', hit('first'), (_req: Request, _res: Response, next: NextFunction) => next());
         app.get('/p/:id', (req: Request, res: Response) => {
           res.setHeader('x-calls', String(calls));
@@ -172,9 +223,15 @@ describe('routing compatibility with express@4', () => {
         app.get('/throw', () => {
           throw new Error('boom');
         });
-        app.get('/status', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('teapot'), { status: 418, headers: { 'X-Why': 'tea' } })));
-        app.get('/statusCode', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('x'), { statusCode: 503 })));
-        app.get('/badstatus', (_req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('x'), { status: 200 })));
+        app.get('/status', (_req: Request, _res: Response, next: NextFunction) =>
+          next(Object.assign(new Error('teapot'), { status: 418, headers: { 'X-Why': 'tea' } })),
+        );
+        app.get('/statusCode', (_req: Request, _res: Response, next: NextFunction) =>
+          next(Object.assign(new Error('x'), { statusCode: 503 })),
+        );
+        app.get('/badstatus', (_req: Request, _res: Response, next: NextFunction) =>
+          next(Object.assign(new Error('x'), { status: 200 })),
+        );
         app.get('/res-status', (_req: Request, res: Response, next: NextFunction) => {
           res.statusCode = 409;
           next(new Error('x'));
@@ -191,7 +248,18 @@ describe('routing compatibility with express@4', () => {
         app.use((_req: Request, _res: Response, next: NextFunction) => next());
         return app;
       },
-      ['/throw', '/status', '/statusCode', '/badstatus', '/res-status', '/handled', '/param/%E0%A4%A', '/param/%', '/%', '/missing/<script>'].map((p) => get(p)),
+      [
+        '/throw',
+        '/status',
+        '/statusCode',
+        '/badstatus',
+        '/res-status',
+        '/handled',
+        '/param/%E0%A4%A',
+        '/param/%',
+        '/%',
+        '/missing/<script>',
+      ].map((p) => get(p)),
     );
   });
 
@@ -210,7 +278,12 @@ describe('routing compatibility with express@4', () => {
         });
         return app;
       },
-      [{ method: 'HEAD', path: '/h' }, { method: 'HEAD', path: '/g' }, { method: 'GET', path: '/g' }, { method: 'HEAD', path: '/none' }],
+      [
+        { method: 'HEAD', path: '/h' },
+        { method: 'HEAD', path: '/g' },
+        { method: 'GET', path: '/g' },
+        { method: 'HEAD', path: '/none' },
+      ],
     );
   });
 
@@ -224,8 +297,12 @@ describe('routing compatibility with express@4', () => {
         return app;
       },
       [
-        { method: 'PATCH', path: '/any' }, { method: 'PROPFIND', path: '/any' }, { method: 'GET', path: '/post' },
-        { method: 'POST', path: '/post', body: 'x' }, { method: 'M-SEARCH', path: '/ms' }, { method: 'PURGE', path: '/nothing' },
+        { method: 'PATCH', path: '/any' },
+        { method: 'PROPFIND', path: '/any' },
+        { method: 'GET', path: '/post' },
+        { method: 'POST', path: '/post', body: 'x' },
+        { method: 'M-SEARCH', path: '/ms' },
+        { method: 'PURGE', path: '/nothing' },
       ],
     );
   });
@@ -239,8 +316,17 @@ describe('routing compatibility with express@4', () => {
         return app;
       },
       [
-        '/users/' + 'x'.repeat(8000), '/' + 'a/'.repeat(2000), '/users/%00', '/users/..%2F..%2Fetc', '/m%2Fx', '/m/%2e%2e/',
-        'http://example.com/users/1', 'http://example.com/m/x?y=1', '*', '/users/1#frag', '/users/1%23x',
+        '/users/' + 'x'.repeat(8000),
+        '/' + 'a/'.repeat(2000),
+        '/users/%00',
+        '/users/..%2F..%2Fetc',
+        '/m%2Fx',
+        '/m/%2e%2e/',
+        'http://example.com/users/1',
+        'http://example.com/m/x?y=1',
+        '*',
+        '/users/1#frag',
+        '/users/1%23x',
       ].map((p) => get(p)),
     );
   });

@@ -15,7 +15,11 @@ const scrub = (text: string) => text.split(fixtures).join('<fixtures>');
 function errorHandler(app: Any) {
   app.use((err: Any, _req: Any, res: Any, _next: Any) => {
     res.statusCode = 500;
-    res.end(scrub(`${String(err.message).split('\n')[0]} | view: ${err.view ? scrub(String(err.view.name)) + ' ' + scrub(JSON.stringify(err.view.root)) + ' ' + err.view.ext + ' ' + err.view.path : 'none'}`));
+    res.end(
+      scrub(
+        `${String(err.message).split('\n')[0]} | view: ${err.view ? scrub(String(err.view.name)) + ' ' + scrub(JSON.stringify(err.view.root)) + ' ' + err.view.ext + ' ' + err.view.path : 'none'}`,
+      ),
+    );
   });
 }
 
@@ -29,7 +33,10 @@ describe('views compatibility with express@4', () => {
         app.get('/both', (_req: Any, res: Any) => res.render('both', { settings: { views: dir('d') } }));
         app.get('/views/:set/:name', (req: Any, res: Any) => {
           const sets: Record<string, unknown> = {
-            d: dir('d'), da: [dir('d'), dir('a')], one: [dir('d')], three: [dir('a'), dir('b'), dir('d')],
+            d: dir('d'),
+            da: [dir('d'), dir('a')],
+            one: [dir('d')],
+            three: [dir('a'), dir('b'), dir('d')],
           };
           app.set('views', sets[req.params.set]);
           res.render(req.params.name.replace(/~/g, '/'));
@@ -39,8 +46,18 @@ describe('views compatibility with express@4', () => {
         return app;
       },
       [
-        '/views/d/both', '/views/d/nested~deep', '/views/d/nested', '/views/da/hello', '/views/da/both', '/views/d/missing',
-        '/views/one/missing', '/views/da/missing', '/views/three/missing', '/views/three/users', '/absolute', '/views/d/..~a~hello',
+        '/views/d/both',
+        '/views/d/nested~deep',
+        '/views/d/nested',
+        '/views/da/hello',
+        '/views/da/both',
+        '/views/d/missing',
+        '/views/one/missing',
+        '/views/da/missing',
+        '/views/three/missing',
+        '/views/three/users',
+        '/absolute',
+        '/views/d/..~a~hello',
       ].map((path) => ({ path })),
     );
   });
@@ -54,10 +71,19 @@ describe('views compatibility with express@4', () => {
         app.locals.b = 'app';
         app.locals.c = 'app';
         app.engine('.tpl', (path: string, options: Any, callback: Any) => {
-          callback(null, JSON.stringify({
-            path: scrub(path), a: options.a, b: options.b, c: options.c, cache: options.cache, views: scrub(options.settings.views),
-            hasLocals: '_locals' in options, inherited: options.inherited,
-          }));
+          callback(
+            null,
+            JSON.stringify({
+              path: scrub(path),
+              a: options.a,
+              b: options.b,
+              c: options.c,
+              cache: options.cache,
+              views: scrub(options.settings.views),
+              hasLocals: '_locals' in options,
+              inherited: options.inherited,
+            }),
+          );
         });
         app.use((_req: Any, res: Any, next: Any) => {
           res.locals.b = 'res';
@@ -71,8 +97,14 @@ describe('views compatibility with express@4', () => {
           res.render('hello.tpl', () => res.end('rendered with callback'));
         });
         app.get('/inherited', (_req: Any, res: Any) => res.render('hello.tpl', Object.create({ inherited: 'proto' })));
-        app.get('/app-render', (_req: Any, res: Any) => app.render('hello.tpl', (err: Any, html: string) => res.end(err ? 'err' : html)));
-        app.get('/app-render-opts', (_req: Any, res: Any) => app.render('hello.tpl', { _locals: { b: 'private' } }, (err: Any, html: string) => res.end(err ? 'err' : html)));
+        app.get('/app-render', (_req: Any, res: Any) =>
+          app.render('hello.tpl', (err: Any, html: string) => res.end(err ? 'err' : html)),
+        );
+        app.get('/app-render-opts', (_req: Any, res: Any) =>
+          app.render('hello.tpl', { _locals: { b: 'private' } }, (err: Any, html: string) =>
+            res.end(err ? 'err' : html),
+          ),
+        );
         errorHandler(app);
         return app;
       },

@@ -27,62 +27,100 @@ type Any = any;
 /** Session ids, dates inside bodies and per-run tokens differ by design between two servers. */
 function withoutVolatile(res: RawResponse): RawResponse {
   const headers = { ...res.headers };
-  if (headers['set-cookie']) headers['set-cookie'] = (headers['set-cookie'] as string[]).map((c) => c.replace(/=s%3A[^;]+/, '=<signed>').replace(/Expires=[^;]+/, 'Expires=<date>'));
+  if (headers['set-cookie'])
+    headers['set-cookie'] = (headers['set-cookie'] as string[]).map((c) =>
+      c.replace(/=s%3A[^;]+/, '=<signed>').replace(/Expires=[^;]+/, 'Expires=<date>'),
+    );
   delete headers['ratelimit-reset'];
   return { ...res, headers };
 }
 
 describe('ecosystem middleware on webapp (differential against express@4)', () => {
   it('helmet sets its headers and removes X-Powered-By', async () => {
-    await assertSameResponses((fw: Framework) => {
-      const app: Any = fw();
-      app.use(helmet());
-      app.get('/', (_req: Any, res: Any) => res.send('secure'));
-      return app;
-    }, [{ path: '/' }]);
+    await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(helmet());
+        app.get('/', (_req: Any, res: Any) => res.send('secure'));
+        return app;
+      },
+      [{ path: '/' }],
+    );
   });
 
   it('cors: simple and preflight requests, with options', async () => {
-    await assertSameResponses((fw: Framework) => {
-      const app: Any = fw();
-      app.use('/open', cors());
-      app.use('/strict', cors({ origin: 'https://a.example', credentials: true, methods: ['GET', 'PUT'] }));
-      app.all('*', (_req: Any, res: Any) => res.json({ ok: true }));
-      return app;
-    }, [
-      { path: '/open/x', headers: { Origin: 'https://b.example' } },
-      { method: 'OPTIONS', path: '/open/x', headers: { Origin: 'https://b.example', 'Access-Control-Request-Method': 'DELETE' } },
-      { method: 'OPTIONS', path: '/strict/x', headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'PUT' } },
-    ]);
+    await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use('/open', cors());
+        app.use('/strict', cors({ origin: 'https://a.example', credentials: true, methods: ['GET', 'PUT'] }));
+        app.all('*', (_req: Any, res: Any) => res.json({ ok: true }));
+        return app;
+      },
+      [
+        { path: '/open/x', headers: { Origin: 'https://b.example' } },
+        {
+          method: 'OPTIONS',
+          path: '/open/x',
+          headers: { Origin: 'https://b.example', 'Access-Control-Request-Method': 'DELETE' },
+        },
+        {
+          method: 'OPTIONS',
+          path: '/strict/x',
+          headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'PUT' },
+        },
+      ],
+    );
   });
 
   it('morgan logs through its stream with the request and response fields', async () => {
     const lines: string[] = [];
-    await assertSameResponses((fw: Framework) => {
-      lines.length = 0;
-      const app: Any = fw();
-      app.use(morgan(':method :url :status :res[content-length] :req[x-id]', { stream: { write: (l: string) => lines.push(l) } }));
-      app.get('/logged', (_req: Any, res: Any) => res.send('hello'));
-      app.get('/lines', (_req: Any, res: Any) => res.json(lines));
-      return app;
-    }, [{ path: '/logged?q=1', headers: { 'X-Id': '7' } }, { path: '/lines' }]);
+    await assertSameResponses(
+      (fw: Framework) => {
+        lines.length = 0;
+        const app: Any = fw();
+        app.use(
+          morgan(':method :url :status :res[content-length] :req[x-id]', {
+            stream: { write: (l: string) => lines.push(l) },
+          }),
+        );
+        app.get('/logged', (_req: Any, res: Any) => res.send('hello'));
+        app.get('/lines', (_req: Any, res: Any) => res.json(lines));
+        return app;
+      },
+      [{ path: '/logged?q=1', headers: { 'X-Id': '7' } }, { path: '/lines' }],
+    );
   });
 
   it('cookie-parser with signed cookies, and res.cookie signed', async () => {
-    await assertSameResponses((fw: Framework) => {
-      const app: Any = fw();
-      app.use(cookieParser('secret'));
-      app.get('/set', (_req: Any, res: Any) => res.cookie('plain', 'p').cookie('signed', 'v', { signed: true }).cookie('obj', { a: 1 }).send('ok'));
-      app.get('/read', (req: Any, res: Any) => res.json({ cookies: req.cookies, signed: req.signedCookies }));
-      return app;
-    }, [
-      { path: '/set' },
-      { path: '/read', headers: { Cookie: 'plain=p; signed=s%3Av.cKjMShOfkCTyAjxOmCKyu%2Bk%2FQIwgyJ7VjYMSeBbt0ms; obj=j%3A%7B%22a%22%3A1%7D; bad=s%3Av.wrong' } },
-    ]);
+    await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(cookieParser('secret'));
+        app.get('/set', (_req: Any, res: Any) =>
+          res.cookie('plain', 'p').cookie('signed', 'v', { signed: true }).cookie('obj', { a: 1 }).send('ok'),
+        );
+        app.get('/read', (req: Any, res: Any) => res.json({ cookies: req.cookies, signed: req.signedCookies }));
+        return app;
+      },
+      [
+        { path: '/set' },
+        {
+          path: '/read',
+          headers: {
+            Cookie:
+              'plain=p; signed=s%3Av.cKjMShOfkCTyAjxOmCKyu%2Bk%2FQIwgyJ7VjYMSeBbt0ms; obj=j%3A%7B%22a%22%3A1%7D; bad=s%3Av.wrong',
+          },
+        },
+      ],
+    );
   });
 
   it('express-session keeps state across requests with its cookie', async () => {
-    for (const fw of [(await import('express')).default, (await import('../../src/index')).default as unknown as Framework]) {
+    for (const fw of [
+      (await import('express')).default,
+      (await import('../../src/index')).default as unknown as Framework,
+    ]) {
       const app: Any = fw();
       app.use(session({ secret: 's', resave: false, saveUninitialized: false }));
       app.get('/count', (req: Any, res: Any) => {
@@ -97,70 +135,130 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
   });
 
   it('passport-local logs in through req.login, req.user, req.isAuthenticated (patched app.request)', async () => {
-    for (const fw of [(await import('express')).default, (await import('../../src/index')).default as unknown as Framework]) {
+    for (const fw of [
+      (await import('express')).default,
+      (await import('../../src/index')).default as unknown as Framework,
+    ]) {
       const app: Any = fw();
       const auth = new passport.Passport();
-      auth.use(new LocalStrategy((username: string, password: string, done: Any) => done(null, password === 'pw' ? { id: 1, username } : false)));
+      auth.use(
+        new LocalStrategy((username: string, password: string, done: Any) =>
+          done(null, password === 'pw' ? { id: 1, username } : false),
+        ),
+      );
       auth.serializeUser((user: Any, done: Any) => done(null, user.id));
       auth.deserializeUser((id: Any, done: Any) => done(null, { id, username: 'tobi' }));
       app.use(fw.urlencoded({ extended: false }));
       app.use(session({ secret: 's', resave: false, saveUninitialized: false }));
       app.use(auth.initialize());
       app.use(auth.session());
-      app.post('/login', auth.authenticate('local', { failureRedirect: '/failed' }), (_req: Any, res: Any) => res.redirect('/me'));
-      app.get('/me', (req: Any, res: Any) => res.json({ authenticated: req.isAuthenticated(), user: req.user ?? null }));
+      app.post('/login', auth.authenticate('local', { failureRedirect: '/failed' }), (_req: Any, res: Any) =>
+        res.redirect('/me'),
+      );
+      app.get('/me', (req: Any, res: Any) =>
+        res.json({ authenticated: req.isAuthenticated(), user: req.user ?? null }),
+      );
       const request = (await import('supertest')).default;
       const agent = request.agent(app);
-      await agent.post('/login').type('form').send({ username: 'tobi', password: 'nope' }).expect(302).expect('Location', '/failed');
-      await agent.post('/login').type('form').send({ username: 'tobi', password: 'pw' }).expect(302).expect('Location', '/me');
+      await agent
+        .post('/login')
+        .type('form')
+        .send({ username: 'tobi', password: 'nope' })
+        .expect(302)
+        .expect('Location', '/failed');
+      await agent
+        .post('/login')
+        .type('form')
+        .send({ username: 'tobi', password: 'pw' })
+        .expect(302)
+        .expect('Location', '/me');
       await agent.get('/me').expect(200, { authenticated: true, user: { id: 1, username: 'tobi' } });
     }
   });
 
   it('multer parses multipart uploads into req.file and req.body', async () => {
-    await assertSameResponses((fw: Framework) => {
-      const app: Any = fw();
-      const upload = multer({ storage: multer.memoryStorage() });
-      app.post('/upload', upload.single('doc'), (req: Any, res: Any) => res.json({ body: req.body, name: req.file.originalname, size: req.file.size, text: req.file.buffer.toString() }));
-      return app;
-    }, [{
-      method: 'POST', path: '/upload', headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
-      body: '--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile body\r\n--XX--\r\n',
-    }]);
+    await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        const upload = multer({ storage: multer.memoryStorage() });
+        app.post('/upload', upload.single('doc'), (req: Any, res: Any) =>
+          res.json({
+            body: req.body,
+            name: req.file.originalname,
+            size: req.file.size,
+            text: req.file.buffer.toString(),
+          }),
+        );
+        return app;
+      },
+      [
+        {
+          method: 'POST',
+          path: '/upload',
+          headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+          body: '--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile body\r\n--XX--\r\n',
+        },
+      ],
+    );
   });
 
   it('compression gzips by Accept-Encoding', async () => {
-    await assertSameResponses((fw: Framework) => {
-      const app: Any = fw();
-      app.use(compression({ threshold: 0 }));
-      app.get('/', (_req: Any, res: Any) => res.send('x'.repeat(2000)));
-      return app;
-    }, [{ path: '/', headers: { 'Accept-Encoding': 'gzip' } }, { path: '/', headers: { 'Accept-Encoding': 'identity' } }]);
+    await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(compression({ threshold: 0 }));
+        app.get('/', (_req: Any, res: Any) => res.send('x'.repeat(2000)));
+        return app;
+      },
+      [
+        { path: '/', headers: { 'Accept-Encoding': 'gzip' } },
+        { path: '/', headers: { 'Accept-Encoding': 'identity' } },
+      ],
+    );
   });
 
   it('method-override, serve-favicon, express-rate-limit and express-validator', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapp-eco-'));
     writeFileSync(join(dir, 'favicon.ico'), Buffer.from([0, 0, 1, 0]));
-    await assertSameResponses((fw: Framework) => {
-      const app: Any = fw();
-      app.use(favicon(join(dir, 'favicon.ico')));
-      app.use(methodOverride('X-HTTP-Method-Override'));
-      app.use('/limited', rateLimit({ windowMs: 60_000, limit: 1, standardHeaders: 'draft-7', legacyHeaders: false }));
-      app.use(fw.json());
-      app.delete('/thing', (req: Any, res: Any) => res.send('deleted via ' + req.originalMethod));
-      app.get('/limited', (_req: Any, res: Any) => res.send('ok'));
-      app.post('/validate', body('email').isEmail(), (req: Any, res: Any) => {
-        const errors = validationResult(req);
-        res.status(errors.isEmpty() ? 200 : 422).json(errors.array());
-      });
-      return app;
-    }, [
-      { path: '/favicon.ico' },
-      { method: 'POST', path: '/thing', headers: { 'X-HTTP-Method-Override': 'DELETE' } },
-      { path: '/limited' }, { path: '/limited' },
-      { method: 'POST', path: '/validate', headers: { 'Content-Type': 'application/json' }, body: '{"email":"nope"}' },
-      { method: 'POST', path: '/validate', headers: { 'Content-Type': 'application/json' }, body: '{"email":"a@b.co"}' },
-    ], undefined, withoutVolatile);
+    await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(favicon(join(dir, 'favicon.ico')));
+        app.use(methodOverride('X-HTTP-Method-Override'));
+        app.use(
+          '/limited',
+          rateLimit({ windowMs: 60_000, limit: 1, standardHeaders: 'draft-7', legacyHeaders: false }),
+        );
+        app.use(fw.json());
+        app.delete('/thing', (req: Any, res: Any) => res.send('deleted via ' + req.originalMethod));
+        app.get('/limited', (_req: Any, res: Any) => res.send('ok'));
+        app.post('/validate', body('email').isEmail(), (req: Any, res: Any) => {
+          const errors = validationResult(req);
+          res.status(errors.isEmpty() ? 200 : 422).json(errors.array());
+        });
+        return app;
+      },
+      [
+        { path: '/favicon.ico' },
+        { method: 'POST', path: '/thing', headers: { 'X-HTTP-Method-Override': 'DELETE' } },
+        { path: '/limited' },
+        { path: '/limited' },
+        {
+          method: 'POST',
+          path: '/validate',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"email":"nope"}',
+        },
+        {
+          method: 'POST',
+          path: '/validate',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"email":"a@b.co"}',
+        },
+      ],
+      undefined,
+      withoutVolatile,
+    );
   });
   it('hbs renders through __express, and http-proxy-middleware proxies to an upstream', async () => {
     const http = await import('node:http');
@@ -169,14 +267,17 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     const target = `http://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}`;
     try {
-      await assertSameResponses((fw: Framework) => {
-        const app: Any = fw();
-        app.set('views', join(__dirname, 'fixtures'));
-        app.set('view engine', 'hbs');
-        app.get('/page', (_req: Any, res: Any) => res.render('page', { title: 'Handlebars' }));
-        app.use('/api', createProxyMiddleware({ target, changeOrigin: true }));
-        return app;
-      }, [{ path: '/page' }, { path: '/api/users?x=1' }]);
+      await assertSameResponses(
+        (fw: Framework) => {
+          const app: Any = fw();
+          app.set('views', join(__dirname, 'fixtures'));
+          app.set('view engine', 'hbs');
+          app.get('/page', (_req: Any, res: Any) => res.render('page', { title: 'Handlebars' }));
+          app.use('/api', createProxyMiddleware({ target, changeOrigin: true }));
+          return app;
+        },
+        [{ path: '/page' }, { path: '/api/users?x=1' }],
+      );
     } finally {
       upstream.close();
     }

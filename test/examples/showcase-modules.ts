@@ -51,7 +51,6 @@ export interface ShowcaseApp {
   close(): Promise<void>;
 }
 
-/* eslint-disable @typescript-eslint/no-require-imports -- the showcase is plain CommonJS */
 export const { openStore, sqliteAvailable } = require('../../examples/showcase/lib/store') as {
   openStore(dir: string, kind?: string): Store;
   sqliteAvailable(): boolean;
@@ -59,4 +58,3 @@ export const { openStore, sqliteAvailable } = require('../../examples/showcase/l
 export const { createApp } = require('../../examples/showcase/app') as {
   createApp(framework: unknown, options: Record<string, unknown>): ShowcaseApp;
 };
-/* eslint-enable @typescript-eslint/no-require-imports */

@@ -47,7 +47,16 @@ describe('lookupType', () => {
 
 describe('charsetOf', () => {
   it('is UTF-8 for text, JavaScript and JSON types, as Express 4 says', () => {
-    for (const type of ['text/html', 'text/plain', 'application/javascript', 'application/json', 'application/json-patch+json', 'image/png', 'application/xml', '']) {
+    for (const type of [
+      'text/html',
+      'text/plain',
+      'application/javascript',
+      'application/json',
+      'application/json-patch+json',
+      'image/png',
+      'application/xml',
+      '',
+    ]) {
       assert.equal(charsetOf(type), mime1.charsets.lookup(type) ?? false, type);
     }
   });

@@ -19,7 +19,18 @@ describe('parseMs', () => {
   });
 
   it('is undefined for what is not a duration', () => {
-    for (const value of ['', 'abc', '1 fortnight', '1d2h', 'd', '1..2d', ' 1d', '1d ', 'x'.repeat(101), '1'.repeat(101)]) {
+    for (const value of [
+      '',
+      'abc',
+      '1 fortnight',
+      '1d2h',
+      'd',
+      '1..2d',
+      ' 1d',
+      '1d ',
+      'x'.repeat(101),
+      '1'.repeat(101),
+    ]) {
       assert.equal(parseMs(value), undefined, JSON.stringify(value));
     }
     assert.equal(parseMs(5 as unknown as string), undefined);
@@ -28,9 +39,44 @@ describe('parseMs', () => {
   });
 
   it('agrees with ms on a table of strings', () => {
-    const units = ['', 'ms', 'msec', 'msecs', 'millisecond', 'milliseconds', 's', 'sec', 'secs', 'second', 'seconds', 'm', 'min',
-      'mins', 'minute', 'minutes', 'h', 'hr', 'hrs', 'hour', 'hours', 'd', 'day', 'days', 'w', 'week', 'weeks', 'y', 'yr', 'yrs',
-      'year', 'years', 'Ms', 'D', 'months', 'sx'];
+    const units = [
+      '',
+      'ms',
+      'msec',
+      'msecs',
+      'millisecond',
+      'milliseconds',
+      's',
+      'sec',
+      'secs',
+      'second',
+      'seconds',
+      'm',
+      'min',
+      'mins',
+      'minute',
+      'minutes',
+      'h',
+      'hr',
+      'hrs',
+      'hour',
+      'hours',
+      'd',
+      'day',
+      'days',
+      'w',
+      'week',
+      'weeks',
+      'y',
+      'yr',
+      'yrs',
+      'year',
+      'years',
+      'Ms',
+      'D',
+      'months',
+      'sx',
+    ];
     for (const number of ['0', '1', '-1', '1.5', '.5', '-.5', '10', '007', '1.', '-']) {
       for (const unit of units) {
         for (const space of ['', ' ', '  ']) {

@@ -7,7 +7,10 @@ const oracle = require('range-parser') as (size: number, str: string, options?: 
 
 function plain(result: unknown): unknown {
   if (!Array.isArray(result)) return result;
-  return { type: (result as unknown as { type: string }).type, ranges: result.map((r) => ({ start: r.start, end: r.end })) };
+  return {
+    type: (result as unknown as { type: string }).type,
+    ranges: result.map((r) => ({ start: r.start, end: r.end })),
+  };
 }
 
 describe('parseRange', () => {
@@ -37,43 +40,81 @@ describe('parseRange', () => {
 
   it('keeps several ranges in header order, skipping the unusable ones', () => {
     const ranges = parseRange(1000, 'bytes=40-80,x-y,81-90,-1');
-    assert.deepEqual([...(ranges as Ranges)], [
-      { start: 40, end: 80 },
-      { start: 81, end: 90 },
-      { start: 999, end: 999 },
-    ]);
+    assert.deepEqual(
+      [...(ranges as Ranges)],
+      [
+        { start: 40, end: 80 },
+        { start: 81, end: 90 },
+        { start: 999, end: 999 },
+      ],
+    );
   });
 
   it('combines overlapping and adjacent ranges when asked, keeping first-appearance order', () => {
     const ranges = parseRange(150, 'bytes=0-4,90-99,5-75,100-199,101-102', { combine: true });
     assert.ok(Array.isArray(ranges));
     assert.equal(ranges.type, 'bytes');
-    assert.deepEqual([...ranges], [
-      { start: 0, end: 75 },
-      { start: 90, end: 149 },
-    ]);
-    assert.deepEqual([...(parseRange(150, 'bytes=-1,20-100,0-1,101-120', { combine: true }) as Ranges)], [
-      { start: 149, end: 149 },
-      { start: 20, end: 120 },
-      { start: 0, end: 1 },
-    ]);
+    assert.deepEqual(
+      [...ranges],
+      [
+        { start: 0, end: 75 },
+        { start: 90, end: 149 },
+      ],
+    );
+    assert.deepEqual(
+      [...(parseRange(150, 'bytes=-1,20-100,0-1,101-120', { combine: true }) as Ranges)],
+      [
+        { start: 149, end: 149 },
+        { start: 20, end: 120 },
+        { start: 0, end: 1 },
+      ],
+    );
   });
 
   it('throws a TypeError when the header is not a string', () => {
-    assert.throws(() => parseRange(10, undefined as unknown as string), { name: 'TypeError', message: 'argument str must be a string' });
+    assert.throws(() => parseRange(10, undefined as unknown as string), {
+      name: 'TypeError',
+      message: 'argument str must be a string',
+    });
   });
 
   it('gives the same results as range-parser on a table of odd headers', () => {
     const headers = [
-      'bytes=0-0', 'bytes=0-', 'bytes=-0', 'bytes=-1', 'bytes= 1-2', 'bytes=1 -2', 'bytes=1- 2', 'bytes=+1-2',
-      'bytes=1-2-3', 'bytes=5', 'bytes=-', 'bytes=,', 'bytes=1-2,', 'items=0-5', '=0-5', 'bytes==0-5',
-      'bytes=0x10-20', 'bytes=1e2-300', 'bytes=10-5', 'bytes=0-1,0-1', 'bytes=99999999999999999999-',
-      'bytes=0-99999999999999999999', 'bytes=-99999999999999999999', 'bytes=1.5-3.5', 'BYTES=0-1', 'bytes=0-1;x',
+      'bytes=0-0',
+      'bytes=0-',
+      'bytes=-0',
+      'bytes=-1',
+      'bytes= 1-2',
+      'bytes=1 -2',
+      'bytes=1- 2',
+      'bytes=+1-2',
+      'bytes=1-2-3',
+      'bytes=5',
+      'bytes=-',
+      'bytes=,',
+      'bytes=1-2,',
+      'items=0-5',
+      '=0-5',
+      'bytes==0-5',
+      'bytes=0x10-20',
+      'bytes=1e2-300',
+      'bytes=10-5',
+      'bytes=0-1,0-1',
+      'bytes=99999999999999999999-',
+      'bytes=0-99999999999999999999',
+      'bytes=-99999999999999999999',
+      'bytes=1.5-3.5',
+      'BYTES=0-1',
+      'bytes=0-1;x',
     ];
     for (const size of [0, 1, 10, 1000]) {
       for (const header of headers) {
         for (const combine of [false, true]) {
-          assert.deepEqual(plain(parseRange(size, header, { combine })), plain(oracle(size, header, { combine })), `${size} ${header} ${combine}`);
+          assert.deepEqual(
+            plain(parseRange(size, header, { combine })),
+            plain(oracle(size, header, { combine })),
+            `${size} ${header} ${combine}`,
+          );
         }
       }
     }
@@ -97,7 +138,11 @@ describe('parseRange', () => {
       const header = 'bytes=' + spec;
       const size = next(120);
       const combine = next(2) === 1;
-      assert.deepEqual(plain(parseRange(size, header, { combine })), plain(oracle(size, header, { combine })), `${size} ${header}`);
+      assert.deepEqual(
+        plain(parseRange(size, header, { combine })),
+        plain(oracle(size, header, { combine })),
+        `${size} ${header}`,
+      );
     }
   });
 });

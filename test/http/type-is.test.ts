@@ -1,26 +1,78 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hasBody, matchMediaType, typeIs } from '../../src/http/type-is';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const reference = require('type-is');
 
 const ACTUALS = [
-  'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/html', 'text/plain; charset="utf-8"',
-  'application/vnd.api+json', 'application/ld+json; profile=x', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
-  'image/svg+xml', 'text/', '/json', 'json', '', 'application/json;', 'application/json; foo', 'application/json ; a=b',
-  'text/plain; charset=utf-8; charset=latin1', 'a/b/c', 'text/plain\u0000', 'application/+json', 'x/y+', 'application/octet-stream', 'a/b+c+d', 'a/b++', 'a/b+c!', 'a/.b', ' text/html ', 'text/html;charset=utf-8',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'text/html',
+  'text/plain; charset="utf-8"',
+  'application/vnd.api+json',
+  'application/ld+json; profile=x',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'image/svg+xml',
+  'text/',
+  '/json',
+  'json',
+  '',
+  'application/json;',
+  'application/json; foo',
+  'application/json ; a=b',
+  'text/plain; charset=utf-8; charset=latin1',
+  'a/b/c',
+  'text/plain\u0000',
+  'application/+json',
+  'x/y+',
+  'application/octet-stream',
+  'a/b+c+d',
+  'a/b++',
+  'a/b+c!',
+  'a/.b',
+  ' text/html ',
+  'text/html;charset=utf-8',
 ];
 const TYPE_LISTS: unknown[][] = [
-  [], ['json'], ['application/json'], ['html'], ['text/*'], ['*/json'], ['*/*'], ['+json'], ['*/*+json'], ['application/*'],
-  ['urlencoded'], ['multipart'], ['multipart/*'], ['json', 'urlencoded'], ['html', 'json'], ['nope'], ['svg'], ['xml', '+xml'],
-  ['text/html', 'text/plain'], [null], [1], ['application/vnd.api+json'], ['bin'], ['*/*', 'json'], ['json', '*/*'], ['TEXT/*'],
+  [],
+  ['json'],
+  ['application/json'],
+  ['html'],
+  ['text/*'],
+  ['*/json'],
+  ['*/*'],
+  ['+json'],
+  ['*/*+json'],
+  ['application/*'],
+  ['urlencoded'],
+  ['multipart'],
+  ['multipart/*'],
+  ['json', 'urlencoded'],
+  ['html', 'json'],
+  ['nope'],
+  ['svg'],
+  ['xml', '+xml'],
+  ['text/html', 'text/plain'],
+  [null],
+  [1],
+  ['application/vnd.api+json'],
+  ['bin'],
+  ['*/*', 'json'],
+  ['json', '*/*'],
+  ['TEXT/*'],
 ];
 
 describe('matchMediaType', () => {
   it('matches as type-is does (extensions, wildcards, +suffix, urlencoded, multipart)', () => {
     for (const actual of ACTUALS) {
       for (const types of TYPE_LISTS) {
-        assert.deepEqual(matchMediaType(actual, types), reference.is(actual, types), `${JSON.stringify(actual)} ${JSON.stringify(types)}`);
+        assert.deepEqual(
+          matchMediaType(actual, types),
+          reference.is(actual, types),
+          `${JSON.stringify(actual)} ${JSON.stringify(types)}`,
+        );
       }
     }
   });

@@ -19,8 +19,7 @@ import { chain, type Handler } from './support';
 
 const BOUNDARY = 'ctx-boundary';
 const FORM = 'multipart/form-data; boundary=' + BOUNDARY;
-const form = (parts: string[]) =>
-  parts.map((part) => `--${BOUNDARY}\r\n${part}\r\n`).join('') + `--${BOUNDARY}--\r\n`;
+const form = (parts: string[]) => parts.map((part) => `--${BOUNDARY}\r\n${part}\r\n`).join('') + `--${BOUNDARY}--\r\n`;
 const field = (name: string, value: string) => `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`;
 const file = (name: string, content: string) =>
   `Content-Disposition: form-data; name="${name}"; filename="${name}.txt"\r\nContent-Type: text/plain\r\n\r\n${content}`;
@@ -54,7 +53,9 @@ class RemoteStore extends MemoryStore {
     super.get(sid, (err, data) => this.pending.push(() => fn(this.failGet ? new Error('store down') : err, data)));
   }
   override set(sid: string, data: SessionData, fn?: (err?: unknown) => void): void {
-    super.set(sid, data, (err?: unknown) => this.pending.push(() => fn?.(this.failSet ? new Error('store down') : err)));
+    super.set(sid, data, (err?: unknown) =>
+      this.pending.push(() => fn?.(this.failSet ? new Error('store down') : err)),
+    );
   }
   override destroy(sid: string, fn?: (err?: unknown) => void): void {
     super.destroy(sid, (err?: unknown) => this.pending.push(() => fn?.(err)));
@@ -98,38 +99,56 @@ describe('webapp/middleware keeps the AsyncLocalStorage store', () => {
     };
     try {
       // A first request creates the session; the next ones load it from the store.
-      const cookie = await withServer(chain([cookieParser(), session({ ...options, store }), touch, storeProbe]), async (port) => {
-        const res = await rawRequest(port, { path: '/', headers: { 'x-id': 'first' } });
-        return String(res.headers['set-cookie']).split(';')[0];
-      });
-      await assertStoreKept(chain([enterStore, cookieParser(), session({ ...options, store }), touch, storeProbe, storeErrorProbe]), [
-        { name: 'loaded', request: { path: '/', headers: { cookie } }, status: 200 },
-      ]);
-      await assertStoreKept(chain([enterStore, cookieParser(), session({ ...options, store: failing }), touch, storeProbe, storeErrorProbe]), [
-        { name: 'store error', request: { path: '/', headers: { cookie } }, status: 500 },
-      ]);
+      const cookie = await withServer(
+        chain([cookieParser(), session({ ...options, store }), touch, storeProbe]),
+        async (port) => {
+          const res = await rawRequest(port, { path: '/', headers: { 'x-id': 'first' } });
+          return String(res.headers['set-cookie']).split(';')[0];
+        },
+      );
+      await assertStoreKept(
+        chain([enterStore, cookieParser(), session({ ...options, store }), touch, storeProbe, storeErrorProbe]),
+        [{ name: 'loaded', request: { path: '/', headers: { cookie } }, status: 200 }],
+      );
+      await assertStoreKept(
+        chain([
+          enterStore,
+          cookieParser(),
+          session({ ...options, store: failing }),
+          touch,
+          storeProbe,
+          storeErrorProbe,
+        ]),
+        [{ name: 'store error', request: { path: '/', headers: { cookie } }, status: 500 }],
+      );
       // The session's own methods call back in the caller's context too (passport logs in inside regenerate).
       const methods = (req: any, _res: unknown, next: (err?: unknown) => void) => {
         req.session.regenerate((err: unknown) => {
           if (err) return next(err);
           req.session.user = 'u';
-          req.session.save(() => req.session.reload(() => {
-            req.session.destroy(() => next());
-          }));
+          req.session.save(() =>
+            req.session.reload(() => {
+              req.session.destroy(() => next());
+            }),
+          );
         });
       };
-      await assertStoreKept(chain([enterStore, cookieParser(), session({ ...options, store }), methods, storeProbe, storeErrorProbe]), [
-        { name: 'regenerate, save, reload, destroy', request: { path: '/', headers: { cookie } }, status: 200 },
-      ]);
+      await assertStoreKept(
+        chain([enterStore, cookieParser(), session({ ...options, store }), methods, storeProbe, storeErrorProbe]),
+        [{ name: 'regenerate, save, reload, destroy', request: { path: '/', headers: { cookie } }, status: 200 }],
+      );
       // A failed save reaches next(err) after the response went out: record what that handler sees.
       const seen: string[] = [];
       const record: Handler = (_err, _req, _res, _next) => {
         seen.push(als.getStore() ?? 'none');
       };
-      await withServer(chain([enterStore, cookieParser(), session({ ...options, store: saveFailing }), touch, storeProbe, record]), async (port) => {
-        await rawRequest(port, { path: '/', headers: { 'x-id': 'save' } });
-        for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-      });
+      await withServer(
+        chain([enterStore, cookieParser(), session({ ...options, store: saveFailing }), touch, storeProbe, record]),
+        async (port) => {
+          await rawRequest(port, { path: '/', headers: { 'x-id': 'save' } });
+          for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        },
+      );
       assert.deepEqual(seen, ['save']);
     } finally {
       store.close();
@@ -139,11 +158,20 @@ describe('webapp/middleware keeps the AsyncLocalStorage store', () => {
   });
 
   it('cookieSession, compress, limit, csrf', async () => {
-    await assertStoreKept(stack(cookieParser(), middleware.cookieSession({ secret: 's' }), middleware.compress(), middleware.limit(10), middleware.csrf()), [
-      { name: 'get', request: { path: '/' }, status: 200 },
-      { name: 'over the limit', request: post('text/plain', 'x'.repeat(20)), status: 413 },
-      { name: 'no csrf token', request: post('text/plain', 'x'), status: 403 },
-    ]);
+    await assertStoreKept(
+      stack(
+        cookieParser(),
+        middleware.cookieSession({ secret: 's' }),
+        middleware.compress(),
+        middleware.limit(10),
+        middleware.csrf(),
+      ),
+      [
+        { name: 'get', request: { path: '/' }, status: 200 },
+        { name: 'over the limit', request: post('text/plain', 'x'.repeat(20)), status: 413 },
+        { name: 'no csrf token', request: post('text/plain', 'x'), status: 403 },
+      ],
+    );
   });
 
   it('timeout: the 503 reaches the error handler in the store', async () => {
@@ -155,15 +183,18 @@ describe('webapp/middleware keeps the AsyncLocalStorage store', () => {
 
   it('static, staticCache, directory, favicon: next() and next(err) after the file system', async () => {
     const publicDir = join(root, 'public');
-    await assertStoreKept(stack(
-      middleware.favicon(join(root, 'favicon.ico')),
-      middleware.staticCache(),
-      serveStatic(publicDir),
-      middleware.directory(publicDir),
-    ), [
-      { name: 'missing file', request: { path: '/missing.txt' }, status: 200 },
-      { name: 'bad path', request: { path: '/%00' }, status: 400 },
-      { name: 'directory, unacceptable', request: { path: '/dir/', headers: { accept: 'image/png' } }, status: 406 },
-    ]);
+    await assertStoreKept(
+      stack(
+        middleware.favicon(join(root, 'favicon.ico')),
+        middleware.staticCache(),
+        serveStatic(publicDir),
+        middleware.directory(publicDir),
+      ),
+      [
+        { name: 'missing file', request: { path: '/missing.txt' }, status: 200 },
+        { name: 'bad path', request: { path: '/%00' }, status: 400 },
+        { name: 'directory, unacceptable', request: { path: '/dir/', headers: { accept: 'image/png' } }, status: 406 },
+      ],
+    );
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { basicAuth } from '../../src/middleware/basic-auth';
 import { assertSameAsConnect, basic, echo } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const show = echo((req) => ({ user: req.user, remote: req.remoteUser }));
@@ -50,11 +50,19 @@ describe('basicAuth', () => {
       req.user = 'already';
       next();
     };
-    const [unauth] = await assertSameAsConnect([connect.basicAuth('a', 'b'), show], [basicAuth('a', 'b'), show], [{ path: '/' }]);
+    const [unauth] = await assertSameAsConnect(
+      [connect.basicAuth('a', 'b'), show],
+      [basicAuth('a', 'b'), show],
+      [{ path: '/' }],
+    );
     assert.equal(unauth.status, 401);
     assert.equal(unauth.headers['www-authenticate'], 'Basic realm="Authorization Required"');
     assert.equal(unauth.body, 'Unauthorized');
-    const [skipped] = await assertSameAsConnect([preset, connect.basicAuth('a', 'b'), show], [preset, basicAuth('a', 'b'), show], [{ path: '/' }]);
+    const [skipped] = await assertSameAsConnect(
+      [preset, connect.basicAuth('a', 'b'), show],
+      [preset, basicAuth('a', 'b'), show],
+      [{ path: '/' }],
+    );
     assert.deepEqual(JSON.parse(skipped.body), { user: 'already' });
   });
 

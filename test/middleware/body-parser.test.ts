@@ -7,7 +7,7 @@ import { bodyParser } from '../../src/middleware/body-parser';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
 import { assertSameAsConnect, echo, requestAll, type Handler, type RawResponse, type RequestSpec } from './support';
 import { oracleRunValue } from '../support/oracle-recording';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const BOUNDARY = 'webappBodyParserBoundary';
@@ -24,8 +24,14 @@ function multipartBody(parts: Array<{ name: string; value: string; filename?: st
   return body + `--${BOUNDARY}--\r\n`;
 }
 
-const post = (body: string, type: string): RequestSpec => ({ method: 'POST', path: '/', headers: { 'content-type': type }, body });
-const form = (parts: Parameters<typeof multipartBody>[0]) => post(multipartBody(parts), 'multipart/form-data; boundary=' + BOUNDARY);
+const post = (body: string, type: string): RequestSpec => ({
+  method: 'POST',
+  path: '/',
+  headers: { 'content-type': type },
+  body,
+});
+const form = (parts: Parameters<typeof multipartBody>[0]) =>
+  post(multipartBody(parts), 'multipart/form-data; boundary=' + BOUNDARY);
 
 /**
  * req.body, and req.files with each file reduced to what both servers agree on
@@ -35,7 +41,13 @@ const show = echo((req) => {
   const files: Record<string, unknown> = {};
   for (const key of Object.keys(req.files || {}).sort()) {
     const file = req.files[key];
-    files[key] = { name: file.name, type: file.type, size: file.size, content: fs.readFileSync(file.path, 'utf8'), dir: path.dirname(file.path) };
+    files[key] = {
+      name: file.name,
+      type: file.type,
+      size: file.size,
+      content: fs.readFileSync(file.path, 'utf8'),
+      dir: path.dirname(file.path),
+    };
   }
   return { body: req.body, files };
 });
@@ -75,7 +87,9 @@ describe('bodyParser (3.x)', () => {
 
   it('prints the multipart deprecation notice when created, as Connect 2.30 does', () => {
     const lines = captureStderr(() => bodyParser());
-    assert.deepEqual(deprecationMessages(lines), ['multipart: use parser (multiparty, busboy, formidable) npm module instead']);
+    assert.deepEqual(deprecationMessages(lines), [
+      'multipart: use parser (multiparty, busboy, formidable) npm module instead',
+    ]);
     assert.match(lines[0], /body-parser\.test\.ts:\d+:\d+\n$/, 'the notice points at the caller');
   });
 
@@ -103,7 +117,11 @@ describe('bodyParser (3.x)', () => {
   it('req.body and req.files default to {} for any other request', async () => {
     const responses = await requestAll(
       [ours(), show],
-      [{ method: 'GET', path: '/' }, post('plain text', 'text/plain'), { method: 'DELETE', path: '/', headers: { 'content-type': 'application/json' } }],
+      [
+        { method: 'GET', path: '/' },
+        post('plain text', 'text/plain'),
+        { method: 'DELETE', path: '/', headers: { 'content-type': 'application/json' } },
+      ],
     );
     for (const res of responses) assert.deepEqual(json(res), { body: {}, files: {} });
   });
@@ -112,15 +130,26 @@ describe('bodyParser (3.x)', () => {
     const big = 'x'.repeat(2000);
     const responses = await requestAll(
       [ours({ limit: '1kb' }), show],
-      [post(JSON.stringify({ big }), 'application/json'), post('big=' + big, 'application/x-www-form-urlencoded'), form([{ name: 'big', value: big }])],
+      [
+        post(JSON.stringify({ big }), 'application/json'),
+        post('big=' + big, 'application/x-www-form-urlencoded'),
+        form([{ name: 'big', value: big }]),
+      ],
     );
-    assert.deepEqual(responses.map((res) => res.status), [413, 413, 413]);
+    assert.deepEqual(
+      responses.map((res) => res.status),
+      [413, 413, 413],
+    );
   });
 
   it('400 for a malformed JSON or multipart body; the next request is served', async () => {
     const [badJson, badMultipart, ok] = await requestAll(
       [ours(), show],
-      [post('{nope', 'application/json'), post(`--${BOUNDARY}\r\nbroken`, 'multipart/form-data; boundary=' + BOUNDARY), post('{"a":1}', 'application/json')],
+      [
+        post('{nope', 'application/json'),
+        post(`--${BOUNDARY}\r\nbroken`, 'multipart/form-data; boundary=' + BOUNDARY),
+        post('{"a":1}', 'application/json'),
+      ],
     );
     assert.equal(badJson.status, 400);
     assert.equal(badMultipart.status, 400);
@@ -156,16 +185,21 @@ describe('bodyParser (3.x)', () => {
 
   it('fails as Connect 2.30 does (status) on bad and oversized bodies', () =>
     withUploadDir(async (dir) => {
-    const requests: RequestSpec[] = [
-      post('{nope', 'application/json'),
-      post('"just a string"', 'application/json'),
-      post(JSON.stringify({ big: 'x'.repeat(2000) }), 'application/json'),
-      post('big=' + 'x'.repeat(2000), 'application/x-www-form-urlencoded'),
-      form([{ name: 'big', value: 'x'.repeat(2000) }]),
-      post(`--${BOUNDARY}\r\nbroken`, 'multipart/form-data; boundary=' + BOUNDARY),
-    ];
-    // Error messages differ by parser (Connect's multiparty vs busboy); status codes must not.
-    const statusOnly = (res: RawResponse): RawResponse => ({ status: res.status, headers: {}, body: '' });
-    await assertSameAsConnect([theirs({ limit: '1kb', uploadDir: dir }), show], [ours({ limit: '1kb', uploadDir: dir }), show], requests, statusOnly);
-  }));
+      const requests: RequestSpec[] = [
+        post('{nope', 'application/json'),
+        post('"just a string"', 'application/json'),
+        post(JSON.stringify({ big: 'x'.repeat(2000) }), 'application/json'),
+        post('big=' + 'x'.repeat(2000), 'application/x-www-form-urlencoded'),
+        form([{ name: 'big', value: 'x'.repeat(2000) }]),
+        post(`--${BOUNDARY}\r\nbroken`, 'multipart/form-data; boundary=' + BOUNDARY),
+      ];
+      // Error messages differ by parser (Connect's multiparty vs busboy); status codes must not.
+      const statusOnly = (res: RawResponse): RawResponse => ({ status: res.status, headers: {}, body: '' });
+      await assertSameAsConnect(
+        [theirs({ limit: '1kb', uploadDir: dir }), show],
+        [ours({ limit: '1kb', uploadDir: dir }), show],
+        requests,
+        statusOnly,
+      );
+    }));
 });

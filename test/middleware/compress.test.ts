@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { compress } from '../../src/middleware/compress';
 import { assertSameAsConnect, requestAll, type Handler, type RequestSpec } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const big = 'hello world '.repeat(200);

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { sign } from '../../src/http/cookie-signature';
 import { cookieParser, JSONCookie, signedCookie } from '../../src/middleware/cookie-parser';
 import { assertSameAsConnect, echo, requestAll, type RequestSpec } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const show = echo((req) => ({ cookies: req.cookies, signed: req.signedCookies, secret: req.secret ?? null }));
@@ -24,7 +24,7 @@ describe('cookieParser', () => {
       'a=1; a=2; pct=%E0%A4%A',
       'j=j:null; z=j:0; f=j:false',
     ];
-    const requests = headers.map((cookie) => ({ path: '/', headers: cookie ? { cookie } : {} } as RequestSpec));
+    const requests = headers.map((cookie) => ({ path: '/', headers: cookie ? { cookie } : {} }) as RequestSpec);
     await assertSameAsConnect([connect.cookieParser('keyboard'), show], [cookieParser('keyboard'), show], requests);
     await assertSameAsConnect([connect.cookieParser(), show], [cookieParser(), show], requests);
   });
@@ -44,9 +44,10 @@ describe('cookieParser', () => {
       proto: Object.getPrototypeOf(req.cookies),
       ctor: req.cookies.constructor ?? null,
     }));
-    const [res] = await requestAll([cookieParser('s'), probe], [
-      { path: '/', headers: { cookie: '__proto__=j:{"polluted":1}; constructor=x' } },
-    ]);
+    const [res] = await requestAll(
+      [cookieParser('s'), probe],
+      [{ path: '/', headers: { cookie: '__proto__=j:{"polluted":1}; constructor=x' } }],
+    );
     assert.deepEqual(JSON.parse(res.body), { polluted: null, proto: null, ctor: 'x' });
   });
 

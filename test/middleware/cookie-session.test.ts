@@ -4,7 +4,7 @@ import { sign } from '../../src/http/cookie-signature';
 import { cookieParser } from '../../src/middleware/cookie-parser';
 import { cookieSession } from '../../src/middleware/cookie-session';
 import { assertSameAsConnect, requestAll, type Handler } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 /** Counts visits; `/clear` drops the session, `/same` leaves it alone. */
@@ -67,11 +67,17 @@ describe('cookieSession', () => {
 
   it('default key webapp.sess, path /, HttpOnly, no expiry', async () => {
     const [res] = await requestAll([cookieParser(), cookieSession({ secret: 's' }), app], [{ path: '/' }]);
-    assert.match(String(res.headers['set-cookie']), /^webapp\.sess=s%3Aj%3A%7B%22count%22%3A1%7D\.[^;]+; Path=\/; HttpOnly$/);
+    assert.match(
+      String(res.headers['set-cookie']),
+      /^webapp\.sess=s%3Aj%3A%7B%22count%22%3A1%7D\.[^;]+; Path=\/; HttpOnly$/,
+    );
   });
 
   it('maxAge sets Expires', async () => {
-    const [res] = await requestAll([cookieParser(), cookieSession({ secret: 's', cookie: { maxAge: 60000 } }), app], [{ path: '/' }]);
+    const [res] = await requestAll(
+      [cookieParser(), cookieSession({ secret: 's', cookie: { maxAge: 60000 } }), app],
+      [{ path: '/' }],
+    );
     assert.match(String(res.headers['set-cookie']), /; Expires=\w{3}, \d{2} \w{3} \d{4} [\d:]+ GMT; HttpOnly$/);
   });
 

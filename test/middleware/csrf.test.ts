@@ -8,11 +8,20 @@ import { csrf, CsrfTokens } from '../../src/middleware/csrf';
 import { json } from '../../src/middleware/json';
 import { query } from '../../src/middleware/query';
 import { urlencoded } from '../../src/middleware/urlencoded';
-import { chain, connectApp, rawRequest, sendError, withServer, type Handler, type RawResponse, type RequestSpec } from './support';
+import {
+  chain,
+  connectApp,
+  rawRequest,
+  sendError,
+  withServer,
+  type Handler,
+  type RawResponse,
+  type RequestSpec,
+} from './support';
 import { itWithLiveOracle } from '../support/oracle-recording';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const CsrfPackage = require('csrf');
 
 const TOKEN = /^[A-Za-z0-9]{8}-[A-Za-z0-9_-]{27}$/;
@@ -94,7 +103,12 @@ const fullFlow: Script = async (port) => {
   return [
     first,
     await send({ method: 'POST', path: '/submit', ...form('_csrf=' + encodeURIComponent(token)) }),
-    await send({ method: 'POST', path: '/submit', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ _csrf: token }) }),
+    await send({
+      method: 'POST',
+      path: '/submit',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ _csrf: token }),
+    }),
     await send({ method: 'POST', path: '/submit?_csrf=' + encodeURIComponent(token) }),
     await send({ method: 'POST', path: '/submit', headers: { 'csrf-token': token } }),
     await send({ method: 'PUT', path: '/submit', headers: { 'xsrf-token': token } }),
@@ -119,7 +133,8 @@ const fullFlow: Script = async (port) => {
 /** Random parts (tokens, secrets inside cookies) replaced, so the flows compare. */
 function normalize(res: RawResponse): RawResponse {
   const headers = { ...res.headers };
-  if (headers['set-cookie']) headers['set-cookie'] = headers['set-cookie'].map((line) => line.replace(/^([^=]+)=[^;]*/, '$1=<value>'));
+  if (headers['set-cookie'])
+    headers['set-cookie'] = headers['set-cookie'].map((line) => line.replace(/^([^=]+)=[^;]*/, '$1=<value>'));
   return { ...res, headers, body: TOKEN.test(res.body) ? '<token>' : res.body };
 }
 
@@ -144,7 +159,9 @@ async function assertSameFlow(oracle: Handler[], ours: Handler[], script: Script
 
 const statuses = (responses: RawResponse[]) => responses.map((res) => res.status);
 // fullFlow's expected statuses: token, 7 good submissions, 7 refused, HEAD/OPTIONS/GET pass, no cookie refused, token again.
-const FLOW_STATUSES = [200, 200, 200, 200, 200, 200, 200, 200, 403, 403, 403, 403, 403, 403, 403, 200, 200, 200, 403, 200];
+const FLOW_STATUSES = [
+  200, 200, 200, 200, 200, 200, 200, 200, 403, 403, 403, 403, 403, 403, 403, 200, 200, 200, 403, 200,
+];
 
 describe('csrf', () => {
   it('is csrf(options), arity 1', () => {
@@ -208,7 +225,13 @@ describe('csrf', () => {
           req.session = {};
           const after = req.csrfToken();
           const tokens = new CsrfTokens();
-          res.end(JSON.stringify([tokens.verify(firstSecret, before), tokens.verify(req.session.csrfSecret, after), firstSecret !== req.session.csrfSecret]));
+          res.end(
+            JSON.stringify([
+              tokens.verify(firstSecret, before),
+              tokens.verify(req.session.csrfSecret, after),
+              firstSecret !== req.session.csrfSecret,
+            ]),
+          );
         },
       ];
       const [res] = await withServer(chain(handlers), async (port) => [await rawRequest(port, { path: '/' })]);
@@ -228,7 +251,9 @@ describe('csrf', () => {
           res.end(err.code + ' ' + req.csrfToken());
         },
       ];
-      const [res] = await withServer(chain(handlers), async (port) => [await rawRequest(port, { method: 'POST', path: '/' })]);
+      const [res] = await withServer(chain(handlers), async (port) => [
+        await rawRequest(port, { method: 'POST', path: '/' }),
+      ]);
       assert.equal(res.status, 403);
       assert.match(res.body, /^EBADCSRFTOKEN [A-Za-z0-9]{8}-/);
     });
@@ -255,7 +280,9 @@ describe('csrf', () => {
       const responses = await assertSameFlow(oracle, ours, script);
       assert.deepEqual(statuses(responses), [500, 500]);
       assert.equal(JSON.parse(responses[0].body).message, 'misconfigured csrf');
-      const [again] = await withServer(chain([...stacks().ours, sendError]), async (port) => [await rawRequest(port, { path: '/token' })]);
+      const [again] = await withServer(chain([...stacks().ours, sendError]), async (port) => [
+        await rawRequest(port, { path: '/token' }),
+      ]);
       assert.equal(again.status, 200);
     });
   });
@@ -269,7 +296,11 @@ describe('csrf', () => {
     });
 
     it('signed cookie with cookieParser(secret): same flow, matches Connect 2.30', async () => {
-      const { oracle, ours } = stacks({ cookie: { signed: true, key: 'xsrf', httpOnly: true } }, 'cookie-secret', false);
+      const { oracle, ours } = stacks(
+        { cookie: { signed: true, key: 'xsrf', httpOnly: true } },
+        'cookie-secret',
+        false,
+      );
       const responses = await assertSameFlow(oracle, ours, fullFlow);
       assert.deepEqual(statuses(responses), FLOW_STATUSES);
       const line = String(responses[0].headers['set-cookie']);
@@ -277,24 +308,50 @@ describe('csrf', () => {
     });
 
     // The token is made with a fresh random salt, so Connect's answers cannot be recorded: live only.
-    itWithLiveOracle('a signed cookie with a forged signature is not the secret: refused, as Connect 2.30', 'a request with a random token', async () => {
-      const { oracle, ours } = stacks({ cookie: { signed: true } }, 'cookie-secret', false);
-      const secret = 'abcdefghijklmnopqrstuvwx';
-      const token = new CsrfPackage().create(secret);
-      const script: Script = async (port) => [
-        await rawRequest(port, { method: 'POST', path: '/', headers: { cookie: '_csrf=' + encodeURIComponent('s:' + sign(secret, 'wrong')), 'x-csrf-token': token } }),
-        await rawRequest(port, { method: 'POST', path: '/', headers: { cookie: '_csrf=' + secret, 'x-csrf-token': token } }),
-        await rawRequest(port, { method: 'POST', path: '/', headers: { cookie: '_csrf=' + encodeURIComponent('s:' + sign(secret, 'cookie-secret')), 'x-csrf-token': token } }),
-      ];
-      const responses = await assertSameFlow(oracle, ours, script);
-      assert.deepEqual(statuses(responses), [403, 403, 200]);
-    });
+    itWithLiveOracle(
+      'a signed cookie with a forged signature is not the secret: refused, as Connect 2.30',
+      'a request with a random token',
+      async () => {
+        const { oracle, ours } = stacks({ cookie: { signed: true } }, 'cookie-secret', false);
+        const secret = 'abcdefghijklmnopqrstuvwx';
+        const token = new CsrfPackage().create(secret);
+        const script: Script = async (port) => [
+          await rawRequest(port, {
+            method: 'POST',
+            path: '/',
+            headers: { cookie: '_csrf=' + encodeURIComponent('s:' + sign(secret, 'wrong')), 'x-csrf-token': token },
+          }),
+          await rawRequest(port, {
+            method: 'POST',
+            path: '/',
+            headers: { cookie: '_csrf=' + secret, 'x-csrf-token': token },
+          }),
+          await rawRequest(port, {
+            method: 'POST',
+            path: '/',
+            headers: {
+              cookie: '_csrf=' + encodeURIComponent('s:' + sign(secret, 'cookie-secret')),
+              'x-csrf-token': token,
+            },
+          }),
+        ];
+        const responses = await assertSameFlow(oracle, ours, script);
+        assert.deepEqual(statuses(responses), [403, 403, 200]);
+      },
+    );
 
     it('cookie attributes (domain, maxAge, secure) as Connect 2.30 sets them', async () => {
-      const { oracle, ours } = stacks({ cookie: { key: 'c', domain: 'example.test', maxAge: 3600, secure: true, path: '/app' } }, undefined, false);
+      const { oracle, ours } = stacks(
+        { cookie: { key: 'c', domain: 'example.test', maxAge: 3600, secure: true, path: '/app' } },
+        undefined,
+        false,
+      );
       const script: Script = async (port) => [await rawRequest(port, { path: '/token' })];
       const [res] = await assertSameFlow(oracle, ours, script);
-      assert.match(String(res.headers['set-cookie']), /^c=[^;]+; Max-Age=3600; Domain=example\.test; Path=\/app; Secure$/);
+      assert.match(
+        String(res.headers['set-cookie']),
+        /^c=[^;]+; Max-Age=3600; Domain=example\.test; Path=\/app; Secure$/,
+      );
     });
 
     it('keeps Set-Cookie lines set before it', async () => {
@@ -356,12 +413,17 @@ describe('csrf', () => {
     });
 
     it('ignoreMethods: [] checks every method', async () => {
-      const [res] = await withServer(chain([...stacks({ ignoreMethods: [] }).ours, sendError]), async (port) => [await rawRequest(port, { path: '/' })]);
+      const [res] = await withServer(chain([...stacks({ ignoreMethods: [] }).ours, sendError]), async (port) => [
+        await rawRequest(port, { path: '/' }),
+      ]);
       assert.equal(res.status, 403);
     });
 
     it('ignoreMethods must be an array of names', () => {
-      assert.throws(() => csrf({ ignoreMethods: 'GET' as any }), { name: 'TypeError', message: 'option ignoreMethods must be an array' });
+      assert.throws(() => csrf({ ignoreMethods: 'GET' as any }), {
+        name: 'TypeError',
+        message: 'option ignoreMethods must be an array',
+      });
       assert.throws(() => csrf({ ignoreMethods: [1 as any] }), TypeError);
     });
 
@@ -373,8 +435,14 @@ describe('csrf', () => {
         const cookie = cookiesOf(first);
         return [
           first,
-          await rawRequest(port, withCookies(cookie, { method: 'POST', path: '/', headers: { 'x-my-token': first.body } })),
-          await rawRequest(port, withCookies(cookie, { method: 'POST', path: '/', headers: { 'x-csrf-token': first.body } })),
+          await rawRequest(
+            port,
+            withCookies(cookie, { method: 'POST', path: '/', headers: { 'x-my-token': first.body } }),
+          ),
+          await rawRequest(
+            port,
+            withCookies(cookie, { method: 'POST', path: '/', headers: { 'x-csrf-token': first.body } }),
+          ),
         ];
       };
       const responses = await assertSameFlow(oracle, ours, script);
@@ -389,8 +457,14 @@ describe('csrf', () => {
       assert.match(token, /^[A-Za-z0-9]{12}-/);
       assert.ok(new CsrfPackage({ saltLength: 12 }).verify(secret, token));
       for (const bad of [0, -1, Infinity, NaN, '8']) {
-        assert.throws(() => csrf({ saltLength: bad as any }), { name: 'TypeError', message: 'option saltLength must be finite number > 1' });
-        assert.throws(() => csrf({ secretLength: bad as any }), { name: 'TypeError', message: 'option secretLength must be finite number > 1' });
+        assert.throws(() => csrf({ saltLength: bad as any }), {
+          name: 'TypeError',
+          message: 'option saltLength must be finite number > 1',
+        });
+        assert.throws(() => csrf({ secretLength: bad as any }), {
+          name: 'TypeError',
+          message: 'option secretLength must be finite number > 1',
+        });
       }
     });
   });
@@ -458,26 +532,38 @@ describe('csrf', () => {
     });
 
     // webapp's random token is posted to Connect: live only.
-    itWithLiveOracle("a token and session from Connect 2.30 pass webapp's csrf, and the other way round", "webapp's random token sent to Connect", async () => {
-      const { oracle, ours: webapp } = stacks();
-      const fetchToken = (handlers: Handler[], listen: (h: Handler[]) => http.RequestListener) =>
-        withServer(listen(handlers), async (port) => {
-          const res = await rawRequest(port, { path: '/token' });
-          return { token: res.body, cookie: cookiesOf(res) };
-        });
-      const post = (handlers: Handler[], listen: (h: Handler[]) => http.RequestListener, given: { token: string; cookie: string }) =>
-        withServer(listen(handlers), (port) =>
-          rawRequest(port, { method: 'POST', path: '/', headers: { cookie: given.cookie, 'x-csrf-token': given.token } }),
-        );
-      const ourChain = (handlers: Handler[]) => chain([...handlers, sendError]);
+    itWithLiveOracle(
+      "a token and session from Connect 2.30 pass webapp's csrf, and the other way round",
+      "webapp's random token sent to Connect",
+      async () => {
+        const { oracle, ours: webapp } = stacks();
+        const fetchToken = (handlers: Handler[], listen: (h: Handler[]) => http.RequestListener) =>
+          withServer(listen(handlers), async (port) => {
+            const res = await rawRequest(port, { path: '/token' });
+            return { token: res.body, cookie: cookiesOf(res) };
+          });
+        const post = (
+          handlers: Handler[],
+          listen: (h: Handler[]) => http.RequestListener,
+          given: { token: string; cookie: string },
+        ) =>
+          withServer(listen(handlers), (port) =>
+            rawRequest(port, {
+              method: 'POST',
+              path: '/',
+              headers: { cookie: given.cookie, 'x-csrf-token': given.token },
+            }),
+          );
+        const ourChain = (handlers: Handler[]) => chain([...handlers, sendError]);
 
-      const fromConnect = await fetchToken(oracle, connectApp);
-      assert.equal((await post(webapp, ourChain, fromConnect)).status, 200);
-      assert.equal((await post(webapp, ourChain, { ...fromConnect, token: tamper(fromConnect.token) })).status, 403);
+        const fromConnect = await fetchToken(oracle, connectApp);
+        assert.equal((await post(webapp, ourChain, fromConnect)).status, 200);
+        assert.equal((await post(webapp, ourChain, { ...fromConnect, token: tamper(fromConnect.token) })).status, 403);
 
-      const fromWebapp = await fetchToken(webapp, ourChain);
-      assert.equal((await post(oracle, connectApp, fromWebapp)).status, 200);
-      assert.equal((await post(oracle, connectApp, { ...fromWebapp, token: tamper(fromWebapp.token) })).status, 403);
-    });
+        const fromWebapp = await fetchToken(webapp, ourChain);
+        assert.equal((await post(oracle, connectApp, fromWebapp)).status, 200);
+        assert.equal((await post(oracle, connectApp, { ...fromWebapp, token: tamper(fromWebapp.token) })).status, 403);
+      },
+    );
   });
 });

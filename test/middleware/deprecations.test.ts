@@ -30,6 +30,9 @@ describe('bundled middleware deprecations', () => {
   });
 
   it('json() without verify prints nothing', () => {
-    assert.deepEqual(captureStderr(() => json()), []);
+    assert.deepEqual(
+      captureStderr(() => json()),
+      [],
+    );
   });
 });

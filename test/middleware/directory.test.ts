@@ -15,9 +15,17 @@ import { directory, type TemplateLocals } from '../../src/middleware/directory/i
 import { compareEntries, entryHref, fillTemplate, linkedPath } from '../../src/middleware/directory/html';
 import { iconKindOf, type IconKind } from '../../src/middleware/directory/icons';
 import { resolveListing, rootPathOf } from '../../src/middleware/directory/resolve';
-import { assertSameAsConnect, rawRequest, requestAll, withServer, type Handler, type RawResponse, type RequestSpec } from './support';
+import {
+  assertSameAsConnect,
+  rawRequest,
+  requestAll,
+  withServer,
+  type Handler,
+  type RawResponse,
+  type RequestSpec,
+} from './support';
 import { itWithLiveOracle, oracleRunValue } from '../support/oracle-recording';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const FILE_TIME = new Date('2021-03-04T05:06:07Z');
@@ -31,7 +39,7 @@ const FILES: Record<string, string> = {
   'foo bar.txt': 'spaced',
   'snow ☃.txt': 'snowman',
   '%41 100%.txt': 'percent',
-  "q\"uote's.txt": 'quotes',
+  'q"uote\'s.txt': 'quotes',
   'hash#?.txt': 'hash and question mark',
   '$& {directory}.txt': 'replacement patterns',
   'Zeta.md': 'capital',
@@ -53,7 +61,10 @@ for (const [name, content] of Object.entries(FILES)) {
 }
 mkdirSync(join(root, 'emptydir'));
 // A name that is not UTF-8: the file system hands it back with U+FFFD in place of the byte.
-writeFileSync(Buffer.concat([Buffer.from(join(root, 'Beta dir') + sep + 'raw-'), Buffer.from([0xff]), Buffer.from('.bin')]), 'raw');
+writeFileSync(
+  Buffer.concat([Buffer.from(join(root, 'Beta dir') + sep + 'raw-'), Buffer.from([0xff]), Buffer.from('.bin')]),
+  'raw',
+);
 writeFileSync(join(base, 'secret.txt'), SECRET);
 mkdirSync(join(base, 'root-sibling'));
 writeFileSync(join(base, 'root-sibling', 'secret.txt'), SECRET);
@@ -155,42 +166,68 @@ const HOSTILE: Array<[string, number]> = [
 describe('directory: differential against Connect 2.30', () => {
   it('answers listings, pass-throughs and 406 as connect.directory does, for every Accept', async () => {
     const requests: RequestSpec[] = [];
-    for (const path of ['/', '/sub', '/sub/', '/emptydir/', '/Beta%20dir', '/%C3%BCn%C3%AFc%C3%B6d%C3%A9/', '/sub/..', '/./sub/']) {
+    for (const path of [
+      '/',
+      '/sub',
+      '/sub/',
+      '/emptydir/',
+      '/Beta%20dir',
+      '/%C3%BCn%C3%AFc%C3%B6d%C3%A9/',
+      '/sub/..',
+      '/./sub/',
+    ]) {
       for (const accept of ACCEPTS) requests.push(get(path, accept));
     }
-    for (const path of ['/alpha.txt', '/missing', '/missing/', '/sub/nested.txt', '/?x=1', '/sub?y=%']) requests.push(get(path, 'application/json'));
+    for (const path of ['/alpha.txt', '/missing', '/missing/', '/sub/nested.txt', '/?x=1', '/sub?y=%'])
+      requests.push(get(path, 'application/json'));
     requests.push(get('/', 'application/json', 'HEAD'), get('/sub', 'text/plain', 'HEAD'), get('/', undefined, 'HEAD'));
-    const answers = await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], requests, withoutHtmlBody);
+    const answers = await assertSameAsConnect(
+      [connect.directory(root), passed],
+      [directory(root), passed],
+      requests,
+      withoutHtmlBody,
+    );
     // The comparison covered real listings, not only errors.
     const json = JSON.parse(utf8(answers[ACCEPTS.indexOf('application/json')]));
     assert.ok(json.includes('snow ☃.txt') && json.includes('sub') && !json.includes('.hidden'));
   });
 
   it('lists under a mount point as Connect mounts it', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const webapp = require('../../src/index');
     const ours = webapp();
     ours.use('/files', directory(root));
     const theirs = connect();
     theirs.use('/files', connect.directory(root));
-    const requests = [get('/files', 'application/json'), get('/files/', 'text/plain'), get('/files/sub', 'application/json'), get('/files/../secret.txt', 'application/json'), get('/files/%2e%2e/', 'text/plain'), get('/files', 'image/png')];
-    const send = (app: http.RequestListener) => withServer(app, async (port) => {
-      const out: Array<[number, unknown, string]> = [];
-      for (const spec of requests) {
-        const res = await rawRequest(port, spec);
-        out.push([res.status, res.headers['content-type'], res.status < 400 ? res.body : '']);
-      }
-      return out;
-    });
+    const requests = [
+      get('/files', 'application/json'),
+      get('/files/', 'text/plain'),
+      get('/files/sub', 'application/json'),
+      get('/files/../secret.txt', 'application/json'),
+      get('/files/%2e%2e/', 'text/plain'),
+      get('/files', 'image/png'),
+    ];
+    const send = (app: http.RequestListener) =>
+      withServer(app, async (port) => {
+        const out: Array<[number, unknown, string]> = [];
+        for (const spec of requests) {
+          const res = await rawRequest(port, spec);
+          out.push([res.status, res.headers['content-type'], res.status < 400 ? res.body : '']);
+        }
+        return out;
+      });
     const [expected, actual] = [await send(theirs), await send(ours)];
     assert.deepEqual(actual, expected);
-    assert.deepEqual(actual.map(([status]) => status), [200, 200, 200, 403, 403, 406]);
+    assert.deepEqual(
+      actual.map(([status]) => status),
+      [200, 200, 200, 403, 403, 406],
+    );
   });
 
   it('answers other methods with 405 and OPTIONS with 200, whatever the path', async () => {
     const requests: RequestSpec[] = [];
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND']) {
-      for (const path of ['/', '/sub', '/alpha.txt', '/missing', '/../secret.txt']) requests.push({ method, path, body: method === 'OPTIONS' ? undefined : 'x' });
+      for (const path of ['/', '/sub', '/alpha.txt', '/missing', '/../secret.txt'])
+        requests.push({ method, path, body: method === 'OPTIONS' ? undefined : 'x' });
     }
     const answers = await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], requests);
     assert.equal(answers[0].status, 405);
@@ -201,31 +238,46 @@ describe('directory: differential against Connect 2.30', () => {
 
   it('lists dot files with hidden: true', async () => {
     const requests = [get('/', 'application/json'), get('/sub/', 'text/plain'), get('/', 'text/html')];
-    const answers = await assertSameAsConnect([connect.directory(root, { hidden: true }), passed], [directory(root, { hidden: true }), passed], requests, withoutHtmlBody);
+    const answers = await assertSameAsConnect(
+      [connect.directory(root, { hidden: true }), passed],
+      [directory(root, { hidden: true }), passed],
+      requests,
+      withoutHtmlBody,
+    );
     assert.ok(JSON.parse(utf8(answers[0])).includes('.hidden'));
     assert.equal(utf8(answers[1]), '.dotfile\nnested.txt\n');
     assert.ok(utf8(answers[2]).includes('title=".hidden"'));
   });
 
   // What Connect's filter receives is not in its answers: checked only where Connect 2.30 runs.
-  itWithLiveOracle('calls filter with (name, index, list, dir) before sorting, as serve-index does', 'the filter calls', async () => {
-    const record = (calls: unknown[][]) => (name: string, index: number, list: string[], dir: string) => {
-      calls.push([name, index, [...list], dir]);
-      return !name.endsWith('.txt');
-    };
-    const theirs: unknown[][] = [];
-    const ours: unknown[][] = [];
-    const requests = [get('/', 'application/json'), get('/sub', 'text/plain'), get('/emptydir', 'application/json')];
-    const answers = await assertSameAsConnect([connect.directory(root, { filter: record(theirs) }), passed], [directory(root, { filter: record(ours) }), passed], requests);
-    assert.deepEqual(ours, theirs);
-    assert.ok(ours.some((call) => call[3] === join(root, 'sub')));
-    assert.ok(!JSON.parse(utf8(answers[0])).some((name: string) => name.endsWith('.txt')));
-    assert.equal(utf8(answers[1]), '\n');
-  });
+  itWithLiveOracle(
+    'calls filter with (name, index, list, dir) before sorting, as serve-index does',
+    'the filter calls',
+    async () => {
+      const record = (calls: unknown[][]) => (name: string, index: number, list: string[], dir: string) => {
+        calls.push([name, index, [...list], dir]);
+        return !name.endsWith('.txt');
+      };
+      const theirs: unknown[][] = [];
+      const ours: unknown[][] = [];
+      const requests = [get('/', 'application/json'), get('/sub', 'text/plain'), get('/emptydir', 'application/json')];
+      const answers = await assertSameAsConnect(
+        [connect.directory(root, { filter: record(theirs) }), passed],
+        [directory(root, { filter: record(ours) }), passed],
+        requests,
+      );
+      assert.deepEqual(ours, theirs);
+      assert.ok(ours.some((call) => call[3] === join(root, 'sub')));
+      assert.ok(!JSON.parse(utf8(answers[0])).some((name: string) => name.endsWith('.txt')));
+      assert.equal(utf8(answers[1]), '\n');
+    },
+  );
 
   it('gives the same statuses for traversal and null bytes', async () => {
     // Decoding errors are left out: serve-index let the URIError escape as a 500 (webapp: 400).
-    const requests = HOSTILE.filter(([path, status]) => status !== 400 || path.includes('%00')).map(([path]) => get(path, 'application/json'));
+    const requests = HOSTILE.filter(([path, status]) => status !== 400 || path.includes('%00')).map(([path]) =>
+      get(path, 'application/json'),
+    );
     assert.ok(requests.length >= 30);
     await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], requests);
   });
@@ -288,7 +340,10 @@ describe('directory: hostile paths', () => {
               spy.restore();
             }
             assert.equal(res.status, status, `${path} (${accept})`);
-            assert.ok(!res.body.includes(SECRET) && !res.body.includes('root-sibling') && !res.body.includes('secret.txt'), path);
+            assert.ok(
+              !res.body.includes(SECRET) && !res.body.includes('root-sibling') && !res.body.includes('secret.txt'),
+              path,
+            );
             for (const touched of spy.paths) {
               const normalized = resolve(touched) + sep;
               assert.ok(normalized.startsWith(rootPrefix), `${path}: touched ${touched} outside the root`);
@@ -305,7 +360,10 @@ describe('directory: hostile paths', () => {
         } finally {
           spy.restore();
         }
-        assert.ok(spy.paths.includes(join(root, 'sub')) && spy.paths.includes(join(root, 'sub', 'nested.txt')), spy.paths.join(', '));
+        assert.ok(
+          spy.paths.includes(join(root, 'sub')) && spy.paths.includes(join(root, 'sub', 'nested.txt')),
+          spy.paths.join(', '),
+        );
       },
     );
   });
@@ -319,11 +377,17 @@ describe('directory: hostile paths', () => {
     // The mount point is decoded too (it is shown on the page).
     assert.deepEqual(resolveListing(rootPath, '/', '/%zz/'), { status: 400 });
     assert.deepEqual(resolveListing(rootPath, '/', '/m%00/'), { status: 400 });
-    assert.deepEqual(resolveListing(rootPath, '/sub/', '/files/sub/'), { path: join(root, 'sub') + sep, shownPath: '/files/sub/', isRoot: false });
+    assert.deepEqual(resolveListing(rootPath, '/sub/', '/files/sub/'), {
+      path: join(root, 'sub') + sep,
+      shownPath: '/files/sub/',
+      isRoot: false,
+    });
     assert.equal((resolveListing(rootPath, '/', '/') as { isRoot: boolean }).isRoot, true);
     assert.equal((resolveListing(rootPath, '/sub/..', '/sub/..') as { isRoot: boolean }).isRoot, true);
     // A sibling whose name starts with the root's is still outside it.
-    assert.deepEqual(resolveListing(rootPathOf(join(base, 'root')), '/../root-sibling', '/../root-sibling'), { status: 403 });
+    assert.deepEqual(resolveListing(rootPathOf(join(base, 'root')), '/../root-sibling', '/../root-sibling'), {
+      status: 403,
+    });
   });
 
   it('passes a path through a file to next() (serve-index answered 500)', async () => {
@@ -339,32 +403,43 @@ describe('directory: hostile paths', () => {
 });
 
 describe('directory: listings', () => {
-  itWithLiveOracle('fails the HTML listing when an entry cannot be examined (not merely gone), as Connect 2.30 does', 'a stat failure injected into the oracle', async () => {
-    // A disk error on one entry must not yield a listing that silently lacks it.
-    const target = fs as unknown as { stat: (...args: any[]) => void };
-    const original = target.stat;
-    target.stat = function (this: unknown, ...args: any[]) {
-      if (String(args[0]).endsWith('alpha.txt')) {
-        const callback = args[args.length - 1];
-        const err = Object.assign(new Error('EIO: i/o error, stat'), { code: 'EIO' });
-        return process.nextTick(callback, err);
+  itWithLiveOracle(
+    'fails the HTML listing when an entry cannot be examined (not merely gone), as Connect 2.30 does',
+    'a stat failure injected into the oracle',
+    async () => {
+      // A disk error on one entry must not yield a listing that silently lacks it.
+      const target = fs as unknown as { stat: (...args: any[]) => void };
+      const original = target.stat;
+      target.stat = function (this: unknown, ...args: any[]) {
+        if (String(args[0]).endsWith('alpha.txt')) {
+          const callback = args[args.length - 1];
+          const err = Object.assign(new Error('EIO: i/o error, stat'), { code: 'EIO' });
+          return process.nextTick(callback, err);
+        }
+        return original.apply(this, args);
+      };
+      try {
+        const [html] = await assertSameAsConnect(
+          [connect.directory(root), passed],
+          [directory(root), passed],
+          [get('/', 'text/html'), get('/', 'application/json')],
+        );
+        assert.equal(html.status, 500);
+        assert.equal(html.body, 'EIO: i/o error, stat');
+      } finally {
+        target.stat = original;
       }
-      return original.apply(this, args);
-    };
-    try {
-      const [html] = await assertSameAsConnect([connect.directory(root), passed], [directory(root), passed], [get('/', 'text/html'), get('/', 'application/json')]);
-      assert.equal(html.status, 500);
-      assert.equal(html.body, 'EIO: i/o error, stat');
-    } finally {
-      target.stat = original;
-    }
-    const after = await fetchOne([directory(root), passed], get('/', 'text/html'));
-    assert.equal(after.status, 200);
-    assert.ok(utf8(after).includes('alpha.txt'));
-  });
+      const after = await fetchOne([directory(root), passed], get('/', 'text/html'));
+      assert.equal(after.status, 200);
+      assert.ok(utf8(after).includes('alpha.txt'));
+    },
+  );
 
   it('sends JSON and plain text sorted by code unit, with UTF-8 lengths', async () => {
-    const [json, text] = await requestAll([directory(root), passed], [get('/', 'application/json'), get('/', 'text/plain')]);
+    const [json, text] = await requestAll(
+      [directory(root), passed],
+      [get('/', 'application/json'), get('/', 'text/plain')],
+    );
     const names = Object.keys(FILES)
       .map((name) => name.split('/')[0])
       .filter((name, i, all) => !name.startsWith('.') && all.indexOf(name) === i)
@@ -378,12 +453,15 @@ describe('directory: listings', () => {
   });
 
   it('lists under a mount point with links that keep it (webapp app)', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const webapp = require('../../src/index');
     const app = webapp();
     app.use('/files', directory(root));
     const [page, json, missing] = await withServer(app, async (port) =>
-      Promise.all([rawRequest(port, get('/files/sub/', 'text/html')), rawRequest(port, get('/files/sub', 'application/json')), rawRequest(port, get('/files/nope', 'text/html'))]),
+      Promise.all([
+        rawRequest(port, get('/files/sub/', 'text/html')),
+        rawRequest(port, get('/files/sub', 'application/json')),
+        rawRequest(port, get('/files/nope', 'text/html')),
+      ]),
     );
     const html = utf8(page);
     assert.ok(html.includes('href="/files/sub/nested.txt"'));
@@ -413,7 +491,10 @@ describe('directory: HTML page', () => {
     assert.ok(html.includes('href="/%2541%20100%25.txt"'), 'a name with %41 is not decoded as A');
     assert.ok(html.includes('href="/hash%23%3F.txt"'));
     assert.ok(html.includes('href="/q%22uote&#39;s.txt"') && html.includes('title="q&quot;uote&#39;s.txt"'));
-    assert.ok(html.includes('<span class="name">$&amp; {directory}.txt</span>'), 'replacement patterns in names are not expanded');
+    assert.ok(
+      html.includes('<span class="name">$&amp; {directory}.txt</span>'),
+      'replacement patterns in names are not expanded',
+    );
     assert.ok(html.includes('href="/%C3%BCn%C3%AFc%C3%B6d%C3%A9"'));
     assert.ok(!html.includes('.hidden'));
     assert.ok(!html.includes('title=".."'), 'no parent link at the root');
@@ -444,7 +525,11 @@ describe('directory: HTML page', () => {
     const details = utf8(await fetchOne([directory(root, { view: 'details' }), passed], get('/sub', 'text/html')));
     assert.ok(details.includes('<ul id="files" class="view-details"><li class="header">'));
     const date = FILE_TIME.toLocaleDateString() + ' ' + FILE_TIME.toLocaleTimeString();
-    assert.ok(details.includes('<span class="name">nested.txt</span><span class="size">6</span><span class="date">' + date + '</span>'));
+    assert.ok(
+      details.includes(
+        '<span class="name">nested.txt</span><span class="size">6</span><span class="date">' + date + '</span>',
+      ),
+    );
     assert.ok(details.includes('<span class="name">..</span><span class="size"></span><span class="date"></span>'));
     const tiles = utf8(await fetchOne([directory(root), passed], get('/sub', 'text/html')));
     assert.ok(tiles.includes('<ul id="files" class="view-tiles"><li>'));
@@ -466,7 +551,10 @@ describe('directory: HTML page', () => {
     }
     assert.ok(!html.includes('.icon-media .name'), 'no rule for a kind the page does not show');
     const style = html.slice(html.indexOf('<style>') + '<style>'.length, html.indexOf('</style>'));
-    assert.ok(!style.includes('<') && !style.includes('>'), 'drawings are percent-encoded: nothing can close the style element');
+    assert.ok(
+      !style.includes('<') && !style.includes('>'),
+      'drawings are percent-encoded: nothing can close the style element',
+    );
   });
 
   it('picks an icon from the media type for extensions it does not list', () => {
@@ -491,7 +579,10 @@ describe('directory: HTML page', () => {
   it('fills a template file and a stylesheet file, read on every request', async () => {
     const template = join(base, 'page.html');
     const stylesheet = join(base, 'page.css');
-    writeFileSync(template, '<title>{directory}</title><style>{style}</style><nav>{linked-path}</nav>{files}<p>{directory} $& $1</p>{unknown}');
+    writeFileSync(
+      template,
+      '<title>{directory}</title><style>{style}</style><nav>{linked-path}</nav>{files}<p>{directory} $& $1</p>{unknown}',
+    );
     writeFileSync(stylesheet, 'body { color: rebeccapurple; }');
     const middleware = directory(root, { template, stylesheet, icons: true });
     const html = utf8(await fetchOne([middleware, passed], get('/sub/', 'text/html')));
@@ -508,7 +599,10 @@ describe('directory: HTML page', () => {
       seen = locals;
       setImmediate(() => callback(null, 'rendered ' + locals.fileList.map((file) => file.name).join(',')));
     };
-    const res = await fetchOne([directory(root, { template, view: 'details', icons: true }), passed], get('/sub', 'text/html'));
+    const res = await fetchOne(
+      [directory(root, { template, view: 'details', icons: true }), passed],
+      get('/sub', 'text/html'),
+    );
     assert.equal(utf8(res), 'rendered ..,nested.txt');
     assert.ok(seen);
     assert.equal(seen.directory, '/sub');
@@ -524,7 +618,10 @@ describe('directory: HTML page', () => {
         throw new Error('template threw');
       },
     });
-    const [failed, threw] = await Promise.all([fetchOne([failing, passed], get('/', 'text/html')), fetchOne([throwing, passed], get('/', 'text/html'))]);
+    const [failed, threw] = await Promise.all([
+      fetchOne([failing, passed], get('/', 'text/html')),
+      fetchOne([throwing, passed], get('/', 'text/html')),
+    ]);
     assert.equal(failed.status, 500);
     assert.equal(failed.body, 'template failed');
     assert.equal(threw.status, 500);
@@ -533,10 +630,11 @@ describe('directory: HTML page', () => {
 
   it('answers 406 for an unacceptable type and keeps serving', async () => {
     await withServer(
-      (req, res) => directory(root)(req, res, (err?: any) => {
-        res.statusCode = err ? err.status : 404;
-        res.end(err ? `${err.name}: ${err.message}` : 'next');
-      }),
+      (req, res) =>
+        directory(root)(req, res, (err?: any) => {
+          res.statusCode = err ? err.status : 404;
+          res.end(err ? `${err.name}: ${err.message}` : 'next');
+        }),
       async (port) => {
         const refused = await rawRequest(port, get('/', 'image/png, application/xml'));
         assert.equal(refused.status, 406);
@@ -587,7 +685,10 @@ describe('directory: page helpers', () => {
   it('links every path segment, never protocol-relative', () => {
     assert.equal(linkedPath('/'), ' / ');
     assert.equal(linkedPath('/a/b'), ' / <a href="/a">a</a> / <a href="/a/b">b</a>');
-    assert.equal(linkedPath('//evil.example/x/'), ' / <a href="/evil.example">evil.example</a> / <a href="/evil.example/x">x</a> / ');
+    assert.equal(
+      linkedPath('//evil.example/x/'),
+      ' / <a href="/evil.example">evil.example</a> / <a href="/evil.example/x">x</a> / ',
+    );
     assert.equal(linkedPath('/<i>/'), ' / <a href="/%3Ci%3E">&lt;i&gt;</a> / ');
   });
 
@@ -602,11 +703,24 @@ describe('directory: page helpers', () => {
       { name: '..', stat: dirStat },
       { name: 'a', stat: dirStat },
     ];
-    assert.deepEqual(entries.sort(compareEntries).map((entry) => entry.name), ['..', 'a', 'Z', 'A.txt', 'b.txt', 'gone']);
+    assert.deepEqual(
+      entries.sort(compareEntries).map((entry) => entry.name),
+      ['..', 'a', 'Z', 'A.txt', 'b.txt', 'gone'],
+    );
   });
 
   it('fills each placeholder once and leaves the rest', () => {
-    const locals: TemplateLocals = { directory: '/<d>', displayIcons: false, fileList: [], path: '/x', style: 'S', viewName: 'tiles' };
-    assert.equal(fillTemplate('{directory}|{style}|{files}|{linked-path}|{other}|{directory}', locals), '/&lt;d&gt;|S|<ul id="files" class="view-tiles"></ul>| / <a href="/%3Cd%3E">&lt;d&gt;</a>|{other}|/&lt;d&gt;');
+    const locals: TemplateLocals = {
+      directory: '/<d>',
+      displayIcons: false,
+      fileList: [],
+      path: '/x',
+      style: 'S',
+      viewName: 'tiles',
+    };
+    assert.equal(
+      fillTemplate('{directory}|{style}|{files}|{linked-path}|{other}|{directory}', locals),
+      '/&lt;d&gt;|S|<ul id="files" class="view-tiles"></ul>| / <a href="/%3Cd%3E">&lt;d&gt;</a>|{other}|/&lt;d&gt;',
+    );
   });
 });

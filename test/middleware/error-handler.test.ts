@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { itWithLiveOracle } from '../support/oracle-recording';
 import { errorHandler } from '../../src/middleware/error-handler';
 import { assertSameAsConnect, chain, connectApp, rawRequest, requestAll, withServer, type Handler } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const fail: Handler = (req, _res, next) => {
@@ -33,11 +33,19 @@ describe('errorHandler', () => {
       { path, headers: { accept: 'application/json' } },
       { path, headers: { accept: 'text/plain' } },
     ]);
-    await assertSameAsConnect([fail, connect.errorHandler({ log: false })], [fail, errorHandler({ log: false })], requests, firstLines as never);
+    await assertSameAsConnect(
+      [fail, connect.errorHandler({ log: false })],
+      [fail, errorHandler({ log: false })],
+      requests,
+      firstLines as never,
+    );
   });
 
   it('HTML page escapes the message and stack, with nosniff', async () => {
-    const [res] = await requestAll([fail, errorHandler({ log: false })], [{ path: '/404', headers: { accept: 'text/html' } }]);
+    const [res] = await requestAll(
+      [fail, errorHandler({ log: false })],
+      [{ path: '/404', headers: { accept: 'text/html' } }],
+    );
     assert.equal(res.status, 404);
     assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
@@ -54,27 +62,31 @@ describe('errorHandler', () => {
     assert.throws(() => errorHandler({ log: 'yes' as never }), /option log must be function or boolean/);
   });
 
-  itWithLiveOracle('closes the connection when the head is already out, as Connect 2.30 does, and keeps serving', 'a connection the oracle cuts', async () => {
-    // Half a response cannot become an error page: the client must see it cut short.
-    const partial: Handler = (req, res, next) => {
-      if (req.url === '/ok') return res.end('fine');
-      res.writeHead(200, { 'Content-Length': '100' });
-      res.write('partial');
-      next(new Error('late failure'));
-    };
-    const outcome = async (handlers: Handler[], app: (handlers: Handler[]) => http.RequestListener) =>
-      withServer(app(handlers), async (port) => {
-        const late = await rawRequest(port, { path: '/late' }).then(
-          (res) => `answered ${res.status}`,
-          // 'aborted' or 'socket hang up', depending on whether the head reached the client first.
-          () => 'cut',
-        );
-        const after = await rawRequest(port, { path: '/ok' });
-        return [late, after.status, after.body];
-      });
-    const theirs = await outcome([partial, connect.errorHandler({ log: false })], connectApp);
-    const ours = await outcome([partial, errorHandler({ log: false })], chain);
-    assert.deepEqual(ours, theirs);
-    assert.deepEqual(ours, ['cut', 200, 'fine']);
-  });
+  itWithLiveOracle(
+    'closes the connection when the head is already out, as Connect 2.30 does, and keeps serving',
+    'a connection the oracle cuts',
+    async () => {
+      // Half a response cannot become an error page: the client must see it cut short.
+      const partial: Handler = (req, res, next) => {
+        if (req.url === '/ok') return res.end('fine');
+        res.writeHead(200, { 'Content-Length': '100' });
+        res.write('partial');
+        next(new Error('late failure'));
+      };
+      const outcome = async (handlers: Handler[], app: (handlers: Handler[]) => http.RequestListener) =>
+        withServer(app(handlers), async (port) => {
+          const late = await rawRequest(port, { path: '/late' }).then(
+            (res) => `answered ${res.status}`,
+            // 'aborted' or 'socket hang up', depending on whether the head reached the client first.
+            () => 'cut',
+          );
+          const after = await rawRequest(port, { path: '/ok' });
+          return [late, after.status, after.body];
+        });
+      const theirs = await outcome([partial, connect.errorHandler({ log: false })], connectApp);
+      const ours = await outcome([partial, errorHandler({ log: false })], chain);
+      assert.deepEqual(ours, theirs);
+      assert.deepEqual(ours, ['cut', 200, 'fine']);
+    },
+  );
 });

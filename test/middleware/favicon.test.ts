@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { favicon } from '../../src/middleware/favicon';
 import { assertSameAsConnect, requestAll, type Handler } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const dir = mkdtempSync(join(tmpdir(), 'webapp-favicon-'));
@@ -24,15 +24,26 @@ describe('favicon', () => {
       { path: '/favicon.ico', headers: { 'if-none-match': '"1c-HvJk3uDNpvup4/gNeDDNMw"' } },
     ];
     await assertSameAsConnect([connect.favicon(iconPath), after], [favicon(iconPath), after], requests);
-    await assertSameAsConnect([connect.favicon(Buffer.from('abc'), { maxAge: '1d' }), after], [favicon(Buffer.from('abc'), { maxAge: '1d' }), after], requests);
-    await assertSameAsConnect([connect.favicon(iconPath, { maxAge: 5000 }), after], [favicon(iconPath, { maxAge: 5000 }), after], requests);
+    await assertSameAsConnect(
+      [connect.favicon(Buffer.from('abc'), { maxAge: '1d' }), after],
+      [favicon(Buffer.from('abc'), { maxAge: '1d' }), after],
+      requests,
+    );
+    await assertSameAsConnect(
+      [connect.favicon(iconPath, { maxAge: 5000 }), after],
+      [favicon(iconPath, { maxAge: 5000 }), after],
+      requests,
+    );
   });
 
   it('answers 304 to its own ETag and serves a blank icon without a path', async () => {
     const [first] = await requestAll([favicon()], [{ path: '/favicon.ico' }]);
     assert.equal(first.headers['content-type'], 'image/x-icon');
     assert.equal(first.headers['cache-control'], 'public, max-age=31536000');
-    const [again] = await requestAll([favicon()], [{ path: '/favicon.ico', headers: { 'if-none-match': String(first.headers.etag) } }]);
+    const [again] = await requestAll(
+      [favicon()],
+      [{ path: '/favicon.ico', headers: { 'if-none-match': String(first.headers.etag) } }],
+    );
     assert.equal(again.status, 304);
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { limit } from '../../src/middleware/limit';
 import { assertSameAsConnect, rawRequest, withServer, chain, type Handler } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const read: Handler = (req, res) => {
@@ -25,9 +25,19 @@ describe('limit', () => {
   it('destroys an undeclared body once it passes the limit', async () => {
     await withServer(chain([limit(10), read]), async (port) => {
       await assert.rejects(
-        rawRequest(port, { method: 'POST', path: '/', headers: { 'transfer-encoding': 'chunked' }, body: 'x'.repeat(100000) }),
+        rawRequest(port, {
+          method: 'POST',
+          path: '/',
+          headers: { 'transfer-encoding': 'chunked' },
+          body: 'x'.repeat(100000),
+        }),
       );
-      const ok = await rawRequest(port, { method: 'POST', path: '/', headers: { 'transfer-encoding': 'chunked' }, body: 'x'.repeat(5) });
+      const ok = await rawRequest(port, {
+        method: 'POST',
+        path: '/',
+        headers: { 'transfer-encoding': 'chunked' },
+        body: 'x'.repeat(5),
+      });
       assert.equal(ok.body, 'read 5');
     });
   });

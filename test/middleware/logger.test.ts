@@ -7,7 +7,7 @@ import { itWithLiveOracle } from '../support/oracle-recording';
 
 // The comparison is of the lines Connect's logger writes, not of its answers: live only.
 const LOG_LINES = 'the log lines Connect 2.30 writes';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 /** A stream that collects lines, resolving once `count` lines arrived. */
@@ -75,10 +75,14 @@ function assertDatesWithin(line: string, from: number, to: number): void {
     ...(line.match(CLF_DATE) ?? []).map(parseClf),
   ];
   assert.equal(found.length, 3, line);
-  for (const time of found) assert.ok(time >= Math.floor(from / 1000) * 1000 && time <= to, `${line}: ${new Date(time).toISOString()}`);
+  for (const time of found)
+    assert.ok(time >= Math.floor(from / 1000) * 1000 && time <= to, `${line}: ${new Date(time).toISOString()}`);
 }
 
-async function compare(make: (lib: any, stream: ReturnType<typeof collector>) => Handler, expectedLines = requests.length): Promise<string[]> {
+async function compare(
+  make: (lib: any, stream: ReturnType<typeof collector>) => Handler,
+  expectedLines = requests.length,
+): Promise<string[]> {
   const theirs = collector();
   const ours = collector();
   await withServer(connectApp([make(connect.logger, theirs), reply]), async (port) => {
@@ -102,7 +106,8 @@ describe('logger', () => {
   }
 
   itWithLiveOracle('custom format strings, request/response headers and dates', LOG_LINES, async () => {
-    const fmt = ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :date[bogus] :http-version :remote-user "quoted"';
+    const fmt =
+      ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :date[bogus] :http-version :remote-user "quoted"';
     const from = Date.now();
     const lines = await compare((lib, stream) => lib({ format: fmt, stream }));
     const to = Date.now();
@@ -110,16 +115,20 @@ describe('logger', () => {
   });
 
   itWithLiveOracle('custom tokens and named formats', LOG_LINES, async () => {
-    connect.logger.token('flavour', (req: any) => req.headers['user-agent'] ? 'agent' : 'none');
+    connect.logger.token('flavour', (req: any) => (req.headers['user-agent'] ? 'agent' : 'none'));
     logger.token('flavour', (req) => (req.headers['user-agent'] ? 'agent' : 'none'));
     connect.logger.format('mine', ':flavour :status');
     logger.format('mine', ':flavour :status');
     const lines = await compare((lib, stream) => lib({ format: 'mine', stream }));
-    assert.deepEqual(lines.map((l) => l.split(' ')[1]), ['200\n', '404\n', '500\n', '302\n']);
+    assert.deepEqual(
+      lines.map((l) => l.split(' ')[1]),
+      ['200\n', '404\n', '500\n', '302\n'],
+    );
   });
 
   itWithLiveOracle('a format function, and a line of null skips', LOG_LINES, async () => {
-    const fn = (tokens: any, req: any, res: any) => (req.url === '/' ? null : tokens.method(req, res) + '!' + tokens.url(req, res));
+    const fn = (tokens: any, req: any, res: any) =>
+      req.url === '/' ? null : tokens.method(req, res) + '!' + tokens.url(req, res);
     const lines = await compare((lib, stream) => lib({ format: fn, stream }), 3);
     assert.equal(lines.length, 3);
   });
@@ -145,7 +154,10 @@ describe('logger', () => {
       for (const spec of requests) await rawRequest(port, spec);
       await sink.wait(2);
     });
-    assert.deepEqual(sink.lines.map(normalize), ['GET /missing?x=1 404 - - N.NNN ms\n', 'POST /boom 500 - - N.NNN ms\n']);
+    assert.deepEqual(sink.lines.map(normalize), [
+      'GET /missing?x=1 404 - - N.NNN ms\n',
+      'POST /boom 500 - - N.NNN ms\n',
+    ]);
   });
 
   itWithLiveOracle('a format string as the only argument writes to stdout, as in Connect 2.30', LOG_LINES, async () => {
@@ -179,33 +191,39 @@ describe('logger', () => {
     assert.equal(captured[requests.length], 'logger-stdout-test GET / 200\n');
   });
 
-  itWithLiveOracle('buffer holds lines for the interval, then writes them at once, as in Connect 2.30', LOG_LINES, async () => {
-    // Only setTimeout is mocked: the buffer's timer, not the sockets'.
-    mock.timers.enable({ apis: ['setTimeout'] });
-    try {
-      const run = async (app: (stream: ReturnType<typeof collector>) => http.RequestListener) => {
-        const sink = collector();
-        await withServer(app(sink), async (port) => {
-          for (const spec of requests) await rawRequest(port, spec);
-          // Every response has finished (and been logged) before its client saw the end.
-          await new Promise((resolve) => setImmediate(resolve));
-          assert.deepEqual(sink.lines, [], 'nothing written before the interval');
-          mock.timers.tick(249);
-          assert.deepEqual(sink.lines, [], 'nothing written before the interval');
-          mock.timers.tick(1);
-          await sink.wait(1);
-        });
-        return sink.lines;
-      };
-      const theirs = await run((stream) => connectApp([connect.logger({ format: 'tiny', stream, buffer: 250 }), reply]));
-      const ours = await run((stream) => chain([logger({ format: 'tiny', stream, buffer: 250 }), reply]));
-      assert.deepEqual(ours.map(normalize), theirs.map(normalize));
-      assert.equal(ours.length, 1);
-      assert.equal(ours[0].split('\n').length, requests.length + 1);
-    } finally {
-      mock.timers.reset();
-    }
-  });
+  itWithLiveOracle(
+    'buffer holds lines for the interval, then writes them at once, as in Connect 2.30',
+    LOG_LINES,
+    async () => {
+      // Only setTimeout is mocked: the buffer's timer, not the sockets'.
+      mock.timers.enable({ apis: ['setTimeout'] });
+      try {
+        const run = async (app: (stream: ReturnType<typeof collector>) => http.RequestListener) => {
+          const sink = collector();
+          await withServer(app(sink), async (port) => {
+            for (const spec of requests) await rawRequest(port, spec);
+            // Every response has finished (and been logged) before its client saw the end.
+            await new Promise((resolve) => setImmediate(resolve));
+            assert.deepEqual(sink.lines, [], 'nothing written before the interval');
+            mock.timers.tick(249);
+            assert.deepEqual(sink.lines, [], 'nothing written before the interval');
+            mock.timers.tick(1);
+            await sink.wait(1);
+          });
+          return sink.lines;
+        };
+        const theirs = await run((stream) =>
+          connectApp([connect.logger({ format: 'tiny', stream, buffer: 250 }), reply]),
+        );
+        const ours = await run((stream) => chain([logger({ format: 'tiny', stream, buffer: 250 }), reply]));
+        assert.deepEqual(ours.map(normalize), theirs.map(normalize));
+        assert.equal(ours.length, 1);
+        assert.equal(ours[0].split('\n').length, requests.length + 1);
+      } finally {
+        mock.timers.reset();
+      }
+    },
+  );
 
   it('compile turns a format string into a line', () => {
     const line = logger.compile(':method ":url" \\ :missing-token')(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { methodOverride } from '../../src/middleware/method-override';
 import { assertSameAsConnect, echo } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const show = echo((req) => ({ method: req.method, original: req.originalMethod, body: req.body ?? null }));

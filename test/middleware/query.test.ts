@@ -2,15 +2,29 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { query } from '../../src/middleware/query';
 import { assertSameAsConnect, echo, requestAll } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const show = echo((req) => req.query);
 
 describe('query', () => {
   it('matches Connect 2.30', async () => {
-    const paths = ['/', '/?', '/?a=1&b=2', '/?a[]=1&a[]=2', '/?user[name]=tj&user[age]=3', '/?a.b=1', '/?a=%20x&a=y', '/p?x=%E0%A4%A', '/?=v&k='];
-    await assertSameAsConnect([connect.query(), show], [query(), show], paths.map((path) => ({ path })));
+    const paths = [
+      '/',
+      '/?',
+      '/?a=1&b=2',
+      '/?a[]=1&a[]=2',
+      '/?user[name]=tj&user[age]=3',
+      '/?a.b=1',
+      '/?a=%20x&a=y',
+      '/p?x=%E0%A4%A',
+      '/?=v&k=',
+    ];
+    await assertSameAsConnect(
+      [connect.query(), show],
+      [query(), show],
+      paths.map((path) => ({ path })),
+    );
   });
 
   it('keeps a query set earlier', async () => {

@@ -30,7 +30,10 @@ describe('responseTime', () => {
 
   it('a function receives the time and can set headers', async () => {
     const mw = responseTime((_req, res, time) => res.setHeader('X-Positive', String(time >= 0)));
-    const [res] = await requestAll([mw, (_req: any, res: any) => res.writeHead(201, { 'X-Other': '1' }).end()], [{ path: '/' }]);
+    const [res] = await requestAll(
+      [mw, (_req: any, res: any) => res.writeHead(201, { 'X-Other': '1' }).end()],
+      [{ path: '/' }],
+    );
     assert.equal(res.status, 201);
     assert.equal(res.headers['x-positive'], 'true');
     assert.equal(res.headers['x-other'], '1');

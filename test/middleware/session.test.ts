@@ -19,7 +19,7 @@ import {
   type RawResponse,
   type RequestSpec,
 } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 /** Counts visits; `/peek` reads without changing, `/json` answers with a Content-Length. */
@@ -46,7 +46,11 @@ interface Step extends RequestSpec {
 }
 
 /** Runs the steps in order on one server, carrying the session cookie where asked. */
-async function runFlow(listener: http.RequestListener, steps: Step[], cookieName = 'connect.sid'): Promise<RawResponse[]> {
+async function runFlow(
+  listener: http.RequestListener,
+  steps: Step[],
+  cookieName = 'connect.sid',
+): Promise<RawResponse[]> {
   return withServer(listener, async (port) => {
     let jar: string | undefined;
     const out: RawResponse[] = [];
@@ -62,11 +66,20 @@ async function runFlow(listener: http.RequestListener, steps: Step[], cookieName
 }
 
 /** The same flow on Connect 2.30 and on webapp: same statuses, headers (normalized) and bodies. */
-async function assertSameFlow(oracle: Handler[], ours: Handler[], steps: Step[], cookieName?: string): Promise<RawResponse[]> {
+async function assertSameFlow(
+  oracle: Handler[],
+  ours: Handler[],
+  steps: Step[],
+  cookieName?: string,
+): Promise<RawResponse[]> {
   const expected = await runFlow(connectApp(oracle), steps, cookieName);
   const actual = await runFlow(chain([...ours, errorEnd]), steps, cookieName);
   for (let i = 0; i < steps.length; i++) {
-    assert.deepEqual(comparable(normalize(actual[i])), comparable(normalize(expected[i])), `step ${i} ${steps[i].path}`);
+    assert.deepEqual(
+      comparable(normalize(actual[i])),
+      comparable(normalize(expected[i])),
+      `step ${i} ${steps[i].path}`,
+    );
   }
   return actual;
 }
@@ -102,7 +115,10 @@ describe('session: differential against Connect 2.30', () => {
       { path: '/' },
     ];
     const res = await assertSameFlow([connect.session({ secret }), counter], [session({ secret }), counter], steps);
-    assert.deepEqual(res.map((r) => JSON.parse(r.body).n), [1, 2, 2, 3, 1]);
+    assert.deepEqual(
+      res.map((r) => JSON.parse(r.body).n),
+      [1, 2, 2, 3, 1],
+    );
     assert.match(String(res[0].headers['set-cookie']), /^connect\.sid=s%3A[\w-]{32}\.[^;]+; Path=\/; HttpOnly$/);
   });
 
@@ -205,7 +221,10 @@ describe('session: differential against Connect 2.30', () => {
         { path: '/peek', withCookie: true },
       ],
     );
-    assert.deepEqual(res.map((r) => JSON.parse(r.body).n), [1, 2, 2, 7, 7, null, 1, null, null]);
+    assert.deepEqual(
+      res.map((r) => JSON.parse(r.body).n),
+      [1, 2, 2, 7, 7, null, 1, null, null],
+    );
   });
 
   it('uses the cookieParser secret (req.secret) when none is given', async () => {
@@ -252,10 +271,14 @@ describe('session: options', () => {
       counter(req, res, next);
     };
     const steps: Step[] = [{ path: '/' }, { path: '/logout', withCookie: true }];
-    await runFlow(chain([session({ secret: 's', store, unset: 'destroy' }), app, errorEnd]), steps).catch(() => undefined);
+    await runFlow(chain([session({ secret: 's', store, unset: 'destroy' }), app, errorEnd]), steps).catch(
+      () => undefined,
+    );
     assert.equal(Object.keys(store.sessions).length, 0);
     const kept = new session.MemoryStore();
-    await runFlow(chain([session({ secret: 's', store: kept, unset: 'keep' }), app, errorEnd]), steps).catch(() => undefined);
+    await runFlow(chain([session({ secret: 's', store: kept, unset: 'keep' }), app, errorEnd]), steps).catch(
+      () => undefined,
+    );
     assert.equal(Object.keys(kept.sessions).length, 1);
   });
 
@@ -316,23 +339,31 @@ describe('session: options', () => {
     assert.equal(res.body, '{"n":10}');
   });
 
-  itWithLiveOracle('takes the id from req.signedCookies when cookieParser signed it with another secret, as Connect 2.30', 'the store preloaded in the oracle', async () => {
-    // express-session 1.11's deprecated path: the Cookie header does not verify with the
-    // session secret, but cookieParser (with its own secret) already verified and unsigned it.
-    const stored = JSON.stringify({ cookie: { path: '/', httpOnly: true, originalMaxAge: null }, n: 9 });
-    const theirStore = new connect.session.MemoryStore();
-    theirStore.sessions.abc = stored;
-    const ourStore = new session.MemoryStore();
-    ourStore.sessions.abc = stored;
-    const cookie = signedId('abc', 'parser secret');
-    const [res] = await assertSameFlow(
-      [connect.cookieParser('parser secret'), connect.session({ secret: 'session secret', store: theirStore }), counter],
-      [cookieParser('parser secret'), session({ secret: 'session secret', store: ourStore }), counter],
-      [{ path: '/', headers: { cookie } }],
-    );
-    assert.equal(res.body, '{"n":10}');
-    assert.equal(JSON.parse(ourStore.sessions.abc as string).n, 10);
-  });
+  itWithLiveOracle(
+    'takes the id from req.signedCookies when cookieParser signed it with another secret, as Connect 2.30',
+    'the store preloaded in the oracle',
+    async () => {
+      // express-session 1.11's deprecated path: the Cookie header does not verify with the
+      // session secret, but cookieParser (with its own secret) already verified and unsigned it.
+      const stored = JSON.stringify({ cookie: { path: '/', httpOnly: true, originalMaxAge: null }, n: 9 });
+      const theirStore = new connect.session.MemoryStore();
+      theirStore.sessions.abc = stored;
+      const ourStore = new session.MemoryStore();
+      ourStore.sessions.abc = stored;
+      const cookie = signedId('abc', 'parser secret');
+      const [res] = await assertSameFlow(
+        [
+          connect.cookieParser('parser secret'),
+          connect.session({ secret: 'session secret', store: theirStore }),
+          counter,
+        ],
+        [cookieParser('parser secret'), session({ secret: 'session secret', store: ourStore }), counter],
+        [{ path: '/', headers: { cookie } }],
+      );
+      assert.equal(res.body, '{"n":10}');
+      assert.equal(JSON.parse(ourStore.sessions.abc as string).n, 10);
+    },
+  );
 
   it('holds the response until the store has saved, then sends the whole body', async () => {
     let saved = false;
@@ -372,10 +403,16 @@ describe('session: holding the end', () => {
 describe('session: errors', () => {
   it('a store.get error reaches the error handler; ENOENT starts a new session', async () => {
     const failing = failingStore({ get: new Error('store down') });
-    const [res] = await requestAll([session({ secret: 's', store: failing }), counter, errorEnd], [{ path: '/', headers: { cookie: signedId('abc', 's') } }]);
+    const [res] = await requestAll(
+      [session({ secret: 's', store: failing }), counter, errorEnd],
+      [{ path: '/', headers: { cookie: signedId('abc', 's') } }],
+    );
     assert.deepEqual([res.status, res.body], [500, 'store down']);
     const missing = failingStore({ get: Object.assign(new Error('gone'), { code: 'ENOENT' }) });
-    const [fresh] = await requestAll([session({ secret: 's', store: missing }), counter, errorEnd], [{ path: '/', headers: { cookie: signedId('abc', 's') } }]);
+    const [fresh] = await requestAll(
+      [session({ secret: 's', store: missing }), counter, errorEnd],
+      [{ path: '/', headers: { cookie: signedId('abc', 's') } }],
+    );
     assert.deepEqual([fresh.status, fresh.body], [200, '{"n":1}']);
     assert.notEqual(idOf(fresh), 'abc');
   });
@@ -387,7 +424,10 @@ describe('session: errors', () => {
       errors.push(err);
       if (!res.headersSent) res.end('late');
     };
-    const [res] = await requestAll([session({ secret: 's', store: failing }), counter, recorder], [{ path: '/' }, { path: '/' }]);
+    const [res] = await requestAll(
+      [session({ secret: 's', store: failing }), counter, recorder],
+      [{ path: '/' }, { path: '/' }],
+    );
     assert.equal(res.body, '{"n":1}');
     assert.equal(errors.length >= 1, true);
     assert.equal((errors[0] as Error).message, 'disk full');
@@ -399,7 +439,10 @@ describe('session: errors', () => {
     store.sessions.abc = JSON.stringify({ cookie: { path: '/' }, n: 1 });
     const app: Handler = (req, res) => ((req.session = null), res.end('bye'));
     const recorder: Handler = (err: unknown, _req: any, _res: any, _next: any) => void errors.push(err);
-    const [res] = await requestAll([session({ secret: 's', store, unset: 'destroy' }), app, recorder], [{ path: '/', headers: { cookie: signedId('abc', 's') } }, { path: '/peek' }]);
+    const [res] = await requestAll(
+      [session({ secret: 's', store, unset: 'destroy' }), app, recorder],
+      [{ path: '/', headers: { cookie: signedId('abc', 's') } }, { path: '/peek' }],
+    );
     assert.equal(res.body, 'bye');
     assert.equal((errors[0] as Error).message, 'cannot destroy');
   });
@@ -429,8 +472,18 @@ describe('session: security', () => {
     const store = new session.MemoryStore();
     store.sessions.abc = '{"cookie":{"path":"/"},"__proto__":{"polluted":true},"save":"x","constructor":1,"n":1}';
     const app: Handler = (req, res) =>
-      res.end(JSON.stringify([({} as any).polluted ?? null, typeof req.session.save, Object.getPrototypeOf(req.session) === session.Session.prototype, req.session.n]));
-    const [res] = await requestAll([session({ secret: 's', store }), app], [{ path: '/', headers: { cookie: signedId('abc', 's') } }]);
+      res.end(
+        JSON.stringify([
+          ({} as any).polluted ?? null,
+          typeof req.session.save,
+          Object.getPrototypeOf(req.session) === session.Session.prototype,
+          req.session.n,
+        ]),
+      );
+    const [res] = await requestAll(
+      [session({ secret: 's', store }), app],
+      [{ path: '/', headers: { cookie: signedId('abc', 's') } }],
+    );
     assert.equal(res.body, '[null,"function",true,1]');
   });
 
@@ -457,13 +510,20 @@ describe('session: Store, MemoryStore, Session, Cookie', () => {
       session.Store.call(this);
     }
     util.inherits(LegacyStore, session.Store as unknown as new () => object);
-    LegacyStore.prototype.get = (sid: string, fn: (e: unknown, s?: unknown) => void) => fn(null, data.has(sid) ? JSON.parse(data.get(sid)!) : undefined);
+    LegacyStore.prototype.get = (sid: string, fn: (e: unknown, s?: unknown) => void) =>
+      fn(null, data.has(sid) ? JSON.parse(data.get(sid)!) : undefined);
     LegacyStore.prototype.set = (sid: string, s: unknown, fn: () => void) => (data.set(sid, JSON.stringify(s)), fn());
     LegacyStore.prototype.destroy = (sid: string, fn: () => void) => (data.delete(sid), fn());
     const store = new (LegacyStore as any)();
     assert.ok(store instanceof session.Store);
-    const out = await runFlow(chain([session({ secret: 's', store }), counter]), [{ path: '/' }, { path: '/', withCookie: true }]);
-    assert.deepEqual(out.map((r) => r.body), ['{"n":1}', '{"n":2}']);
+    const out = await runFlow(chain([session({ secret: 's', store }), counter]), [
+      { path: '/' },
+      { path: '/', withCookie: true },
+    ]);
+    assert.deepEqual(
+      out.map((r) => r.body),
+      ['{"n":1}', '{"n":2}'],
+    );
     assert.equal(data.size, 1);
   });
 
@@ -496,7 +556,9 @@ describe('session: Store, MemoryStore, Session, Cookie', () => {
     const store = new session.MemoryStore();
     const expires = new Date(Date.now() + 60000);
     store.sessions.abc = JSON.stringify({ cookie: { path: '/', expires, originalMaxAge: 60000 }, n: 3 });
-    const loaded = await new Promise<any>((resolve, reject) => store.load('abc', (err, s) => (err ? reject(err) : resolve(s))));
+    const loaded = await new Promise<any>((resolve, reject) =>
+      store.load('abc', (err, s) => (err ? reject(err) : resolve(s))),
+    );
     assert.ok(loaded instanceof session.Session);
     assert.equal(loaded.id, 'abc');
     assert.equal(loaded.n, 3);
@@ -513,7 +575,13 @@ describe('session: Store, MemoryStore, Session, Cookie', () => {
       req.session.cookie.maxAge = 5;
       req.session.cookie.originalMaxAge = 60000;
       req.session.touch();
-      res.end(JSON.stringify([req.session.cookie.originalMaxAge, req.session.cookie.maxAge > 50000, Object.keys(req.session)]));
+      res.end(
+        JSON.stringify([
+          req.session.cookie.originalMaxAge,
+          req.session.cookie.maxAge > 50000,
+          Object.keys(req.session),
+        ]),
+      );
     };
     const [res] = await requestAll([session({ secret: 's', cookie: { maxAge: 60000 } }), app], [{ path: '/' }]);
     assert.equal(res.body, '[60000,true,["cookie"]]');

@@ -9,8 +9,16 @@ import { compress } from '../../src/middleware/compress';
 import { staticCache, type StaticCacheOptions } from '../../src/middleware/static-cache';
 import { serveStatic, type ServeStaticOptions } from '../../src/static';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
-import { assertSameAsConnect, chain, rawRequest, withServer, type Handler, type RawResponse, type RequestSpec } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+import {
+  assertSameAsConnect,
+  chain,
+  rawRequest,
+  withServer,
+  type Handler,
+  type RawResponse,
+  type RequestSpec,
+} from './support';
+
 const connect = require('connect');
 
 let root: string;
@@ -92,7 +100,14 @@ describe('staticCache', () => {
       assert.equal(xCache(hit), 'HIT');
       assert.equal(hit.body, 'file a\n');
       assert.match(hit.headers.age as string, /^\d+$/);
-      for (const name of ['content-type', 'content-length', 'etag', 'last-modified', 'cache-control', 'accept-ranges']) {
+      for (const name of [
+        'content-type',
+        'content-length',
+        'etag',
+        'last-modified',
+        'cache-control',
+        'accept-ranges',
+      ]) {
         assert.equal(hit.headers[name], miss.headers[name], name);
       }
     });
@@ -102,14 +117,19 @@ describe('staticCache', () => {
     await withServer(chain([...cached(), notFound]), async (port) => {
       const names = () =>
         new Promise<string[]>((resolve, reject) => {
-          http.get({ host: '127.0.0.1', port, path: '/b.txt', agent: false }, (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.rawHeaders.filter((_, i) => i % 2 === 0)));
-          }).on('error', reject);
+          http
+            .get({ host: '127.0.0.1', port, path: '/b.txt', agent: false }, (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.rawHeaders.filter((_, i) => i % 2 === 0)));
+            })
+            .on('error', reject);
         });
       const miss = await names();
       const hit = await names();
-      assert.deepEqual(hit.filter((name) => name !== 'Age'), miss);
+      assert.deepEqual(
+        hit.filter((name) => name !== 'Age'),
+        miss,
+      );
     });
   });
 
@@ -228,7 +248,13 @@ describe('staticCache', () => {
   });
 
   it('responses marked no-cache, no-store, private or must-revalidate are not stored', async () => {
-    for (const value of ['no-cache', 'no-store', 'private, max-age=60', 'public, max-age=60, must-revalidate', 'NO-STORE']) {
+    for (const value of [
+      'no-cache',
+      'no-store',
+      'private, max-age=60',
+      'public, max-age=60, must-revalidate',
+      'NO-STORE',
+    ]) {
       const setHeaders = (res: import('node:http').ServerResponse) => res.setHeader('Cache-Control', value);
       await session([cache(), serveStatic(root, { setHeaders })], async (send) => {
         await send('/a.txt');
@@ -299,7 +325,10 @@ describe('staticCache', () => {
       assert.equal(byTag.headers['content-type'], undefined);
       assert.equal(byTag.headers['content-length'], undefined);
 
-      const byDate = await send({ path: '/a.txt', headers: { 'if-modified-since': miss.headers['last-modified'] as string } });
+      const byDate = await send({
+        path: '/a.txt',
+        headers: { 'if-modified-since': miss.headers['last-modified'] as string },
+      });
       assert.equal(byDate.status, 304);
       assert.equal(xCache(byDate), 'HIT');
 
@@ -308,7 +337,10 @@ describe('staticCache', () => {
       assert.equal(other.body, 'file a\n');
 
       // The same 304 static gives, except X-Cache and Age.
-      const fromStatic = await send({ path: '/a.txt', headers: { 'if-none-match': etag, 'cache-control': 'no-cache' } });
+      const fromStatic = await send({
+        path: '/a.txt',
+        headers: { 'if-none-match': etag, 'cache-control': 'no-cache' },
+      });
       assert.equal(fromStatic.status, 200, 'no-cache makes the client copy stale for static too');
     });
   });
@@ -446,9 +478,17 @@ describe('staticCache', () => {
     });
   });
 
-  it('bad paths are still static\'s to handle, and the server answers the next request', async () => {
+  it("bad paths are still static's to handle, and the server answers the next request", async () => {
     await session(cached(), async (send) => {
-      for (const path of ['/../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/a.txt%00', '/%', '/.secret', '/missing.txt', '/dir/../../x']) {
+      for (const path of [
+        '/../etc/passwd',
+        '/%2e%2e/%2e%2e/etc/passwd',
+        '/a.txt%00',
+        '/%',
+        '/.secret',
+        '/missing.txt',
+        '/dir/../../x',
+      ]) {
         const res = await send(path);
         assert.ok(res.status === 404 || res.status === 400 || res.status === 403, `${path}: ${res.status}`);
         assert.ok(!res.body.includes('root:'), path);
@@ -524,7 +564,21 @@ describe('staticCache', () => {
         hitsAsMisses,
       );
       assert.deepEqual(responses.map(xCache), [
-        'MISS', 'HIT', 'HIT', 'MISS', undefined, 'MISS', 'MISS', 'MISS', 'MISS', 'MISS', undefined, undefined, 'MISS', 'MISS', 'HIT',
+        'MISS',
+        'HIT',
+        'HIT',
+        'MISS',
+        undefined,
+        'MISS',
+        'MISS',
+        'MISS',
+        'MISS',
+        'MISS',
+        undefined,
+        undefined,
+        'MISS',
+        'MISS',
+        'HIT',
       ]);
     });
 

@@ -14,9 +14,9 @@ import { serveStatic } from '../../src/static';
 import webapp3 = require('../../src/v3/index');
 import { assertSameResponses } from '../support/differential';
 import { assertSameAsConnect, requestAll, type RawResponse } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const express3 = require('express3');
 
 type Any = any;
@@ -47,13 +47,21 @@ const paths = ['/dir', '/dir?x=1&y=%20z', '/dir/sub', '/with%20space', '/dir/', 
 
 describe('static (3.x)', () => {
   it('redirects a directory without its slash with 303, as Connect 2.30', async () => {
-    const answers = await assertSameAsConnect([connect.static(root), notFound], [static3(root), notFound], paths.map((path) => ({ path })), redirectsWhole);
-    assert.deepEqual(answers.slice(0, 4).map((res) => [res.status, res.headers.location]), [
-      [303, '/dir/'],
-      [303, '/dir/?x=1&y=%20z'],
-      [303, '/dir/sub/'],
-      [303, '/with%20space/'],
-    ]);
+    const answers = await assertSameAsConnect(
+      [connect.static(root), notFound],
+      [static3(root), notFound],
+      paths.map((path) => ({ path })),
+      redirectsWhole,
+    );
+    assert.deepEqual(
+      answers.slice(0, 4).map((res) => [res.status, res.headers.location]),
+      [
+        [303, '/dir/'],
+        [303, '/dir/?x=1&y=%20z'],
+        [303, '/dir/sub/'],
+        [303, '/with%20space/'],
+      ],
+    );
   });
 
   it('mounted, the Location is relative to originalUrl, as express@3.21 answers', async () => {
@@ -64,7 +72,10 @@ describe('static (3.x)', () => {
       { oracle: express3, subject: webapp3 },
       redirectsWhole,
     );
-    assert.deepEqual(answers.slice(0, 4).map((res) => res.headers.location), ['/files/', '/files/?a=1', '/files/dir/', '/files/dir/sub/?b=2']);
+    assert.deepEqual(
+      answers.slice(0, 4).map((res) => res.headers.location),
+      ['/files/', '/files/?a=1', '/files/dir/', '/files/dir/sub/?b=2'],
+    );
   });
 
   it('webapp.static (4.x) still answers 301', async () => {

@@ -56,7 +56,6 @@ export function chain(handlers: Handler[]): http.RequestListener {
 
 /** Connect 2.30 (the oracle), with the same handlers and error ending. */
 export function connectApp(handlers: Handler[]): http.RequestListener {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const connect = require('connect');
   const app = connect();
   for (const handler of handlers) app.use(handler);
@@ -81,11 +80,16 @@ export function assertSameAsConnect(
   requests: RequestSpec[],
   normalize: (res: RawResponse) => RawResponse = (res) => res,
 ): Promise<RawResponse[]> {
-  return assertSameAnswers(() => connectApp(oracle), () => chain([...ours, sendError]), requests, {
-    volatile: VOLATILE,
-    normalize,
-    subjectName: 'webapp middleware',
-  });
+  return assertSameAnswers(
+    () => connectApp(oracle),
+    () => chain([...ours, sendError]),
+    requests,
+    {
+      volatile: VOLATILE,
+      normalize,
+      subjectName: 'webapp middleware',
+    },
+  );
 }
 
 /** Runs requests against one chain and returns the raw answers. */

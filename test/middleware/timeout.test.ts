@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { timeout } from '../../src/middleware/timeout';
 import { assertSameAsConnect, requestAll, type Handler } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const never: Handler = () => {};
@@ -14,13 +14,26 @@ const report: Handler = (err: any, req: any, res: any, _next: any) => {
 
 describe('timeout', () => {
   it('answers 503 Response timeout like Connect 2.30', async () => {
-    const [res] = await assertSameAsConnect([connect.timeout(20), never, report], [timeout(20), never, report], [{ path: '/' }]);
+    const [res] = await assertSameAsConnect(
+      [connect.timeout(20), never, report],
+      [timeout(20), never, report],
+      [{ path: '/' }],
+    );
     assert.equal(res.status, 503);
-    assert.deepEqual(JSON.parse(res.body), { message: 'Response timeout', code: 'ETIMEDOUT', timeout: 20, timedout: true });
+    assert.deepEqual(JSON.parse(res.body), {
+      message: 'Response timeout',
+      code: 'ETIMEDOUT',
+      timeout: 20,
+      timedout: true,
+    });
   });
 
   it('a duration string, and a fast response is untouched', async () => {
-    const [res] = await assertSameAsConnect([connect.timeout('30ms'), never, report], [timeout('30ms'), never, report], [{ path: '/' }]);
+    const [res] = await assertSameAsConnect(
+      [connect.timeout('30ms'), never, report],
+      [timeout('30ms'), never, report],
+      [{ path: '/' }],
+    );
     assert.equal(JSON.parse(res.body).timeout, 30);
     const [quick] = await requestAll([timeout(1000), fast], [{ path: '/' }]);
     assert.equal(quick.body, 'fast');

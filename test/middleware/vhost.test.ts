@@ -3,13 +3,21 @@ import http from 'node:http';
 import { describe, it } from 'node:test';
 import { vhost } from '../../src/middleware/vhost';
 import { assertSameAsConnect, echo, requestAll } from './support';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const connect = require('connect');
 
 const show = echo((req) => ({ vhost: req.vhost ? { ...req.vhost } : null }));
 const fallback = echo(() => 'fallback');
 
-const hosts = ['foo.example.com', 'FOO.example.com:8080', 'bar.example.com', 'example.com', 'a.b.example.com', '[::1]:3000', 'foo-example.com'];
+const hosts = [
+  'foo.example.com',
+  'FOO.example.com:8080',
+  'bar.example.com',
+  'example.com',
+  'a.b.example.com',
+  '[::1]:3000',
+  'foo-example.com',
+];
 const requests = hosts.map((host) => ({ path: '/', headers: { host } }));
 
 describe('vhost', () => {
@@ -27,10 +35,13 @@ describe('vhost', () => {
 
   it('hands the request to an http.Server', async () => {
     const server = http.createServer((_req, res) => res.end('from server'));
-    const [hit, miss] = await requestAll([vhost('*.test', server), fallback], [
-      { path: '/', headers: { host: 'a.test' } },
-      { path: '/', headers: { host: 'a.other' } },
-    ]);
+    const [hit, miss] = await requestAll(
+      [vhost('*.test', server), fallback],
+      [
+        { path: '/', headers: { host: 'a.test' } },
+        { path: '/', headers: { host: 'a.other' } },
+      ],
+    );
     assert.equal(hit.body, 'from server');
     assert.equal(miss.body, '"fallback"');
   });

@@ -18,11 +18,11 @@ provider.register();
 const unregister = registerInstrumentations({ instrumentations: [new HttpInstrumentation()] });
 
 // Loaded after the instrumentation, as an application would be.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { instrument } = require('../../src/otel/index') as typeof import('../../src/otel/index');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { rawRequest, withServer } = require('../support/raw-http') as typeof import('../support/raw-http');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { tracedApp } = require('../support/traced-app') as typeof import('../support/traced-app');
 
 let instrumentation: { disable(): void };
@@ -37,14 +37,16 @@ after(async () => {
 beforeEach(() => exporter.reset());
 
 // A span the handler makes itself sits in the same trace.
-const buildApp = () => tracedApp({ inHandler: () => trace.getTracer('app').startActiveSpan('db query', (span: Span) => span.end()) });
+const buildApp = () =>
+  tracedApp({ inHandler: () => trace.getTracer('app').startActiveSpan('db query', (span: Span) => span.end()) });
 
 /** The request, then the server side's spans once the server span has ended (kind 1 is SERVER, 2 CLIENT). */
 async function get(path: string): Promise<{ status: number; body: string; spans: ReadableSpan[] }> {
   return withServer(buildApp(), async (port) => {
     const res = await rawRequest(port, { path });
     const isServer = (s: ReadableSpan) => s.kind === 1;
-    for (let i = 0; i < 100 && !exporter.getFinishedSpans().some(isServer); i++) await new Promise((r) => setTimeout(r, 2));
+    for (let i = 0; i < 100 && !exporter.getFinishedSpans().some(isServer); i++)
+      await new Promise((r) => setTimeout(r, 2));
     // The test's own request makes a client span: only the server side is of interest.
     return { status: res.status, body: res.body, spans: exporter.getFinishedSpans().filter((s) => s.kind !== 2) };
   });
@@ -62,15 +64,23 @@ describe('webapp/otel', () => {
     assert.equal(server.name, 'GET /api/users/:id');
     assert.equal(server.attributes['http.route'], '/api/users/:id');
 
-    const names = spans.filter((s) => s !== server).map((s) => s.name).sort();
-    assert.deepEqual(names, [
-      'middleware - expressInit',
-      'middleware - logger',
-      'middleware - query',
-      'request handler - /api/users/:id',
-      'router - /api',
-      'router - /api/users',
-    ].concat(names.includes('db query') ? ['db query'] : []).sort());
+    const names = spans
+      .filter((s) => s !== server)
+      .map((s) => s.name)
+      .sort();
+    assert.deepEqual(
+      names,
+      [
+        'middleware - expressInit',
+        'middleware - logger',
+        'middleware - query',
+        'request handler - /api/users/:id',
+        'router - /api',
+        'router - /api/users',
+      ]
+        .concat(names.includes('db query') ? ['db query'] : [])
+        .sort(),
+    );
 
     const serverId = server.spanContext().spanId;
     const api = byName(spans, 'router - /api')!;
@@ -97,7 +107,11 @@ describe('webapp/otel', () => {
       const span = byName(spans, name)!;
       assert.equal(span.status.code, 2, name);
       assert.equal(span.status.message, 'async failure', name);
-      assert.equal(span.events.find((e) => e.name === 'exception')?.attributes?.['exception.message'], 'async failure', name);
+      assert.equal(
+        span.events.find((e) => e.name === 'exception')?.attributes?.['exception.message'],
+        'async failure',
+        name,
+      );
     }
     const onError = byName(spans, 'error handler - onError')!;
     assert.equal(onError.attributes['webapp.type'], 'error_handler');
@@ -122,7 +136,10 @@ describe('webapp/otel', () => {
       assert.equal(server.name, 'GET /api/users/:id');
       const handler = byName(spans, 'request handler - /api/users/:id')!;
       assert.equal(parentOf(handler), server.spanContext().spanId);
-      assert.deepEqual(spans.filter((s) => s.name.startsWith('middleware') || s.name.startsWith('router')), []);
+      assert.deepEqual(
+        spans.filter((s) => s.name.startsWith('middleware') || s.name.startsWith('router')),
+        [],
+      );
     } finally {
       instrumentation.disable();
       instrumentation = instrument();
@@ -133,7 +150,10 @@ describe('webapp/otel', () => {
     instrumentation.disable();
     try {
       const { spans } = await get('/api/users/1');
-      assert.deepEqual(spans.map((s) => s.name).filter((n) => n !== 'db query'), ['GET']);
+      assert.deepEqual(
+        spans.map((s) => s.name).filter((n) => n !== 'db query'),
+        ['GET'],
+      );
     } finally {
       instrumentation = instrument();
     }

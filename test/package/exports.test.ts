@@ -20,7 +20,8 @@ function run(file: string, source: string): string {
 }
 
 before(() => {
-  if (!existsSync(join(root, 'dist/cjs/index.js'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  if (!existsSync(join(root, 'dist/cjs/index.js')))
+    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   project = mkdtempSync(join(tmpdir(), 'webapp-package-'));
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(root, join(project, 'node_modules/webapp'), 'dir');
@@ -41,8 +42,15 @@ describe('package entry points (built output)', () => {
        }));`,
     );
     assert.deepEqual(JSON.parse(out), {
-      factory: 'function', app: 'function', handle: 'function', router: 'function', route: 'function',
-      application: 'object', request: 'object', response: 'object', listen: 'function',
+      factory: 'function',
+      app: 'function',
+      handle: 'function',
+      router: 'function',
+      route: 'function',
+      application: 'object',
+      request: 'object',
+      response: 'object',
+      listen: 'function',
     });
   });
 

@@ -16,11 +16,24 @@ const entry = resolve(root, 'dist/cjs/index.js');
 
 /** Runs `source` in a new Node process; its last line of output is JSON. */
 function runScript(source: string): Record<string, unknown> {
-  const out = execFileSync(process.execPath, ['-e', source], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } });
+  const out = execFileSync(process.execPath, ['-e', source], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
-const NOT_BEFORE_USE = ['/body-parser/', '/static/', '/querystring/', '/mime-db/', '/mime-types/', '/negotiator/', '/proxy-addr/', '/node_modules/cookie/'];
+const NOT_BEFORE_USE = [
+  '/body-parser/',
+  '/static/',
+  '/querystring/',
+  '/mime-db/',
+  '/mime-types/',
+  '/negotiator/',
+  '/proxy-addr/',
+  '/node_modules/cookie/',
+];
 
 before(() => {
   if (!existsSync(entry)) execFileSync(process.execPath, [resolve(root, 'scripts/build.mjs')], { stdio: 'inherit' });
@@ -49,7 +62,11 @@ describe('lazy loading', () => {
     assert.match(String(result.etag), /^W\/"5-/);
     const loaded = result.loaded as string[];
     for (const part of NOT_BEFORE_USE) {
-      assert.deepEqual(loaded.filter((file) => file.includes(part)), [], part + ' was loaded before it was used');
+      assert.deepEqual(
+        loaded.filter((file) => file.includes(part)),
+        [],
+        part + ' was loaded before it was used',
+      );
     }
   });
 

@@ -10,8 +10,35 @@ import { parseExtended, type ExtendedParseOptions } from '../../src/querystring'
 import { prng } from '../support/prng';
 
 const FRAGMENTS = [
-  'a', 'b', '[', ']', '=', '&', '%', '2', '5', '_', '__proto__', '+', '.', '0', '1', '9',
-  '[]', '[0]', '[1]', '[b]', '%5B', '%5D', 'constructor', 'prototype', 'toString', ';', '%41', '%E2%9C%93', '%zz',
+  'a',
+  'b',
+  '[',
+  ']',
+  '=',
+  '&',
+  '%',
+  '2',
+  '5',
+  '_',
+  '__proto__',
+  '+',
+  '.',
+  '0',
+  '1',
+  '9',
+  '[]',
+  '[0]',
+  '[1]',
+  '[b]',
+  '%5B',
+  '%5D',
+  'constructor',
+  'prototype',
+  'toString',
+  ';',
+  '%41',
+  '%E2%9C%93',
+  '%zz',
 ];
 
 function generate(random: () => number): string {
@@ -25,7 +52,13 @@ function generate(random: () => number): string {
 function shape(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const proto = Object.getPrototypeOf(value);
-  const kind = Array.isArray(value) ? 'array' : proto === Object.prototype ? 'object' : proto === null ? 'null-proto' : 'other';
+  const kind = Array.isArray(value)
+    ? 'array'
+    : proto === Object.prototype
+      ? 'object'
+      : proto === null
+        ? 'null-proto'
+        : 'other';
   const entries = Object.keys(value).map((key) => [key, shape((value as Record<string, unknown>)[key])]);
   return { kind, entries };
 }
@@ -39,11 +72,14 @@ function same(input: string, options: ExtendedParseOptions): void {
     expectedError = err;
   }
   if (expectedError !== undefined) {
-    assert.throws(() => parseExtended(input, options), (err: Error) => {
-      assert.equal(err.constructor, (expectedError as Error).constructor, input);
-      assert.equal(err.message, (expectedError as Error).message, input);
-      return true;
-    });
+    assert.throws(
+      () => parseExtended(input, options),
+      (err: Error) => {
+        assert.equal(err.constructor, (expectedError as Error).constructor, input);
+        assert.equal(err.message, (expectedError as Error).message, input);
+        return true;
+      },
+    );
     return;
   }
   const actual = parseExtended(input, options);
@@ -54,8 +90,14 @@ function same(input: string, options: ExtendedParseOptions): void {
 
 const OPTION_SETS: Array<[string, ExtendedParseOptions]> = [
   ['express 4 (allowPrototypes, arrayLimit 1000)', { allowPrototypes: true, arrayLimit: 1000 }],
-  ['body-parser (strictDepth, small limits)', { allowPrototypes: true, arrayLimit: 2, depth: 2, strictDepth: true, parameterLimit: 6 }],
-  ['body-parser defaults', { allowPrototypes: true, arrayLimit: 100, depth: 32, strictDepth: true, parameterLimit: 1000 }],
+  [
+    'body-parser (strictDepth, small limits)',
+    { allowPrototypes: true, arrayLimit: 2, depth: 2, strictDepth: true, parameterLimit: 6 },
+  ],
+  [
+    'body-parser defaults',
+    { allowPrototypes: true, arrayLimit: 100, depth: 32, strictDepth: true, parameterLimit: 1000 },
+  ],
   ['qs defaults (webapp.query without allowPrototypes)', {}],
   ['arrayLimit 0, depth 0', { arrayLimit: 0, depth: 0, allowPrototypes: false }],
   ['throwOnLimitExceeded', { arrayLimit: 1, parameterLimit: 3, throwOnLimitExceeded: true, allowPrototypes: true }],
@@ -69,7 +111,7 @@ describe('parseExtended: differential fuzzing against qs', () => {
     });
   }
 
-  it('repeated keys and indices near arrayLimit give qs\'s result', () => {
+  it("repeated keys and indices near arrayLimit give qs's result", () => {
     const random = prng(42);
     const keys = ['a', 'a[]', 'a[0]', 'a[1]', 'a[2]', 'a[3]', 'a[b]', 'a[][b]', 'a[0][b]', 'a[b][]', '[]', '[0]'];
     for (let i = 0; i < 3000; i++) {

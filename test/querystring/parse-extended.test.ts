@@ -58,7 +58,10 @@ describe('parseExtended', () => {
 
   it('stops at parameterLimit', () => {
     assert.deepEqual(plain('a=1&b=2&c=3', { parameterLimit: 2 }), { a: '1', b: '2' });
-    assert.throws(() => parseExtended('a=1&b=2&c=3', { parameterLimit: 2, throwOnLimitExceeded: true }), /Parameter limit exceeded/);
+    assert.throws(
+      () => parseExtended('a=1&b=2&c=3', { parameterLimit: 2, throwOnLimitExceeded: true }),
+      /Parameter limit exceeded/,
+    );
   });
 
   it('decodes + as space and percent-escapes, keeping malformed ones', () => {
@@ -74,7 +77,10 @@ describe('parseExtended', () => {
   });
 
   it('never pollutes a prototype with __proto__, constructor or prototype keys (CVE-2022-24999)', () => {
-    const result = parseExtended('__proto__[polluted]=1&a[__proto__][polluted]=1&a[__proto__]=x&constructor[prototype][polluted]=1', express);
+    const result = parseExtended(
+      '__proto__[polluted]=1&a[__proto__][polluted]=1&a[__proto__]=x&constructor[prototype][polluted]=1',
+      express,
+    );
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.getPrototypeOf(result), Object.prototype);
     assert.equal(Object.getPrototypeOf(result.a), Object.prototype);
@@ -84,7 +90,7 @@ describe('parseExtended', () => {
     assert.deepEqual(plain(many, { ...bodyParser, parameterLimit: Infinity }), { a: '1' });
   });
 
-  it('visits index-like keys first, as qs\'s grouping object enumerates them', () => {
+  it("visits index-like keys first, as qs's grouping object enumerates them", () => {
     assert.deepEqual(plain('[1]=x&1=y'), { 1: ['y', 'x'] });
     assert.deepEqual(plain('b[1]=x&b=y&10=z&2=w'), { 2: 'w', 10: 'z', b: ['x', 'y'] });
   });

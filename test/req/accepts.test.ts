@@ -40,7 +40,11 @@ describe('req.accepts', () => {
 
 describe('req.acceptsCharsets / Encodings / Languages', () => {
   it('negotiate their headers, false when nothing fits', () => {
-    const r = req({ 'accept-charset': 'utf-8, iso-8859-1;q=0.5', 'accept-encoding': 'gzip, br;q=0', 'accept-language': 'en-US, fr;q=0.8, de;q=0' });
+    const r = req({
+      'accept-charset': 'utf-8, iso-8859-1;q=0.5',
+      'accept-encoding': 'gzip, br;q=0',
+      'accept-language': 'en-US, fr;q=0.8, de;q=0',
+    });
     assert.equal(r.acceptsCharsets('iso-8859-1', 'utf-8'), 'utf-8');
     assert.equal(r.acceptsCharsets('koi8-r'), false);
     assert.equal(r.acceptsEncodings(['br', 'gzip']), 'gzip');

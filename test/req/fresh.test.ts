@@ -4,7 +4,12 @@ import { describe, it } from 'node:test';
 import { fakeRequest } from './fake';
 
 const ETAG = { ETag: '"abc"' };
-const probe = (method: string, headers: Record<string, string>, statusCode = 200, resHeaders: Record<string, string> = ETAG) => {
+const probe = (
+  method: string,
+  headers: Record<string, string>,
+  statusCode = 200,
+  resHeaders: Record<string, string> = ETAG,
+) => {
   const req = fakeRequest({ method, headers, res: { statusCode, headers: resHeaders } });
   return [req.fresh, req.stale];
 };
@@ -19,8 +24,14 @@ describe('req.fresh and req.stale', () => {
 
   it('fresh when not modified since', () => {
     const lastModified = { 'Last-Modified': 'Tue, 01 Jan 2030 00:00:00 GMT' };
-    assert.deepEqual(probe('GET', { 'if-modified-since': 'Wed, 01 Jan 2031 00:00:00 GMT' }, 200, lastModified), [true, false]);
-    assert.deepEqual(probe('GET', { 'if-modified-since': 'Mon, 01 Jan 2029 00:00:00 GMT' }, 200, lastModified), [false, true]);
+    assert.deepEqual(probe('GET', { 'if-modified-since': 'Wed, 01 Jan 2031 00:00:00 GMT' }, 200, lastModified), [
+      true,
+      false,
+    ]);
+    assert.deepEqual(probe('GET', { 'if-modified-since': 'Mon, 01 Jan 2029 00:00:00 GMT' }, 200, lastModified), [
+      false,
+      true,
+    ]);
   });
 
   it('only for GET, HEAD (and QUERY, as 4.22)', () => {

@@ -29,7 +29,10 @@ describe('req.hostname', () => {
     assert.equal(hostname({ host: 'a.com', 'x-forwarded-host': 'b.com' }, 'loopback', '203.0.113.1'), 'a.com');
     assert.equal(hostname({ host: 'a.com', 'x-forwarded-host': 'b.com' }, 1), 'b.com');
     assert.equal(hostname({ host: 'a.com', 'x-forwarded-host': 'b.com' }, 0), 'a.com');
-    assert.equal(hostname({ host: 'a.com', 'x-forwarded-host': 'b.com' }, (addr: string) => addr === '127.0.0.1'), 'b.com');
+    assert.equal(
+      hostname({ host: 'a.com', 'x-forwarded-host': 'b.com' }, (addr: string) => addr === '127.0.0.1'),
+      'b.com',
+    );
   });
 
   it('takes the first of comma-separated (repeated) X-Forwarded-Host values, trimmed', () => {

@@ -26,8 +26,14 @@ describe('req.ip and req.ips', () => {
 
   it('named ranges: loopback, linklocal, uniquelocal', () => {
     assert.deepEqual(probe('loopback'), { ip: '192.168.0.3', ips: ['192.168.0.3'] });
-    assert.deepEqual(probe('loopback, uniquelocal'), { ip: '203.0.113.7', ips: ['203.0.113.7', '10.0.0.2', '192.168.0.3'] });
-    assert.deepEqual(probe(['loopback', 'uniquelocal']), { ip: '203.0.113.7', ips: ['203.0.113.7', '10.0.0.2', '192.168.0.3'] });
+    assert.deepEqual(probe('loopback, uniquelocal'), {
+      ip: '203.0.113.7',
+      ips: ['203.0.113.7', '10.0.0.2', '192.168.0.3'],
+    });
+    assert.deepEqual(probe(['loopback', 'uniquelocal']), {
+      ip: '203.0.113.7',
+      ips: ['203.0.113.7', '10.0.0.2', '192.168.0.3'],
+    });
     assert.deepEqual(probe('linklocal', '169.254.1.1'), { ip: '192.168.0.3', ips: ['192.168.0.3'] });
     assert.deepEqual(probe('linklocal'), { ip: '127.0.0.1', ips: [] });
   });
@@ -45,11 +51,18 @@ describe('req.ip and req.ips', () => {
       return i < 2;
     });
     assert.deepEqual(result.ip, '10.0.0.2');
-    assert.deepEqual(seen.slice(0, 3), [['127.0.0.1', 0], ['192.168.0.3', 1], ['10.0.0.2', 2]]);
+    assert.deepEqual(seen.slice(0, 3), [
+      ['127.0.0.1', 0],
+      ['192.168.0.3', 1],
+      ['10.0.0.2', 2],
+    ]);
   });
 
   it('IPv6 sockets and IPv4-mapped addresses', () => {
-    assert.deepEqual(probe('loopback', '::1', { 'x-forwarded-for': '2001:db8::5' }), { ip: '2001:db8::5', ips: ['2001:db8::5'] });
+    assert.deepEqual(probe('loopback', '::1', { 'x-forwarded-for': '2001:db8::5' }), {
+      ip: '2001:db8::5',
+      ips: ['2001:db8::5'],
+    });
     assert.deepEqual(probe('loopback', '::ffff:127.0.0.1', { 'x-forwarded-for': '203.0.113.9' }).ip, '203.0.113.9');
   });
 

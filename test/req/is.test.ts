@@ -4,7 +4,10 @@ import { describe, it } from 'node:test';
 import { fakeRequest } from './fake';
 
 const withBody = (type?: string) =>
-  fakeRequest({ method: 'POST', headers: { 'content-length': '2', ...(type === undefined ? {} : { 'content-type': type }) } });
+  fakeRequest({
+    method: 'POST',
+    headers: { 'content-length': '2', ...(type === undefined ? {} : { 'content-type': type }) },
+  });
 
 describe('req.is', () => {
   it('matches type names, extensions and full types, returning the argument', () => {
@@ -37,14 +40,45 @@ describe('req.is', () => {
   it('is null when the request has no body', () => {
     const r = fakeRequest({ headers: { 'content-type': 'application/json' } });
     assert.equal(r.is('json'), null);
-    assert.equal(fakeRequest({ headers: { 'transfer-encoding': 'chunked', 'content-type': 'text/plain' } }).is('text'), 'text');
+    assert.equal(
+      fakeRequest({ headers: { 'transfer-encoding': 'chunked', 'content-type': 'text/plain' } }).is('text'),
+      'text',
+    );
   });
 });
 
 describe('req method arities', () => {
   it('match Express 4 (fn.length is API)', () => {
     const req = fakeRequest();
-    const lengths = Object.fromEntries(['get', 'header', 'accepts', 'acceptsCharsets', 'acceptsEncodings', 'acceptsLanguages', 'acceptsCharset', 'acceptsEncoding', 'acceptsLanguage', 'range', 'param', 'is'].map((name) => [name, req[name].length]));
-    assert.deepEqual(lengths, { get: 1, header: 1, accepts: 0, acceptsCharsets: 0, acceptsEncodings: 0, acceptsLanguages: 0, acceptsCharset: 0, acceptsEncoding: 0, acceptsLanguage: 0, range: 2, param: 2, is: 1 });
+    const lengths = Object.fromEntries(
+      [
+        'get',
+        'header',
+        'accepts',
+        'acceptsCharsets',
+        'acceptsEncodings',
+        'acceptsLanguages',
+        'acceptsCharset',
+        'acceptsEncoding',
+        'acceptsLanguage',
+        'range',
+        'param',
+        'is',
+      ].map((name) => [name, req[name].length]),
+    );
+    assert.deepEqual(lengths, {
+      get: 1,
+      header: 1,
+      accepts: 0,
+      acceptsCharsets: 0,
+      acceptsEncodings: 0,
+      acceptsLanguages: 0,
+      acceptsCharset: 0,
+      acceptsEncoding: 0,
+      acceptsLanguage: 0,
+      range: 2,
+      param: 2,
+      is: 1,
+    });
   });
 });

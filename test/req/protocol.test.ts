@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeRequest } from './fake';
 
-const probe = (headers: Record<string, string>, trust: unknown = false, encrypted = false, remoteAddress = '127.0.0.1') => {
+const probe = (
+  headers: Record<string, string>,
+  trust: unknown = false,
+  encrypted = false,
+  remoteAddress = '127.0.0.1',
+) => {
   const req = fakeRequest({ headers, encrypted, remoteAddress, settings: { 'trust proxy': trust } });
   return [req.protocol, req.secure];
 };
@@ -19,7 +24,10 @@ describe('req.protocol and req.secure', () => {
     assert.deepEqual(probe({ 'x-forwarded-proto': 'https' }, 'loopback', false, '203.0.113.1'), ['http', false]);
     assert.deepEqual(probe({ 'x-forwarded-proto': 'https' }, true), ['https', true]);
     assert.deepEqual(probe({ 'x-forwarded-proto': 'https' }, 1), ['https', true]);
-    assert.deepEqual(probe({ 'x-forwarded-proto': 'https' }, () => true), ['https', true]);
+    assert.deepEqual(
+      probe({ 'x-forwarded-proto': 'https' }, () => true),
+      ['https', true],
+    );
   });
 
   it('takes the first comma-separated value, trimmed, case kept', () => {

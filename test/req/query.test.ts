@@ -49,11 +49,15 @@ describe('req.query', () => {
   });
 
   it('extended (default) nests brackets and ignores prototype keys', async () => {
-    await request(echoQuery('extended')).get('/?a[b]=1&a[c]=2&d=3&d=4&__proto__[x]=1').expect(200, { a: { b: '1', c: '2' }, d: ['3', '4'] });
+    await request(echoQuery('extended'))
+      .get('/?a[b]=1&a[c]=2&d=3&d=4&__proto__[x]=1')
+      .expect(200, { a: { b: '1', c: '2' }, d: ['3', '4'] });
   });
 
   it('simple keeps brackets literal', async () => {
-    await request(echoQuery('simple')).get('/?a[b]=1&d=3&d=4').expect(200, { 'a[b]': '1', d: ['3', '4'] });
+    await request(echoQuery('simple'))
+      .get('/?a[b]=1&d=3&d=4')
+      .expect(200, { 'a[b]': '1', d: ['3', '4'] });
   });
 
   it('false gives an empty object', async () => {
@@ -61,7 +65,9 @@ describe('req.query', () => {
   });
 
   it('a function receives the raw query string', async () => {
-    await request(echoQuery((s: string) => ({ raw: s }))).get('/?x=%41&y').expect(200, { raw: 'x=%41&y' });
+    await request(echoQuery((s: string) => ({ raw: s })))
+      .get('/?x=%41&y')
+      .expect(200, { raw: 'x=%41&y' });
   });
 
   it('middleware may replace req.query', async () => {
@@ -80,6 +86,8 @@ describe('req.query', () => {
     sub.set('query parser', 'simple');
     sub.get('/leaf', (req: Any, res: Any) => res.json({ query: req.query, path: req.path, baseUrl: req.baseUrl }));
     app.use('/sub', sub);
-    await request(app).get('/sub/leaf?a[b]=1').expect(200, { query: { a: { b: '1' } }, path: '/leaf', baseUrl: '/sub' });
+    await request(app)
+      .get('/sub/leaf?a[b]=1')
+      .expect(200, { query: { a: { b: '1' } }, path: '/leaf', baseUrl: '/sub' });
   });
 });

@@ -14,13 +14,25 @@ describe('req.range', () => {
   it('returns the ranges with their type, capped to the size', () => {
     const result = range('bytes=0-49,90-', 100);
     assert.equal(result.type, 'bytes');
-    assert.deepEqual([...result], [{ start: 0, end: 49 }, { start: 90, end: 99 }]);
+    assert.deepEqual(
+      [...result],
+      [
+        { start: 0, end: 49 },
+        { start: 90, end: 99 },
+      ],
+    );
     assert.deepEqual([...range('bytes=-10', 100)], [{ start: 90, end: 99 }]);
     assert.equal(range('items=0-5', 100).type, 'items');
   });
 
   it('combines overlapping and adjacent ranges on request', () => {
-    assert.deepEqual([...range('bytes=0-9,5-19,20-29,50-59', 100, { combine: true })], [{ start: 0, end: 29 }, { start: 50, end: 59 }]);
+    assert.deepEqual(
+      [...range('bytes=0-9,5-19,20-29,50-59', 100, { combine: true })],
+      [
+        { start: 0, end: 29 },
+        { start: 50, end: 59 },
+      ],
+    );
     assert.equal(range('bytes=0-9,5-19', 100).length, 2);
   });
 

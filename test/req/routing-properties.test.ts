@@ -16,9 +16,18 @@ describe('req.app, res, next, baseUrl, originalUrl, params, route, method, body,
         const router: Any = framework.Router({ mergeParams: true });
         const describeReq = (owner: Any) => (req: Any, res: Any) => {
           res.json({
-            sameApp: req.app === owner, sameRes: req.res === res, hasNext: typeof req.next, baseUrl: req.baseUrl, originalUrl: req.originalUrl,
-            url: req.url, path: req.path, params: req.params, route: req.route && { path: req.route.path, methods: req.route.methods },
-            method: req.method, body: req.body === undefined ? 'undefined' : req.body, cookies: req.cookies === undefined ? 'undefined' : req.cookies,
+            sameApp: req.app === owner,
+            sameRes: req.res === res,
+            hasNext: typeof req.next,
+            baseUrl: req.baseUrl,
+            originalUrl: req.originalUrl,
+            url: req.url,
+            path: req.path,
+            params: req.params,
+            route: req.route && { path: req.route.path, methods: req.route.methods },
+            method: req.method,
+            body: req.body === undefined ? 'undefined' : req.body,
+            cookies: req.cookies === undefined ? 'undefined' : req.cookies,
             signedCookies: req.signedCookies === undefined ? 'undefined' : req.signedCookies,
           });
         };
@@ -30,8 +39,13 @@ describe('req.app, res, next, baseUrl, originalUrl, params, route, method, body,
         return app;
       },
       [
-        { path: '/users/42?x=1' }, { path: '/USERS/%E2%82%AC' }, { path: '/r/admins/items/7' }, { path: '/r/admins/items' },
-        { path: '/sub/deep/a/b?q' }, { method: 'POST', path: '/sub/deep/x', body: 'data' }, { method: 'HEAD', path: '/users/1' },
+        { path: '/users/42?x=1' },
+        { path: '/USERS/%E2%82%AC' },
+        { path: '/r/admins/items/7' },
+        { path: '/r/admins/items' },
+        { path: '/sub/deep/a/b?q' },
+        { method: 'POST', path: '/sub/deep/x', body: 'data' },
+        { method: 'HEAD', path: '/users/1' },
       ],
     );
   });

@@ -12,11 +12,18 @@ type Any = any;
 function probe(trust: unknown) {
   const app: Any = webapp();
   if (trust !== undefined) app.set('trust proxy', trust);
-  app.get('/', (req: Any, res: Any) => res.json({ ip: req.ip, ips: req.ips, protocol: req.protocol, secure: req.secure, hostname: req.hostname }));
+  app.get('/', (req: Any, res: Any) =>
+    res.json({ ip: req.ip, ips: req.ips, protocol: req.protocol, secure: req.secure, hostname: req.hostname }),
+  );
   return app;
 }
 
-const FORWARDED = { 'X-Forwarded-For': '203.0.113.7, 10.0.0.2', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'public.example.com', Host: 'internal:8080' };
+const FORWARDED = {
+  'X-Forwarded-For': '203.0.113.7, 10.0.0.2',
+  'X-Forwarded-Proto': 'https',
+  'X-Forwarded-Host': 'public.example.com',
+  Host: 'internal:8080',
+};
 
 async function get(trust: unknown) {
   const res = await request(probe(trust)).get('/').set(FORWARDED).expect(200);
@@ -38,11 +45,23 @@ describe('trust proxy', () => {
   });
 
   it('true: every hop is trusted', async () => {
-    assert.deepEqual(await get(true), { ip: '203.0.113.7', ips: ['203.0.113.7', '10.0.0.2'], protocol: 'https', secure: true, hostname: 'public.example.com' });
+    assert.deepEqual(await get(true), {
+      ip: '203.0.113.7',
+      ips: ['203.0.113.7', '10.0.0.2'],
+      protocol: 'https',
+      secure: true,
+      hostname: 'public.example.com',
+    });
   });
 
   it('a hop count', async () => {
-    assert.deepEqual(await get(1), { ip: '10.0.0.2', ips: ['10.0.0.2'], protocol: 'https', secure: true, hostname: 'public.example.com' });
+    assert.deepEqual(await get(1), {
+      ip: '10.0.0.2',
+      ips: ['10.0.0.2'],
+      protocol: 'https',
+      secure: true,
+      hostname: 'public.example.com',
+    });
     assert.equal((await get(2)).ip, '203.0.113.7');
   });
 

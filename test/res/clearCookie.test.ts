@@ -6,10 +6,18 @@ import { appWith } from './support';
 
 describe('res.clearCookie', () => {
   const app = appWith((a) => {
-    a.get('/', (_req, res) => { res.clearCookie('sid').end(); });
-    a.get('/scoped', (_req, res) => { res.clearCookie('sid', { path: '/admin', domain: 'example.com', secure: true }).end(); });
-    a.get('/max-age', (_req, res) => { res.clearCookie('sid', { maxAge: 1000 }).end(); });
-    a.get('/expires', (_req, res) => { res.clearCookie('sid', { expires: new Date(Date.UTC(2031, 0, 1)) }).end(); });
+    a.get('/', (_req, res) => {
+      res.clearCookie('sid').end();
+    });
+    a.get('/scoped', (_req, res) => {
+      res.clearCookie('sid', { path: '/admin', domain: 'example.com', secure: true }).end();
+    });
+    a.get('/max-age', (_req, res) => {
+      res.clearCookie('sid', { maxAge: 1000 }).end();
+    });
+    a.get('/expires', (_req, res) => {
+      res.clearCookie('sid', { expires: new Date(Date.UTC(2031, 0, 1)) }).end();
+    });
   });
 
   it('expires the cookie at the epoch on path /', async () => {
@@ -19,7 +27,9 @@ describe('res.clearCookie', () => {
 
   it('keeps the path and domain it is given', async () => {
     const res = await request(app).get('/scoped');
-    assert.deepEqual(res.headers['set-cookie'], ['sid=; Domain=example.com; Path=/admin; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Secure']);
+    assert.deepEqual(res.headers['set-cookie'], [
+      'sid=; Domain=example.com; Path=/admin; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Secure',
+    ]);
   });
 
   it('still applies maxAge and expires, deprecated, as Express 4.22 does', async () => {

@@ -25,7 +25,7 @@ describe('cookie values and options', () => {
     assert.equal(serializeOptions({ maxAge: '2000' as unknown as number }, 0).maxAge, 2);
   });
 
-  it('does not modify the caller\'s options', () => {
+  it("does not modify the caller's options", () => {
     const options = { maxAge: 1000 };
     serializeOptions(options, 0);
     assert.deepEqual(options, { maxAge: 1000 });
@@ -34,19 +34,48 @@ describe('cookie values and options', () => {
 
 describe('res.cookie', () => {
   const app = appWith((a) => {
-    a.use((req, _res, next) => { if (req.query.secret) (req as Request & { secret?: string }).secret = String(req.query.secret); next(); });
-    a.get('/', (req, res) => { res.cookie('name', req.query.v ?? 'tobi').cookie('obj', { a: 1 }).end(); });
-    a.get('/options', (_req, res) => {
-      res.cookie('all', 'v', {
-        domain: 'example.com', path: '/admin', httpOnly: true, secure: true, sameSite: 'lax', priority: 'high',
-        partitioned: true, expires: new Date(Date.UTC(2030, 0, 1)),
-      }).end();
+    a.use((req, _res, next) => {
+      if (req.query.secret) (req as Request & { secret?: string }).secret = String(req.query.secret);
+      next();
     });
-    a.get('/max-age', (_req, res) => { res.cookie('m', 'v', { maxAge: 60_000 }).end(); });
-    a.get('/encode', (_req, res) => { res.cookie('e', 'a%b', { encode: (v: string) => v.toUpperCase() }).cookie('d', 'a b;c').end(); });
-    a.get('/signed', (_req, res) => { res.cookie('s', 'value', { signed: true }).cookie('so', { x: 1 }, { signed: true }).end(); });
-    a.get('/inject', (req, res) => { res.cookie('x', 'y', { [String(req.query.opt)]: String(req.query.val) }).end(); });
-    a.get('/bad-name', (_req, res) => { res.cookie('a=b; Secure', 'y').end(); });
+    a.get('/', (req, res) => {
+      res
+        .cookie('name', req.query.v ?? 'tobi')
+        .cookie('obj', { a: 1 })
+        .end();
+    });
+    a.get('/options', (_req, res) => {
+      res
+        .cookie('all', 'v', {
+          domain: 'example.com',
+          path: '/admin',
+          httpOnly: true,
+          secure: true,
+          sameSite: 'lax',
+          priority: 'high',
+          partitioned: true,
+          expires: new Date(Date.UTC(2030, 0, 1)),
+        })
+        .end();
+    });
+    a.get('/max-age', (_req, res) => {
+      res.cookie('m', 'v', { maxAge: 60_000 }).end();
+    });
+    a.get('/encode', (_req, res) => {
+      res
+        .cookie('e', 'a%b', { encode: (v: string) => v.toUpperCase() })
+        .cookie('d', 'a b;c')
+        .end();
+    });
+    a.get('/signed', (_req, res) => {
+      res.cookie('s', 'value', { signed: true }).cookie('so', { x: 1 }, { signed: true }).end();
+    });
+    a.get('/inject', (req, res) => {
+      res.cookie('x', 'y', { [String(req.query.opt)]: String(req.query.val) }).end();
+    });
+    a.get('/bad-name', (_req, res) => {
+      res.cookie('a=b; Secure', 'y').end();
+    });
   });
 
   it('sets one Set-Cookie per call, path / by default, objects as j: JSON', async () => {
@@ -76,7 +105,11 @@ describe('res.cookie', () => {
   });
 
   it('rejects an encoder output that is not a valid cookie value', async () => {
-    const bad = appWith((a) => a.get('/', (_req, res) => { res.cookie('e', 'a b', { encode: String }).end(); }));
+    const bad = appWith((a) =>
+      a.get('/', (_req, res) => {
+        res.cookie('e', 'a b', { encode: String }).end();
+      }),
+    );
     const res = await request(bad).get('/').expect(500);
     assert.equal(JSON.parse(res.text).message, 'argument val is invalid');
   });
@@ -88,7 +121,10 @@ describe('res.cookie', () => {
     assert.ok(value.startsWith('s:'));
     assert.equal(unsign(value.slice(2), 'keyboard cat'), 'value');
     assert.equal(unsign(value.slice(2), 'other'), false);
-    assert.equal(unsign(decodeURIComponent(object.split(';')[0].slice('so='.length)).slice(2), 'keyboard cat'), 'j:{"x":1}');
+    assert.equal(
+      unsign(decodeURIComponent(object.split(';')[0].slice('so='.length)).slice(2), 'keyboard cat'),
+      'j:{"x":1}',
+    );
   });
 
   it('refuses to sign without a secret, and keeps serving', async () => {
@@ -98,8 +134,15 @@ describe('res.cookie', () => {
   });
 
   it('rejects attribute injection through options and names (CVE-2024-47764)', async () => {
-    for (const [opt, val] of [['domain', 'a.com; Secure'], ['path', '/;HttpOnly'], ['priority', 'urgent'], ['sameSite', 'sometimes']]) {
-      const res = await request(app).get(`/inject?opt=${opt}&val=${encodeURIComponent(val)}`).expect(500);
+    for (const [opt, val] of [
+      ['domain', 'a.com; Secure'],
+      ['path', '/;HttpOnly'],
+      ['priority', 'urgent'],
+      ['sameSite', 'sometimes'],
+    ]) {
+      const res = await request(app)
+        .get(`/inject?opt=${opt}&val=${encodeURIComponent(val)}`)
+        .expect(500);
       assert.match(JSON.parse(res.text).message, /invalid/, opt);
       assert.equal(res.headers['set-cookie'], undefined);
     }

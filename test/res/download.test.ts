@@ -20,7 +20,9 @@ after(() => fx.cleanup());
 const errorEcho: ErrorRequestHandler = (err, _req, res, _next) => {
   res.statusCode = typeof err.status === 'number' ? err.status : 500;
   res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({ name: err.name, message: err.message, status: err.status, expose: err.expose, code: err.code }));
+  res.end(
+    JSON.stringify({ name: err.name, message: err.message, status: err.status, expose: err.expose, code: err.code }),
+  );
 };
 
 type Case = (req: Request, res: Response) => void;
@@ -68,8 +70,14 @@ describe('res.download compatibility with express@4', () => {
       (_q, res) => dl(res)(file('missing.txt'), 'x.txt', reportingCallback(res)),
       (_q, res) => dl(res)(file('missing.txt')),
       (_q, res) => dl(res)(file('users')),
-      (_q, res) => dl(res)(file('todo.txt'), { headers: { 'X-Extra': '1', 'Content-Disposition': 'inline', 'content-disposition': 'inline' } }),
-      (_q, res) => dl(res)(file('todo.txt'), 'n.txt', { headers: { 'CONTENT-DISPOSITION': 'inline', 'Cache-Control': 'no-cache' } }),
+      (_q, res) =>
+        dl(res)(file('todo.txt'), {
+          headers: { 'X-Extra': '1', 'Content-Disposition': 'inline', 'content-disposition': 'inline' },
+        }),
+      (_q, res) =>
+        dl(res)(file('todo.txt'), 'n.txt', {
+          headers: { 'CONTENT-DISPOSITION': 'inline', 'Cache-Control': 'no-cache' },
+        }),
       (_q, res) => dl(res)(file('todo.txt'), 'n.txt', { maxAge: '1h', lastModified: false }, reportingCallback(res)),
       (_q, res) => dl(res)(file('todo.txt'), { maxAge: 5000 }, reportingCallback(res)),
       (_q, res) => dl(res)(file('todo.txt'), null, { acceptRanges: false, cacheControl: false }),
@@ -86,7 +94,10 @@ describe('res.download compatibility with express@4', () => {
       (_q, res) => dl(res)(file('data.json'), 'data.json'),
     ];
     const requests = cases.map((_c, n) => ({ path: '/case/' + n }));
-    requests.push({ path: '/case/0', headers: { Range: 'bytes=0-1' } } as never, { method: 'HEAD', path: '/case/1' } as never);
+    requests.push(
+      { path: '/case/0', headers: { Range: 'bytes=0-1' } } as never,
+      { method: 'HEAD', path: '/case/1' } as never,
+    );
     await assertSameResponses(appWith(cases), requests);
   });
 });
@@ -95,7 +106,9 @@ describe('res.download (webapp)', () => {
   it('keeps its Content-Disposition whatever the headers option says', async () => {
     const app = webapp();
     app.get('/', (_req: Request, res: Response) =>
-      res.download(join(fx.root, 'todo.txt'), 'report.txt', { headers: { 'Content-Disposition': 'inline', 'X-Other': 'kept' } }),
+      res.download(join(fx.root, 'todo.txt'), 'report.txt', {
+        headers: { 'Content-Disposition': 'inline', 'X-Other': 'kept' },
+      }),
     );
     const server = http.createServer(app);
     const port = await listen(server);

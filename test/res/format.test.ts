@@ -17,26 +17,54 @@ describe('res.format', () => {
   const app = appWith((a) => {
     a.get('/', (_req, res) => {
       res.format({
-        text: () => { res.send('text'); },
-        'text/html': () => { res.send('<p>html</p>'); },
-        json: () => { res.send({ json: true }); },
+        text: () => {
+          res.send('text');
+        },
+        'text/html': () => {
+          res.send('<p>html</p>');
+        },
+        json: () => {
+          res.send({ json: true });
+        },
       });
     });
     a.get('/default', (_req, res) => {
-      res.format({ 'image/png': () => { res.send('png'); }, default: () => { res.status(200).send('fallback'); } });
+      res.format({
+        'image/png': () => {
+          res.send('png');
+        },
+        default: () => {
+          res.status(200).send('fallback');
+        },
+      });
     });
     a.get('/args', (req, res) => {
-      res.format({ text: (r: unknown, s: unknown, n: unknown) => { res.json([r === req, s === res, n === req.next]); } });
+      res.format({
+        text: (r: unknown, s: unknown, n: unknown) => {
+          res.json([r === req, s === res, n === req.next]);
+        },
+      });
     });
   });
 
   it('runs the first handler without Accept, and sets Vary: Accept', async () => {
-    await request(app).get('/').expect('Content-Type', 'text/plain; charset=utf-8').expect('Vary', 'Accept').expect('text');
+    await request(app)
+      .get('/')
+      .expect('Content-Type', 'text/plain; charset=utf-8')
+      .expect('Vary', 'Accept')
+      .expect('text');
   });
 
   it('follows the quality order of Accept', async () => {
-    await request(app).get('/').set('Accept', 'text/html').expect('Content-Type', 'text/html; charset=utf-8').expect('<p>html</p>');
-    await request(app).get('/').set('Accept', 'text/plain;q=0.1, application/json').expect('Content-Type', 'application/json; charset=utf-8');
+    await request(app)
+      .get('/')
+      .set('Accept', 'text/html')
+      .expect('Content-Type', 'text/html; charset=utf-8')
+      .expect('<p>html</p>');
+    await request(app)
+      .get('/')
+      .set('Accept', 'text/plain;q=0.1, application/json')
+      .expect('Content-Type', 'application/json; charset=utf-8');
     await request(app).get('/').set('Accept', 'text/*;q=0.5, */*;q=0.1').expect('text');
   });
 
@@ -47,7 +75,9 @@ describe('res.format', () => {
   it('passes a 406 error listing the offered types to next, and keeps serving', async () => {
     const res = await request(app).get('/').set('Accept', 'image/webp').expect(406).expect('Vary', 'Accept');
     assert.deepEqual(JSON.parse(res.text), {
-      name: 'NotAcceptableError', message: 'Not Acceptable', status: 406,
+      name: 'NotAcceptableError',
+      message: 'Not Acceptable',
+      status: 406,
       types: ['text/plain', 'text/html', 'application/json'],
     });
     await request(app).get('/').expect(200);

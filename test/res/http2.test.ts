@@ -5,7 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { appWith } from './support';
 
-function h2request(port: number, path: string, method = 'GET'): Promise<{ headers: http2.IncomingHttpHeaders; body: string }> {
+function h2request(
+  port: number,
+  path: string,
+  method = 'GET',
+): Promise<{ headers: http2.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const client = http2.connect(`http://127.0.0.1:${port}`);
     client.on('error', reject);
@@ -26,10 +30,16 @@ function h2request(port: number, path: string, method = 'GET'): Promise<{ header
 describe('response methods over HTTP/2', () => {
   it('send, json, set, cookie, links and HEAD behave as on HTTP/1', async () => {
     const app = appWith((a) => {
-      a.get('/text', (_req, res) => { res.status(201).set('X-Extra', ['a', 'b']).cookie('c', { v: 1 }).links({ next: '/2' }).send('héllo'); });
-      a.get('/json', (_req, res) => { res.json({ ok: true }); });
+      a.get('/text', (_req, res) => {
+        res.status(201).set('X-Extra', ['a', 'b']).cookie('c', { v: 1 }).links({ next: '/2' }).send('héllo');
+      });
+      a.get('/json', (_req, res) => {
+        res.json({ ok: true });
+      });
     });
-    const server = http2.createServer(app as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+    const server = http2.createServer(
+      app as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as AddressInfo).port;

@@ -7,9 +7,16 @@ import { appWith } from './support';
 
 describe('res.location', () => {
   const app = appWith((a) => {
-    a.get('/to', (req, res) => { res.location(String(req.query.url)).end(); });
-    a.get('/back', (_req, res) => { res.location('back').end(); });
-    a.get('/chain', (_req, res) => { assert.equal(res.location('/x'), res); res.end(); });
+    a.get('/to', (req, res) => {
+      res.location(String(req.query.url)).end();
+    });
+    a.get('/back', (_req, res) => {
+      res.location('back').end();
+    });
+    a.get('/chain', (_req, res) => {
+      assert.equal(res.location('/x'), res);
+      res.end();
+    });
   });
   const to = (url: string) => request(app).get('/to?url=' + encodeURIComponent(url));
 
@@ -32,9 +39,29 @@ describe('res.location', () => {
   });
 
   it('encodes exactly as encodeurl 2 does (generated strings)', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const reference: (url: string) => string = require('encodeurl');
-    const alphabet = ['%', '2', 'a', 'G', ' ', '/', '\\', '?', '#', '\uD800', '\uDC00', '\u00e9', '\u{1F600}', '"', '<', '^', '`', '{', '|', '\u0000'];
+    const alphabet = [
+      '%',
+      '2',
+      'a',
+      'G',
+      ' ',
+      '/',
+      '\\',
+      '?',
+      '#',
+      '\uD800',
+      '\uDC00',
+      '\u00e9',
+      '\u{1F600}',
+      '"',
+      '<',
+      '^',
+      '`',
+      '{',
+      '|',
+      '\u0000',
+    ];
     let seed = 7;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let i = 0; i < 20000; i++) {

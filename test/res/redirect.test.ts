@@ -16,10 +16,18 @@ describe('redirectBody', () => {
 
 describe('res.redirect', () => {
   const app = appWith((a) => {
-    a.get('/', (req, res) => { res.redirect(String(req.query.to ?? '/next')); });
-    a.get('/status', (_req, res) => { res.redirect(301, '/moved'); });
-    a.get('/legacy', (_req, res) => { (res.redirect as (url: string, status: number) => void)('/old', 303); });
-    a.get('/back', (_req, res) => { res.redirect('back'); });
+    a.get('/', (req, res) => {
+      res.redirect(String(req.query.to ?? '/next'));
+    });
+    a.get('/status', (_req, res) => {
+      res.redirect(301, '/moved');
+    });
+    a.get('/legacy', (_req, res) => {
+      (res.redirect as (url: string, status: number) => void)('/old', 303);
+    });
+    a.get('/back', (_req, res) => {
+      res.redirect('back');
+    });
   });
 
   it('defaults to 302 with a text body (no Accept: the first of text/html)', async () => {
@@ -28,18 +36,32 @@ describe('res.redirect', () => {
   });
 
   it('answers HTML, text, or an empty body by Accept', async () => {
-    await request(app).get('/').set('Accept', 'text/html').expect('Content-Type', 'text/html; charset=utf-8')
+    await request(app)
+      .get('/')
+      .set('Accept', 'text/html')
+      .expect('Content-Type', 'text/html; charset=utf-8')
       .expect('<p>Found. Redirecting to /next</p>');
-    await request(app).get('/').set('Accept', 'text/plain').expect('Content-Type', 'text/plain; charset=utf-8')
+    await request(app)
+      .get('/')
+      .set('Accept', 'text/plain')
+      .expect('Content-Type', 'text/plain; charset=utf-8')
       .expect('Found. Redirecting to /next');
-    const json = await request(app).get('/').set('Accept', 'application/json').expect(302).expect('Content-Length', '0');
+    const json = await request(app)
+      .get('/')
+      .set('Accept', 'application/json')
+      .expect(302)
+      .expect('Content-Length', '0');
     assert.equal(json.headers['content-type'], undefined);
   });
 
   it('escapes the URL in the HTML body and names it without a link', async () => {
-    const res = await request(app).get('/?to=' + encodeURIComponent('/<script>alert("x")</script>')).set('Accept', 'text/html');
+    const res = await request(app)
+      .get('/?to=' + encodeURIComponent('/<script>alert("x")</script>'))
+      .set('Accept', 'text/html');
     assert.equal(res.text, '<p>Found. Redirecting to /%3Cscript%3Ealert(%22x%22)%3C/script%3E</p>');
-    const js = await request(app).get('/?to=' + encodeURIComponent('javascript:a&b')).set('Accept', 'text/html');
+    const js = await request(app)
+      .get('/?to=' + encodeURIComponent('javascript:a&b'))
+      .set('Accept', 'text/html');
     assert.equal(js.text, '<p>Found. Redirecting to javascript:a&amp;b</p>');
   });
 
@@ -59,6 +81,8 @@ describe('res.redirect', () => {
   });
 
   it('encodes unicode and keeps existing escapes', async () => {
-    await request(app).get('/?to=' + encodeURIComponent('/caf\u00e9?x=%20')).expect('Location', '/caf%C3%A9?x=%20');
+    await request(app)
+      .get('/?to=' + encodeURIComponent('/caf\u00e9?x=%20'))
+      .expect('Location', '/caf%C3%A9?x=%20');
   });
 });

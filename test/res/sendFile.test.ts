@@ -11,7 +11,16 @@ import { after, before, describe, it } from 'node:test';
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import webapp = require('../../src/index');
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
-import { close, createFixtures, eventually, FILE_TIME, listen, openFdCount, rawRequest, type Fixtures } from '../static/support';
+import {
+  close,
+  createFixtures,
+  eventually,
+  FILE_TIME,
+  listen,
+  openFdCount,
+  rawRequest,
+  type Fixtures,
+} from '../static/support';
 
 let fx: Fixtures;
 before(() => {
@@ -22,7 +31,16 @@ after(() => fx.cleanup());
 const errorEcho: ErrorRequestHandler = (err, _req, res, _next) => {
   res.statusCode = typeof err.status === 'number' ? err.status : 500;
   res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({ name: err.name, message: err.message, status: err.status, expose: err.expose, code: err.code, headers: err.headers }));
+  res.end(
+    JSON.stringify({
+      name: err.name,
+      message: err.message,
+      status: err.status,
+      expose: err.expose,
+      code: err.code,
+      headers: err.headers,
+    }),
+  );
 };
 
 /** One route per case: GET /case/<n> calls `cases[n](req, res, next)`. */
@@ -47,7 +65,17 @@ function reportingCallback(res: Response) {
   return (err?: NodeJS.ErrnoException & { status?: number; expose?: boolean }) => {
     if (res.headersSent) return;
     res.setHeader('x-callback', err ? 'error' : 'ok');
-    res.end(err ? JSON.stringify({ code: err.code, status: err.status, expose: err.expose, message: err.message, name: err.name }) : '');
+    res.end(
+      err
+        ? JSON.stringify({
+            code: err.code,
+            status: err.status,
+            expose: err.expose,
+            message: err.message,
+            name: err.name,
+          })
+        : '',
+    );
   };
 }
 
@@ -62,7 +90,10 @@ describe('res.sendFile compatibility with express@4', () => {
       (_q, res) => res.sendFile(file('todo.txt'), { lastModified: false }),
       (_q, res) => res.sendFile(file('todo.txt'), { cacheControl: false }),
       (_q, res) => res.sendFile(file('todo.txt'), { acceptRanges: false }),
-      (_q, res) => res.sendFile(file('todo.txt'), { headers: { 'X-Custom': 'yes', 'Cache-Control': 'no-store', 'Content-Type': 'text/x-todo' } }),
+      (_q, res) =>
+        res.sendFile(file('todo.txt'), {
+          headers: { 'X-Custom': 'yes', 'Cache-Control': 'no-store', 'Content-Type': 'text/x-todo' },
+        }),
       (_q, res) => res.sendFile('todo.txt', { root: fx.root }),
       (_q, res) => res.sendFile('users/../todo.txt', { root: fx.root }),
       (_q, res) => res.sendFile('/users/tobi.txt', { root: fx.root }),
@@ -120,12 +151,21 @@ describe('res.sendFile compatibility with express@4', () => {
     const cases: Case[] = [(_q, res) => res.sendFile(join(fx.root, 'nums.txt'))];
     const etag = 'W/"9-' + FILE_TIME.getTime().toString(16) + '"';
     const headers: Array<Record<string, string>> = [
-      { Range: 'bytes=0-2' }, { Range: 'bytes=-2' }, { Range: 'bytes=50-' }, { Range: 'bytes=0-1,5-6' },
-      { Range: 'bytes=1-2', 'If-Range': etag }, { Range: 'bytes=1-2', 'If-Range': '"other"' },
-      { 'If-None-Match': etag }, { 'If-Modified-Since': FILE_TIME.toUTCString() }, { 'If-Match': '"x"' },
+      { Range: 'bytes=0-2' },
+      { Range: 'bytes=-2' },
+      { Range: 'bytes=50-' },
+      { Range: 'bytes=0-1,5-6' },
+      { Range: 'bytes=1-2', 'If-Range': etag },
+      { Range: 'bytes=1-2', 'If-Range': '"other"' },
+      { 'If-None-Match': etag },
+      { 'If-Modified-Since': FILE_TIME.toUTCString() },
+      { 'If-Match': '"x"' },
       { 'If-Unmodified-Since': new Date(0).toUTCString() },
     ];
-    await assertSameResponses(appWith(cases), headers.map((h) => ({ path: '/case/0', headers: h })));
+    await assertSameResponses(
+      appWith(cases),
+      headers.map((h) => ({ path: '/case/0', headers: h })),
+    );
   });
 });
 
@@ -151,7 +191,11 @@ describe('res.sendFile callback and errors (webapp)', () => {
 
   it('calls back without error after sending', async () => {
     let got: unknown = 'not called';
-    const { status, body } = await run((_q, res) => res.sendFile(join(fx.root, 'todo.txt'), (err) => { got = err; }));
+    const { status, body } = await run((_q, res) =>
+      res.sendFile(join(fx.root, 'todo.txt'), (err) => {
+        got = err;
+      }),
+    );
     assert.equal(status, 200);
     assert.equal(body, '- groceries');
     assert.equal(await eventually(() => got !== 'not called'), true);
@@ -183,7 +227,10 @@ describe('res.sendFile callback and errors (webapp)', () => {
     target.open = function (this: unknown, ...args: any[]) {
       if (args[0] === victim) unlinkSync(victim);
       if (args[0] === join(fx.root, 'todo.txt')) {
-        return process.nextTick(args[args.length - 1], Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }));
+        return process.nextTick(
+          args[args.length - 1],
+          Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }),
+        );
       }
       return original.apply(this, args);
     };
@@ -225,10 +272,12 @@ describe('res.sendFile callback and errors (webapp)', () => {
 
   it('calls back with EISDIR for a directory', async () => {
     let code: string | undefined;
-    await run((_q, res) => res.sendFile(join(fx.root, 'users'), (err) => {
-      code = (err as NodeJS.ErrnoException).code;
-      res.end();
-    }));
+    await run((_q, res) =>
+      res.sendFile(join(fx.root, 'users'), (err) => {
+        code = (err as NodeJS.ErrnoException).code;
+        res.end();
+      }),
+    );
     assert.equal(code, 'EISDIR');
   });
 
@@ -243,7 +292,11 @@ describe('res.sendFile callback and errors (webapp)', () => {
     // Widened by `as`: the callback assigns it, so it must not stay narrowed to 'pending'.
     let callbackErr = 'pending' as NodeJS.ErrnoException | undefined | 'pending';
     const app = webapp();
-    app.get('/large', (_req: Request, res: Response) => res.sendFile(fx.large, (err) => { callbackErr = err; }));
+    app.get('/large', (_req: Request, res: Response) =>
+      res.sendFile(fx.large, (err) => {
+        callbackErr = err;
+      }),
+    );
     const server = http.createServer(app);
     const port = await listen(server);
     try {
@@ -262,14 +315,20 @@ describe('res.sendFile callback and errors (webapp)', () => {
     } finally {
       await close(server);
     }
-    assert.equal(await eventually(() => openFdCount() <= before), true, `descriptors: before ${before}, after ${openFdCount()}`);
+    assert.equal(
+      await eventually(() => openFdCount() <= before),
+      true,
+      `descriptors: before ${before}, after ${openFdCount()}`,
+    );
   });
 });
 
 describe('res.sendFile robustness', () => {
   it('passes an invalid headers option value to next(err) instead of crashing', async () => {
     const app = webapp();
-    app.get('/', (_req: Request, res: Response) => res.sendFile(join(fx.root, 'todo.txt'), { headers: { 'X-Bad': 'a\r\nb' } }));
+    app.get('/', (_req: Request, res: Response) =>
+      res.sendFile(join(fx.root, 'todo.txt'), { headers: { 'X-Bad': 'a\r\nb' } }),
+    );
     app.use(((err, _req, res, _next) => {
       res.statusCode = 599;
       res.end(String(err.status));

@@ -4,7 +4,11 @@ import request from 'supertest';
 import { appWith } from './support';
 
 describe('res.sendStatus', () => {
-  const app = appWith((a) => a.get('/:code', (req, res) => { res.sendStatus(Number(req.params.code)); }));
+  const app = appWith((a) =>
+    a.get('/:code', (req, res) => {
+      res.sendStatus(Number(req.params.code));
+    }),
+  );
 
   it('sends the registered phrase as text/plain', async () => {
     await request(app).get('/201').expect(201).expect('Content-Type', 'text/plain; charset=utf-8').expect('Created');

@@ -29,7 +29,10 @@ describe('res.sendfile (4.x)', () => {
     } finally {
       process.stderr.write = write;
     }
-    assert.ok(warnings.some((w) => w.includes('webapp deprecated res.sendfile: Use res.sendFile instead')), warnings.join(''));
+    assert.ok(
+      warnings.some((w) => w.includes('webapp deprecated res.sendfile: Use res.sendFile instead')),
+      warnings.join(''),
+    );
   });
 });
 
@@ -56,19 +59,24 @@ describe('res.sendfile(path, fn) outcomes match express@4', () => {
     const seen: Record<string, Outcome> = {};
     const waiting = new Map<string, () => void>();
     // With a callback, a failure is the app's to answer: end the response so the client is not left waiting.
-    const record = (name: string, res: { headersSent: boolean; statusCode: number; end(): void }) => (err?: NodeJS.ErrnoException) => {
-      seen[name] = err ? String(err.code) : 'ok';
-      if (err && !res.headersSent) {
-        res.statusCode = 500;
-        res.end();
-      }
-      waiting.get(name)?.();
-    };
-    const settled = (name: string) => new Promise<void>((resolve) => (seen[name] ? resolve() : waiting.set(name, resolve)));
+    const record =
+      (name: string, res: { headersSent: boolean; statusCode: number; end(): void }) =>
+      (err?: NodeJS.ErrnoException) => {
+        seen[name] = err ? String(err.code) : 'ok';
+        if (err && !res.headersSent) {
+          res.statusCode = 500;
+          res.end();
+        }
+        waiting.get(name)?.();
+      };
+    const settled = (name: string) =>
+      new Promise<void>((resolve) => (seen[name] ? resolve() : waiting.set(name, resolve)));
     const app = framework();
     app.get('/small', (req, res) => (res as unknown as Legacy).sendfile(small, record(String(req.query.name), res)));
     app.get('/large', (req, res) => (res as unknown as Legacy).sendfile(large, record(String(req.query.name), res)));
-    app.get('/missing', (req, res) => (res as unknown as Legacy).sendfile(join(dir, 'nope'), record(String(req.query.name), res)));
+    app.get('/missing', (req, res) =>
+      (res as unknown as Legacy).sendfile(join(dir, 'nope'), record(String(req.query.name), res)),
+    );
     // Called only once the client has gone.
     app.get('/late', (req, res) => {
       req.socket.once('close', () => (res as unknown as Legacy).sendfile(small, record('late', res)));
@@ -76,10 +84,13 @@ describe('res.sendfile(path, fn) outcomes match express@4', () => {
     const quiet = silenceDeprecations();
     try {
       await withServer(app, async (port) => {
-                await rawRequest(port, { path: '/small?name=get' });
+        await rawRequest(port, { path: '/small?name=get' });
         await rawRequest(port, { method: 'HEAD', path: '/small?name=head' });
         const first = await rawRequest(port, { path: '/small?name=etag' });
-        const cached = await rawRequest(port, { path: '/small?name=not-modified', headers: { 'if-none-match': String(first.headers.etag) } });
+        const cached = await rawRequest(port, {
+          path: '/small?name=not-modified',
+          headers: { 'if-none-match': String(first.headers.etag) },
+        });
         assert.equal(cached.status, 304);
         await rawRequest(port, { path: '/missing?name=missing' });
         await abortAfterFirstBytes(port, '/large?name=aborted');
@@ -96,7 +107,15 @@ describe('res.sendfile(path, fn) outcomes match express@4', () => {
 
   it('fn() after a file, a HEAD and a 304; fn(err) for a missing file and an aborted client', async () => {
     const expected = await outcomes(express as unknown as Framework);
-    assert.deepEqual(expected, { get: 'ok', head: 'ok', etag: 'ok', 'not-modified': 'ok', missing: 'ENOENT', aborted: 'ECONNABORTED', late: 'ECONNABORTED' });
+    assert.deepEqual(expected, {
+      get: 'ok',
+      head: 'ok',
+      etag: 'ok',
+      'not-modified': 'ok',
+      missing: 'ENOENT',
+      aborted: 'ECONNABORTED',
+      late: 'ECONNABORTED',
+    });
     assert.deepEqual(await outcomes(webapp as unknown as Framework), expected);
   });
 });
@@ -121,7 +140,9 @@ function abortAfterFirstBytes(port: number, path: string, bytes = 1): Promise<vo
 function silenceDeprecations(): () => void {
   const write = process.stderr.write;
   process.stderr.write = ((chunk: unknown, ...rest: unknown[]) =>
-    typeof chunk === 'string' && chunk.includes('deprecated') ? true : (write as (...a: unknown[]) => boolean).call(process.stderr, chunk, ...rest)) as typeof process.stderr.write;
+    typeof chunk === 'string' && chunk.includes('deprecated')
+      ? true
+      : (write as (...a: unknown[]) => boolean).call(process.stderr, chunk, ...rest)) as typeof process.stderr.write;
   return () => {
     process.stderr.write = write;
   };

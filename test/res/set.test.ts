@@ -6,27 +6,38 @@ import { appWith } from './support';
 
 describe('res.set', () => {
   it('sets a header as a string, or several values from an array', async () => {
-    const app = appWith((a) => a.get('/', (_req, res) => {
-      res.set('X-Number', 123 as unknown as string).header('X-List', ['a', 1 as unknown as string]).end();
-    }));
+    const app = appWith((a) =>
+      a.get('/', (_req, res) => {
+        res
+          .set('X-Number', 123 as unknown as string)
+          .header('X-List', ['a', 1 as unknown as string])
+          .end();
+      }),
+    );
     const res = await request(app).get('/');
     assert.equal(res.headers['x-number'], '123');
     assert.equal(res.headers['x-list'], 'a, 1');
   });
 
   it('sets every field of an object, including inherited ones', async () => {
-    const app = appWith((a) => a.get('/', (_req, res) => {
-      const fields = Object.create({ 'X-Inherited': 'i' }) as Record<string, string>;
-      fields['X-Own'] = 'o';
-      fields['Content-Type'] = 'text/plain';
-      res.set(fields).end();
-    }));
+    const app = appWith((a) =>
+      a.get('/', (_req, res) => {
+        const fields = Object.create({ 'X-Inherited': 'i' }) as Record<string, string>;
+        fields['X-Own'] = 'o';
+        fields['Content-Type'] = 'text/plain';
+        res.set(fields).end();
+      }),
+    );
     const res = await request(app).get('/').expect('X-Own', 'o').expect('X-Inherited', 'i');
     assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
   });
 
   it('adds the charset to Content-Type where the MIME tables give one', async () => {
-    const app = appWith((a) => a.get('/:type/:sub', (req, res) => { res.set('content-type', req.params.type + '/' + req.params.sub).end(); }));
+    const app = appWith((a) =>
+      a.get('/:type/:sub', (req, res) => {
+        res.set('content-type', req.params.type + '/' + req.params.sub).end();
+      }),
+    );
     await request(app).get('/text/html').expect('Content-Type', 'text/html; charset=utf-8');
     await request(app).get('/application/json').expect('Content-Type', 'application/json; charset=utf-8');
     await request(app).get('/application/javascript').expect('Content-Type', 'application/javascript; charset=utf-8');
@@ -34,14 +45,22 @@ describe('res.set', () => {
   });
 
   it('leaves a Content-Type that already names a charset', async () => {
-    const app = appWith((a) => a.get('/', (_req, res) => { res.set('Content-Type', 'text/plain; charset=latin1').end(); }));
+    const app = appWith((a) =>
+      a.get('/', (_req, res) => {
+        res.set('Content-Type', 'text/plain; charset=latin1').end();
+      }),
+    );
     await request(app).get('/').expect('Content-Type', 'text/plain; charset=latin1');
   });
 
   it('rejects an array Content-Type with a TypeError and keeps serving', async () => {
     const app = appWith((a) => {
-      a.get('/bad', (_req, res) => { res.set('Content-Type', ['text/html', 'text/plain']).end(); });
-      a.get('/ok', (_req, res) => { res.end('ok'); });
+      a.get('/bad', (_req, res) => {
+        res.set('Content-Type', ['text/html', 'text/plain']).end();
+      });
+      a.get('/ok', (_req, res) => {
+        res.end('ok');
+      });
     });
     const res = await request(app).get('/bad').expect(500);
     assert.equal(JSON.parse(res.text).message, 'Content-Type cannot be set to an Array');
@@ -49,7 +68,11 @@ describe('res.set', () => {
   });
 
   it('lets Node reject header injection', async () => {
-    const app = appWith((a) => a.get('/', (_req, res) => { res.set('X-Evil', 'a\r\nSet-Cookie: x=1').end(); }));
+    const app = appWith((a) =>
+      a.get('/', (_req, res) => {
+        res.set('X-Evil', 'a\r\nSet-Cookie: x=1').end();
+      }),
+    );
     const res = await request(app).get('/').expect(500);
     assert.equal(res.headers['set-cookie'], undefined);
   });

@@ -7,14 +7,23 @@ import { appWith } from './support';
 
 describe('res.status', () => {
   it('sets the status and returns the response', async () => {
-    const app = appWith((a) => a.get('/', (_req, res) => { assert.equal(res.status(201), res); res.end('made'); }));
+    const app = appWith((a) =>
+      a.get('/', (_req, res) => {
+        assert.equal(res.status(201), res);
+        res.end('made');
+      }),
+    );
     await request(app).get('/').expect(201, 'made');
   });
 
   it('accepts the deprecated string and float forms (Node decides at write time)', async () => {
     const app = appWith((a) => {
-      a.get('/string', (_req, res) => { res.status('202' as unknown as number).end(); });
-      a.get('/float', (_req, res) => { res.status(200.0).end(); });
+      a.get('/string', (_req, res) => {
+        res.status('202' as unknown as number).end();
+      });
+      a.get('/float', (_req, res) => {
+        res.status(200.0).end();
+      });
     });
     await request(app).get('/string').expect(202);
     await request(app).get('/float').expect(200);
@@ -22,8 +31,12 @@ describe('res.status', () => {
 
   it('leaves an invalid code to Node, whose error reaches the error handler (as in Express)', async () => {
     const app = appWith((a) => {
-      a.get('/bad', (_req, res) => { res.status(99).send('x'); });
-      a.get('/ok', (_req, res) => { res.status(200).send('ok'); });
+      a.get('/bad', (_req, res) => {
+        res.status(99).send('x');
+      });
+      a.get('/ok', (_req, res) => {
+        res.status(200).send('ok');
+      });
       // send() set Content-Length before Node refused the status, as Express's does.
       a.use((err: Error, _req: Request, res: Response, _next: NextFunction) => {
         res.removeHeader('Content-Length');

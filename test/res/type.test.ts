@@ -5,9 +5,15 @@ import { appWith } from './support';
 
 describe('res.type', () => {
   const app = appWith((a) => {
-    a.get('/ext/:ext', (req, res) => { res.type(req.params.ext).end(); });
-    a.get('/full', (_req, res) => { res.contentType('application/vnd.thing+xml').end(); });
-    a.get('/empty', (_req, res) => { res.type('').end(); });
+    a.get('/ext/:ext', (req, res) => {
+      res.type(req.params.ext).end();
+    });
+    a.get('/full', (_req, res) => {
+      res.contentType('application/vnd.thing+xml').end();
+    });
+    a.get('/empty', (_req, res) => {
+      res.type('').end();
+    });
   });
 
   it('looks extensions up, with or without the dot, adding the charset', async () => {

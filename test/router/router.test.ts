@@ -24,7 +24,7 @@ describe('Router', () => {
     await request(app).get('/x').expect(200, 'from router');
   });
 
-  it('exposes the stack, layer and route fields ecosystem code reads, shaped as Express\'s', () => {
+  it("exposes the stack, layer and route fields ecosystem code reads, shaped as Express's", () => {
     const build = (framework: typeof express) => {
       const app = framework();
       const router = framework.Router();
@@ -127,7 +127,9 @@ describe('Router', () => {
       next();
     });
     router.get('/:a/:b', send('ok'));
-    await request(router as never).get('/1/2').expect(200, 'ok');
+    await request(router as never)
+      .get('/1/2')
+      .expect(200, 'ok');
     assert.equal(ran, false);
   });
 

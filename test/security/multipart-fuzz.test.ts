@@ -32,22 +32,81 @@ const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(rando
 const chance = (random: Random, p: number): boolean => random() < p;
 
 const NAMES = [
-  'a', 'field', 'user[name]', 'user[pets][]', 'photos[]', 'list[0]', 'list[25]', 'x[y][z][w][v][u][t]',
-  '__proto__', 'a[__proto__][x]', '__proto__[x]', 'constructor', 'constructor[prototype][x]', 'prototype',
-  'hasOwnProperty', 'toString', 'a[constructor][prototype]', '[', ']', '[]', 'a]', 'a[', 'a[b', '', ' ',
-  'ünï', '名前', 'a"b', 'a\\"b', 'a;b', 'a%5Bb%5D', '%', 'a'.repeat(300),
+  'a',
+  'field',
+  'user[name]',
+  'user[pets][]',
+  'photos[]',
+  'list[0]',
+  'list[25]',
+  'x[y][z][w][v][u][t]',
+  '__proto__',
+  'a[__proto__][x]',
+  '__proto__[x]',
+  'constructor',
+  'constructor[prototype][x]',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'a[constructor][prototype]',
+  '[',
+  ']',
+  '[]',
+  'a]',
+  'a[',
+  'a[b',
+  '',
+  ' ',
+  'ünï',
+  '名前',
+  'a"b',
+  'a\\"b',
+  'a;b',
+  'a%5Bb%5D',
+  '%',
+  'a'.repeat(300),
 ];
 const FILENAMES = [
-  'a.txt', '', '../../etc/passwd', 'C:\\Users\\me\\secret.doc', '.htaccess', 'a%22b.txt', '&#1234;.txt',
-  'x.tar.gz', 'noext', 'ü.png', 'a\\', 'a'.repeat(400) + '.txt', 'a."b"', '....', '.', '/',
+  'a.txt',
+  '',
+  '../../etc/passwd',
+  'C:\\Users\\me\\secret.doc',
+  '.htaccess',
+  'a%22b.txt',
+  '&#1234;.txt',
+  'x.tar.gz',
+  'noext',
+  'ü.png',
+  'a\\',
+  'a'.repeat(400) + '.txt',
+  'a."b"',
+  '....',
+  '.',
+  '/',
 ];
-const CHARSETS = ['utf-8', 'UTF-8', 'latin1', 'iso-8859-1', 'utf-16le', 'utf-16be', 'x-bogus', 'utf-7', '', '"', '__proto__', 'constructor', 'shift_jis', 'base64'];
+const CHARSETS = [
+  'utf-8',
+  'UTF-8',
+  'latin1',
+  'iso-8859-1',
+  'utf-16le',
+  'utf-16be',
+  'x-bogus',
+  'utf-7',
+  '',
+  '"',
+  '__proto__',
+  'constructor',
+  'shift_jis',
+  'base64',
+];
 const ENCODINGS = ['7bit', '8bit', 'binary', 'base64', 'BASE64', 'quoted-printable', 'x-bogus', ''];
 const TYPES = ['text/plain', 'application/octet-stream', 'image/png', 'application/json', 'text/html', 'bogus', ''];
 
 function bytes(random: Random, max: number): Buffer {
   const out = Buffer.alloc(Math.floor(random() * max));
-  for (let i = 0; i < out.length; i++) out[i] = chance(random, 0.7) ? 0x61 + Math.floor(random() * 26) : Math.floor(random() * 256);
+  for (let i = 0; i < out.length; i++)
+    out[i] = chance(random, 0.7) ? 0x61 + Math.floor(random() * 26) : Math.floor(random() * 256);
   return out;
 }
 
@@ -56,7 +115,8 @@ function partHead(random: Random): string {
   let disposition = `Content-Disposition: ${chance(random, 0.95) ? 'form-data' : pick(random, ['attachment', 'inline', 'bogus'])}`;
   if (chance(random, 0.95)) disposition += `; name="${pick(random, NAMES)}"`;
   if (chance(random, 0.4)) disposition += `; filename="${pick(random, FILENAMES)}"`;
-  if (chance(random, 0.05)) disposition += `; filename*=${pick(random, ["utf-8''%C3%BC.txt", "x-bogus''a.txt", "utf-16be''%00a", "''"])}`;
+  if (chance(random, 0.05))
+    disposition += `; filename*=${pick(random, ["utf-8''%C3%BC.txt", "x-bogus''a.txt", "utf-16be''%00a", "''"])}`;
   if (chance(random, 0.05)) disposition += `; name*=${pick(random, ["utf-8''%C3%BC", "x-bogus''a"])}`;
   if (chance(random, 0.9)) lines.push(disposition);
   if (chance(random, 0.5)) {
@@ -66,7 +126,8 @@ function partHead(random: Random): string {
   }
   if (chance(random, 0.15)) lines.push('Content-Transfer-Encoding: ' + pick(random, ENCODINGS));
   if (chance(random, 0.05)) lines.push('X-Huge: ' + 'h'.repeat(2000 + Math.floor(random() * 40_000)));
-  if (chance(random, 0.05)) lines.push(...Array.from({ length: 50 + Math.floor(random() * 3000) }, (_, i) => `X-Many-${i}: v`));
+  if (chance(random, 0.05))
+    lines.push(...Array.from({ length: 50 + Math.floor(random() * 3000) }, (_, i) => `X-Many-${i}: v`));
   if (chance(random, 0.03)) lines.push('no colon here');
   if (chance(random, 0.03)) lines.push(' folded continuation');
   if (chance(random, 0.03)) lines.push(disposition);
@@ -94,9 +155,11 @@ function generate(random: Random, index: number): Case {
 
   const breakage = pick(random, ['none', 'none', 'none', 'truncate', 'flip', 'lf-only', 'nested-boundary', 'empty']);
   if (breakage === 'truncate') body = body.subarray(0, Math.floor(random() * body.length));
-  if (breakage === 'flip') for (let i = 0; i < 1 + random() * 8 && body.length > 0; i++) body[Math.floor(random() * body.length)] ^= 0xff;
+  if (breakage === 'flip')
+    for (let i = 0; i < 1 + random() * 8 && body.length > 0; i++) body[Math.floor(random() * body.length)] ^= 0xff;
   if (breakage === 'lf-only') body = Buffer.from(body.toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
-  if (breakage === 'nested-boundary') body = Buffer.concat([body, Buffer.from(`--${boundary}\r\n--${boundary}\r\n\r\n`)]);
+  if (breakage === 'nested-boundary')
+    body = Buffer.concat([body, Buffer.from(`--${boundary}\r\n--${boundary}\r\n\r\n`)]);
   if (breakage === 'empty') body = Buffer.alloc(0);
 
   const declared = pick(random, [
@@ -110,7 +173,12 @@ function generate(random: Random, index: number): Case {
     `multipart/related; boundary=${boundary}`,
     `multipart/form-data; boundary=${'z'.repeat(200)}`,
   ]);
-  const spec: RequestSpec = { method: pick(random, ['POST', 'POST', 'PUT', 'PATCH']), path: '/', headers: { 'content-type': declared }, body };
+  const spec: RequestSpec = {
+    method: pick(random, ['POST', 'POST', 'PUT', 'PATCH']),
+    path: '/',
+    headers: { 'content-type': declared },
+    body,
+  };
   return { label: `#${index} ${declared.slice(0, 60)} ${breakage} ${body.length}B`, spec };
 }
 
@@ -188,7 +256,8 @@ describe('security: multipart fuzzing', () => {
           const res = await rawRequest(port, fuzz.spec);
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           assert.ok(res.status < 500, `${fuzz.label}: ${res.status} ${res.body.slice(0, 300)}`);
-          if (res.status === 200) assert.deepEqual(JSON.parse(res.body).stray, [], `${fuzz.label}: files not in req.files`);
+          if (res.status === 200)
+            assert.deepEqual(JSON.parse(res.body).stray, [], `${fuzz.label}: files not in req.files`);
           assert.deepEqual(fs.readdirSync(uploadDir), [], `${fuzz.label}: files left in uploadDir`);
         }
         // Still serving after all of it.

@@ -15,8 +15,27 @@ import { rawRequest, withServer } from '../support/raw-http';
 type Any = any;
 
 const CHARSETS = [
-  'utf-8', 'x-bogus', 'utf-16be', 'utf-16', 'utf-7', 'utf-32', 'iso-2022-jp', 'replacement', 'x-user-defined', '',
-  '"', '"utf-8', 'utf-8"', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'base64', 'hex', 'ucs-2', 'é',
+  'utf-8',
+  'x-bogus',
+  'utf-16be',
+  'utf-16',
+  'utf-7',
+  'utf-32',
+  'iso-2022-jp',
+  'replacement',
+  'x-user-defined',
+  '',
+  '"',
+  '"utf-8',
+  'utf-8"',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'base64',
+  'hex',
+  'ucs-2',
+  'é',
 ];
 
 const BODIES: Record<string, [string, string]> = {
@@ -36,8 +55,16 @@ function quietly<T>(make: () => T): T {
 
 /** [label, kind of body it reads, the middleware]. */
 const PARSERS: Array<[string, string, () => Any]> = [
-  ...Object.keys(BODIES).map((kind): [string, string, () => Any] => [`webapp.${kind}()`, kind, () => (webapp as Any)[kind]()]),
-  ...Object.keys(BODIES).map((kind): [string, string, () => Any] => [`body-parser ${kind}()`, kind, () => (bodyParsers as Any)[kind]()]),
+  ...Object.keys(BODIES).map((kind): [string, string, () => Any] => [
+    `webapp.${kind}()`,
+    kind,
+    () => (webapp as Any)[kind](),
+  ]),
+  ...Object.keys(BODIES).map((kind): [string, string, () => Any] => [
+    `body-parser ${kind}()`,
+    kind,
+    () => (bodyParsers as Any)[kind](),
+  ]),
   ['webapp/middleware json()', 'json', () => quietly(() => bundle.json())],
   ['webapp/middleware urlencoded()', 'urlencoded', () => quietly(() => bundle.urlencoded())],
   ['webapp/middleware bodyParser() (json)', 'json', () => quietly(() => bundle.bodyParser())],
@@ -48,7 +75,9 @@ function appWith(parser: Any) {
   const app = webapp();
   app.use(parser);
   app.use((req: Any, res: Any) => res.json({ body: req.body ?? null }));
-  app.use((err: Any, _req: Any, res: Any, _next: Any) => res.status(err.status || 500).send(err.status ? err.message : 'crashed'));
+  app.use((err: Any, _req: Any, res: Any, _next: Any) =>
+    res.status(err.status || 500).send(err.status ? err.message : 'crashed'),
+  );
   return app;
 }
 
@@ -58,8 +87,16 @@ describe('security: odd charsets never crash a parser', () => {
       const [type, body] = BODIES[kind];
       await withServer(appWith(make()), async (port) => {
         for (const charset of CHARSETS) {
-          const res = await rawRequest(port, { method: 'POST', path: '/', headers: { 'content-type': `${type}; charset=${charset}` }, body });
-          assert.ok(res.status === 200 || (res.status >= 400 && res.status < 500), `${charset}: ${res.status} ${res.body}`);
+          const res = await rawRequest(port, {
+            method: 'POST',
+            path: '/',
+            headers: { 'content-type': `${type}; charset=${charset}` },
+            body,
+          });
+          assert.ok(
+            res.status === 200 || (res.status >= 400 && res.status < 500),
+            `${charset}: ${res.status} ${res.body}`,
+          );
         }
         const sane = await rawRequest(port, { method: 'POST', path: '/', headers: { 'content-type': type }, body });
         assert.equal(sane.status, 200);
@@ -70,10 +107,29 @@ describe('security: odd charsets never crash a parser', () => {
   it('cookieParser: hostile cookie names and values', async () => {
     const app = webapp();
     app.use(bundle.cookieParser('secret'));
-    app.use((req: Any, res: Any) => res.json({ cookies: req.cookies, signed: req.signedCookies, proto: Object.getPrototypeOf(req.cookies) === null || Object.getPrototypeOf(req.cookies) === Object.prototype }));
+    app.use((req: Any, res: Any) =>
+      res.json({
+        cookies: req.cookies,
+        signed: req.signedCookies,
+        proto: Object.getPrototypeOf(req.cookies) === null || Object.getPrototypeOf(req.cookies) === Object.prototype,
+      }),
+    );
     const cookies = [
-      '__proto__=1', '__proto__=j:{"polluted":1}', 'a=j:{"__proto__":{"polluted":1}}', 'constructor=x', 'toString=1',
-      'a=%', 'a=%E0%A4%A', 'a=s:', 'a=s:j:', 'a=j:', 'a=j:' + '['.repeat(5000), 'a="\\"', '=', ';;;', 'a=' + 'x'.repeat(4000),
+      '__proto__=1',
+      '__proto__=j:{"polluted":1}',
+      'a=j:{"__proto__":{"polluted":1}}',
+      'constructor=x',
+      'toString=1',
+      'a=%',
+      'a=%E0%A4%A',
+      'a=s:',
+      'a=s:j:',
+      'a=j:',
+      'a=j:' + '['.repeat(5000),
+      'a="\\"',
+      '=',
+      ';;;',
+      'a=' + 'x'.repeat(4000),
     ];
     await withServer(app, async (port) => {
       for (const cookie of cookies) {

@@ -21,7 +21,6 @@ import { assertSameResponses, type Framework, type RequestSpec } from '../suppor
 import { rawRequest, withServer, type RawResponse } from '../support/raw-http';
 import { captureStderr } from '../support/capture-stderr';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const express3 = require('express3');
 type Any = any;
 
@@ -74,7 +73,8 @@ async function probe(listener: http.RequestListener, targets: string[]): Promise
       const res = await rawRequest(port, { path: target, headers: { accept: 'text/html' } });
       assert.ok(res.status < 500, `${target}: ${res.status}`);
       // Links in redirect pages and directory listings follow the same rule.
-      for (const [, href] of res.body.matchAll(/href="([^"]*)"/g)) assert.doesNotMatch(href, OFF_SITE, `${target} links off-site: ${href}`);
+      for (const [, href] of res.body.matchAll(/href="([^"]*)"/g))
+        assert.doesNotMatch(href, OFF_SITE, `${target} links off-site: ${href}`);
       const location = res.headers.location;
       if (location !== undefined) {
         assert.doesNotMatch(location, OFF_SITE, `${target} redirected off-site: ${location}`);
@@ -141,14 +141,28 @@ const SETUPS: Setup[] = [
   {
     label: 'webapp/middleware staticCache + static, mounted',
     prefix: '/m',
-    listener: () => webapp().use('/m', quietly(() => bundle.staticCache())).use('/m', (bundle as Any).static(root)),
+    listener: () =>
+      webapp()
+        .use(
+          '/m',
+          quietly(() => bundle.staticCache()),
+        )
+        .use('/m', (bundle as Any).static(root)),
   },
   {
     label: 'webapp/middleware staticCache + static at the root',
     prefix: '',
-    listener: () => webapp().use(quietly(() => bundle.staticCache())).use((bundle as Any).static(root)),
+    listener: () =>
+      webapp()
+        .use(quietly(() => bundle.staticCache()))
+        .use((bundle as Any).static(root)),
   },
-  { label: 'webapp/middleware directory', prefix: '', listener: () => webapp().use(bundle.directory(root)), redirects: false },
+  {
+    label: 'webapp/middleware directory',
+    prefix: '',
+    listener: () => webapp().use(bundle.directory(root)),
+    redirects: false,
+  },
   { label: 'webapp/v3 static at the root', prefix: '', listener: () => webapp3().use(webapp3.static(root)) },
   { label: 'webapp/v3 static mounted', prefix: '/m', listener: () => webapp3().use('/m', webapp3.static(root)) },
 ];
@@ -180,7 +194,10 @@ describe('security: directory redirects never leave the site', () => {
    * is wrong (`//todo@txt#frag` reads as host `txt`: express@4 says "Cannot GET null",
    * express@3.21 throws a TypeError); those are held to the safety rules above only.
    */
-  const requests = (prefix: string): RequestSpec[] => targets(prefix).filter((path) => !path.includes('#')).map((path) => ({ path }));
+  const requests = (prefix: string): RequestSpec[] =>
+    targets(prefix)
+      .filter((path) => !path.includes('#'))
+      .map((path) => ({ path }));
 
   it('webapp.static answers as express@4 for every form, at the root and mounted', async () => {
     await assertSameResponses((framework: Framework) => framework().use(framework.static(root)), requests(''));
@@ -200,18 +217,28 @@ describe('security: 3.x res.redirect relative to the request path stays on the s
     app3.get('*', (_req: Any, res: Any) => res.redirect('./next'));
     return app3;
   };
-  const forms = ['//evil.example/x', '///evil.example/x', '/\\evil.example/x', '/\\\\evil.example/x', '//user@evil.example/x', '/%2F%2Fevil.example/x'];
+  const forms = [
+    '//evil.example/x',
+    '///evil.example/x',
+    '/\\evil.example/x',
+    '/\\\\evil.example/x',
+    '//user@evil.example/x',
+    '/%2F%2Fevil.example/x',
+  ];
 
   it('no Location starts with // or a backslash, whatever the request path', async () => {
     const answers = await probe(app(), forms);
-    assert.deepEqual(answers.map((res) => res.headers.location), [
-      '/evil.example/x/next',
-      '/evil.example/x/next',
-      '/evil.example/x/next',
-      '/evil.example/x/next',
-      '/user@evil.example/x/next',
-      '/%2F%2Fevil.example/x/next',
-    ]);
+    assert.deepEqual(
+      answers.map((res) => res.headers.location),
+      [
+        '/evil.example/x/next',
+        '/evil.example/x/next',
+        '/evil.example/x/next',
+        '/evil.example/x/next',
+        '/user@evil.example/x/next',
+        '/%2F%2Fevil.example/x/next',
+      ],
+    );
   });
 
   it('ordinary paths resolve as express@3.21 resolves them', async () => {
@@ -220,6 +247,9 @@ describe('security: 3.x res.redirect relative to the request path stays on the s
       app3.get('*', (_req: Any, res: Any) => res.redirect('./next'));
       return app3;
     };
-    await assertSameResponses(define, [{ path: '/a/b' }, { path: '/a/b/' }, { path: '/a/b?x=1' }], { oracle: express3, subject: webapp3 });
+    await assertSameResponses(define, [{ path: '/a/b' }, { path: '/a/b/' }, { path: '/a/b?x=1' }], {
+      oracle: express3,
+      subject: webapp3,
+    });
   });
 });

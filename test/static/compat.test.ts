@@ -30,8 +30,14 @@ const errorEcho: ErrorRequestHandler = (err, _req, res, _next) => {
   res.setHeader('x-error', 'yes');
   res.end(
     JSON.stringify({
-      name: err.name, message: err.message, status: err.status, statusCode: err.statusCode, expose: err.expose,
-      code: err.code, syscall: err.syscall, headers: err.headers,
+      name: err.name,
+      message: err.message,
+      status: err.status,
+      statusCode: err.statusCode,
+      expose: err.expose,
+      code: err.code,
+      syscall: err.syscall,
+      headers: err.headers,
     }),
   );
 };
@@ -64,11 +70,46 @@ const LATER = new Date(FILE_TIME.getTime() + 60_000).toUTCString();
 
 /** Paths every option set is asked about. */
 const BASIC_PATHS = [
-  '/todo.txt', '/', '/users', '/users/', '/users?x=1&y=<b>', '/pets', '/pets/', '/nope', '/nope.txt', '/noext',
-  '/.hidden', '/.secret/file.txt', '/sub/.dotfile', '/.secret', '/.secret/', '/foo%20bar.txt', '/%25%20of%20100.txt',
-  '/snow%20%E2%98%83.txt', '/data.json', '/app.js', '/style.css', '/favicon.ico', '/images/pixel.png', '/empty.txt',
-  '/tobi', '/page', '/dir.html', '/dir.html/', '/emptydir', '/emptydir/', '/todo.txt/', '/weird%3Cname%3E.txt',
-  '/nested/deep/file.txt', '/nested', '/nested/deep', '//users', '///users', '/users//', '/./todo.txt', '/users/../todo.txt',
+  '/todo.txt',
+  '/',
+  '/users',
+  '/users/',
+  '/users?x=1&y=<b>',
+  '/pets',
+  '/pets/',
+  '/nope',
+  '/nope.txt',
+  '/noext',
+  '/.hidden',
+  '/.secret/file.txt',
+  '/sub/.dotfile',
+  '/.secret',
+  '/.secret/',
+  '/foo%20bar.txt',
+  '/%25%20of%20100.txt',
+  '/snow%20%E2%98%83.txt',
+  '/data.json',
+  '/app.js',
+  '/style.css',
+  '/favicon.ico',
+  '/images/pixel.png',
+  '/empty.txt',
+  '/tobi',
+  '/page',
+  '/dir.html',
+  '/dir.html/',
+  '/emptydir',
+  '/emptydir/',
+  '/todo.txt/',
+  '/weird%3Cname%3E.txt',
+  '/nested/deep/file.txt',
+  '/nested',
+  '/nested/deep',
+  '//users',
+  '///users',
+  '/users//',
+  '/./todo.txt',
+  '/users/../todo.txt',
 ];
 
 describe('static compatibility with express@4', () => {
@@ -93,21 +134,51 @@ describe('static compatibility with express@4', () => {
       get('/users?'),
     ]);
     await assertSameResponses(staticApp(undefined, '/static'), [
-      get('/static'), get('/static?x=1'), get('/static/'), get('/static/users'), get('/static/users/'), get('/static/todo.txt'),
-      get('/static/nope'), get('/staticx'), get('/other'),
+      get('/static'),
+      get('/static?x=1'),
+      get('/static/'),
+      get('/static/users'),
+      get('/static/users/'),
+      get('/static/todo.txt'),
+      get('/static/nope'),
+      get('/staticx'),
+      get('/other'),
     ]);
   });
 
   it('rejects bad paths: undecodable, null bytes, traversal', async () => {
-    await assertSameResponses(staticApp(), [
-      '/%', '/%zz', '/%E0%A4%A', '/%00', '/todo.txt%00', '/todo.txt%00.html', '/../secret.txt', '/..%2fsecret.txt',
-      '/%2e%2e/secret.txt', '/%2E%2e%2Fsecret.txt', '/..%5csecret.txt', '/users/..%2f..%2fsecret.txt', '/..', '/%2e%2e',
-      '/users/%2e%2e/%2e%2e/secret.txt', '/%252e%252e/secret.txt', '/....//secret.txt', '/.%2e/secret.txt',
-      '/' + 'a'.repeat(300), '/' + 'a'.repeat(300) + '/', '/' + 'ab/'.repeat(1500) + 'x.txt',
-    ].map((path) => get(path)));
-    await assertSameResponses(staticApp({ fallthrough: false }), [
-      '/%', '/%00', '/../secret.txt', '/%2e%2e/secret.txt', '/..%5c..%5csecret.txt', '/nope', '/.hidden',
-    ].map((path) => get(path)));
+    await assertSameResponses(
+      staticApp(),
+      [
+        '/%',
+        '/%zz',
+        '/%E0%A4%A',
+        '/%00',
+        '/todo.txt%00',
+        '/todo.txt%00.html',
+        '/../secret.txt',
+        '/..%2fsecret.txt',
+        '/%2e%2e/secret.txt',
+        '/%2E%2e%2Fsecret.txt',
+        '/..%5csecret.txt',
+        '/users/..%2f..%2fsecret.txt',
+        '/..',
+        '/%2e%2e',
+        '/users/%2e%2e/%2e%2e/secret.txt',
+        '/%252e%252e/secret.txt',
+        '/....//secret.txt',
+        '/.%2e/secret.txt',
+        '/' + 'a'.repeat(300),
+        '/' + 'a'.repeat(300) + '/',
+        '/' + 'ab/'.repeat(1500) + 'x.txt',
+      ].map((path) => get(path)),
+    );
+    await assertSameResponses(
+      staticApp({ fallthrough: false }),
+      ['/%', '/%00', '/../secret.txt', '/%2e%2e/secret.txt', '/..%5c..%5csecret.txt', '/nope', '/.hidden'].map((path) =>
+        get(path),
+      ),
+    );
   });
 
   it('answers conditional requests: 304 and 412', async () => {
@@ -145,9 +216,25 @@ describe('static compatibility with express@4', () => {
 
   it('answers ranges: 206, If-Range, 416 and what is ignored', async () => {
     const ranges = [
-      'bytes=0-4', 'bytes=-3', 'bytes=5-', 'bytes=0-0', 'bytes=8-100', 'bytes=100-200', 'bytes=0-1,3-4', 'bytes=0-1,1-2',
-      'bytes=0-1,2-3', 'items=0-1', 'bytes=x', 'bytes=', 'bytes', ' bytes=1-2', 'BYTES=1-2', 'bytes=5-1', 'bytes=-0',
-      'bytes=0-', 'bytes=1-2,100-200',
+      'bytes=0-4',
+      'bytes=-3',
+      'bytes=5-',
+      'bytes=0-0',
+      'bytes=8-100',
+      'bytes=100-200',
+      'bytes=0-1,3-4',
+      'bytes=0-1,1-2',
+      'bytes=0-1,2-3',
+      'items=0-1',
+      'bytes=x',
+      'bytes=',
+      'bytes',
+      ' bytes=1-2',
+      'BYTES=1-2',
+      'bytes=5-1',
+      'bytes=-0',
+      'bytes=0-',
+      'bytes=1-2,100-200',
     ];
     await assertSameResponses(staticApp(), [
       ...ranges.map((range) => get('/nums.txt', { Range: range })),
@@ -231,7 +318,9 @@ describe('static compatibility with express@4', () => {
 
   it('bad option values fail the same way (at creation or per request)', async () => {
     for (const options of [{ setHeaders: 'nope' }, { setHeaders: 42 }]) {
-      assert.throws(() => staticOf((require('express') as Framework))(fx.root, options), { message: 'option setHeaders must be function' });
+      assert.throws(() => staticOf(require('express') as Framework)(fx.root, options), {
+        message: 'option setHeaders must be function',
+      });
       assert.throws(() => serveStatic(fx.root, options as never), { message: 'option setHeaders must be function' });
     }
     for (const root of ['', undefined, null, 42]) {
@@ -244,7 +333,13 @@ describe('static compatibility with express@4', () => {
       })();
       assert.throws(() => serveStatic(root as string), { name: 'TypeError', message: expected });
     }
-    for (const options of [{ dotfiles: 'bogus' }, { index: 5 }, { index: [1] }, { extensions: [true] }, { extensions: 'html', index: {} }]) {
+    for (const options of [
+      { dotfiles: 'bogus' },
+      { index: 5 },
+      { index: [1] },
+      { extensions: [true] },
+      { extensions: 'html', index: {} },
+    ]) {
       await assertSameResponses(staticApp(options), [get('/todo.txt'), get('/users/'), { method: 'POST', path: '/x' }]);
     }
   });

@@ -21,12 +21,14 @@ async function withServer(handler: http.RequestListener, fn: (port: number) => P
 
 function get(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
   });
 }
 

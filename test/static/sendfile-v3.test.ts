@@ -45,7 +45,11 @@ describe('res.sendfile (3.x)', () => {
   it('sends a path relative to the working directory, or to root, and calls fn()', async () => {
     let called: unknown = 'no';
     // The tests run from the repository root, where package.json is.
-    const res = await run((_q, r) => sendfile(r)('package.json', (err) => { called = err; }));
+    const res = await run((_q, r) =>
+      sendfile(r)('package.json', (err) => {
+        called = err;
+      }),
+    );
     assert.equal(res.status, 200);
     assert.equal(res.text, readFileSync(join(process.cwd(), 'package.json'), 'utf8'));
     assert.equal(await eventually(() => called !== 'no'), true);
@@ -57,10 +61,12 @@ describe('res.sendfile (3.x)', () => {
 
   it('passes errors to fn, else to next(err); a directory to next()', async () => {
     let got: (Error & { status?: number }) | undefined;
-    const withFn = await run((_q, r) => sendfile(r)(join(fx.root, 'missing.txt'), (err) => {
-      got = err;
-      r.end('fn handled');
-    }));
+    const withFn = await run((_q, r) =>
+      sendfile(r)(join(fx.root, 'missing.txt'), (err) => {
+        got = err;
+        r.end('fn handled');
+      }),
+    );
     assert.equal(withFn.text, 'fn handled');
     assert.equal(got?.status, 404);
     const withoutFn = await run((_q, r) => sendfile(r)(join(fx.root, 'missing.txt')));

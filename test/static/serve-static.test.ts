@@ -52,7 +52,13 @@ describe('serveStatic(root, options)', () => {
 
   it('calls next() for a missing file, a dotfile and other methods (fallthrough)', async () => {
     await withBareServer(serveStatic(fx.root), async (port) => {
-      for (const [method, path] of [['GET', '/missing'], ['GET', '/.hidden'], ['POST', '/todo.txt'], ['GET', '/%00'], ['GET', '/pets/']]) {
+      for (const [method, path] of [
+        ['GET', '/missing'],
+        ['GET', '/.hidden'],
+        ['POST', '/todo.txt'],
+        ['GET', '/%00'],
+        ['GET', '/pets/'],
+      ]) {
         const res = await rawRequest(port, path, { method });
         assert.equal(res.headers['x-next'], 'called', `${method} ${path}`);
       }
@@ -61,7 +67,12 @@ describe('serveStatic(root, options)', () => {
 
   it('calls next(err) with the status when fallthrough is false, and answers 405 to other methods', async () => {
     await withBareServer(serveStatic(fx.root, { fallthrough: false }), async (port) => {
-      const cases: Array<[string, number, string]> = [['/missing', 404, 'ENOENT'], ['/.hidden', 404, ''], ['/%00', 400, ''], ['/../x', 403, '']];
+      const cases: Array<[string, number, string]> = [
+        ['/missing', 404, 'ENOENT'],
+        ['/.hidden', 404, ''],
+        ['/%00', 400, ''],
+        ['/../x', 403, ''],
+      ];
       for (const [path, status, code] of cases) {
         const res = await rawRequest(port, path);
         assert.equal(res.headers['x-next'], 'error', path);
@@ -88,7 +99,11 @@ describe('serveStatic(root, options)', () => {
       assert.equal((await rawRequest(port, '/.hidden')).text, 'hidden file');
     });
     await withBareServer(serveStatic(fx.root), async (port) => {
-      assert.equal((await rawRequest(port, '/.secret/file.txt')).text, 'in a dot directory', 'default mode serves files inside dot-directories');
+      assert.equal(
+        (await rawRequest(port, '/.secret/file.txt')).text,
+        'in a dot directory',
+        'default mode serves files inside dot-directories',
+      );
     });
   });
 
@@ -196,8 +211,14 @@ describe('serveStatic(root, options)', () => {
 
   it('throws for a missing or non-string root and a non-function setHeaders', () => {
     assert.throws(() => serveStatic(''), { name: 'TypeError', message: 'root path required' });
-    assert.throws(() => serveStatic(5 as unknown as string), { name: 'TypeError', message: 'root path must be a string' });
-    assert.throws(() => serveStatic(fx.root, { setHeaders: {} as never }), { name: 'TypeError', message: 'option setHeaders must be function' });
+    assert.throws(() => serveStatic(5 as unknown as string), {
+      name: 'TypeError',
+      message: 'root path must be a string',
+    });
+    assert.throws(() => serveStatic(fx.root, { setHeaders: {} as never }), {
+      name: 'TypeError',
+      message: 'option setHeaders must be function',
+    });
   });
 });
 

@@ -35,12 +35,17 @@ function abortAfterFirstChunk(port: number, headers?: Record<string, string>): P
 function captureReadStreams(): { streams: ReadStream[]; restore(): void } {
   const streams: ReadStream[] = [];
   const original = fs.createReadStream;
-  (fs as { createReadStream: typeof fs.createReadStream }).createReadStream = ((...args: Parameters<typeof fs.createReadStream>) => {
+  (fs as { createReadStream: typeof fs.createReadStream }).createReadStream = ((
+    ...args: Parameters<typeof fs.createReadStream>
+  ) => {
     const stream = original(...args);
     streams.push(stream);
     return stream;
   }) as typeof fs.createReadStream;
-  return { streams, restore: () => ((fs as { createReadStream: typeof fs.createReadStream }).createReadStream = original) };
+  return {
+    streams,
+    restore: () => ((fs as { createReadStream: typeof fs.createReadStream }).createReadStream = original),
+  };
 }
 
 describe('streaming large files', () => {
@@ -51,11 +56,19 @@ describe('streaming large files', () => {
       try {
         await abortAfterFirstChunk(port);
         assert.equal(capture.streams.length, 1);
-        assert.equal(await eventually(() => capture.streams[0].destroyed && capture.streams[0].closed), true, 'read stream closed');
+        assert.equal(
+          await eventually(() => capture.streams[0].destroyed && capture.streams[0].closed),
+          true,
+          'read stream closed',
+        );
       } finally {
         capture.restore();
       }
-      assert.equal(await eventually(() => openFdCount() <= baseline), true, `fds: baseline ${baseline}, now ${openFdCount()}`);
+      assert.equal(
+        await eventually(() => openFdCount() <= baseline),
+        true,
+        `fds: baseline ${baseline}, now ${openFdCount()}`,
+      );
     });
   });
 
@@ -65,7 +78,11 @@ describe('streaming large files', () => {
       for (let i = 0; i < 25; i++) {
         await abortAfterFirstChunk(port, i % 2 ? { Range: `bytes=${i * 1000}-` } : undefined);
       }
-      assert.equal(await eventually(() => openFdCount() <= baseline), true, `fds: baseline ${baseline}, now ${openFdCount()}`);
+      assert.equal(
+        await eventually(() => openFdCount() <= baseline),
+        true,
+        `fds: baseline ${baseline}, now ${openFdCount()}`,
+      );
     });
   });
 
@@ -85,7 +102,11 @@ describe('streaming large files', () => {
         );
       }
       await Promise.all(gone);
-      assert.equal(await eventually(() => openFdCount() <= baseline), true, `fds: baseline ${baseline}, now ${openFdCount()}`);
+      assert.equal(
+        await eventually(() => openFdCount() <= baseline),
+        true,
+        `fds: baseline ${baseline}, now ${openFdCount()}`,
+      );
     });
   });
 
@@ -110,7 +131,10 @@ describe('streaming large files', () => {
                 last = read;
               }
               const readWhilePaused = capture.streams[0].bytesRead;
-              assert.ok(readWhilePaused < LARGE / 2, `read ${readWhilePaused} of ${LARGE} bytes while the client was not reading`);
+              assert.ok(
+                readWhilePaused < LARGE / 2,
+                `read ${readWhilePaused} of ${LARGE} bytes while the client was not reading`,
+              );
               res.on('data', (chunk: Buffer) => {
                 hash.update(chunk);
                 received += chunk.length;

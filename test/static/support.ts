@@ -43,7 +43,7 @@ export function createFixtures(options: { largeSize?: number } = {}): Fixtures {
     'app.js': 'var a = 1;',
     'style.css': 'p{}',
     'favicon.ico': Buffer.from([0, 0, 1, 0]),
-    'noext': 'no extension',
+    noext: 'no extension',
     'foo bar.txt': 'spaced',
     '% of 100.txt': 'percent',
     'snow ☃.txt': 'snowman',
@@ -78,10 +78,19 @@ export function createFixtures(options: { largeSize?: number } = {}): Fixtures {
     const chunk = Buffer.alloc(1024 * 1024);
     for (let i = 0; i < chunk.length; i++) chunk[i] = i % 251;
     const parts: Buffer[] = [];
-    for (let size = 0; size < largeSize; size += chunk.length) parts.push(chunk.subarray(0, Math.min(chunk.length, largeSize - size)));
+    for (let size = 0; size < largeSize; size += chunk.length)
+      parts.push(chunk.subarray(0, Math.min(chunk.length, largeSize - size)));
     writeFileSync(large, Buffer.concat(parts));
   }
-  return { base, root, outside, secret, large, largeSize, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+  return {
+    base,
+    root,
+    outside,
+    secret,
+    large,
+    largeSize,
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
 }
 
 export type Next = (err?: unknown) => void;
@@ -128,7 +137,11 @@ export interface RawResponse {
 }
 
 /** The shared raw request (test/support/raw-http.ts), with the body as bytes and as UTF-8 text. */
-export async function rawRequest(port: number, path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+export async function rawRequest(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
   const res = await requestBytes(port, { path, method: options.method, headers: options.headers });
   return { status: res.status, headers: res.headers, body: res.bytes, text: res.bytes.toString('utf8') };
 }

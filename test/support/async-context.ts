@@ -29,7 +29,12 @@ export function storeProbe(_req: http.IncomingMessage, res: http.ServerResponse)
   res.end(JSON.stringify({ store: als.getStore() ?? null }));
 }
 
-export function storeErrorProbe(err: { status?: number; message?: string }, _req: http.IncomingMessage, res: http.ServerResponse, _next: Next): void {
+export function storeErrorProbe(
+  err: { status?: number; message?: string },
+  _req: http.IncomingMessage,
+  res: http.ServerResponse,
+  _next: Next,
+): void {
   res.statusCode = err.status ?? 500;
   res.setHeader('X-Store', als.getStore() ?? 'none');
   res.end(JSON.stringify({ store: als.getStore() ?? null, error: err.message }));
@@ -38,11 +43,15 @@ export function storeErrorProbe(err: { status?: number; message?: string }, _req
 /** Sends every case three times concurrently, each under its own id, and checks the id comes back in `X-Store`. */
 export async function assertStoreKept(listener: http.RequestListener, cases: StoreCase[]): Promise<void> {
   await withServer(listener, async (port) => {
-    const results = await Promise.all([0, 1, 2].flatMap((round) => cases.map(async (c) => {
-      const id = `${c.name}#${round}`;
-      const res = await rawRequest(port, { ...c.request, headers: { ...c.request.headers, 'x-id': id } });
-      return { c, id, res };
-    })));
+    const results = await Promise.all(
+      [0, 1, 2].flatMap((round) =>
+        cases.map(async (c) => {
+          const id = `${c.name}#${round}`;
+          const res = await rawRequest(port, { ...c.request, headers: { ...c.request.headers, 'x-id': id } });
+          return { c, id, res };
+        }),
+      ),
+    );
     for (const { c, id, res } of results) {
       assert.equal(res.status, c.status, `${c.name}: status (${res.body.slice(0, 200)})`);
       assert.equal(res.headers['x-store'], id, `${c.name}: the store after the middleware`);

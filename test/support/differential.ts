@@ -40,10 +40,15 @@ export function assertSameResponses(
   pair: FrameworkPair = { oracle: express, subject: webapp },
   normalize: (res: RawResponse) => RawResponse = (res) => res,
 ): Promise<RawResponse[]> {
-  return assertSameAnswers(() => define(pair.oracle as Framework), () => define(pair.subject as Framework), requests, {
-    volatile: VOLATILE,
-    normalize,
-  });
+  return assertSameAnswers(
+    () => define(pair.oracle as Framework),
+    () => define(pair.subject as Framework),
+    requests,
+    {
+      volatile: VOLATILE,
+      normalize,
+    },
+  );
 }
 
 /**

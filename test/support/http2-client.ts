@@ -16,7 +16,12 @@ export function h2connect(port: number): http2.ClientHttp2Session {
  * DATA frames; without a body the HEADERS frame ends the stream. Given a port,
  * the request has a connection of its own; given a session, it shares that one.
  */
-export function h2request(target: number | http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, body?: Buffer, frames = 1): Promise<H2Response> {
+export function h2request(
+  target: number | http2.ClientHttp2Session,
+  headers: http2.OutgoingHttpHeaders,
+  body?: Buffer,
+  frames = 1,
+): Promise<H2Response> {
   return new Promise((resolve, reject) => {
     const own = typeof target === 'number';
     const client = own ? h2connect(target) : target;

@@ -26,7 +26,7 @@ if ((nodeResponse as { _hasConnectPatch?: boolean })._hasConnectPatch) {
   throw new Error('Connect was loaded before test/support/legacy-oracles: its process-wide patch cannot be moved');
 }
 const before = ownDescriptors(nodeResponse);
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 export const express3: any = require('express3');
 
 /** Connect's patch, as a prototype of its own above Node's. */

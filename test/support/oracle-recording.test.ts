@@ -11,9 +11,8 @@ import v3 = require('../../src/v3/index');
 import { isOracleListener, oracleMode, oracleRunValue, startOracleServer, type Recording } from './oracle-recording';
 import { rawRequest, type RequestSpec } from './raw-http';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const connect = require('connect');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const express3 = require('express3');
 
 /** A tiny oracle app: plain Node work only, so it runs on every line and the record mode can be tested anywhere. */
@@ -56,15 +55,22 @@ describe('oracle recordings', () => {
     assert.equal(Object.keys(recording.answers).length, SPECS.length);
 
     const neverCalled = () => assert.fail('the oracle ran during replay');
-    const player = await startOracleServer(neverCalled, { mode: 'replay', recording: JSON.parse(JSON.stringify(recording)) });
-    const replayed = await ask(player.port, SPECS).finally(player.close);
-    const stable = (answers: unknown[]) => answers.map((answer: any) => {
-      if (answer.error) return answer;
-      const { date, ...headers } = answer.headers;
-      return { ...answer, headers, hasDate: Boolean(date) };
+    const player = await startOracleServer(neverCalled, {
+      mode: 'replay',
+      recording: JSON.parse(JSON.stringify(recording)),
     });
+    const replayed = await ask(player.port, SPECS).finally(player.close);
+    const stable = (answers: unknown[]) =>
+      answers.map((answer: any) => {
+        if (answer.error) return answer;
+        const { date, ...headers } = answer.headers;
+        return { ...answer, headers, hasDate: Boolean(date) };
+      });
     assert.deepEqual(stable(replayed), stable(recorded));
-    assert.deepEqual((replayed[0] as { headers: Record<string, unknown> }).headers['set-cookie'], ['a=1; Path=/', 'b=2; HttpOnly']);
+    assert.deepEqual((replayed[0] as { headers: Record<string, unknown> }).headers['set-cookie'], [
+      'a=1; Path=/',
+      'b=2; HttpOnly',
+    ]);
     assert.equal((replayed[0] as { headers: Record<string, unknown> }).headers['transfer-encoding'], 'chunked');
     assert.ok('error' in (replayed[4] as object), 'the dropped connection is dropped again');
   });
@@ -74,12 +80,19 @@ describe('oracle recordings', () => {
     const recorder = await startOracleServer(app() as never, { mode: 'record', recording });
     await ask(recorder.port, [SPECS[1]]).finally(recorder.close);
     const player = await startOracleServer(() => assert.fail('no oracle'), { mode: 'replay', recording });
-    const [first, again, other, changedHeader] = await ask(player.port, [SPECS[1], SPECS[1], { path: '/elsewhere' }, SPECS[2]])
-      .finally(player.close) as Array<{ status: number; body: string }>;
+    const [first, again, other, changedHeader] = (await ask(player.port, [
+      SPECS[1],
+      SPECS[1],
+      { path: '/elsewhere' },
+      SPECS[2],
+    ]).finally(player.close)) as Array<{ status: number; body: string }>;
     assert.equal(first.status, 200);
     for (const answer of [again, other, changedHeader]) {
       assert.equal(answer.status, 599);
-      assert.match(answer.body, /no recorded oracle answer to (POST \/echo|GET \/elsewhere) .*recorded on Node v20\.0\.0.*record-oracles/);
+      assert.match(
+        answer.body,
+        /no recorded oracle answer to (POST \/echo|GET \/elsewhere) .*recorded on Node v20\.0\.0.*record-oracles/,
+      );
     }
   });
 
@@ -99,7 +112,9 @@ describe('oracle recordings', () => {
 
     oracleRunValue('upload dir', '/tmp/a-longer-upload-dir');
     const player = await startOracleServer(() => assert.fail('no oracle'), { mode: 'replay', recording });
-    const [get, head] = await ask(player.port, [{ path: '/' }, { method: 'HEAD', path: '/' }]).finally(player.close) as any[];
+    const [get, head] = (await ask(player.port, [{ path: '/' }, { method: 'HEAD', path: '/' }]).finally(
+      player.close,
+    )) as any[];
     assert.equal(get.body, 'saved in /tmp/a-longer-upload-dir (GET)');
     assert.equal(get.headers['content-length'], String(get.body.length));
     assert.equal(get.headers['x-dir'], '/tmp/a-longer-upload-dir');
@@ -114,7 +129,10 @@ describe('oracle recordings', () => {
     assert.equal(isOracleListener(express3()), true);
     assert.equal(isOracleListener(webapp()), false);
     assert.equal(isOracleListener(v3()), false);
-    assert.equal(isOracleListener(() => undefined), false);
+    assert.equal(
+      isOracleListener(() => undefined),
+      false,
+    );
     assert.equal(isOracleListener(undefined), false);
   });
 

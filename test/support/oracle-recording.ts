@@ -42,7 +42,9 @@ export function oracleMode(): OracleMode {
 
 /** False where the oracle runs, else why a test that needs it running is skipped. */
 export function oracleNotLive(what: string): false | string {
-  return oracleMode() === 'replay' ? `${what}: needs Connect 2.30 / Express 3.21 running, which Node ${process.version} cannot` : false;
+  return oracleMode() === 'replay'
+    ? `${what}: needs Connect 2.30 / Express 3.21 running, which Node ${process.version} cannot`
+    : false;
 }
 
 /** While above zero, the recording proxy passes answers on without keeping them. */
@@ -74,7 +76,7 @@ export function isOracleListener(listener: unknown): boolean {
   if (typeof listener !== 'function') return false;
   const use = (listener as { use?: unknown }).use;
   if (typeof use !== 'function') return false;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+
   return use === require('connect').proto.use || use === require('express3').application.use;
 }
 
@@ -113,7 +115,8 @@ function placeholder(name: string): string {
 function withRunValues(answer: RecordedAnswer, toRecording: boolean): RecordedAnswer {
   if (runValues.size === 0 || answer.dropped) return answer;
   const swap = (text: string): string => {
-    for (const [name, value] of runValues) text = toRecording ? text.split(value).join(placeholder(name)) : text.split(placeholder(name)).join(value);
+    for (const [name, value] of runValues)
+      text = toRecording ? text.split(value).join(placeholder(name)) : text.split(placeholder(name)).join(value);
     return text;
   };
   const before = Buffer.from(answer.body ?? '', 'base64');
@@ -138,7 +141,10 @@ function requestKey(req: http.IncomingMessage, body: Buffer): string {
     if (!UNSTABLE_REQUEST_HEADERS.has(name)) headers.push(`${name}: ${req.rawHeaders[i + 1]}`);
   }
   const bodyHash = createHash('sha1').update(body).digest('hex');
-  return createHash('sha1').update(JSON.stringify([req.method, req.url, headers, bodyHash])).digest('hex').slice(0, 24);
+  return createHash('sha1')
+    .update(JSON.stringify([req.method, req.url, headers, bodyHash]))
+    .digest('hex')
+    .slice(0, 24);
 }
 
 /** The recordings of one test file, named after it. */
@@ -202,17 +208,26 @@ function recordingProxy(oraclePort: number, recording: Recording): http.RequestL
         writeAnswer(res, answer);
       };
       const forward = http.request(
-        { host: '127.0.0.1', port: oraclePort, method: req.method, path: req.url, headers: req.rawHeaders, agent: false },
+        {
+          host: '127.0.0.1',
+          port: oraclePort,
+          method: req.method,
+          path: req.url,
+          headers: req.rawHeaders,
+          agent: false,
+        },
         (answer) => {
           const chunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-          answer.on('end', () => keep({
-            status: answer.statusCode,
-            message: answer.statusMessage,
-            // Kept verbatim: node:http chunks the replayed body itself when they say chunked.
-            rawHeaders: answer.rawHeaders,
-            body: Buffer.concat(chunks).toString('base64'),
-          }));
+          answer.on('end', () =>
+            keep({
+              status: answer.statusCode,
+              message: answer.statusMessage,
+              // Kept verbatim: node:http chunks the replayed body itself when they say chunked.
+              rawHeaders: answer.rawHeaders,
+              body: Buffer.concat(chunks).toString('base64'),
+            }),
+          );
           answer.on('error', () => keep({ dropped: true }));
         },
       );
@@ -234,8 +249,10 @@ function replayServer(recording: Recording, source: string): http.RequestListene
       const answer = recording.answers[requestKey(req, body)]?.shift();
       if (answer) return writeAnswer(res, withRunValues(answer, false));
       res.writeHead(599, { 'content-type': 'text/plain' });
-      res.end(`no recorded oracle answer to ${req.method} ${req.url} in ${source} (recorded on Node ${recording.node}); ` +
-        're-record on a line where the oracle runs: node scripts/record-oracles.mjs');
+      res.end(
+        `no recorded oracle answer to ${req.method} ${req.url} in ${source} (recorded on Node ${recording.node}); ` +
+          're-record on a line where the oracle runs: node scripts/record-oracles.mjs',
+      );
     });
   };
 }
@@ -283,7 +300,9 @@ export async function startOracleServer(
 ): Promise<{ port: number; close: () => Promise<void> }> {
   if (mode === 'replay') {
     const answers = recording ?? thisFilesRecording('replay');
-    const server = standInServer(replayServer(answers, recording ? 'the given recording' : relative(ROOT, recordingFile())));
+    const server = standInServer(
+      replayServer(answers, recording ? 'the given recording' : relative(ROOT, recordingFile())),
+    );
     return { port: await listen(server), close: () => close(server) };
   }
   const oracle = http.createServer(listener);
@@ -291,6 +310,11 @@ export async function startOracleServer(
   if (mode === 'live') return { port: oraclePort, close: () => close(oracle) };
   const proxy = standInServer(recordingProxy(oraclePort, recording ?? thisFilesRecording('record')));
   const port = await listen(proxy);
-  return { port, close: async () => { await close(proxy); await close(oracle); } };
+  return {
+    port,
+    close: async () => {
+      await close(proxy);
+      await close(oracle);
+    },
+  };
 }
-

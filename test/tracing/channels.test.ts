@@ -28,8 +28,20 @@ function record(): { events: Event[]; stop: () => void } {
     const t = message as RequestTrace;
     events.push(['request', event, t.route, event === 'error' ? (t.error as Error).message : undefined]);
   };
-  const layerHandlers = { start: layer('start'), end: layer('end'), asyncStart: layer('asyncStart'), asyncEnd: layer('asyncEnd'), error: layer('error') };
-  const requestHandlers = { start: request('start'), end: request('end'), asyncStart: request('asyncStart'), asyncEnd: request('asyncEnd'), error: request('error') };
+  const layerHandlers = {
+    start: layer('start'),
+    end: layer('end'),
+    asyncStart: layer('asyncStart'),
+    asyncEnd: layer('asyncEnd'),
+    error: layer('error'),
+  };
+  const requestHandlers = {
+    start: request('start'),
+    end: request('end'),
+    asyncStart: request('asyncStart'),
+    asyncEnd: request('asyncEnd'),
+    error: request('error'),
+  };
   layerChannel.subscribe(layerHandlers);
   requestChannel.subscribe(requestHandlers);
   return {
@@ -46,12 +58,17 @@ afterEach(() => stop?.());
 
 const buildApp = () => tracedApp();
 
-async function get(app: http.RequestListener, path: string, events: Event[]): Promise<{ status: number; body: string; events: Event[] }> {
+async function get(
+  app: http.RequestListener,
+  path: string,
+  events: Event[],
+): Promise<{ status: number; body: string; events: Event[] }> {
   return withServer(app, async (port) => {
     events.length = 0;
     const res = await rawRequest(port, { path });
     // The response's 'finish' may be seen by the server just after the client has the bytes.
-    for (let i = 0; i < 50 && !events.some((e) => e[0] === 'request' && e[1] === 'asyncEnd'); i++) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 50 && !events.some((e) => e[0] === 'request' && e[1] === 'asyncEnd'); i++)
+      await new Promise((r) => setImmediate(r));
     return { status: res.status, body: res.body, events: events.slice() };
   });
 }
@@ -75,11 +92,14 @@ describe('tracing channels', () => {
       ['layer', 'start', 'request_handler', 'loadUser', '/api/users/:id'],
     ]);
     // The request's route is known once the handler ran; it finishes with the response.
-    assert.deepEqual(events.filter((e) => e[0] === 'request' && e[1] !== 'start'), [
-      ['request', 'end', '/api/users/:id', undefined],
-      ['request', 'asyncStart', '/api/users/:id', undefined],
-      ['request', 'asyncEnd', '/api/users/:id', undefined],
-    ]);
+    assert.deepEqual(
+      events.filter((e) => e[0] === 'request' && e[1] !== 'start'),
+      [
+        ['request', 'end', '/api/users/:id', undefined],
+        ['request', 'asyncStart', '/api/users/:id', undefined],
+        ['request', 'asyncEnd', '/api/users/:id', undefined],
+      ],
+    );
     // Every layer started is finished, the handler with the response.
     const finished = events.filter((e) => e[0] === 'layer' && e[1] === 'asyncEnd').map((e) => e[3]);
     assert.deepEqual(finished.sort(), ['expressInit', 'logger', 'loadUser', 'query', 'router', 'router'].sort());
@@ -91,11 +111,18 @@ describe('tracing channels', () => {
     stop = recorder.stop;
     const { body, events } = await get(buildApp(), '/admin/stats', recorder.events);
     assert.equal(body, 'stats');
-    assert.deepEqual(starts(events).filter((e) => e[2] === 'router' || e[2] === 'request_handler'), [
-      ['layer', 'start', 'router', 'mounted_app', '/admin'],
-      ['layer', 'start', 'request_handler', 'stats', '/admin/stats'],
-    ]);
-    assert.equal(events.filter((e) => e[0] === 'request' && e[1] === 'start').length, 1, 'one request trace for the outer app only');
+    assert.deepEqual(
+      starts(events).filter((e) => e[2] === 'router' || e[2] === 'request_handler'),
+      [
+        ['layer', 'start', 'router', 'mounted_app', '/admin'],
+        ['layer', 'start', 'request_handler', 'stats', '/admin/stats'],
+      ],
+    );
+    assert.equal(
+      events.filter((e) => e[0] === 'request' && e[1] === 'start').length,
+      1,
+      'one request trace for the outer app only',
+    );
   });
 
   it('an async handler that rejects: error on its layer, on the routers it passes through, then the error handler', async () => {
@@ -104,11 +131,14 @@ describe('tracing channels', () => {
     const { status, body, events } = await get(buildApp(), '/api/users/7/fail', recorder.events);
     assert.equal(status, 500);
     assert.equal(body, 'handled: async failure');
-    assert.deepEqual(events.filter((e) => e[1] === 'error'), [
-      ['layer', 'error', 'request_handler', 'rejects', '/api/users/:id/fail', 'async failure'],
-      ['layer', 'error', 'router', 'router', '/api/users', 'async failure'],
-      ['layer', 'error', 'router', 'router', '/api', 'async failure'],
-    ]);
+    assert.deepEqual(
+      events.filter((e) => e[1] === 'error'),
+      [
+        ['layer', 'error', 'request_handler', 'rejects', '/api/users/:id/fail', 'async failure'],
+        ['layer', 'error', 'router', 'router', '/api/users', 'async failure'],
+        ['layer', 'error', 'router', 'router', '/api', 'async failure'],
+      ],
+    );
     assert.deepEqual(starts(events).at(-1), ['layer', 'start', 'error_handler', 'onError', '/']);
   });
 
@@ -124,16 +154,22 @@ describe('tracing channels', () => {
     try {
       const { status, events } = await get(app, '/boom', recorder.events);
       assert.equal(status, 500);
-      assert.deepEqual(events.filter((e) => e[1] === 'error'), [
-        ['layer', 'error', 'request_handler', 'boom', '/boom', 'unhandled'],
-        ['request', 'error', '/boom', 'unhandled'],
-      ]);
+      assert.deepEqual(
+        events.filter((e) => e[1] === 'error'),
+        [
+          ['layer', 'error', 'request_handler', 'boom', '/boom', 'unhandled'],
+          ['request', 'error', '/boom', 'unhandled'],
+        ],
+      );
     } finally {
       console.error = quiet;
     }
     const handled = await get(buildApp(), '/throws', recorder.events);
     assert.equal(handled.body, 'handled: sync failure');
-    assert.deepEqual(handled.events.filter((e) => e[1] === 'error'), [['layer', 'error', 'request_handler', 'throws', '/throws', 'sync failure']]);
+    assert.deepEqual(
+      handled.events.filter((e) => e[1] === 'error'),
+      [['layer', 'error', 'request_handler', 'throws', '/throws', 'sync failure']],
+    );
   });
 
   it('the layer payload links the enclosing router and the request', async () => {
@@ -160,7 +196,9 @@ describe('tracing channels', () => {
     const app = buildApp();
     let symbols: string[] = [];
     app.use('/probe', (req, res) => {
-      symbols = Object.getOwnPropertySymbols(req).map(String).filter((s) => s.includes('tracing'));
+      symbols = Object.getOwnPropertySymbols(req)
+        .map(String)
+        .filter((s) => s.includes('tracing'));
       res.end('ok');
     });
     await withServer(app, async (port) => {

@@ -13,7 +13,16 @@ describe('webapp/v3 middleware members', () => {
       if (name === 'default') continue;
       assert.equal((webapp3 as Any)[name], (bundle as Any)[name], name);
     }
-    for (const name of ['basicAuth', 'cookieParser', 'logger', 'methodOverride', 'static', 'favicon', 'compress', 'cookieSession']) {
+    for (const name of [
+      'basicAuth',
+      'cookieParser',
+      'logger',
+      'methodOverride',
+      'static',
+      'favicon',
+      'compress',
+      'cookieSession',
+    ]) {
       assert.equal(typeof (webapp3 as Any)[name], 'function', name);
     }
   });
@@ -25,7 +34,10 @@ describe('webapp/v3 middleware members', () => {
     app.use('/admin', webapp3.basicAuth('tobi', 'ferret'));
     app.get('/cookies', (req: Any, res: Any) => res.json({ cookies: req.cookies }));
     app.get('/admin', (req: Any, res: Any) => res.send('hi ' + req.user));
-    await request(app).get('/cookies').set('Cookie', 'a=1; j=j%3A%7B%22x%22%3A2%7D').expect(200, { cookies: { a: '1', j: { x: 2 } } });
+    await request(app)
+      .get('/cookies')
+      .set('Cookie', 'a=1; j=j%3A%7B%22x%22%3A2%7D')
+      .expect(200, { cookies: { a: '1', j: { x: 2 } } });
     await request(app).get('/admin').expect(401).expect('WWW-Authenticate', 'Basic realm="Authorization Required"');
     await request(app).get('/admin').auth('tobi', 'ferret').expect(200, 'hi tobi');
     await request(app).get('/admin').set('Authorization', 'Basic').expect(400);

@@ -1,20 +1,64 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compilePath3, type PathKey3 } from '../../src/v3/path';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { pathRegexp } = require('express3/lib/utils');
 
 const PATTERNS = [
-  '/', '/users', '/users/', '/users/:id', '/users/:id?', '/users/:id/edit', '/files/*', '/:name.:ext', '/:name.:ext?', '/star/:path*',
-  '/num/:n(\\d+)', '/a/(b|c)', '/ab?cd', '/x/:y?/z', ['/one', '/two/:id'], '/user/:id/:op?',
+  '/',
+  '/users',
+  '/users/',
+  '/users/:id',
+  '/users/:id?',
+  '/users/:id/edit',
+  '/files/*',
+  '/:name.:ext',
+  '/:name.:ext?',
+  '/star/:path*',
+  '/num/:n(\\d+)',
+  '/a/(b|c)',
+  '/ab?cd',
+  '/x/:y?/z',
+  ['/one', '/two/:id'],
+  '/user/:id/:op?',
 ];
-const PATHS = ['/', '/users', '/users/', '/USERS/5', '/users/5', '/users/5/', '/users/5/edit', '/files/a/b', '/files/', '/r.pdf', '/r', '/star/a/b', '/star',
-  '/num/12', '/num/x', '/a/b', '/a/d', '/acd', '/abcd', '/x/z', '/x/1/z', '/one', '/two/3', '/user/1', '/user/1/edit'];
+const PATHS = [
+  '/',
+  '/users',
+  '/users/',
+  '/USERS/5',
+  '/users/5',
+  '/users/5/',
+  '/users/5/edit',
+  '/files/a/b',
+  '/files/',
+  '/r.pdf',
+  '/r',
+  '/star/a/b',
+  '/star',
+  '/num/12',
+  '/num/x',
+  '/a/b',
+  '/a/d',
+  '/acd',
+  '/abcd',
+  '/x/z',
+  '/x/1/z',
+  '/one',
+  '/two/3',
+  '/user/1',
+  '/user/1/edit',
+];
 
 describe('compilePath3', () => {
   it('compiles every pattern to the same regular expression and keys as Express 3', () => {
     for (const pattern of PATTERNS) {
-      for (const [sensitive, strict] of [[false, false], [true, false], [false, true], [true, true]]) {
+      for (const [sensitive, strict] of [
+        [false, false],
+        [true, false],
+        [false, true],
+        [true, true],
+      ]) {
         const keys: PathKey3[] = [];
         const referenceKeys: PathKey3[] = [];
         const ours = compilePath3(pattern, keys, sensitive, strict);

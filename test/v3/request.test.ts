@@ -57,8 +57,12 @@ describe('webapp/v3 request compatibility with express@3', () => {
         accepted: req.accepted,
       })),
       [
-        withHeaders({}), withHeaders({ Accept: 'application/json' }), withHeaders({ Accept: 'text/*;q=0.5, application/json;q=0.9, */*;q=0.1' }),
-        withHeaders({ Accept: 'image/png' }), withHeaders({ Accept: 'text/html;level=1, text/plain;q=0' }), withHeaders({ Accept: 'foo/bar' }),
+        withHeaders({}),
+        withHeaders({ Accept: 'application/json' }),
+        withHeaders({ Accept: 'text/*;q=0.5, application/json;q=0.9, */*;q=0.1' }),
+        withHeaders({ Accept: 'image/png' }),
+        withHeaders({ Accept: 'text/html;level=1, text/plain;q=0' }),
+        withHeaders({ Accept: 'foo/bar' }),
       ],
       pair,
     );
@@ -67,12 +71,17 @@ describe('webapp/v3 request compatibility with express@3', () => {
   it('acceptedLanguages/Charsets and the Boolean accepts* checks', async () => {
     await assertSameResponses(
       probing((req) => ({
-        languages: req.acceptedLanguages, charsets: req.acceptedCharsets,
-        en: req.acceptsLanguage('en'), fr: req.acceptsLanguage('fr'), utf8: req.acceptsCharset('utf-8'),
-        gzip: req.acceptsEncoding('gzip'), encodings: req.acceptedEncodings,
+        languages: req.acceptedLanguages,
+        charsets: req.acceptedCharsets,
+        en: req.acceptsLanguage('en'),
+        fr: req.acceptsLanguage('fr'),
+        utf8: req.acceptsCharset('utf-8'),
+        gzip: req.acceptsEncoding('gzip'),
+        encodings: req.acceptedEncodings,
       })),
       [
-        withHeaders({}), withHeaders({ 'Accept-Language': 'en;q=0.8, fr, de;q=0' }),
+        withHeaders({}),
+        withHeaders({ 'Accept-Language': 'en;q=0.8, fr, de;q=0' }),
         withHeaders({ 'Accept-Charset': 'utf-8, iso-8859-1;q=0.5', 'Accept-Encoding': 'gzip, deflate' }),
       ],
       pair,
@@ -82,14 +91,30 @@ describe('webapp/v3 request compatibility with express@3', () => {
   it('is() returns Booleans; host, subdomains, protocol, ip and ips behind a trusted proxy', async () => {
     await assertSameResponses(
       probing((req) => ({
-        json: req.is('json'), appJson: req.is('application/json'), wildcard: req.is('*/json'), text: req.is('text/*'), html: req.is('html'),
-        host: req.host ?? 'none', subdomains: req.subdomains, protocol: req.protocol, secure: req.secure, ip: req.ip, ips: req.ips,
-        xhr: req.xhr, path: req.path, referrer: req.get('Referrer') ?? 'none',
+        json: req.is('json'),
+        appJson: req.is('application/json'),
+        wildcard: req.is('*/json'),
+        text: req.is('text/*'),
+        html: req.is('html'),
+        host: req.host ?? 'none',
+        subdomains: req.subdomains,
+        protocol: req.protocol,
+        secure: req.secure,
+        ip: req.ip,
+        ips: req.ips,
+        xhr: req.xhr,
+        path: req.path,
+        referrer: req.get('Referrer') ?? 'none',
       })),
       [
         withHeaders({ 'Content-Type': 'application/json; charset=utf-8', Host: 'a.b.example.com:8080' }),
         withHeaders({ 'Content-Type': 'text/html', Host: '[::1]:3000', Referer: '/from' }, '/p/q?x=1'),
-        withHeaders({ 'X-Forwarded-Host': 'tobi.ferrets.example.com', 'X-Forwarded-Proto': 'https, http', 'X-Forwarded-For': '1.1.1.1, 2.2.2.2', 'X-Requested-With': 'XMLHttpRequest' }),
+        withHeaders({
+          'X-Forwarded-Host': 'tobi.ferrets.example.com',
+          'X-Forwarded-Proto': 'https, http',
+          'X-Forwarded-For': '1.1.1.1, 2.2.2.2',
+          'X-Requested-With': 'XMLHttpRequest',
+        }),
         withHeaders({ Host: '127.0.0.1' }),
       ],
       pair,
@@ -103,13 +128,23 @@ describe('webapp/v3 request compatibility with express@3', () => {
         app.get('/r/:id', (req: Any, res: Any) => {
           req.body = { b: 'from-body', id: 'body-id' };
           res.setHeader('Content-Type', 'application/json');
-          res.end(JSON.stringify({
-            range: req.range(1000) ?? 'undefined', id: req.param('id'), b: req.param('b'), q: req.param('q'), missing: req.param('zz', 'default'),
-          }));
+          res.end(
+            JSON.stringify({
+              range: req.range(1000) ?? 'undefined',
+              id: req.param('id'),
+              b: req.param('b'),
+              q: req.param('q'),
+              missing: req.param('zz', 'default'),
+            }),
+          );
         });
         return app;
       },
-      [{ path: '/r/7?q=query&id=query-id' }, { path: '/r/8', headers: { Range: 'bytes=0-99,200-299' } }, { path: '/r/9', headers: { Range: 'bytes=5000-' } }],
+      [
+        { path: '/r/7?q=query&id=query-id' },
+        { path: '/r/8', headers: { Range: 'bytes=0-99,200-299' } },
+        { path: '/r/9', headers: { Range: 'bytes=5000-' } },
+      ],
       pair,
     );
   });

@@ -41,8 +41,18 @@ describe('webapp/v3 response compatibility with express@3', () => {
         },
       }),
       [
-        get('/str'), get('/status-body'), get('/body-status'), get('/num'), get('/ok'), get('/buf'), get('/obj'), get('/null'), get('/typed'),
-        get('/charset'), { method: 'HEAD', path: '/str' }, get('/str', { 'If-None-Match': 'W/"9-0"' }),
+        get('/str'),
+        get('/status-body'),
+        get('/body-status'),
+        get('/num'),
+        get('/ok'),
+        get('/buf'),
+        get('/obj'),
+        get('/null'),
+        get('/typed'),
+        get('/charset'),
+        { method: 'HEAD', path: '/str' },
+        get('/str', { 'If-None-Match': 'W/"9-0"' }),
       ],
       pair,
     );
@@ -85,7 +95,9 @@ describe('webapp/v3 response compatibility with express@3', () => {
         });
         return app;
       },
-      Object.keys(flows).flatMap((flow) => charsets.map((charset) => get('/' + flow + '/' + encodeURIComponent(charset)))),
+      Object.keys(flows).flatMap((flow) =>
+        charsets.map((charset) => get('/' + flow + '/' + encodeURIComponent(charset))),
+      ),
       pair,
     );
   });
@@ -177,33 +189,45 @@ describe('webapp/v3 response compatibility with express@3', () => {
         '/jsonp': (_q, s) => s.jsonp({ a: '\u2028' }),
         '/jsonp-status': (_q, s) => s.jsonp(400, ['x']),
       }),
-      [get('/json'), get('/json-status'), get('/json-num'), get('/jsonp'), get('/jsonp?callback=cb'), get('/jsonp?callback=a.b[0]<script>'), get('/jsonp-status?callback=f')],
+      [
+        get('/json'),
+        get('/json-status'),
+        get('/json-num'),
+        get('/jsonp'),
+        get('/jsonp?callback=cb'),
+        get('/jsonp?callback=a.b[0]<script>'),
+        get('/jsonp-status?callback=f'),
+      ],
       pair,
     );
   });
 
   // A cleared cookie's Expires is the clock's now: Express 3's recorded answer cannot match a later run.
-  itWithLiveOracle('set/get/type/links/attachment/vary/cookies accumulate as Connect 2 did', 'an Expires taken from the clock', async () => {
-    await assertSameResponses(
-      routes({
-        '/headers': (_q, s) => {
-          s.set({ 'X-A': 1, 'X-B': ['2', '3'] });
-          s.type('json');
-          s.links({ next: '/p2' });
-          s.links({ last: '/p9' });
-          s.vary('Accept').vary(['Origin', 'accept']);
-          s.attachment('report.pdf');
-          s.cookie('a', '1');
-          s.cookie('obj', { x: 1 }, { maxAge: 0, httpOnly: true });
-          s.clearCookie('old');
-          s.end(String(s.get('X-A')));
-        },
-        '/unknown-type': (_q, s) => s.type('nosuchext').end(),
-      }),
-      [get('/headers'), get('/unknown-type')],
-      pair,
-    );
-  });
+  itWithLiveOracle(
+    'set/get/type/links/attachment/vary/cookies accumulate as Connect 2 did',
+    'an Expires taken from the clock',
+    async () => {
+      await assertSameResponses(
+        routes({
+          '/headers': (_q, s) => {
+            s.set({ 'X-A': 1, 'X-B': ['2', '3'] });
+            s.type('json');
+            s.links({ next: '/p2' });
+            s.links({ last: '/p9' });
+            s.vary('Accept').vary(['Origin', 'accept']);
+            s.attachment('report.pdf');
+            s.cookie('a', '1');
+            s.cookie('obj', { x: 1 }, { maxAge: 0, httpOnly: true });
+            s.clearCookie('old');
+            s.end(String(s.get('X-A')));
+          },
+          '/unknown-type': (_q, s) => s.type('nosuchext').end(),
+        }),
+        [get('/headers'), get('/unknown-type')],
+        pair,
+      );
+    },
+  );
 
   it('redirect and location: relative to the mount point, back, status-first, bodies by Accept', async () => {
     await assertSameResponses(
@@ -220,8 +244,16 @@ describe('webapp/v3 response compatibility with express@3', () => {
         return app;
       },
       [
-        get('/blog/r'), get('/blog/dot'), get('/abs'), get('/status'), get('/back'), get('/back', { Referer: '/prev' }),
-        get('/html-safe', { Accept: 'text/html' }), get('/html-safe', { Accept: 'text/plain' }), get('/html-safe', { Accept: 'image/png' }), { method: 'HEAD', path: '/status' },
+        get('/blog/r'),
+        get('/blog/dot'),
+        get('/abs'),
+        get('/status'),
+        get('/back'),
+        get('/back', { Referer: '/prev' }),
+        get('/html-safe', { Accept: 'text/html' }),
+        get('/html-safe', { Accept: 'text/plain' }),
+        get('/html-safe', { Accept: 'image/png' }),
+        { method: 'HEAD', path: '/status' },
       ],
       pair,
     );
@@ -231,12 +263,24 @@ describe('webapp/v3 response compatibility with express@3', () => {
     await assertSameResponses(
       (framework: Any) => {
         const app = framework();
-        app.get('/f', (_q: Any, s: Any) => s.format({ text: () => s.send('text'), json: () => s.send({ json: true }) }));
-        app.get('/d', (_q: Any, s: Any) => s.format({ html: () => s.send('<b>html</b>'), default: () => s.send(406, 'fallback') }));
-        app.use((err: Any, _q: Any, s: Any, _n: Any) => s.send(err.status, err.message + ' ' + JSON.stringify(err.types)));
+        app.get('/f', (_q: Any, s: Any) =>
+          s.format({ text: () => s.send('text'), json: () => s.send({ json: true }) }),
+        );
+        app.get('/d', (_q: Any, s: Any) =>
+          s.format({ html: () => s.send('<b>html</b>'), default: () => s.send(406, 'fallback') }),
+        );
+        app.use((err: Any, _q: Any, s: Any, _n: Any) =>
+          s.send(err.status, err.message + ' ' + JSON.stringify(err.types)),
+        );
         return app;
       },
-      [get('/f', { Accept: 'text/plain' }), get('/f', { Accept: 'application/json' }), get('/f', { Accept: 'image/png' }), get('/d', { Accept: 'image/png' }), get('/d')],
+      [
+        get('/f', { Accept: 'text/plain' }),
+        get('/f', { Accept: 'application/json' }),
+        get('/f', { Accept: 'image/png' }),
+        get('/d', { Accept: 'image/png' }),
+        get('/d'),
+      ],
       pair,
     );
   });
@@ -264,7 +308,9 @@ describe('webapp/v3 security fixes over express@3', () => {
     const v4app = webapp();
     v4app.get('/', plain as webapp.RequestHandler);
     for (const listener of [plain, v4app]) {
-      const res = await request(http.createServer(listener as http.RequestListener)).get('/').expect(200, 'undefined');
+      const res = await request(http.createServer(listener as http.RequestListener))
+        .get('/')
+        .expect(200, 'undefined');
       assert.equal(res.headers['x-header'], undefined);
       assert.equal(res.headers['content-type'], 'text/plain');
     }

@@ -12,10 +12,17 @@ type Any = any;
 function echo(tag: string) {
   return (req: Any, res: Any) => {
     res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({
-      tag, params: { ...req.params }, numbered: Array.from(req.params), isArray: Array.isArray(req.params),
-      url: req.url, originalUrl: req.originalUrl, route: req.route && { path: String(req.route.path), method: req.route.method, keys: req.route.keys },
-    }));
+    res.end(
+      JSON.stringify({
+        tag,
+        params: { ...req.params },
+        numbered: Array.from(req.params),
+        isArray: Array.isArray(req.params),
+        url: req.url,
+        originalUrl: req.originalUrl,
+        route: req.route && { path: String(req.route.path), method: req.route.method, keys: req.route.keys },
+      }),
+    );
   };
 }
 function hit(name: string) {
@@ -46,8 +53,26 @@ describe('webapp/v3 routing compatibility with express@3', () => {
         app.get(/^\/re\/(\w+)$/, echo('regexp'));
         app.get(['/a1', '/a2/:x'], echo('array'));
       }),
-      ['/users/42', '/users/42/', '/USERS/4%202', '/opt/1', '/opt/1/2', '/files/a/b.txt', '/fmt/r.pdf', '/star/a/b/c', '/star/a',
-        '/num/5', '/num/x', '/trail/', '/trail', '/re/word', '/a1', '/a2/7', '/users/%E0%A4%A', '/missing'].map(get),
+      [
+        '/users/42',
+        '/users/42/',
+        '/USERS/4%202',
+        '/opt/1',
+        '/opt/1/2',
+        '/files/a/b.txt',
+        '/fmt/r.pdf',
+        '/star/a/b/c',
+        '/star/a',
+        '/num/5',
+        '/num/x',
+        '/trail/',
+        '/trail',
+        '/re/word',
+        '/a1',
+        '/a2/7',
+        '/users/%E0%A4%A',
+        '/missing',
+      ].map(get),
       pair,
       withoutStackFrames,
     );
@@ -136,7 +161,17 @@ describe('webapp/v3 routing compatibility with express@3', () => {
         app.use('/static/', (req: Any, res: Any) => res.end('static ' + req.url + ' ' + req.originalUrl));
         app.use('/file', (req: Any, res: Any) => res.end('file ' + req.url));
       }),
-      ['/blog', '/blog/', '/blog/page', '/BLOG/page', '/static/a.css', '/static', '/file.json', '/filex', '/file/x?y=1'].map(get),
+      [
+        '/blog',
+        '/blog/',
+        '/blog/page',
+        '/BLOG/page',
+        '/static/a.css',
+        '/static',
+        '/file.json',
+        '/filex',
+        '/file/x?y=1',
+      ].map(get),
       pair,
       withoutStackFrames,
     );
@@ -180,7 +215,13 @@ describe('webapp/v3 routing compatibility with express@3', () => {
           throw new Error('boom');
         });
       }),
-      [{ method: 'HEAD', path: '/g' }, get('/g'), get('/boom'), get('/<b>nope</b>'), { method: 'POST', path: '/g', body: 'x' }],
+      [
+        { method: 'HEAD', path: '/g' },
+        get('/g'),
+        get('/boom'),
+        get('/<b>nope</b>'),
+        { method: 'POST', path: '/g', body: 'x' },
+      ],
       pair,
       withoutStackFrames,
     );

@@ -7,7 +7,7 @@ import webapp3 = require('../../src/v3/index');
 type Any = any;
 
 describe('webapp/v3 security fixes', () => {
-  it('the error page follows the app\'s env: no stack trace when the app runs in production', async () => {
+  it("the error page follows the app's env: no stack trace when the app runs in production", async () => {
     const app = webapp3();
     app.set('env', 'production');
     app.get('/', () => {
@@ -25,7 +25,7 @@ describe('webapp/v3 security fixes', () => {
     await request(app).get('/').expect(500);
   });
 
-  it('does not patch Node\'s ServerResponse for other apps in the process (Connect 2 did)', async () => {
+  it("does not patch Node's ServerResponse for other apps in the process (Connect 2 did)", async () => {
     const http = await import('node:http');
     assert.equal(Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, '_hasConnectPatch'), false);
     const app = webapp3();

@@ -29,15 +29,21 @@ describe('rendering compatibility with express@4', () => {
         app.get('/index', (_req: Any, res: Any) => res.render('users', { users: ['tobi', 'loki'] }));
         app.get('/pug', (_req: Any, res: Any) => res.render('page.pug'));
         app.get('/missing', (_req: Any, res: Any) => res.render('nope'));
-        app.get('/callback', (_req: Any, res: Any) => res.render('hello', (err: Error, html: string) => res.end('cb:' + (err ? err.message : html))));
-        app.get('/app-render', (_req: Any, res: Any) => app.render('hello', { who: 'app.render' }, (err: Error, html: string) => res.end(err ? 'err' : html)));
+        app.get('/callback', (_req: Any, res: Any) =>
+          res.render('hello', (err: Error, html: string) => res.end('cb:' + (err ? err.message : html))),
+        );
+        app.get('/app-render', (_req: Any, res: Any) =>
+          app.render('hello', { who: 'app.render' }, (err: Error, html: string) => res.end(err ? 'err' : html)),
+        );
         app.use((err: Any, _req: Any, res: Any, _next: Any) => {
           res.statusCode = 500;
           res.end(err.message.replace(fixtures, '<fixtures>').replace(fixtures, '<fixtures>'));
         });
         return app;
       },
-      ['/hello', '/override', '/second-dir', '/index', '/pug', '/missing', '/callback', '/app-render'].map((path) => ({ path })),
+      ['/hello', '/override', '/second-dir', '/index', '/pug', '/missing', '/callback', '/app-render'].map((path) => ({
+        path,
+      })),
     );
   });
 
@@ -55,7 +61,9 @@ describe('rendering compatibility with express@4', () => {
         app.get('/', (_req: Any, res: Any) => res.render('hello.tpl', { x: 1 }));
         app.get('/fail', (_req: Any, res: Any) => res.render('hello.tpl', { fail: true }));
         app.get('/throw', (_req: Any, res: Any) => res.render('hello.tpl', { throws: true }));
-        app.get('/throw-callback', (_req: Any, res: Any) => app.render('hello.tpl', { throws: true }, (err: Error) => res.end('callback: ' + err.message)));
+        app.get('/throw-callback', (_req: Any, res: Any) =>
+          app.render('hello.tpl', { throws: true }, (err: Error) => res.end('callback: ' + err.message)),
+        );
         app.use((err: Any, _req: Any, res: Any, _next: Any) => res.end('error: ' + err.message));
         return app;
       },
@@ -79,14 +87,20 @@ describe('views', () => {
 
   it('throws without a default engine or an extension, as Express does', () => {
     const app: Any = webapp();
-    assert.throws(() => app.render('hello', () => undefined), /No default engine was specified and no extension was provided/);
+    assert.throws(
+      () => app.render('hello', () => undefined),
+      /No default engine was specified and no extension was provided/,
+    );
   });
 
-  it('prefers an engine module\'s __webapp export over __express', async () => {
+  it("prefers an engine module's __webapp export over __express", async () => {
     const app: Any = webapp();
     app.set('views', join(fixtures, 'a'));
     const Module = await import('node:module');
-    const fake = { __webapp: (_p: string, _o: object, cb: Any) => cb(null, 'via __webapp'), __express: (_p: string, _o: object, cb: Any) => cb(null, 'via __express') };
+    const fake = {
+      __webapp: (_p: string, _o: object, cb: Any) => cb(null, 'via __webapp'),
+      __express: (_p: string, _o: object, cb: Any) => cb(null, 'via __express'),
+    };
     const resolved = join(fixtures, 'c', 'node_modules', 'webapp-engine', 'index.js');
     const cache = (Module.default as Any)._cache as Record<string, Any>;
     cache[resolved] = { id: resolved, filename: resolved, loaded: true, exports: fake };
@@ -98,7 +112,9 @@ describe('views', () => {
       app.set('view engine', 'webapp-engine');
       app.get('/', (_req: Any, res: Any) => res.render('hello'));
       // hello.webapp-engine does not exist; the error proves the engine loaded, then lookup ran.
-      app.use((err: Error, _req: Any, res: Any, _next: Any) => res.end(err.message.includes('Failed to lookup view') ? 'engine loaded' : err.message));
+      app.use((err: Error, _req: Any, res: Any, _next: Any) =>
+        res.end(err.message.includes('Failed to lookup view') ? 'engine loaded' : err.message),
+      );
       await request(app).get('/').expect(200, 'engine loaded');
       assert.equal(app.engines['.webapp-engine'], fake.__webapp);
     } finally {

@@ -58,7 +58,8 @@ function cookieSettings(option: CsrfOptions['cookie']): CookieSettings | undefin
   if (option !== true && (typeof option !== 'object' || option === null)) return undefined;
   const settings: CookieSettings = { key: '_csrf', path: '/' };
   // An option given as `undefined` keeps the default.
-  if (typeof option === 'object') Object.assign(settings, Object.fromEntries(Object.entries(option).filter(([, value]) => value !== undefined)));
+  if (typeof option === 'object')
+    Object.assign(settings, Object.fromEntries(Object.entries(option).filter(([, value]) => value !== undefined)));
   return settings;
 }
 
@@ -103,7 +104,13 @@ function appendCookie(res: ServerResponse, line: string): void {
   res.setHeader('Set-Cookie', [...lines, line]);
 }
 
-function storeSecret(req: CsrfRequest, res: ServerResponse, sessionKey: string, secret: string, cookie: CookieSettings | undefined): void {
+function storeSecret(
+  req: CsrfRequest,
+  res: ServerResponse,
+  sessionKey: string,
+  secret: string,
+  cookie: CookieSettings | undefined,
+): void {
   if (!cookie) {
     const session = req[sessionKey] as Record<string, unknown> | undefined | null;
     if (!session) throw misconfigured();

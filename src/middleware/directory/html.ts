@@ -116,17 +116,32 @@ function entryHtml(entry: ListingEntry, directory: string, icons: boolean): stri
   }
   const stat = entry.stat;
   const size = stat && !stat.isDirectory() ? String(stat.size) : '';
-  const date = stat && entry.name !== '..' ? stat.mtime.toLocaleDateString() + ' ' + stat.mtime.toLocaleTimeString() : '';
+  const date =
+    stat && entry.name !== '..' ? stat.mtime.toLocaleDateString() + ' ' + stat.mtime.toLocaleTimeString() : '';
   const name = escapeHtml(entry.name);
   return (
-    '<li><a href="' + escapeHtml(entryHref(directory, entry.name)) + '" class="' + escapeHtml(classes.join(' ')) + '" title="' + name + '">' +
-    '<span class="name">' + name + '</span><span class="size">' + size + '</span><span class="date">' + escapeHtml(date) + '</span></a></li>'
+    '<li><a href="' +
+    escapeHtml(entryHref(directory, entry.name)) +
+    '" class="' +
+    escapeHtml(classes.join(' ')) +
+    '" title="' +
+    name +
+    '">' +
+    '<span class="name">' +
+    name +
+    '</span><span class="size">' +
+    size +
+    '</span><span class="date">' +
+    escapeHtml(date) +
+    '</span></a></li>'
   );
 }
 
 export function fileListHtml(entries: ListingEntry[], directory: string, icons: boolean, view: string): string {
   let html = '<ul id="files" class="view-' + escapeHtml(view) + '">';
-  if (view === 'details') html += '<li class="header"><span class="name">Name</span><span class="size">Size</span><span class="date">Modified</span></li>';
+  if (view === 'details')
+    html +=
+      '<li class="header"><span class="name">Name</span><span class="size">Size</span><span class="date">Modified</span></li>';
   html += entries.map((entry) => entryHtml(entry, directory, icons)).join('\n');
   return html + '</ul>';
 }
@@ -168,14 +183,28 @@ function once(done: Done): Done {
  * Renders the listing of `names` (already filtered) in the directory at `path`,
  * shown to the client as `directory`; `withParent` adds the `..` entry.
  */
-export function renderListing(settings: HtmlSettings, path: string, directory: string, names: string[], withParent: boolean, callback: Done): void {
+export function renderListing(
+  settings: HtmlSettings,
+  path: string,
+  directory: string,
+  names: string[],
+  withParent: boolean,
+  callback: Done,
+): void {
   const done = once(callback);
   statEntries(path, withParent ? ['..', ...names] : names, (err, entries) => {
     if (err || !entries) return done(err);
     entries.sort(compareEntries);
     readOr(settings.stylesheet, DEFAULT_STYLESHEET, (err, style) => {
       if (err || style === undefined) return done(err);
-      const locals: TemplateLocals = { directory, displayIcons: settings.icons, fileList: entries, path, style, viewName: settings.view };
+      const locals: TemplateLocals = {
+        directory,
+        displayIcons: settings.icons,
+        fileList: entries,
+        path,
+        style,
+        viewName: settings.view,
+      };
       const template = settings.template;
       if (typeof template === 'function') {
         try {

@@ -33,5 +33,5 @@ export interface BusboyConfig {
 export type BusboyParser = Writable;
 
 /** Throws when the Content-Type is not multipart/form-data with a boundary. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 export const createBusboy: (config: BusboyConfig) => BusboyParser = require('busboy');

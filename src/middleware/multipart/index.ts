@@ -53,7 +53,8 @@ function settingsFrom(options: MultipartOptions): FormSettings & { defer: boolea
   if (limit === null) throw new Error('limit() bytes required');
   const hash = options.hash || false;
   // Refused now rather than on the first upload (multiparty threw mid-request).
-  if (hash && !getHashes().some((name) => name.toLowerCase() === hash.toLowerCase())) throw new TypeError('multipart: unsupported hash algorithm ' + hash);
+  if (hash && !getHashes().some((name) => name.toLowerCase() === hash.toLowerCase()))
+    throw new TypeError('multipart: unsupported hash algorithm ' + hash);
   return {
     limit,
     defer: Boolean(options.defer),
@@ -88,7 +89,11 @@ export function multipart(options?: MultipartOptions): Middleware {
     req._limit = true;
     const declared = req.headers['content-length'] ? parseInt(req.headers['content-length'], 10) : NaN;
     if (limited && declared > settings.limit) {
-      const err = createHttpError(413, undefined, { type: 'entity.too.large', limit: settings.limit, length: declared });
+      const err = createHttpError(413, undefined, {
+        type: 'entity.too.large',
+        limit: settings.limit,
+        length: declared,
+      });
       return whenRequestRead(req, () => next(err));
     }
 

@@ -28,7 +28,8 @@ export interface UploadedFile {
 }
 
 /** What every file has while it is still being written. */
-export type OpenFile = Pick<UploadedFile, 'fieldName' | 'originalFilename' | 'path' | 'headers'> & Partial<UploadedFile>;
+export type OpenFile = Pick<UploadedFile, 'fieldName' | 'originalFilename' | 'path' | 'headers'> &
+  Partial<UploadedFile>;
 
 /**
  * The client's file name as multiparty reported it: anything up to the last

@@ -10,7 +10,9 @@ import type { Session } from './session';
 /** A digest of the session's data, the cookie left out. */
 export function fingerprint(session: Session): string {
   const json = JSON.stringify(session, (key, value) => (key === 'cookie' ? undefined : value));
-  return createHash('sha1').update(json ?? '').digest('base64');
+  return createHash('sha1')
+    .update(json ?? '')
+    .digest('base64');
 }
 
 /**
@@ -28,6 +30,7 @@ export class ChangeTracker {
     this.originalHash = hash;
     if (countAsSaved) this.savedHash = hash;
     // Every save, by the app or at the end, records what was written.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the wrapper's own `this` is the session
     const tracker = this;
     const save = session.save;
     Object.defineProperty(session, 'save', {
@@ -49,4 +52,3 @@ export class ChangeTracker {
     return this.originalId === session.id && this.savedHash === fingerprint(session);
   }
 }
-

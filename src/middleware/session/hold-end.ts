@@ -35,16 +35,18 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
     let pending = true;
     let rest: unknown;
     // The store answers from its own connection: a failure reaches `next` in the context of `end`'s caller.
-    work(inCallerContext((err?: unknown) => {
-      if (err) setImmediate(next, err);
-      if (pending) {
-        // The store answered at once: end normally with the whole body.
-        pending = false;
-        end.call(res, chunk, encoding, callback);
-      } else {
-        end.call(res, rest, undefined, callback);
-      }
-    }));
+    work(
+      inCallerContext((err?: unknown) => {
+        if (err) setImmediate(next, err);
+        if (pending) {
+          // The store answered at once: end normally with the whole body.
+          pending = false;
+          end.call(res, chunk, encoding, callback);
+        } else {
+          end.call(res, rest, undefined, callback);
+        }
+      }),
+    );
     if (!pending || chunk == null) return this;
     pending = false;
     const length = Number(res.getHeader('Content-Length'));
@@ -62,4 +64,3 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
     return this;
   } as ServerResponse['end'];
 }
-

@@ -178,19 +178,23 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
       appendSetCookie(res, cookie.serialize(name, 's:' + sign(req.sessionID as string, keys[0])));
     });
 
-    holdEndUntil(res, (): StoreWork | undefined => {
-      if (req.sessionID && destroyOnUnset && req.session == null) {
-        return (done) => store.destroy(req.sessionID as string, done);
-      }
-      const current = req.session;
-      if (!current) return undefined;
-      current.touch();
-      if (shouldSave()) return (done) => current.save(done);
-      if (typeof store.touch === 'function' && shouldTouch()) {
-        return (done) => store.touch!(req.sessionID as string, current, done);
-      }
-      return undefined;
-    }, next);
+    holdEndUntil(
+      res,
+      (): StoreWork | undefined => {
+        if (req.sessionID && destroyOnUnset && req.session == null) {
+          return (done) => store.destroy(req.sessionID as string, done);
+        }
+        const current = req.session;
+        if (!current) return undefined;
+        current.touch();
+        if (shouldSave()) return (done) => current.save(done);
+        if (typeof store.touch === 'function' && shouldTouch()) {
+          return (done) => store.touch!(req.sessionID as string, current, done);
+        }
+        return undefined;
+      },
+      next,
+    );
 
     const generate = () => {
       store.generate!(req);
@@ -202,19 +206,22 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
       return next();
     }
     // A store answers from its own connection: continue in the caller's context.
-    store.get(req.sessionID, inCallerContext<Parameters<GetCallback>>((err, data) => {
-      if (err) {
-        if ((err as { code?: unknown }).code !== 'ENOENT') return next(err);
-        generate();
-      } else if (!data) {
-        generate();
-      } else {
-        store.createSession(req, data);
-        // Without resave, the session as loaded counts as already stored.
-        tracker.start(req.session as Session, req.sessionID, !resave);
-      }
-      next();
-    }));
+    store.get(
+      req.sessionID,
+      inCallerContext<Parameters<GetCallback>>((err, data) => {
+        if (err) {
+          if ((err as { code?: unknown }).code !== 'ENOENT') return next(err);
+          generate();
+        } else if (!data) {
+          generate();
+        } else {
+          store.createSession(req, data);
+          // Without resave, the session as loaded counts as already stored.
+          tracker.start(req.session as Session, req.sessionID, !resave);
+        }
+        next();
+      }),
+    );
   };
 }
 
