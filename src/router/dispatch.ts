@@ -30,32 +30,43 @@ export interface RoutedRequest extends IncomingMessage {
 const MAX_SYNC_DEPTH = 100;
 
 export class Dispatch {
-  readonly next: NextFunction;
-  readonly cursor: LayerCursor;
+  // The fields are `declare`d and set in the constructor, in one place: emitted as
+  // class fields they are defined one by one on each new object, which cost Node 26
+  // about 1.5% more instructions per `hello` request.
+  declare readonly router: Router;
+  declare readonly req: RoutedRequest;
+  declare readonly res: ServerResponse;
+  declare readonly out: NextFunction;
+  declare readonly next: NextFunction;
+  declare readonly cursor: LayerCursor;
   /** `scheme://host` of an absolute-form request-target, kept in front of the path when a mount path is stripped. */
-  readonly protohost: string;
+  declare readonly protohost: string;
   /** The mount path stripped from `req.url` for the layer running now, put back by the next `next()`. */
-  removed = '';
-  slashAdded = false;
+  declare removed: string;
+  declare slashAdded: boolean;
   /** Layers run on this call stack since the last one returned. */
-  sync = 0;
-  paramCalled: Record<string, ParamCall> | undefined = undefined;
+  declare sync: number;
+  declare paramCalled: Record<string, ParamCall> | undefined;
   /** Methods of the routes that matched an OPTIONS request without handling it. */
-  allowed: string[] | undefined = undefined;
+  declare allowed: string[] | undefined;
   /** What the request had when it entered this router, restored when it leaves. */
-  readonly parentParams: Params | undefined;
-  readonly parentUrl: string;
-  readonly savedBaseUrl: string | undefined;
-  readonly savedNext: NextFunction | undefined;
+  declare readonly parentParams: Params | undefined;
+  declare readonly parentUrl: string;
+  declare readonly savedBaseUrl: string | undefined;
+  declare readonly savedNext: NextFunction | undefined;
 
-  constructor(
-    readonly router: Router,
-    readonly req: RoutedRequest,
-    readonly res: ServerResponse,
-    readonly out: NextFunction,
-  ) {
+  constructor(router: Router, req: RoutedRequest, res: ServerResponse, out: NextFunction) {
+    this.router = router;
+    this.req = req;
+    this.res = res;
+    this.out = out;
     this.cursor = new LayerCursor(router);
     this.protohost = getProtohost(req.url) || '';
+    this.removed = '';
+    this.slashAdded = false;
+    this.sync = 0;
+    this.paramCalled = undefined;
+    this.allowed = undefined;
     this.parentParams = req.params;
     this.parentUrl = req.baseUrl || '';
     this.savedBaseUrl = req.baseUrl;

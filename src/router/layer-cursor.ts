@@ -15,13 +15,20 @@ export interface IndexedStack {
 }
 
 export class LayerCursor {
+  // Declared and set in the constructor rather than emitted as class fields: see Dispatch.
+  declare private readonly owner: IndexedStack;
   /** Stack position of the next layer to look at; it only moves forward. */
-  private position = 0;
+  declare private position: number;
   /** The index's candidate positions for the current path, or undefined for a plain scan. */
-  private candidates: readonly number[] | undefined = undefined;
-  private candidate = 0;
+  declare private candidates: readonly number[] | undefined;
+  declare private candidate: number;
 
-  constructor(private readonly owner: IndexedStack) {}
+  constructor(owner: IndexedStack) {
+    this.owner = owner;
+    this.position = 0;
+    this.candidates = undefined;
+    this.candidate = 0;
+  }
 
   /** Whether every layer has been looked at. */
   get exhausted(): boolean {
