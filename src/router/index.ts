@@ -3,7 +3,7 @@
  * `route`/`METHOD`) and the methods that build it; `dispatch.ts` runs a request
  * through it. Behaviour is Express 4.22's, field for field; speed comes from the
  * layer index (only layers that can match are looked at), string matching of
- * literal paths, and one `next` closure per request per router.
+ * literal paths, and one `next` function per request per router.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deprecate } from '../http/deprecate';
