@@ -2,10 +2,10 @@
  * One request's walk through one router: the `next` function the router's layers
  * receive, and the state it needs between calls. Behaviour is Express 4.22's.
  *
- * Why a class and one closure: the state lives in one object of fixed shape and
- * `next` is the only function made per request per router (the layers need a
- * plain function). Nothing else is allocated unless the request needs it (param
- * callbacks, an OPTIONS answer, a mount path to strip), so a request in flight
+ * Why a class and a bound `next`: the state lives in two objects of fixed shape
+ * (this and its LayerCursor) and `next` is the only function made per request per
+ * router (the layers need a plain function). Nothing else is allocated unless the
+ * request needs it (param callbacks, an OPTIONS answer), so a request in flight
  * keeps as little as possible alive across scavenges.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
