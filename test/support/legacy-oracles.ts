@@ -12,6 +12,7 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import webapp3 = require('../../src/v3/index');
 import type { FrameworkPair } from './differential';
+import { markOracleListener } from './oracle-recording';
 
 type Descriptors = Map<string | symbol, PropertyDescriptor>;
 
@@ -42,10 +43,11 @@ Object.setPrototypeOf(express3.response, connectResponse);
 
 /** A Connect app's listener whose responses get Connect's patch, as in a 3.x process. */
 export function patchedForConnect(listener: (req: IncomingMessage, res: ServerResponse) => void) {
-  return (req: IncomingMessage, res: ServerResponse) => {
+  // Still the oracle for recording and replay, where Connect cannot run.
+  return markOracleListener((req: IncomingMessage, res: ServerResponse) => {
     Object.setPrototypeOf(res, connectResponse);
     listener(req, res);
-  };
+  });
 }
 
 /** express@3.21 as the oracle, webapp/v3 as the subject. */

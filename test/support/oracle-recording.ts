@@ -67,13 +67,22 @@ export function itWithLiveOracle(name: string, what: string, fn: () => Promise<v
   });
 }
 
+const markedOracles = new WeakSet<object>();
+
+/** Marks a wrapper around an oracle's listener (see legacy-oracles.ts) as that oracle. */
+export function markOracleListener<T extends object>(listener: T): T {
+  markedOracles.add(listener);
+  return listener;
+}
+
 /**
  * True for an app made by Connect 2.30 or Express 3.21: recognised by their own
- * `use` function, so no webapp app is ever taken for one. Loads them only when
- * asked, in record and replay modes.
+ * `use` function (or marked by markOracleListener), so no webapp app is ever
+ * taken for one. Loads them only when asked, in record and replay modes.
  */
 export function isOracleListener(listener: unknown): boolean {
   if (typeof listener !== 'function') return false;
+  if (markedOracles.has(listener)) return true;
   const use = (listener as { use?: unknown }).use;
   if (typeof use !== 'function') return false;
 
