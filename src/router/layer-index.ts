@@ -48,7 +48,12 @@ export class LayerIndex {
 
   /** Whether the stack is still the one indexed (the router's methods and direct pushes/splices). */
   isFor(stack: Layer[]): boolean {
-    return stack === this.stack && stack.length === this.length && stack[0] === this.first && stack[stack.length - 1] === this.last;
+    return (
+      stack === this.stack &&
+      stack.length === this.length &&
+      stack[0] === this.first &&
+      stack[stack.length - 1] === this.last
+    );
   }
 
   /** Positions in the stack of the layers that may match `path`, ascending. */

@@ -6,7 +6,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NO_ERROR, isTracingActive, traceLayer } from '../tracing/layer';
-import { compilePattern, type CompiledPattern, type PathKey, type PathPattern, type PatternOptions } from './path-pattern';
+import {
+  compilePattern,
+  type CompiledPattern,
+  type PathKey,
+  type PathPattern,
+  type PatternOptions,
+} from './path-pattern';
 import type { Route } from './route';
 
 export type { NextFunction } from '../types/public';
@@ -102,7 +108,13 @@ export class Layer {
  * functions (the 3.x router's route callbacks): only a function declaring four
  * parameters handles the error; a throw or a rejection goes to `next`.
  */
-export function callErrorHandler(fn: Handler, error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+export function callErrorHandler(
+  fn: Handler,
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: NextFunction,
+): void {
   if (fn.length !== 4) {
     next(error);
     return;

@@ -81,7 +81,9 @@ export class Route {
   all(...handlers: unknown[]): this {
     for (const handle of flattenHandlers(handlers)) {
       if (typeof handle !== 'function') {
-        throw new TypeError('Route.all() requires a callback function but got a ' + Object.prototype.toString.call(handle));
+        throw new TypeError(
+          'Route.all() requires a callback function but got a ' + Object.prototype.toString.call(handle),
+        );
       }
       const layer = new Layer('/', {}, handle as Handler);
       layer.method = undefined;
@@ -95,7 +97,9 @@ export class Route {
   addMethodHandlers(method: string, handlers: unknown[]): this {
     for (const handle of flattenHandlers(handlers)) {
       if (typeof handle !== 'function') {
-        throw new Error('Route.' + method + '() requires a callback function but got a ' + Object.prototype.toString.call(handle));
+        throw new Error(
+          'Route.' + method + '() requires a callback function but got a ' + Object.prototype.toString.call(handle),
+        );
       }
       const layer = new Layer('/', {}, handle as Handler);
       layer.method = method;
@@ -133,6 +137,7 @@ export function flattenHandlers(items: readonly unknown[], out: unknown[] = []):
 export function splitUseArguments(args: readonly unknown[]): { path: PathPattern; callbacks: unknown[] } {
   let first = args[0];
   while (Array.isArray(first) && first.length !== 0) first = first[0];
-  if (typeof args[0] === 'function' || typeof first === 'function') return { path: '/', callbacks: flattenHandlers(args) };
+  if (typeof args[0] === 'function' || typeof first === 'function')
+    return { path: '/', callbacks: flattenHandlers(args) };
   return { path: args[0] as PathPattern, callbacks: flattenHandlers(args.slice(1)) };
 }

@@ -1,0 +1,312 @@
+/**
+ * One request's walk through one router: the `next` function the router's layers
+ * receive, and the state it needs between calls. Behaviour is Express 4.22's.
+ *
+ * Why a class and a bound `next`: the state lives in two objects of fixed shape
+ * (this and its LayerCursor) and `next` is the only function made per request per
+ * router (the layers need a plain function). Nothing else is allocated unless the
+ * request needs it (param callbacks, an OPTIONS answer), so a request in flight
+ * keeps as little as possible alive across scavenges.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseUrl } from '../http/parse-url';
+import type { Layer, NextFunction } from './layer';
+import { LayerCursor } from './layer-cursor';
+import type { Route } from './route';
+import type { Router } from './index';
+
+type Params = Record<string, unknown>;
+
+/** What the router reads and writes on a request. */
+export interface RoutedRequest extends IncomingMessage {
+  baseUrl?: string;
+  originalUrl?: string;
+  params?: Params;
+  next?: NextFunction;
+  route?: Route;
+}
+
+/** After this many layers run synchronously, dispatch continues on a fresh stack. */
+const MAX_SYNC_DEPTH = 100;
+
+export class Dispatch {
+  // The fields are `declare`d and set in the constructor, in one place: emitted as
+  // class fields they are defined one by one on each new object, which cost Node 26
+  // about 1.5% more instructions per `hello` request.
+  declare readonly router: Router;
+  declare readonly req: RoutedRequest;
+  declare readonly res: ServerResponse;
+  declare readonly out: NextFunction;
+  declare readonly next: NextFunction;
+  declare readonly cursor: LayerCursor;
+  /** `scheme://host` of an absolute-form request-target, kept in front of the path when a mount path is stripped. */
+  declare readonly protohost: string;
+  /** The mount path stripped from `req.url` for the layer running now, put back by the next `next()`. */
+  declare removed: string;
+  declare slashAdded: boolean;
+  /** Layers run on this call stack since the last one returned. */
+  declare sync: number;
+  declare paramCalled: Record<string, ParamCall> | undefined;
+  /** Methods of the routes that matched an OPTIONS request without handling it. */
+  declare allowed: string[] | undefined;
+  /** What the request had when it entered this router, restored when it leaves. */
+  declare readonly parentParams: Params | undefined;
+  declare readonly parentUrl: string;
+  declare readonly savedBaseUrl: string | undefined;
+  declare readonly savedNext: NextFunction | undefined;
+
+  constructor(router: Router, req: RoutedRequest, res: ServerResponse, out: NextFunction) {
+    this.router = router;
+    this.req = req;
+    this.res = res;
+    this.out = out;
+    this.cursor = new LayerCursor(router);
+    this.protohost = getProtohost(req.url) || '';
+    this.removed = '';
+    this.slashAdded = false;
+    this.sync = 0;
+    this.paramCalled = undefined;
+    this.allowed = undefined;
+    this.parentParams = req.params;
+    this.parentUrl = req.baseUrl || '';
+    this.savedBaseUrl = req.baseUrl;
+    this.savedNext = req.next;
+    // A bound method, not an arrow function: an arrow made here kept more of each
+    // request alive across scavenges, and V8 doubled the young generation (RSS +13 MB
+    // after 10,000 requests on Node 20, +50 MB on Node 26; see bench/README.md "Profiles").
+    this.next = this.step.bind(this) as NextFunction;
+  }
+
+  /** Enters the router: the first layer runs. */
+  start(): void {
+    const req = this.req;
+    req.next = this.next;
+    req.baseUrl = this.parentUrl;
+    req.originalUrl = req.originalUrl || req.url;
+    this.step(undefined);
+  }
+
+  /** `next(err)`: finds the next layer that matches and runs it, or leaves the router. */
+  private step(err: unknown): void {
+    let layerError = err === 'route' ? null : err;
+    restoreUrl(this);
+
+    if (layerError === 'router') {
+      setImmediate(leaveRouter, this, null);
+      return;
+    }
+    if (this.cursor.exhausted) {
+      setImmediate(leaveRouter, this, layerError);
+      return;
+    }
+    // Why: a long chain of synchronous middleware would otherwise grow the call
+    // stack without bound; yielding every 100 layers keeps it flat.
+    if (++this.sync > MAX_SYNC_DEPTH) {
+      setImmediate(this.next, err);
+      return;
+    }
+    const req = this.req;
+    const path = getPathname(req);
+    if (path == null) {
+      leaveRouter(this, layerError);
+      return;
+    }
+
+    const cursor = this.cursor;
+    cursor.seek(path);
+    let layer: Layer | undefined;
+    while ((layer = cursor.next()) !== undefined) {
+      const match = matchLayer(layer, path);
+      if (match !== true) {
+        if (typeof match !== 'boolean') layerError = layerError || match;
+        continue;
+      }
+      const route = layer.route;
+      // A middleware matches on its path alone; a route needs no pending error and its method.
+      if (route === undefined || (!layerError && routeAccepts(this, route, req.method as string))) break;
+    }
+    if (layer === undefined) {
+      leaveRouter(this, layerError);
+      return;
+    }
+
+    if (layer.route) req.route = layer.route;
+    const router = this.router;
+    req.params = router.mergeParams ? mergeParams(layer.params!, this.parentParams) : layer.params;
+    // Read now: the layer's path belongs to its last match, which another request may redo while params run.
+    const layerPath = layer.path!;
+    if (layer.keys.length === 0 || !hasParamHandlers(router, layer)) {
+      // The common case needs no param callbacks, so no continuation closure either.
+      this.enter(layer, layerError, layerPath, path);
+      return;
+    }
+    const matched = layer;
+    router.process_params(matched, (this.paramCalled ??= {}), req, this.res, (paramErr?: unknown) => {
+      if (paramErr) this.next(layerError || paramErr);
+      else this.enter(matched, layerError, layerPath, path);
+    });
+  }
+
+  /** Runs the matched layer, a `use` layer with its mount path stripped from `req.url`. */
+  private enter(layer: Layer, layerError: unknown, layerPath: string, path: string): void {
+    if (layer.route !== undefined || stripMountPath(this, layerPath, path))
+      callLayer(layer, layerError, this.req, this.res, this.next);
+    else this.next(layerError);
+    this.sync = 0;
+  }
+}
+
+/**
+ * A `use` layer sees the request URL without its mount path, and `req.baseUrl`
+ * with it; `restoreUrl` puts both back. False when the path does not end at a
+ * segment boundary after the mount path (`/admin` does not mount `/administrator`).
+ */
+function stripMountPath(dispatch: Dispatch, layerPath: string, path: string): boolean {
+  if (layerPath.length === 0) return true;
+  if (layerPath !== path.slice(0, layerPath.length)) return false;
+  const c = path[layerPath.length];
+  if (c && c !== '/' && c !== '.') return false;
+  const req = dispatch.req;
+  const protohost = dispatch.protohost;
+  dispatch.removed = layerPath;
+  req.url = protohost + req.url!.slice(protohost.length + layerPath.length);
+  if (!protohost && req.url[0] !== '/') {
+    req.url = '/' + req.url;
+    dispatch.slashAdded = true;
+  }
+  req.baseUrl = dispatch.parentUrl + (layerPath[layerPath.length - 1] === '/' ? layerPath.slice(0, -1) : layerPath);
+  return true;
+}
+
+/** Undoes `stripMountPath` when the layer it ran for calls `next`. */
+function restoreUrl(dispatch: Dispatch): void {
+  const req = dispatch.req;
+  if (dispatch.slashAdded) {
+    req.url = req.url!.slice(1);
+    dispatch.slashAdded = false;
+  }
+  if (dispatch.removed.length !== 0) {
+    const protohost = dispatch.protohost;
+    req.baseUrl = dispatch.parentUrl;
+    req.url = protohost + dispatch.removed + req.url!.slice(protohost.length);
+    dispatch.removed = '';
+  }
+}
+
+/** Whether a matched route runs for this method; an unhandled OPTIONS collects the route's methods for the answer. */
+function routeAccepts(dispatch: Dispatch, route: Route, method: string): boolean {
+  if (route._handles_method(method)) return true;
+  if (method === 'OPTIONS') appendMethods((dispatch.allowed ??= []), route._options());
+  // Express runs a route for HEAD even when it has no GET or HEAD handler.
+  return method === 'HEAD';
+}
+
+/**
+ * Leaving the router puts back what it changed on the request, then answers an
+ * unhandled OPTIONS request from the methods of the routes that matched.
+ */
+function leaveRouter(dispatch: Dispatch, err: unknown): void {
+  const req = dispatch.req;
+  req.baseUrl = dispatch.savedBaseUrl;
+  req.next = dispatch.savedNext;
+  req.params = dispatch.parentParams;
+  const allowed = dispatch.allowed;
+  if (allowed !== undefined && allowed.length > 0 && !err) answerOptions(dispatch.res, allowed, dispatch.out);
+  else dispatch.out(err);
+}
+
+/**
+ * The one place a router invokes a layer: an error goes to the layer's error
+ * handler, anything else to its request handler. Through the Layer's methods, so
+ * instrumentation that wraps `Layer.prototype.handle_request` still sees every call.
+ */
+export function callLayer(
+  layer: Layer,
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: NextFunction,
+): void {
+  if (error) layer.handle_error(error, req, res, next);
+  else layer.handle_request(req, res, next);
+}
+
+/** One param's outcome for the request, replayed when the same value comes again. */
+export interface ParamCall {
+  error: unknown;
+  match: unknown;
+  value: unknown;
+}
+
+function hasParamHandlers(router: Router, layer: Layer): boolean {
+  const params = router.params;
+  for (const key of layer.keys) {
+    if (Object.prototype.hasOwnProperty.call(params, key.name)) return true;
+  }
+  return false;
+}
+
+/** The layer's match, or the error its pattern threw (a malformed percent-encoding). */
+function matchLayer(layer: Layer, path: string): boolean | unknown {
+  try {
+    return layer.match(path);
+  } catch (err) {
+    return err;
+  }
+}
+
+function getPathname(req: IncomingMessage): string | null | undefined {
+  try {
+    return parseUrl(req)?.pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+function getProtohost(url: string | undefined): string | undefined {
+  if (typeof url !== 'string' || url.length === 0 || url[0] === '/') return undefined;
+  const searchIndex = url.indexOf('?');
+  const pathLength = searchIndex !== -1 ? searchIndex : url.length;
+  const fqdnIndex = url.slice(0, pathLength).indexOf('://');
+  return fqdnIndex !== -1 ? url.substring(0, url.indexOf('/', 3 + fqdnIndex)) : undefined;
+}
+
+function appendMethods(list: string[], addition: string[]): void {
+  for (const method of addition) if (!list.includes(method)) list.push(method);
+}
+
+/**
+ * `mergeParams`: the parent's params under the child's. When both have numbered
+ * captures, the child's are shifted after the parent's, as Express does.
+ */
+function mergeParams(params: Params, parent: Params | undefined): Params {
+  if (typeof parent !== 'object' || !parent) return params;
+  const merged: Params = Object.assign({}, parent);
+  if (!(0 in params) || !(0 in parent)) return Object.assign(merged, params);
+  let i = 0;
+  let o = 0;
+  while (i in params) i++;
+  while (o in parent) o++;
+  for (i--; i >= 0; i--) {
+    params[i + o] = params[i];
+    if (i < o) delete params[i];
+  }
+  return Object.assign(merged, params);
+}
+
+interface OptionsResponse extends ServerResponse {
+  set?: (field: string, value: string) => unknown;
+  send?: (body: string) => unknown;
+}
+
+/** The answer to an OPTIONS request no route handled: `Allow` and the same list as the body. */
+function answerOptions(res: ServerResponse, allowed: string[], next: NextFunction): void {
+  try {
+    const body = allowed.join(',');
+    const response = res as OptionsResponse;
+    response.set!('Allow', body);
+    response.send!(body);
+  } catch (err) {
+    next(err);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * A request's position in a router's stack. The dispatch loop asks it for the next
+ * layer that may match; whether that walks every layer or only the layer index's
+ * candidates for the path is the cursor's business, not the loop's.
+ */
+import type { Layer } from './layer';
+import { LayerIndex, firstAtLeast } from './layer-index';
+
+/** Where a router keeps its layer index between requests (rebuilt when the stack changes). */
+export const kLayerIndex = Symbol('webapp.layerIndex');
+
+export interface IndexedStack {
+  stack: Layer[];
+  [kLayerIndex]?: LayerIndex;
+}
+
+export class LayerCursor {
+  // Declared and set in the constructor rather than emitted as class fields: see Dispatch.
+  declare private readonly owner: IndexedStack;
+  /** Stack position of the next layer to look at; it only moves forward. */
+  declare private position: number;
+  /** The index's candidate positions for the current path, or undefined for a plain scan. */
+  declare private candidates: readonly number[] | undefined;
+  declare private candidate: number;
+
+  constructor(owner: IndexedStack) {
+    this.owner = owner;
+    this.position = 0;
+    this.candidates = undefined;
+    this.candidate = 0;
+  }
+
+  /** Whether every layer has been looked at. */
+  get exhausted(): boolean {
+    return this.position >= this.owner.stack.length;
+  }
+
+  /**
+   * Narrows the walk to the layers that may match `path`, from the current position on.
+   * Called before each walk: a middleware may have rewritten `req.url` since the last.
+   */
+  seek(path: string): void {
+    const owner = this.owner;
+    const index = (owner[kLayerIndex] = LayerIndex.for(owner.stack, owner[kLayerIndex]));
+    this.candidates = index?.candidates(path);
+    this.candidate = this.candidates === undefined ? 0 : firstAtLeast(this.candidates, this.position);
+  }
+
+  /** The next layer that may match, or undefined at the end of the stack. */
+  next(): Layer | undefined {
+    const stack = this.owner.stack;
+    const candidates = this.candidates;
+    if (candidates !== undefined) {
+      if (this.candidate >= candidates.length) {
+        this.position = stack.length;
+        return undefined;
+      }
+      this.position = candidates[this.candidate++];
+    }
+    if (this.position >= stack.length) return undefined;
+    return stack[this.position++];
+  }
+}
