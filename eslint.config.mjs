@@ -28,7 +28,17 @@ export default tseslint.config(
       // Header, cookie and path validation match control characters on purpose:
       // those are exactly the bytes that must be rejected or escaped.
       'no-control-regex': 'off',
+      // Prettier wraps code at 120 columns but leaves long strings, comments and
+      // template literals alone; this catches those. A line that is only a URL, or
+      // a regular expression that cannot be split without changing it, may be longer.
+      'max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }],
     },
+  },
+  {
+    // src/router: pending reformat. The dispatch rewrite still has lines over the
+    // width; this block goes once they are wrapped.
+    files: ['src/router/**'],
+    rules: { 'max-len': 'off' },
   },
   {
     // src/ compiles to CommonJS, and `require` inside a function is how a module

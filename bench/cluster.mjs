@@ -75,10 +75,12 @@ for (const count of [...new Set([1, workers])]) {
   }
 }
 console.log(
-  `examples/cluster, GET ${path}, ${connections} connections, ${duration} s, ${hasWrk ? 'wrk' : 'autocannon'}, ${availableParallelism()} CPUs`,
+  `examples/cluster, GET ${path}, ${connections} connections, ${duration} s, ` +
+    `${hasWrk ? 'wrk' : 'autocannon'}, ${availableParallelism()} CPUs`,
 );
 for (const { workers: count, rps } of results) {
   console.log(
-    `${String(count).padStart(3)} worker(s): ${Math.round(rps).toLocaleString('en-US').padStart(9)} req/s  (${(rps / results[0].rps).toFixed(2)}x)`,
+    `${String(count).padStart(3)} worker(s): ${Math.round(rps).toLocaleString('en-US').padStart(9)} req/s  ` +
+      `(${(rps / results[0].rps).toFixed(2)}x)`,
   );
 }

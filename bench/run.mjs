@@ -156,7 +156,10 @@ function loadFunction(loader, scenario, options, fixtures) {
     });
 }
 
-/** Rough length of a run per Node line: every scenario × framework pair (n/a ones take ~0.5 s), plus the measurements. */
+/**
+ * Rough length of a run per Node line: every scenario × framework pair (n/a ones take ~0.5 s),
+ * plus the measurements.
+ */
 function estimateSeconds(options) {
   const pairs = options.scenarios.length * options.frameworks.length;
   const extras =
@@ -245,17 +248,23 @@ async function main() {
   const pinning =
     options.serverCpu === null
       ? 'not pinned'
-      : `servers pinned with \`taskset -c ${options.serverCpu}\`, load generator with \`taskset -c ${options.loaderCpu}\``;
+      : `servers pinned with \`taskset -c ${options.serverCpu}\`, ` +
+        `load generator with \`taskset -c ${options.loaderCpu}\``;
   const environment = (node) => [
-    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, servers on Node ${node.version}, ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() || 'unknown CPU'}`,
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, servers on Node ${node.version}, ` +
+      `${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() || 'unknown CPU'}`,
     `load generator: ${loaderVersion}, ${options.connections} connections, 127.0.0.1; ${pinning}`,
-    `${options.warmup} s warm-up, then ${options.rounds} round${options.rounds === 1 ? '' : 's'} of ${options.duration} s per framework, rounds alternating between frameworks; ${STATISTICS[options.stat].label} reported`,
-    `servers run with NODE_ENV=production; request bodies ${fixtures.payloads['1kb'].bytes} and ${fixtures.payloads['100kb'].bytes} bytes, parser limit 1 MB everywhere`,
+    `${options.warmup} s warm-up, then ${options.rounds} round${options.rounds === 1 ? '' : 's'} ` +
+      `of ${options.duration} s per framework, rounds alternating between frameworks; ` +
+      `${STATISTICS[options.stat].label} reported`,
+    `servers run with NODE_ENV=production; request bodies ${fixtures.payloads['1kb'].bytes} and ` +
+      `${fixtures.payloads['100kb'].bytes} bytes, parser limit 1 MB everywhere`,
   ];
   console.log(environment(nodes[0]).slice(1).join('\n'));
   const perLine = Math.ceil(estimateSeconds(options) / 60);
   console.log(
-    `At most about ${perLine} min per Node line (${nodes.map((node) => node.version).join(', ')}) for ${options.scenarios.length} scenarios × ${options.frameworks.length} frameworks (less where n/a).`,
+    `At most about ${perLine} min per Node line (${nodes.map((node) => node.version).join(', ')}) ` +
+      `for ${options.scenarios.length} scenarios × ${options.frameworks.length} frameworks (less where n/a).`,
   );
 
   const lines = [];

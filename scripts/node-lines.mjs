@@ -71,7 +71,8 @@ export function nodeBinary(line) {
     found = JSON.parse(result.stdout);
   } catch {
     throw new Error(
-      `could not get Node ${line} from the npm registry (npm exec --package=node@${line}):\n${(result.stderr || '').trim().split('\n').slice(-5).join('\n')}`,
+      `could not get Node ${line} from the npm registry (npm exec --package=node@${line}):\n` +
+        (result.stderr || '').trim().split('\n').slice(-5).join('\n'),
     );
   }
   const entry = { line, version: found.version, path: found.path };

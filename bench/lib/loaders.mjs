@@ -112,7 +112,8 @@ export function chooseLoader(wanted, warn) {
   if (wanted === 'auto') {
     warn('wrk is NOT installed (Debian/Ubuntu: apt-get install -y wrk): falling back to autocannon from node_modules.');
     warn(
-      'autocannon is written in Node and saturates before wrk does: its numbers are lower and not comparable with wrk runs.',
+      'autocannon is written in Node and saturates before wrk does: ' +
+        'its numbers are lower and not comparable with wrk runs.',
     );
   }
   return { ...autocannon, path: cannonPath };

@@ -72,7 +72,8 @@ function defineApp(express, app, extras) {
       );
       return;
     case 'query':
-      // Express 5 parses queries with the 'simple' parser unless told otherwise; Express 4 and webapp default to 'extended'.
+      // Express 5 parses queries with the 'simple' parser unless told otherwise;
+      // Express 4 and webapp default to 'extended'.
       app.set('query parser', 'extended');
       app.get('/query', (req, res) => res.send(cityOf(req.query)));
       return;

@@ -39,7 +39,10 @@ export function json(options?: OptionsJson) {
   return createJsonParser(options, strictSyntaxError);
 }
 
-/** The json parser with its strict-mode error chosen by the caller (webapp/middleware's json words it as Connect 2.30). */
+/**
+ * The json parser with its strict-mode error chosen by the caller
+ * (webapp/middleware's json words it as Connect 2.30).
+ */
 export function createJsonParser(options: OptionsJson | undefined, strictViolation: StrictViolation) {
   const opts = options || {};
   const settings = commonSettings(opts, 'application/json');

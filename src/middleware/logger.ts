@@ -218,7 +218,8 @@ token('res', (_req, res, field) => (res.headersSent ? headerValue(res.getHeader(
 
 format(
   'combined',
-  ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" :status :res[content-length] ":referrer" ":user-agent"',
+  ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" ' +
+    ':status :res[content-length] ":referrer" ":user-agent"',
 );
 format(
   'common',
@@ -226,7 +227,8 @@ format(
 );
 format(
   'default',
-  ':remote-addr - :remote-user [:date] ":method :url HTTP/:http-version" :status :res[content-length] ":referrer" ":user-agent"',
+  ':remote-addr - :remote-user [:date] ":method :url HTTP/:http-version" ' +
+    ':status :res[content-length] ":referrer" ":user-agent"',
 );
 format(
   'short',

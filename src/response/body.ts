@@ -59,7 +59,10 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
   return setLength(res, body === null ? '' : body);
 }
 
-/** Content-Length and ETag of the body; a long string (or one a custom ETag function hashes) becomes its UTF-8 bytes. */
+/**
+ * Content-Length and ETag of the body; a long string (or one a custom ETag function hashes)
+ * becomes its UTF-8 bytes.
+ */
 function setLength(res: Response, body: string | Buffer): string | Buffer {
   const etagFn = res.app.get('etag fn') as ETagFunction | undefined;
   const generateETag = typeof etagFn === 'function' && !res.get('ETag');

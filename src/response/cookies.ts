@@ -45,7 +45,8 @@ export function serializeOptions(options: CookieOptions | undefined, now: number
 }
 
 const CLEAR_DEPRECATION =
-  'In v5.0.0 of Express, this option will be ignored, as res.clearCookie will automatically set cookies to expire immediately. Please update your code to omit this option.';
+  'In v5.0.0 of Express, this option will be ignored, as res.clearCookie will automatically set cookies ' +
+  'to expire immediately. Please update your code to omit this option.';
 
 export const cookieMethods = {
   cookie(this: Response, name: string, value: unknown, options?: CookieOptions) {

@@ -24,7 +24,8 @@ export const redirectMethods = {
     let loc: string;
     if (url === 'back') {
       deprecate(
-        'res.location("back"): use res.location(req.get("Referrer") || "/") and refer to https://dub.sh/security-redirect for best practices',
+        'res.location("back"): use res.location(req.get("Referrer") || "/") ' +
+          'and refer to https://dub.sh/security-redirect for best practices',
       );
       loc = (this.req.get('Referrer') as string | undefined) || '/';
     } else {

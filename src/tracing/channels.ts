@@ -20,7 +20,10 @@ export interface RequestTrace {
   res: ServerResponse;
   /** The application the request entered (the outermost one). */
   app: unknown;
-  /** The template of the route whose handlers ran last, mount paths joined (`/api/users/:id`), until one ran undefined. */
+  /**
+   * The template of the route whose handlers ran last, mount paths joined (`/api/users/:id`),
+   * until one ran undefined.
+   */
   route: string | undefined;
   /** The error the app's final handler received, if any. */
   error?: unknown;

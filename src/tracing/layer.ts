@@ -44,7 +44,10 @@ export function isTracingActive(): boolean {
   return isTraced(layerChannel) || isTraced(requestChannel);
 }
 
-/** `base` followed by a registered path, as a template: `''` + `/` is `/`, `/api` + `/users/:id` is `/api/users/:id`. */
+/**
+ * `base` followed by a registered path, as a template:
+ * `''` + `/` is `/`, `/api` + `/users/:id` is `/api/users/:id`.
+ */
 export function joinTemplate(base: string, path: PathPattern | undefined): string {
   let part =
     typeof path === 'string'

@@ -74,7 +74,8 @@ Object.assign(webapp3, {
   Router: Router3,
   createServer() {
     deprecate(
-      'createServer() is deprecated\nexpress applications no longer inherit from http.Server\nplease use:\n\n  var express = require("express");\n  var app = express();\n',
+      'createServer() is deprecated\nexpress applications no longer inherit from http.Server\nplease use:\n\n' +
+        '  var express = require("express");\n  var app = express();\n',
     );
     return createApplication();
   },

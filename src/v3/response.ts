@@ -107,7 +107,10 @@ const methods3 = {
     return nativeSetHeader.call(this, field, value);
   },
 
-  /** Connect 2's patch: a `header` listener runs once, just before the head is written (by `writeHead` or implicitly). */
+  /**
+   * Connect 2's patch: a `header` listener runs once, just before the head is written
+   * (by `writeHead` or implicitly).
+   */
   on(this: Res3, event: string | symbol, listener: (...args: unknown[]) => void) {
     if (event !== 'header') return nativeOn.call(this, event, listener);
     deprecate('res.on("header"): use on-headers npm module instead');

@@ -75,7 +75,8 @@ describe('webapp()', () => {
     (webapp.response as Res).sharedHelper = () => 'shared';
     app.get('/', (req: Req, res: Res) => {
       res.end(
-        `${req.isAuthenticatedTest()} ${res.sharedHelper()} ${req.app === app} ${res.app === app} ${req.res === res} ${res.req === req}`,
+        `${req.isAuthenticatedTest()} ${res.sharedHelper()} ` +
+          `${req.app === app} ${res.app === app} ${req.res === res} ${res.req === req}`,
       );
     });
     await request(app).get('/').set('x-user', 'yes').expect(200, 'true shared true true true true');
@@ -191,7 +192,7 @@ describe('webapp()', () => {
 });
 
 describe('errors beyond Express 4: promises', () => {
-  it('a rejected promise from a handler, middleware, param callback or error handler reaches error handling', async () => {
+  it('a rejection from a handler, middleware, param callback or error handler reaches error handling', async () => {
     const app = webapp();
     app.param('p', async () => {
       throw Object.assign(new Error('param failed'), { status: 421 });

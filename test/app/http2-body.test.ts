@@ -126,7 +126,7 @@ describe('HTTP/2 request bodies', () => {
     });
   });
 
-  it('errors are unchanged without Content-Length: malformed JSON 400, broken gzip 400, unknown encoding 415', async () => {
+  it('unchanged errors without Content-Length: malformed JSON 400, broken gzip 400, unknown encoding 415', async () => {
     assert.deepEqual(parsed(await send({ path: '/json', type: 'application/json', body: '{nope' })), {
       status: 400,
       error: 'entity.parse.failed',

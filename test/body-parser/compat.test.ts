@@ -23,7 +23,9 @@ async function same(factory: Factory, requests: RequestSpec[]): Promise<void> {
   await withServer(serverFor(factory(ours as never)).listeners('request')[0] as never, async (port) => {
     for (let i = 0; i < requests.length; i++) {
       const actual = await rawRequest(port, requests[i]);
-      const label = `${requests[i].method ?? 'POST'} ${JSON.stringify(requests[i].headers)} ${String(requests[i].body).slice(0, 40)}`;
+      const label =
+        `${requests[i].method ?? 'POST'} ${JSON.stringify(requests[i].headers)} ` +
+        String(requests[i].body).slice(0, 40);
       assert.equal(actual.status, expected[i].status, label + ' status');
       assert.deepEqual(JSON.parse(actual.body), JSON.parse(expected[i].body), label);
     }
@@ -292,7 +294,7 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     );
   });
 
-  it('charset names and tables as iconv-lite reads them (latin1, ascii, windows-1252, utf-16 with either BOM, ucs2, binary, base64, hex)', async () => {
+  it('iconv-lite charsets: latin1, ascii, windows-1252, utf-16 with a BOM, ucs2, binary, base64, hex', async () => {
     const bytes = Buffer.from([0x61, 0xe9, 0x80, 0x9f, 0x81, 0xa4, 0xff]);
     const charsets = [
       'utf-8',
@@ -340,7 +342,7 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     );
   });
 
-  it('charsets TextDecoder knows but iconv-lite does not answer 415, as body-parser documents, on every Node line', async () => {
+  it('charsets TextDecoder knows but iconv-lite does not: 415, as body-parser documents, on any Node', async () => {
     // x-user-defined decodes on Node 26 only; the others decode on every line. body-parser says 415 for all.
     const whatwgOnly = [
       'x-user-defined',

@@ -171,7 +171,8 @@ describe('body-parser errors', () => {
     const gz = zlib.gzipSync(JSON.stringify({ big: 'z'.repeat(10000) }));
     await rawExchange(
       [
-        `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${gz.length}\r\n\r\n`,
+        'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          `Content-Encoding: gzip\r\nContent-Length: ${gz.length}\r\n\r\n`,
         gz.subarray(0, 20),
       ],
       { end: false },
@@ -206,14 +207,15 @@ describe('body-parser errors', () => {
     assert.equal(res.body.type, 'stream.not.readable');
   });
 
-  it('multi-byte characters split across chunks decode whole; the next request on the same connection works', async () => {
+  it('multi-byte characters split across chunks decode whole; the next request on the connection works', async () => {
     current = bodyParser.text();
     const bytes = Buffer.from('€uro ünïcode', 'utf8');
     const head = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${bytes.length}\r\n\r\n`;
     const pieces: Buffer[] = [];
     for (let i = 0; i < bytes.length; i++) pieces.push(bytes.subarray(i, i + 1));
     const bad = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain; charset=nope\r\nContent-Length: 1\r\n\r\nx';
-    const again = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok`;
+    const again =
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok';
     const text = await rawExchange([head, ...pieces, bad, again]);
     assert.ok(text.includes(JSON.stringify({ body: '€uro ünïcode', proto: null })), text);
     assert.match(text, /HTTP\/1.1 415/);
@@ -222,7 +224,7 @@ describe('body-parser errors', () => {
 });
 
 describe('stream errors keep the connection usable', () => {
-  it('stream.encoding.set and stream.not.readable answers are followed by a working request on the same socket', async () => {
+  it('stream.encoding.set and stream.not.readable answers, then a working request on the socket', async () => {
     for (const [prepare, type] of [
       [(req: http.IncomingMessage, run: () => void) => (req.setEncoding('utf8'), run()), 'stream.encoding.set'],
       [(req: http.IncomingMessage, run: () => void) => (req.resume(), req.on('end', run)), 'stream.not.readable'],
@@ -271,7 +273,7 @@ describe('module shape', () => {
       assert.equal(fn.length, 1);
   });
 
-  it('json/raw/text/urlencoded are plain enumerable members (so the ESM wrapper re-exports them) and the module itself is a function', () => {
+  it('json/raw/text/urlencoded are enumerable (the ESM wrapper re-exports them); the module is a function', () => {
     assert.equal(typeof bodyParser, 'function');
     for (const name of ['json', 'raw', 'text', 'urlencoded']) {
       assert.ok(Object.keys(bodyParser).includes(name), name);

@@ -42,7 +42,7 @@ const ok = (body: unknown) => ({ status: 200, body: { body, proto: null } });
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 describe('json options', () => {
-  it('strict (default true) rejects non-object tops with 400 entity.parse.failed; strict:false accepts them', async () => {
+  it('strict (default true) rejects non-object tops: 400 entity.parse.failed; strict:false accepts them', async () => {
     const bad = await answer(bodyParser.json(), request(JSON_TYPE, ' "str"'));
     assert.equal(bad.status, 400);
     assert.equal(bad.body.type, 'entity.parse.failed');
@@ -124,7 +124,7 @@ describe('json options', () => {
 describe('common options', () => {
   const payload = JSON.stringify({ data: 'x'.repeat(3000) });
 
-  it('limit: default 100kb, a number, a string; over it is 413 entity.too.large with limit and length/received', async () => {
+  it('limit: default 100kb, a number, a string; over it: 413 entity.too.large, limit and length/received', async () => {
     const big = JSON.stringify({ data: 'x'.repeat(102400) });
     let res = await answer(bodyParser.json(), request(JSON_TYPE, big));
     assert.equal(res.status, 413);
@@ -167,7 +167,7 @@ describe('common options', () => {
     }
   });
 
-  it('inflate (default true): gzip, deflate, br, identity and case-insensitive names; corrupt data is 400', async () => {
+  it('inflate (default true): gzip, deflate, br, identity, case-insensitive names; corrupt data is 400', async () => {
     const body = '{"zipped":"ünï"}';
     for (const [encoding, bytes] of [
       ['gzip', zlib.gzipSync(body)],
@@ -214,7 +214,7 @@ describe('common options', () => {
     );
   });
 
-  it("verify receives (req, res, buf, encoding); a throw is 403 entity.verify.failed, or the error's status and type", async () => {
+  it("verify(req, res, buf, encoding): a throw is 403 entity.verify.failed or the error's status/type", async () => {
     const calls: unknown[][] = [];
     const verify = (req: http.IncomingMessage, res: http.ServerResponse, buf: Buffer, encoding: string | null) => {
       calls.push([req instanceof http.IncomingMessage, res instanceof http.ServerResponse, buf.toString(), encoding]);
@@ -259,7 +259,7 @@ describe('raw, text and urlencoded options', () => {
     );
   });
 
-  it('text: defaultCharset when none is given, the Content-Type charset otherwise, multi-byte split across chunks', async () => {
+  it('text: defaultCharset if none is given, else the Content-Type charset; multi-byte split in chunks', async () => {
     const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9]);
     assert.deepEqual(
       await answer(
@@ -311,7 +311,7 @@ describe('raw, text and urlencoded options', () => {
     );
   });
 
-  it('parameterLimit: exactly the limit is accepted, one more is 413 parameters.too.many; invalid values throw', async () => {
+  it('parameterLimit: the limit is accepted, one more is 413 parameters.too.many; invalid values throw', async () => {
     const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
     for (const extended of [true, false]) {
       assert.equal(
@@ -359,7 +359,7 @@ describe('raw, text and urlencoded options', () => {
       );
   });
 
-  it('urlencoded: only utf-8 (415 charset.unsupported otherwise); prototype keys never reach Object.prototype', async () => {
+  it('urlencoded: only utf-8 (else 415 charset.unsupported); prototype keys never reach Object.prototype', async () => {
     const res = await answer(
       bodyParser.urlencoded({ extended: true }),
       request({ 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-16' }, 'a=1'),

@@ -156,7 +156,8 @@ describe('request compatibility with express@4', () => {
     ['uniquelocal', 'loopback'],
     (addr: string) => addr === '127.0.0.1',
   ]) {
-    it(`hostname, subdomains, protocol, ip and ips with trust proxy = ${typeof trust === 'function' ? 'a function' : JSON.stringify(trust)}`, async () => {
+    const trustName = typeof trust === 'function' ? 'a function' : JSON.stringify(trust);
+    it(`hostname, subdomains, protocol, ip and ips with trust proxy = ${trustName}`, async () => {
       await assertSameResponses(
         probing(hostProbe, (app) => app.set('trust proxy', trust)),
         forwardedRequests,

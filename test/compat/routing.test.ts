@@ -333,7 +333,7 @@ describe('routing compatibility with express@4', () => {
 });
 
 describe('malformed requests', () => {
-  it('an unknown method or a broken request line gets the same answer as express, and the server keeps serving', async () => {
+  it('an unknown method or broken request line: the same answer as express, and the server keeps serving', async () => {
     const net = await import('node:net');
     const { withServer, frameworks } = await import('../support/differential');
     const send = (port: number, raw: string) =>

@@ -17,7 +17,10 @@ function errorHandler(app: Any) {
     res.statusCode = 500;
     res.end(
       scrub(
-        `${String(err.message).split('\n')[0]} | view: ${err.view ? scrub(String(err.view.name)) + ' ' + scrub(JSON.stringify(err.view.root)) + ' ' + err.view.ext + ' ' + err.view.path : 'none'}`,
+        `${String(err.message).split('\n')[0]} | view: ` +
+          (err.view
+            ? `${scrub(String(err.view.name))} ${scrub(JSON.stringify(err.view.root))} ${err.view.ext} ${err.view.path}`
+            : 'none'),
       ),
     );
   });

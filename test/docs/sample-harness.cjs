@@ -27,7 +27,8 @@ async function check(server) {
     if (!ok) {
       failed = true;
       console.error(
-        `expected ${method} ${path} -> ${status}${contains ? ` containing ${JSON.stringify(contains)}` : ''}, got ${res.status}: ${text.slice(0, 500)}`,
+        `expected ${method} ${path} -> ${status}${contains ? ` containing ${JSON.stringify(contains)}` : ''}, ` +
+          `got ${res.status}: ${text.slice(0, 500)}`,
       );
     }
   }

@@ -109,7 +109,8 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
           path: '/read',
           headers: {
             Cookie:
-              'plain=p; signed=s%3Av.cKjMShOfkCTyAjxOmCKyu%2Bk%2FQIwgyJ7VjYMSeBbt0ms; obj=j%3A%7B%22a%22%3A1%7D; bad=s%3Av.wrong',
+              'plain=p; signed=s%3Av.cKjMShOfkCTyAjxOmCKyu%2Bk%2FQIwgyJ7VjYMSeBbt0ms; ' +
+              'obj=j%3A%7B%22a%22%3A1%7D; bad=s%3Av.wrong',
           },
         },
       ],
@@ -196,7 +197,10 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
           method: 'POST',
           path: '/upload',
           headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
-          body: '--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile body\r\n--XX--\r\n',
+          body:
+            '--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n' +
+            '--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n' +
+            'file body\r\n--XX--\r\n',
         },
       ],
     );

@@ -122,7 +122,7 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     assert.doesNotMatch(watched.output().slice(mark), /exited/);
   });
 
-  it('a rolling restart and a worker stopped with SIGTERM under load: 0 failed requests, 0 reset connections', async () => {
+  it('rolling restart and a worker stopped by SIGTERM under load: 0 failed requests, 0 reset sockets', async () => {
     const load = startLoad({
       port,
       path: '/work',

@@ -22,7 +22,8 @@ const FORM = 'multipart/form-data; boundary=' + BOUNDARY;
 const form = (parts: string[]) => parts.map((part) => `--${BOUNDARY}\r\n${part}\r\n`).join('') + `--${BOUNDARY}--\r\n`;
 const field = (name: string, value: string) => `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`;
 const file = (name: string, content: string) =>
-  `Content-Disposition: form-data; name="${name}"; filename="${name}.txt"\r\nContent-Type: text/plain\r\n\r\n${content}`;
+  `Content-Disposition: form-data; name="${name}"; filename="${name}.txt"\r\n` +
+  `Content-Type: text/plain\r\n\r\n${content}`;
 const post = (type: string, body: string) => ({ method: 'POST', path: '/', headers: { 'content-type': type }, body });
 
 const stack = (...handlers: Handler[]) => chain([enterStore, ...handlers, storeProbe, storeErrorProbe]);

@@ -158,7 +158,8 @@ async function assertSameFlow(oracle: Handler[], ours: Handler[], script: Script
 }
 
 const statuses = (responses: RawResponse[]) => responses.map((res) => res.status);
-// fullFlow's expected statuses: token, 7 good submissions, 7 refused, HEAD/OPTIONS/GET pass, no cookie refused, token again.
+// fullFlow's expected statuses: token, 7 good submissions, 7 refused, HEAD/OPTIONS/GET pass,
+// no cookie refused, token again.
 const FLOW_STATUSES = [
   200, 200, 200, 200, 200, 200, 200, 200, 403, 403, 403, 403, 403, 403, 403, 200, 200, 200, 403, 200,
 ];
@@ -171,7 +172,7 @@ describe('csrf', () => {
   });
 
   describe('with the secret in the session', () => {
-    it('accepts the token from body, JSON body, query and each header; refuses the rest with 403 EBADCSRFTOKEN', async () => {
+    it('takes the token from body, JSON body, query and each header; refuses the rest: 403 EBADCSRFTOKEN', async () => {
       const { ours } = stacks();
       const responses = await runFlow(chain([...ours, sendError]), fullFlow);
       assert.deepEqual(statuses(responses), FLOW_STATUSES);

@@ -319,7 +319,7 @@ function spyOnFs(): { paths: string[]; restore(): void } {
 }
 
 describe('directory: hostile paths', () => {
-  it(`answers ${HOSTILE.length} hostile paths with 400/403/next, touches nothing outside the root, and keeps serving`, async () => {
+  it(`answers ${HOSTILE.length} hostile paths: 400/403/next, nothing outside root touched, keeps serving`, async () => {
     const rootPrefix = resolve(root) + sep;
     await withServer(
       (req, res) => {
@@ -581,7 +581,8 @@ describe('directory: HTML page', () => {
     const stylesheet = join(base, 'page.css');
     writeFileSync(
       template,
-      '<title>{directory}</title><style>{style}</style><nav>{linked-path}</nav>{files}<p>{directory} $& $1</p>{unknown}',
+      '<title>{directory}</title><style>{style}</style><nav>{linked-path}</nav>' +
+        '{files}<p>{directory} $& $1</p>{unknown}',
     );
     writeFileSync(stylesheet, 'body { color: rebeccapurple; }');
     const middleware = directory(root, { template, stylesheet, icons: true });

@@ -107,7 +107,8 @@ describe('logger', () => {
 
   itWithLiveOracle('custom format strings, request/response headers and dates', LOG_LINES, async () => {
     const fmt =
-      ':method ":url" :req[x-multi] :res[content-type] :res[x-none] :date[iso] :date[web] :date[clf] :date[bogus] :http-version :remote-user "quoted"';
+      ':method ":url" :req[x-multi] :res[content-type] :res[x-none] ' +
+      ':date[iso] :date[web] :date[clf] :date[bogus] :http-version :remote-user "quoted"';
     const from = Date.now();
     const lines = await compare((lib, stream) => lib({ format: fmt, stream }));
     const to = Date.now();

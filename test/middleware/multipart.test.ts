@@ -712,7 +712,8 @@ describe('multipart', () => {
           ]),
         );
         await send([quietly(() => multipart({ uploadDir: dir })), inspect], specs);
-        // constructor[prototype][x] is an ordinary nested name (allowPrototypes, as Connect): it is kept and referenced.
+        // constructor[prototype][x] is an ordinary nested name (allowPrototypes, as Connect):
+        // it is kept and referenced.
         assert.deepEqual(
           seen,
           names.map((name) => ({ unreferenced: [], referenced: name.startsWith('constructor') ? 2 : 1 })),

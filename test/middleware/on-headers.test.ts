@@ -61,7 +61,7 @@ async function run(hook: typeof onHeaders, names = forms.map(([name]) => name)):
 }
 
 describe('onHeaders', () => {
-  it('applies writeHead headers given as pairs, a flat list or an object before the listener, as on-headers 1.0', async () => {
+  it('applies writeHead headers (pairs, a flat list or an object) before the listener, as on-headers 1.0', async () => {
     const expected = await run(theirOnHeaders);
     const actual = await run(onHeaders);
     assert.deepEqual(actual.map(comparable), expected.map(comparable));

@@ -96,7 +96,7 @@ describe('webapp/otel', () => {
     for (const span of spans) assert.equal(span.spanContext().traceId, server.spanContext().traceId, span.name);
   });
 
-  it('an async handler that rejects: the exception on its span and on the routers it left, the error handler has a span', async () => {
+  it('a rejecting async handler: exception on its span and the routers it left; error handler has a span', async () => {
     const { status, body, spans } = await get('/api/users/7/fail');
     assert.equal(status, 500);
     assert.equal(body, 'handled: async failure');

@@ -61,7 +61,10 @@ describe('package entry points (built output)', () => {
        import { createRequire } from 'node:module';
        const require = createRequire(import.meta.url);
        const cjs = require('webapp');
-       console.log(JSON.stringify({ same: webapp === cjs, router: Router === cjs.Router, application: application === cjs.application, app: typeof webapp() }));`,
+       console.log(JSON.stringify({
+         same: webapp === cjs, router: Router === cjs.Router,
+         application: application === cjs.application, app: typeof webapp(),
+       }));`,
     );
     assert.deepEqual(JSON.parse(out), { same: true, router: true, application: true, app: 'function' });
   });

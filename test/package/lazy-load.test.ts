@@ -52,7 +52,9 @@ describe('lazy loading', () => {
           res.on('data', (c) => (body += c));
           res.on('end', () => {
             server.close();
-            console.log(JSON.stringify({ status: res.statusCode, body, etag: res.headers.etag, loaded: Object.keys(require.cache) }));
+            console.log(JSON.stringify({
+              status: res.statusCode, body, etag: res.headers.etag, loaded: Object.keys(require.cache),
+            }));
           });
         });
       });
@@ -86,7 +88,9 @@ describe('lazy loading', () => {
         sameUrlencoded: webapp.urlencoded === bodyParser.urlencoded,
         sameStatic: webapp.static === serveStatic,
         query: typeof webapp.query,
-        keys: Object.keys(webapp).filter((k) => ['json', 'raw', 'text', 'urlencoded', 'static', 'query'].includes(k)).sort(),
+        keys: Object.keys(webapp)
+          .filter((k) => ['json', 'raw', 'text', 'urlencoded', 'static', 'query'].includes(k))
+          .sort(),
         assigned: webapp.text,
       }));
     `);

@@ -86,7 +86,8 @@ describe('res.cookie', () => {
   it('writes every option', async () => {
     const res = await request(app).get('/options');
     assert.deepEqual(res.headers['set-cookie'], [
-      'all=v; Domain=example.com; Path=/admin; Expires=Tue, 01 Jan 2030 00:00:00 GMT; HttpOnly; Secure; Partitioned; Priority=High; SameSite=Lax',
+      'all=v; Domain=example.com; Path=/admin; Expires=Tue, 01 Jan 2030 00:00:00 GMT; ' +
+        'HttpOnly; Secure; Partitioned; Priority=High; SameSite=Lax',
     ]);
   });
 

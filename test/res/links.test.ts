@@ -16,10 +16,10 @@ describe('res.links', () => {
       .get('/')
       .expect(
         'Link',
-        '<http://api.example.com/users?page=2>; rel="next", <http://api.example.com/users?page=5>; rel="last", <http://api.example.com/users?page=1>; rel="prev"'.replace(
-          'http://api.example.com/users?page=1',
-          '/users?page=1',
-        ),
+        (
+          '<http://api.example.com/users?page=2>; rel="next", <http://api.example.com/users?page=5>; rel="last", ' +
+          '<http://api.example.com/users?page=1>; rel="prev"'
+        ).replace('http://api.example.com/users?page=1', '/users?page=1'),
       );
   });
 

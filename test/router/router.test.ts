@@ -119,7 +119,7 @@ describe('Router', () => {
     await request(app).get('/other/1').expect(200, 'undefined');
   });
 
-  it('router.param does not take arrays (only app.param does): as in Express 4, such a callback never runs', async () => {
+  it('router.param takes no arrays (only app.param does): as in Express 4, such a callback never runs', async () => {
     const router = webapp.Router();
     let ran = false;
     router.param(['a', 'b'] as never, (_req: Req, _res: Res, next: Next) => {

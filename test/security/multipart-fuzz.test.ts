@@ -112,7 +112,8 @@ function bytes(random: Random, max: number): Buffer {
 
 function partHead(random: Random): string {
   const lines: string[] = [];
-  let disposition = `Content-Disposition: ${chance(random, 0.95) ? 'form-data' : pick(random, ['attachment', 'inline', 'bogus'])}`;
+  const dispositionType = chance(random, 0.95) ? 'form-data' : pick(random, ['attachment', 'inline', 'bogus']);
+  let disposition = `Content-Disposition: ${dispositionType}`;
   if (chance(random, 0.95)) disposition += `; name="${pick(random, NAMES)}"`;
   if (chance(random, 0.4)) disposition += `; filename="${pick(random, FILENAMES)}"`;
   if (chance(random, 0.05))
@@ -215,7 +216,10 @@ before(() => {
 });
 after(() => fs.rmSync(uploadDir, { recursive: true, force: true }));
 
-/** The app a user would write: the parser, a handler that takes (and deletes) what req.files names, an error handler. */
+/**
+ * The app a user would write: the parser, a handler that takes (and deletes) what req.files names,
+ * an error handler.
+ */
 function appWith(parser: http.RequestListener | Any): http.RequestListener {
   const app = webapp();
   app.use(parser);

@@ -51,7 +51,9 @@ export async function assertSameAnswers(
   const actual = await answersOf(subject(), requests);
   for (let i = 0; i < requests.length; i++) {
     const spec = requests[i];
-    const label = `${spec.method ?? 'GET'} ${spec.path} ${JSON.stringify(spec.headers ?? {})}: ${options.subjectName ?? 'webapp'} differs`;
+    const label =
+      `${spec.method ?? 'GET'} ${spec.path} ${JSON.stringify(spec.headers ?? {})}: ` +
+      `${options.subjectName ?? 'webapp'} differs`;
     assert.deepEqual(
       comparable(normalize(actual[i]), options.volatile),
       comparable(normalize(expected[i]), options.volatile),

@@ -47,7 +47,7 @@ const SPECS: RequestSpec[] = [
 ];
 
 describe('oracle recordings', () => {
-  it('replays every recorded answer (status, headers in order, chunked bodies, HEAD, dropped sockets) without the oracle', async () => {
+  it('replays every recorded answer (status, ordered headers, chunked bodies, HEAD, dropped sockets)', async () => {
     const recording: Recording = { node: process.version, answers: {} };
     const recorder = await startOracleServer(app() as never, { mode: 'record', recording });
     const recorded = await ask(recorder.port, SPECS).finally(recorder.close);
@@ -75,7 +75,7 @@ describe('oracle recordings', () => {
     assert.ok('error' in (replayed[4] as object), 'the dropped connection is dropped again');
   });
 
-  it('answers 599 naming the request for anything not recorded, or recorded fewer times, and keeps serving', async () => {
+  it('answers 599 naming the request for anything not recorded (or recorded fewer times), keeps serving', async () => {
     const recording: Recording = { node: 'v20.0.0', answers: {} };
     const recorder = await startOracleServer(app() as never, { mode: 'record', recording });
     await ask(recorder.port, [SPECS[1]]).finally(recorder.close);
@@ -96,7 +96,7 @@ describe('oracle recordings', () => {
     }
   });
 
-  it("records a run value (a temporary path) as a placeholder and replays this run's, with Content-Length moved", async () => {
+  it("records a run value (a temp path) as a placeholder, replays this run's, with Content-Length moved", async () => {
     const server = connect();
     server.use((req: any, res: any) => {
       const text = `saved in /tmp/upload-ABC123 (${req.method})`;

@@ -125,7 +125,7 @@ describe('tracing channels', () => {
     );
   });
 
-  it('an async handler that rejects: error on its layer, on the routers it passes through, then the error handler', async () => {
+  it('a rejecting async handler: error on its layer, on the routers it passes, then the error handler', async () => {
     const recorder = record();
     stop = recorder.stop;
     const { status, body, events } = await get(buildApp(), '/api/users/7/fail', recorder.events);

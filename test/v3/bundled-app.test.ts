@@ -98,7 +98,7 @@ const form = (body: string): RequestSpec => ({
 });
 
 describe('a bundled-middleware 3.x app on webapp/v3', () => {
-  it('answers as on express@3.21.2: uploads, forms, JSON, method override, cookies, listings, static files', async () => {
+  it('answers as express@3.21.2: uploads, forms, JSON, method override, cookies, listings, static files', async () => {
     await assertSameResponses(
       legacyApp,
       [

@@ -21,7 +21,7 @@ function probing(probe: (req: Any) => unknown) {
 const withHeaders = (headers: Record<string, string>, path = '/'): RequestSpec => ({ path, headers });
 
 describe('webapp/v3 request compatibility with express@3', () => {
-  it('auth: Basic credentials as { username, password }; the password may hold ":"; anything else is undefined', async () => {
+  it('auth: Basic credentials as { username, password }; the password may hold ":"; else undefined', async () => {
     const basic = (credentials: string) => 'Basic ' + Buffer.from(credentials).toString('base64');
     await assertSameResponses(
       probing((req) => ({ auth: req.auth ?? 'undefined' })),

@@ -58,7 +58,7 @@ describe('webapp/v3 response compatibility with express@3', () => {
     );
   });
 
-  it('res.charset: kept by a Content-Type that names its own charset, replaced when send sets utf-8, quoted when it must be', async () => {
+  it('res.charset: kept by a Content-Type naming one, replaced when send sets utf-8, quoted if needed', async () => {
     const charsets = ['ISO-8859-1', 'bogus value', 'x"y;q=1', 'é', ''];
     const flows: Record<string, (s: Any) => void> = {
       html: (s) => s.send('hi'),
@@ -102,7 +102,7 @@ describe('webapp/v3 response compatibility with express@3', () => {
     );
   });
 
-  it("Connect's response patch: 'header' listeners run just before the head is written; headerSent; Set-Cookie accumulates", async () => {
+  it("Connect's response patch: 'header' listeners run just before the head; headerSent; Set-Cookie adds", async () => {
     const flows: Record<string, (s: Any) => void> = {
       'bare-end': (s) => {
         s.on('header', function (this: Any) {
@@ -287,7 +287,7 @@ describe('webapp/v3 response compatibility with express@3', () => {
 });
 
 describe('webapp/v3 security fixes over express@3', () => {
-  it("Connect's response patch stays on the 3.x response: Node's and 4.x responses in the same process are untouched", async () => {
+  it("Connect's patch stays on the 3.x response: Node's and 4.x responses in one process are untouched", async () => {
     const v3app = webapp3();
     v3app.get('/', (_q: Any, s: Any) => {
       s.on('header', () => s.setHeader('X-Header', 'v3'));

@@ -177,7 +177,7 @@ describe('webapp/v3 routing compatibility with express@3', () => {
     );
   });
 
-  it('router.match(method, url, i) and matchRequest(req, i): i is where the search starts; app.all routes for every verb', async () => {
+  it('router.match(method, url, i), matchRequest(req, i): search starts at i; app.all is every verb', async () => {
     const describeRoute = (route: Any) => (route ? [route.method, String(route.path), { ...route.params }] : 'none');
     await assertSameResponses(
       define(() => (app: Any) => {

@@ -141,7 +141,8 @@ export function fileListHtml(entries: ListingEntry[], directory: string, icons: 
   let html = '<ul id="files" class="view-' + escapeHtml(view) + '">';
   if (view === 'details')
     html +=
-      '<li class="header"><span class="name">Name</span><span class="size">Size</span><span class="date">Modified</span></li>';
+      '<li class="header"><span class="name">Name</span><span class="size">Size</span>' +
+      '<span class="date">Modified</span></li>';
   html += entries.map((entry) => entryHtml(entry, directory, icons)).join('\n');
   return html + '</ul>';
 }

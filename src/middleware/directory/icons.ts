@@ -11,7 +11,8 @@ export type IconKind = 'directory' | 'file' | 'text' | 'image' | 'code' | 'archi
 
 /** A sheet of paper with a folded corner: the base of every file icon. */
 const PAGE =
-  '<path d="M3 1.5h6.5L13 5v9.5H3z" fill="#fff" stroke="#8a8f98"/><path d="M9.5 1.5V5H13" fill="#e4e6ea" stroke="#8a8f98"/>';
+  '<path d="M3 1.5h6.5L13 5v9.5H3z" fill="#fff" stroke="#8a8f98"/>' +
+  '<path d="M9.5 1.5V5H13" fill="#e4e6ea" stroke="#8a8f98"/>';
 
 function svg(body: string): string {
   return '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">' + body + '</svg>';
@@ -19,7 +20,8 @@ function svg(body: string): string {
 
 const DRAWINGS: Record<IconKind, string> = {
   directory: svg(
-    '<path d="M1.5 3.5h5l1.5 1.5h6.5v8.5h-13z" fill="#f3c95b" stroke="#c9982a"/><path d="M1.5 6.5h13" stroke="#c9982a"/>',
+    '<path d="M1.5 3.5h5l1.5 1.5h6.5v8.5h-13z" fill="#f3c95b" stroke="#c9982a"/>' +
+      '<path d="M1.5 6.5h13" stroke="#c9982a"/>',
   ),
   file: svg(PAGE),
   text: svg(PAGE + '<path d="M5 7.5h6M5 9.5h6M5 11.5h4" stroke="#8a8f98"/>'),
@@ -29,7 +31,9 @@ const DRAWINGS: Record<IconKind, string> = {
   ),
   code: svg(PAGE + '<path d="M6.5 8L5 10l1.5 2M9.5 8l1.5 2-1.5 2" fill="none" stroke="#3b6fd1" stroke-width="1.2"/>'),
   archive: svg(
-    '<path d="M2.5 5.5h11v8h-11z" fill="#d9b77e" stroke="#9a7a45"/><path d="M1.5 3h13v2.5h-13z" fill="#c9a266" stroke="#9a7a45"/><path d="M6.5 8h3" stroke="#6b5230" stroke-width="1.4"/>',
+    '<path d="M2.5 5.5h11v8h-11z" fill="#d9b77e" stroke="#9a7a45"/>' +
+      '<path d="M1.5 3h13v2.5h-13z" fill="#c9a266" stroke="#9a7a45"/>' +
+      '<path d="M6.5 8h3" stroke="#6b5230" stroke-width="1.4"/>',
   ),
   media: svg(PAGE + '<path d="M6.5 7.5v5l4-2.5z" fill="#b04ad1"/>'),
   document: svg(PAGE + '<path d="M4.5 7h7v2h-7z" fill="#d14a4a"/><path d="M5 11h6M5 12.8h4" stroke="#8a8f98"/>'),

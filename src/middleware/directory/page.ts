@@ -62,7 +62,9 @@ h1 a { color: #24292f; }
 #files a { display: block; padding: 6px 8px; border-radius: 6px; color: #24292f; }
 #files a:hover { background: #eef2f7; text-decoration: none; }
 #files a.highlight { background: #fff3b0; }
-#files .name { display: inline-block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: middle; }
+#files .name {
+  display: inline-block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: middle;
+}
 #files .icon .name { padding-left: 22px; background-repeat: no-repeat; background-position: left center; }
 #files .size, #files .date { color: #6e7781; font-size: 12px; }
 

@@ -52,7 +52,8 @@ function openSqliteStore(sqlite, dir) {
     count: db.prepare('SELECT COUNT(*) AS total FROM notes WHERE user_id = ?'),
     note: db.prepare('SELECT * FROM notes WHERE user_id = ? AND id = ?'),
     insertNote: db.prepare(
-      'INSERT INTO notes (user_id, title, body, attachment, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      'INSERT INTO notes (user_id, title, body, attachment, created_at, updated_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
     ),
     updateNote: db.prepare(
       'UPDATE notes SET title = ?, body = ?, attachment = ?, updated_at = ? WHERE user_id = ? AND id = ? RETURNING *',
