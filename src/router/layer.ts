@@ -126,7 +126,10 @@ export function callErrorHandler(
   }
 }
 
-/** What `handle_request` does with a layer's function: error handlers are skipped; a throw or a rejection goes to `next`. */
+/**
+ * What `handle_request` does with a layer's function: error handlers are
+ * skipped; a throw or a rejection goes to `next`.
+ */
 export function callHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
   if (fn.length > 3) {
     next();
