@@ -5,46 +5,20 @@
  * allowHTTP1 side, which has no closeIdleConnections) drains as plain HTTP does.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
+import { selfSignedCert } from '../support/self-signed-cert';
 import { connect, parseResponses, refused, signal } from './connection';
 
 let key: Buffer;
 let cert: Buffer;
-let dir: string;
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'webapp-h2-shutdown-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-    ],
-    { stdio: 'ignore' },
-  );
-  key = readFileSync(join(dir, 'key.pem'));
-  cert = readFileSync(join(dir, 'cert.pem'));
+  ({ key, cert } = selfSignedCert());
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 it('HTTP/2 sessions get GOAWAY and their streams in flight complete', { timeout: 15000 }, async () => {
   const entered = signal();
