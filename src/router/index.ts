@@ -137,10 +137,6 @@ Router.process_params = function process_params(
   const req = rawReq as RoutedRequest;
   const params = this.params;
   const keys = layer.keys;
-  if (!keys || keys.length === 0) {
-    done();
-    return;
-  }
   let i = 0;
   let paramIndex = 0;
   let name: string;

@@ -48,17 +48,11 @@ export function isTracingActive(): boolean {
  * `base` followed by a registered path, as a template:
  * `''` + `/` is `/`, `/api` + `/users/:id` is `/api/users/:id`.
  */
-export function joinTemplate(base: string, path: PathPattern | undefined): string {
-  let part =
-    typeof path === 'string'
-      ? path
-      : Array.isArray(path)
-        ? path.map(String).join(',')
-        : path === undefined
-          ? ''
-          : String(path);
+export function joinTemplate(base: string, path: PathPattern): string {
+  // A RegExp keeps its closing `/` (`/^\/re$/`), as the Express instrumentation names it.
+  let part = typeof path === 'string' ? path : Array.isArray(path) ? path.map(String).join(',') : String(path);
   if (part === '/') part = '';
-  else if (part.length > 1 && part[part.length - 1] === '/') part = part.slice(0, -1);
+  else if (typeof path === 'string' && part.length > 1 && part[part.length - 1] === '/') part = part.slice(0, -1);
   const joined = base + (part === '' || part[0] === '/' ? part : '/' + part);
   return joined === '' ? '/' : joined;
 }

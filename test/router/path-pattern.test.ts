@@ -124,6 +124,9 @@ const OPTIONS = [
   { end: true, strict: true, sensitive: true },
   { end: false, strict: false, sensitive: false },
   { end: false, strict: false, sensitive: true },
+  // Routers mount with strict off; the pattern compiler still answers as path-to-regexp for strict mounts.
+  { end: false, strict: true, sensitive: false },
+  { end: false, strict: true, sensitive: true },
 ];
 
 describe('compilePattern', () => {

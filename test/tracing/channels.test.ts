@@ -8,7 +8,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import type http from 'node:http';
 import { afterEach, describe, it } from 'node:test';
 import webapp = require('../../src/index');
-import type { LayerTrace, RequestTrace } from '../../src/tracing/channels';
+import { isTraced, type LayerTrace, type RequestTrace } from '../../src/tracing/channels';
 import { rawRequest, withServer } from '../support/raw-http';
 import { tracedApp } from '../support/traced-app';
 
@@ -190,6 +190,57 @@ describe('tracing channels', () => {
     assert.equal(handler.parent?.parent?.parent, undefined);
     assert.equal(handler.request?.route, '/api/users/:id');
     assert.equal(handler.layer.handle.name, 'loadUser');
+  });
+
+  it('templates of array, RegExp, trailing-slash and star paths', async () => {
+    const recorder = record();
+    stop = recorder.stop;
+    const app = webapp();
+    app.use(['/a', '/b'], function arrayMount(_req, _res, next) {
+      next();
+    });
+    const api = webapp.Router();
+    api.get('/slash/', function slash(_req, res) {
+      res.end('slash');
+    });
+    app.use('/api/', api);
+    app.get(/^\/re\/\d+$/, function regexp(_req, res) {
+      res.end('regexp');
+    });
+    app.get('*', function star(_req, res) {
+      res.end('star');
+    });
+    const handlers = async (path: string) =>
+      starts((await get(app, path, recorder.events)).events).filter((e) => e[2] !== 'middleware' || e[3] !== 'query');
+    assert.deepEqual((await handlers('/api/slash/')).slice(1), [
+      ['layer', 'start', 'middleware', 'expressInit', '/'],
+      ['layer', 'start', 'router', 'router', '/api'],
+      ['layer', 'start', 'request_handler', 'slash', '/api/slash'],
+    ]);
+    assert.deepEqual((await handlers('/re/12')).at(-1), [
+      'layer',
+      'start',
+      'request_handler',
+      'regexp',
+      '/^\\/re\\/\\d+$/',
+    ]);
+    assert.deepEqual((await handlers('/b/x')).slice(-2), [
+      ['layer', 'start', 'middleware', 'arrayMount', '/a,/b'],
+      ['layer', 'start', 'request_handler', 'star', '/*'],
+    ]);
+  });
+
+  it('where TracingChannel has no hasSubscribers (Node 20 before 20.13), a subscriber to any event counts', () => {
+    const channel = diagnosticsChannel.tracingChannel('webapp:test-without-hasSubscribers');
+    Object.defineProperty(channel, 'hasSubscribers', { value: undefined });
+    assert.equal(isTraced(channel as never), false);
+    for (const event of ['start', 'end', 'asyncStart', 'asyncEnd', 'error'] as const) {
+      const subscriber = () => undefined;
+      channel[event].subscribe(subscriber);
+      assert.equal(isTraced(channel as never), true, event);
+      channel[event].unsubscribe(subscriber);
+    }
+    assert.equal(isTraced(channel as never), false);
   });
 
   it('with nobody subscribed, requests carry no trace state', async () => {

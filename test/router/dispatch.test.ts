@@ -1,0 +1,198 @@
+/**
+ * The router's less travelled paths, differential against express@4: param
+ * callbacks on part of a route's parameters, param errors replayed to later layers,
+ * RegExp mount paths that end inside a segment, `route.all()` and `router.all()`,
+ * a route without handlers, and a router used on its own, without an app.
+ */
+import assert from 'node:assert/strict';
+import type http from 'node:http';
+import { describe, it } from 'node:test';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import webapp = require('../../src/index');
+import { captureStderr, deprecationMessages } from '../support/capture-stderr';
+import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+
+/** Echoes what routing produced, so a difference in params, urls or order shows in the body. */
+function echo(tag: string) {
+  return (req: Request, res: Response) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ tag, params: req.params, url: req.url, baseUrl: req.baseUrl }));
+  };
+}
+
+/** Appends its name to an `x-trail` header and continues: shows which handlers ran, in order. */
+function hit(name: string) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const trail = res.getHeader('x-trail');
+    res.setHeader('x-trail', trail ? trail + ',' + name : name);
+    next();
+  };
+}
+
+function production(framework: Framework) {
+  const app = framework();
+  app.set('env', 'production');
+  return app;
+}
+
+const get = (path: string): RequestSpec => ({ path });
+
+/** The `out` of a router used without an app: the error's class and message, or 404. */
+function standaloneOut(res: http.ServerResponse) {
+  return (err?: unknown) => {
+    res.statusCode = err ? 500 : 404;
+    res.end(err ? `${(err as Error).constructor.name}` : 'not handled');
+  };
+}
+
+describe('router dispatch compatibility with express@4', () => {
+  it('param callbacks: keys without a callback, a missing optional value, a throw, a replayed error', async () => {
+    await assertSameResponses((fw) => {
+      const app = production(fw);
+      app.param('a', (req: Request, res: Response, next: NextFunction, value: string) => {
+        hit('param a=' + value)(req, res, next);
+      });
+      app.param('opt', (req: Request, res: Response, next: NextFunction, value: string) => {
+        hit('param opt=' + value)(req, res, next);
+      });
+      app.param('boom', () => {
+        throw Object.assign(new Error('thrown by a param callback'), { status: 418 });
+      });
+      app.param('fail', (_req: Request, _res: Response, next: NextFunction) =>
+        next(Object.assign(new Error('param failed'), { status: 409 })),
+      );
+      // Only `a` has a callback: `b` is skipped.
+      app.get('/ab/:a/:b', echo('ab'));
+      // `opt` has a callback but no value when the segment is absent.
+      app.get('/opt/:a/:opt?', echo('opt'));
+      app.get('/boom/:boom', echo('never'));
+      // The error of `fail` is replayed, not recomputed, for the error handler on the same value.
+      app.get('/fail/:fail', echo('never'));
+      app.use('/fail/:fail', (err: Error, req: Request, res: Response, _next: NextFunction) => {
+        res.setHeader('x-error', err.message);
+        echo('error handler')(req, res);
+      });
+      return app;
+    }, ['/ab/1/2', '/opt/1', '/opt/1/2', '/boom/x', '/fail/x'].map(get));
+  });
+
+  it('RegExp mount paths: a match ending inside a segment, or not at the start, is no mount', async () => {
+    await assertSameResponses((fw) => {
+      const app = production(fw);
+      app.use(/\/ab/, hit('prefix /ab'));
+      app.use(/b/, hit('b anywhere'));
+      app.use((req: Request, res: Response) => echo('end')(req, res));
+      return app;
+    }, ['/ab', '/ab/c', '/ab.json', '/abc', '/xb', '/b'].map(get));
+  });
+
+  it('route.all() and router.all() run for every method, before and beside method handlers', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.route('/book').all(hit('all')).get(hit('get'), echo('book')).all(echo('fallback'));
+        const router = fw.Router();
+        router.all('/any', hit('router all'), echo('any'));
+        app.use('/r', router);
+        // A route without handlers: HEAD still enters it, and it passes the request on.
+        app.route('/empty');
+        app.use(hit('after'), echo('end'));
+        return app;
+      },
+      [
+        get('/book'),
+        { method: 'POST', path: '/book' },
+        { method: 'OPTIONS', path: '/book' },
+        { method: 'DELETE', path: '/r/any' },
+        get('/r/any'),
+        { method: 'HEAD', path: '/empty' },
+        get('/empty'),
+      ],
+    );
+  });
+
+  it('rejects what is not a handler, with the same errors', () => {
+    for (const fw of [express, webapp as unknown as Framework]) {
+      const router = fw.Router();
+      assert.throws(() => router.use('/x'), {
+        name: 'TypeError',
+        message: 'Router.use() requires a middleware function',
+      });
+      assert.throws(() => router.use('/x', {} as never), {
+        name: 'TypeError',
+        message: 'Router.use() requires a middleware function but got a Object',
+      });
+      assert.throws(() => router.use('/x', null as never), {
+        name: 'TypeError',
+        message: 'Router.use() requires a middleware function but got a Null',
+      });
+      assert.throws(() => router.route('/r').all('handler' as never), {
+        name: 'TypeError',
+        message: 'Route.all() requires a callback function but got a [object String]',
+      });
+    }
+  });
+
+  it("a stack layer's match(), which ecosystem code calls, answers as Express's, a missing path included", () => {
+    const describeMatches = (fw: Framework) => {
+      const app = fw();
+      app.use('/mount', hit('m'));
+      app.get('/x/:id', echo('x'));
+      app.use(hit('all'));
+      const stack = (app as unknown as { _router: { stack: Array<Record<string, any>> } })._router.stack;
+      return stack.map((layer) =>
+        [undefined, null, '/x/1', '/mount/deep', '/other'].map((path) => ({
+          matched: layer.match(path),
+          params: layer.params,
+          path: layer.path,
+        })),
+      );
+    };
+    assert.deepEqual(describeMatches(webapp as unknown as Framework), describeMatches(express));
+  });
+
+  it("router.param(':name', fn): the deprecated colon form registers `name`, with Express's notice", async () => {
+    const notices: string[] = [];
+    await assertSameResponses((fw) => {
+      const router = fw.Router();
+      const lines = captureStderr(() =>
+        router.param(':id', (req: Request, res: Response, next: NextFunction, value: string) => {
+          hit('param id=' + value)(req, res, next);
+        }),
+      );
+      if (fw !== express) notices.push(...deprecationMessages(lines));
+      router.get('/u/:id', echo('user'));
+      const app = production(fw);
+      app.use(router);
+      return app;
+    }, ['/u/1'].map(get));
+    assert.deepEqual(notices, ['router.param(":id", fn): Use router.param("id", fn) instead']);
+  });
+
+  it('a router without an app: mergeParams with no parent params, and OPTIONS it cannot answer', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const router = fw.Router({ mergeParams: true });
+        router.get('/p/:id', echo('merged'));
+        router.post('/form', echo('post'));
+        // Without an app, `res.set`/`res.send` are missing: the OPTIONS answer fails into `out`.
+        return (req, res) => router(req as Request, res as Response, standaloneOut(res));
+      },
+      [get('/p/1'), { method: 'OPTIONS', path: '/form' }, get('/nothing')],
+    );
+  });
+
+  it('OPTIONS * and absolute-form targets through a large (indexed) router', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        for (let i = 0; i < 20; i++) app.get(`/r${i}`, echo(`r${i}`));
+        app.options('*', echo('star'));
+        app.use(echo('end'));
+        return app;
+      },
+      [{ method: 'OPTIONS', path: '*' }, get('/r19'), get('http://example.com/r3'), get('/none')],
+    );
+  });
+});
