@@ -139,7 +139,7 @@ application3.use = function use(route, fn) {
     sub.route = path as string;
     handle = mountedApp(sub);
   }
-  useMiddleware(this, path, handle);
+  useMiddleware(this, path as string, handle);
   if (isApp) {
     sub.parent = this;
     sub.emit('mount', this);

@@ -75,7 +75,7 @@ Object.assign(webapp3, {
   createServer() {
     deprecate(
       'createServer() is deprecated\nexpress applications no longer inherit from http.Server\nplease use:\n\n' +
-        '  var express = require("express");\n  var app = express();\n',
+        '  var express = require("express");\n  var app = express();\n\n',
     );
     return createApplication();
   },

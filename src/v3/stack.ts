@@ -26,21 +26,19 @@ interface MountableServer {
   route?: string;
 }
 
-/** Connect's `app.use([route], fn)`: a server-like `fn` (with `handle`) is mounted through its handle. */
-export function useMiddleware(app: StackApp, route: unknown, fn?: unknown): void {
-  let path = route;
+/**
+ * Connect's `app.use(route, fn)` once the app's `use` has defaulted the route: a
+ * server-like `fn` (with `handle`) is mounted through its handle.
+ */
+export function useMiddleware(app: StackApp, route: string, fn: unknown): void {
   let handle = fn;
-  if (typeof path !== 'string') {
-    handle = path;
-    path = '/';
-  }
   if (typeof (handle as MountableServer).handle === 'function') {
     const server = handle as MountableServer;
-    server.route = path as string;
+    server.route = route;
     handle = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => server.handle(req, res, next);
   }
   if (handle instanceof Server) handle = handle.listeners('request')[0];
-  let mount = path as string;
+  let mount = route;
   if (mount[mount.length - 1] === '/') mount = mount.slice(0, -1);
   app.stack.push({ route: mount, handle: handle as Handler });
 }

@@ -5,6 +5,7 @@
  * has a child span; errors are recorded on the spans they went through.
  */
 import assert from 'node:assert/strict';
+import type http from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { trace, type Span } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -25,6 +26,8 @@ const { rawRequest, withServer } = require('../support/raw-http') as typeof impo
 
 const { tracedApp } = require('../support/traced-app') as typeof import('../support/traced-app');
 
+const webapp = require('../../src/index') as typeof import('../../src/index');
+
 let instrumentation: { disable(): void };
 before(() => {
   instrumentation = instrument();
@@ -41,8 +44,11 @@ const buildApp = () =>
   tracedApp({ inHandler: () => trace.getTracer('app').startActiveSpan('db query', (span: Span) => span.end()) });
 
 /** The request, then the server side's spans once the server span has ended (kind 1 is SERVER, 2 CLIENT). */
-async function get(path: string): Promise<{ status: number; body: string; spans: ReadableSpan[] }> {
-  return withServer(buildApp(), async (port) => {
+async function get(
+  path: string,
+  app: http.RequestListener = buildApp(),
+): Promise<{ status: number; body: string; spans: ReadableSpan[] }> {
+  return withServer(app, async (port) => {
     const res = await rawRequest(port, { path });
     const isServer = (s: ReadableSpan) => s.kind === 1;
     for (let i = 0; i < 100 && !exporter.getFinishedSpans().some(isServer); i++)
@@ -144,6 +150,79 @@ describe('webapp/otel', () => {
       instrumentation.disable();
       instrumentation = instrument();
     }
+  });
+
+  it('an error no handler takes: an Error is an exception on the server span; a value only the status', async () => {
+    const app = webapp();
+    app.get('/error', function throwsError() {
+      throw new Error('nobody handles this');
+    });
+    app.get('/value', function passesValue(_req, _res, next) {
+      next('a plain value');
+    });
+    const thrown = await get('/error', app);
+    assert.equal(thrown.status, 500);
+    const server = serverSpan(thrown.spans);
+    assert.equal(server.name, 'GET /error');
+    assert.equal(
+      server.events.find((e) => e.name === 'exception')?.attributes?.['exception.message'],
+      'nobody handles this',
+    );
+
+    exporter.reset();
+    const passed = await get('/value', app);
+    assert.equal(passed.status, 500);
+    assert.deepEqual(
+      serverSpan(passed.spans).events.filter((e) => e.name === 'exception'),
+      [],
+      'a value that is not an Error is no exception',
+    );
+    const handler = byName(passed.spans, 'request handler - /value')!;
+    assert.equal(handler.status.code, 2);
+    assert.equal(handler.status.message, 'a plain value');
+    assert.deepEqual(
+      handler.events.filter((e) => e.name === 'exception'),
+      [],
+    );
+  });
+
+  it('an error through layers whose kind is ignored: only the spans kept record it', async () => {
+    instrumentation.disable();
+    instrumentation = instrument({ ignoreLayersType: ['router'] });
+    try {
+      const { status, spans } = await get('/api/users/7/fail');
+      assert.equal(status, 500);
+      assert.deepEqual(
+        spans.filter((s) => s.name.startsWith('router')),
+        [],
+      );
+      assert.equal(byName(spans, 'request handler - /api/users/:id/fail')!.status.message, 'async failure');
+    } finally {
+      instrumentation.disable();
+      instrumentation = instrument();
+    }
+  });
+
+  it('a router without an app: layer spans under the server span, which keeps its name', async () => {
+    const outer = webapp.Router();
+    const inner = webapp.Router();
+    inner.get('/:id', function item(req, res) {
+      res.end('item ' + req.params.id);
+    });
+    outer.use('/items', inner);
+    const listener: http.RequestListener = (req, res) =>
+      outer(req as never, res as never, () => {
+        res.statusCode = 404;
+        res.end();
+      });
+    const { status, body, spans } = await get('/items/3', listener);
+    assert.equal(status, 200);
+    assert.equal(body, 'item 3');
+    const server = serverSpan(spans);
+    assert.equal(server.name, 'GET', 'no app, no request trace: the server span is not renamed');
+    const router = byName(spans, 'router - /items')!;
+    assert.equal(parentOf(router), server.spanContext().spanId);
+    assert.equal(parentOf(byName(spans, 'request handler - /items/:id')!), router.spanContext().spanId);
   });
 
   it('disable() stops the layer spans', async () => {
