@@ -1,0 +1,96 @@
+/**
+ * The 3.x router's own paths, differential against express@3.21.2: the implied
+ * OPTIONS answer, param callbacks that throw, fail or skip the route, a route's
+ * error-handling callbacks, a Router made on its own, and the registration errors.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
+import { express3, express3Pair as pair } from '../support/legacy-oracles';
+import webapp3 = require('../../src/v3/index');
+
+type Any = any;
+
+function echo(tag: string) {
+  return (req: Any, res: Any) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ tag, params: { ...req.params }, url: req.url }));
+  };
+}
+function hit(name: string) {
+  return (_req: Any, res: Any, next: Any) => {
+    const trail = res.getHeader('x-trail');
+    res.setHeader('x-trail', trail ? trail + ',' + name : name);
+    next();
+  };
+}
+const get = (path: string): RequestSpec => ({ path });
+
+describe('webapp/v3 router compatibility with express@3', () => {
+  it('OPTIONS no route takes: 200 with the verbs of the routes on the path, else on to the next middleware', async () => {
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        app.get('/x', echo('get x'));
+        app.post('/x', echo('post x'));
+        app.put('/items/:id', echo('put item'));
+        app.options('/own', echo('own options'));
+        return app;
+      },
+      ['/x', '/items/3', '/own', '/nothing'].map((path) => ({ method: 'OPTIONS', path })),
+      pair,
+    );
+  });
+
+  it('param callbacks: a throw, an error for the route to handle, next("route")', async () => {
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        app.param('boom', () => {
+          throw new Error('thrown by a param callback');
+        });
+        app.param('bad', (_req: Any, _res: Any, next: Any) => next(new Error('bad value')));
+        app.param('skip', (_req: Any, _res: Any, next: Any) => next('route'));
+        app.get('/boom/:boom', echo('never'));
+        app.get('/bad/:bad', hit('request handler, skipped'), (err: Error, req: Any, res: Any, _next: Any) => {
+          res.setHeader('x-error', err.message);
+          echo('route error handler')(req, res);
+        });
+        app.get('/skip/:skip', echo('never'));
+        app.get('/skip/*', echo('next route'));
+        return app;
+      },
+      ['/boom/1', '/bad/1', '/skip/1'].map(get),
+      pair,
+      withoutStackFrames,
+    );
+  });
+
+  it('a Router made on its own, mounted by its middleware; router.all() for every verb', async () => {
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        const router = new framework.Router();
+        router.all('/any', hit('all'), echo('any'));
+        router.get('/only-get', echo('get'));
+        app.use(router.middleware);
+        return app;
+      },
+      [get('/any'), { method: 'DELETE', path: '/any' }, { method: 'POST', path: '/only-get' }, get('/only-get')],
+      pair,
+    );
+  });
+
+  it('rejects a route without a path or with a callback that is not a function, with the same errors', () => {
+    for (const framework of [express3, webapp3] as Any[]) {
+      const app = framework();
+      assert.throws(() => app.get('', echo('x')), { message: 'Router#get() requires a path' });
+      assert.throws(() => app.post('/x', 'handler'), {
+        message: '.post() requires callback functions but got a [object String]',
+      });
+      assert.throws(() => app.param('id', 'not a function'), {
+        message: 'invalid param() call for id, got not a function',
+      });
+    }
+  });
+});
