@@ -6,13 +6,14 @@
  * getters without the headers they read.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { captureStderr } from '../support/capture-stderr';
-import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
+import { assertSameResponses, type RequestSpec } from '../support/differential';
 import { express3, express3Pair as pair } from '../support/legacy-oracles';
+import { oracleRunValue } from '../support/oracle-recording';
 import webapp3 = require('../../src/v3/index');
 
 type Any = any;
@@ -22,8 +23,12 @@ const scrub = (text: string) => text.split(views).join('<views>');
 
 let files: string;
 before(() => {
-  files = mkdtempSync(join(tmpdir(), 'webapp-v3-forms-'));
+  // Its path shows in an error message the oracle's answer was recorded with.
+  files = oracleRunValue('download dir', mkdtempSync(join(tmpdir(), 'webapp-v3-forms-')));
   writeFileSync(join(files, 'notes.txt'), 'some notes\n');
+  // A fixed modification time: Last-Modified and the ETag are then the recorded ones on every run.
+  const fixed = new Date('2020-01-02T03:04:05Z');
+  utimesSync(join(files, 'notes.txt'), fixed, fixed);
 });
 after(() => rmSync(files, { recursive: true, force: true }));
 
@@ -78,24 +83,28 @@ describe('webapp/v3 response and request forms compatibility with express@3', ()
   });
 
   it('res.download: the file as an attachment, a filename, a callback, a missing file', async () => {
+    // webapp's callback outcomes only: a replayed oracle runs no callback.
     const outcomes: string[] = [];
     await assertSameResponses(
-      routes({
-        '/file': (_q, s) => s.download(join(files, 'notes.txt')),
-        '/named': (_q, s) => s.download(join(files, 'notes.txt'), 'report.txt'),
-        '/callback': (_q, s) =>
-          s.download(join(files, 'notes.txt'), (err?: Error) => outcomes.push(err ? 'error' : 'sent')),
-        '/missing': (_q, s) => s.download(join(files, 'nope.txt')),
-        '/missing-callback': (_q, s) =>
-          s.download(join(files, 'nope.txt'), 'x.txt', (err: Any) => {
-            s.set('X-Disposition', String(s.get('Content-Disposition')));
-            s.send(404, 'callback: ' + err.code);
-          }),
-      }),
+      (framework: Any) =>
+        routes({
+          '/file': (_q, s) => s.download(join(files, 'notes.txt')),
+          '/named': (_q, s) => s.download(join(files, 'notes.txt'), 'report.txt'),
+          '/callback': (_q, s) =>
+            s.download(join(files, 'notes.txt'), (err?: Error) => {
+              if (framework === webapp3) outcomes.push(err ? 'error' : 'sent');
+            }),
+          '/missing': (_q, s) => s.download(join(files, 'nope.txt')),
+          '/missing-callback': (_q, s) =>
+            s.download(join(files, 'nope.txt'), 'x.txt', (err: Any) => {
+              s.set('X-Disposition', String(s.get('Content-Disposition')));
+              s.send(404, 'callback: ' + err.code);
+            }),
+        })(framework),
       ['/file', '/named', '/callback', '/missing', '/missing-callback'].map((path) => get(path)),
       pair,
     );
-    assert.deepEqual(outcomes, ['sent', 'sent']);
+    assert.deepEqual(outcomes, ['sent']);
   });
 
   it('res.status, send(true), 204 and 304 from send, an unknown type, jsonp with two callbacks', async () => {

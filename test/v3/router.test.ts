@@ -27,7 +27,7 @@ function hit(name: string) {
 const get = (path: string): RequestSpec => ({ path });
 
 describe('webapp/v3 router compatibility with express@3', () => {
-  it('OPTIONS no route takes: 200 with the verbs of the routes on the path, else on to the next middleware', async () => {
+  it('OPTIONS no route takes: 200 with the verbs of the routes on the path, else on to the next layer', async () => {
     await assertSameResponses(
       (framework: Any) => {
         const app = framework();

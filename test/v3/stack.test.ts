@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, it } from 'node:test';
 import { captureStderr } from '../support/capture-stderr';
-import { assertSameResponses, withoutStackFrames, withServer, type RequestSpec } from '../support/differential';
+import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
+import { close, listen, type RawResponse } from '../support/raw-http';
 import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import { itWithLiveOracle } from '../support/oracle-recording';
 import webapp3 = require('../../src/v3/index');
@@ -22,6 +23,14 @@ function reply(tag: string) {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ tag, url: req.url, originalUrl: req.originalUrl }));
   };
+}
+
+/** An error page reduced to the error's class: url.parse's messages differ from one Node line to another. */
+function errorClassOnly(res: RawResponse): RawResponse {
+  if (res.status < 500) return res;
+  const headers = { ...res.headers };
+  delete headers['content-length'];
+  return { ...res, headers, body: res.body.split(/[ :[]/)[0] };
 }
 
 /** The status, the body received and whether the response ended, or how the connection broke off. */
@@ -65,7 +74,7 @@ describe('webapp/v3 middleware stack compatibility with express@3', () => {
       },
       [get('http://[::1/x'), get('/after')],
       pair,
-      withoutStackFrames,
+      errorClassOnly,
     );
   });
 
@@ -108,11 +117,16 @@ describe('webapp/v3 middleware stack compatibility with express@3', () => {
         app.use((_req: Any, res: Any) => res.end('still serving'));
         return app;
       };
+      // A server of its own, not withServer: a recording proxy would not pass on a response broken off midway.
       for (const framework of [express3, webapp3]) {
-        await withServer(define(framework), async (port) => {
+        const server = http.createServer(define(framework));
+        const port = await listen(server);
+        try {
           assert.deepEqual(await partialAnswer(port, '/late'), { status: 200, body: 'partial', ended: false });
           assert.deepEqual(await partialAnswer(port, '/ok'), { status: 200, body: 'still serving', ended: true });
-        });
+        } finally {
+          await close(server);
+        }
       }
     },
   );
