@@ -118,6 +118,7 @@ describe('webapp/v3 response and request forms compatibility with express@3', ()
           s.send('cached body');
         },
         '/unknown-type': (_q, s) => s.type('no-such-extension').send('x'),
+        '/full-type': (_q, s) => s.type('text/x-own').send('x'),
         '/jsonp': (_q, s) => s.jsonp({ a: 1 }),
         '/vary-nothing': (_q, s) => {
           s.vary([]);
@@ -132,6 +133,7 @@ describe('webapp/v3 response and request forms compatibility with express@3', ()
         get('/tagged', { 'If-None-Match': '"v1"' }),
         get('/tagged', { 'If-None-Match': '"v2"' }),
         get('/unknown-type'),
+        get('/full-type'),
         get('/jsonp?callback=first&callback=second'),
         get('/vary-nothing'),
       ],
@@ -185,33 +187,45 @@ describe('webapp/v3 response and request forms compatibility with express@3', ()
     }
   });
 
-  it('request getters without the headers they read: stale, host, subdomains, protocol, param()', async () => {
-    await assertSameResponses(
-      (framework: Any) => {
-        const app = framework();
-        app.enable('trust proxy');
-        app.use((req: Any, res: Any) => {
-          res.setHeader('Content-Type', 'application/json');
-          res.end(
-            JSON.stringify({
-              stale: req.stale,
-              host: req.host ?? 'undefined',
-              subdomains: req.subdomains,
-              protocol: req.protocol,
-              secure: req.secure,
-              param: req.param('missing', 'default'),
-              query: req.param('q') ?? 'undefined',
-            }),
-          );
-        });
-        return app;
-      },
-      [
-        get('/', { Host: '' }),
-        get('/?q=1', { Host: 'a.b.example.com', 'X-Forwarded-Proto': 'https, http' }),
-        get('/', { Host: '127.0.0.1', 'X-Forwarded-Host': 'c.d.example.org' }),
-      ],
-      pair,
-    );
+  it('request getters without the headers they read, with and without a trusted proxy; accept lists', async () => {
+    for (const trusted of [true, false]) {
+      await assertSameResponses(
+        (framework: Any) => {
+          const app = framework();
+          app.set('trust proxy', trusted);
+          app.use((req: Any, res: Any) => {
+            res.setHeader('Content-Type', 'application/json');
+            res.end(
+              JSON.stringify({
+                stale: req.stale,
+                host: req.host ?? 'undefined',
+                subdomains: req.subdomains,
+                protocol: req.protocol,
+                secure: req.secure,
+                param: req.param('missing', 'default'),
+                query: req.param('q') ?? 'undefined',
+                languages: req.acceptedLanguages,
+                isUnknown: req.is('no-such-extension'),
+              }),
+            );
+          });
+          return app;
+        },
+        [
+          get('/', { Host: '' }),
+          get('/?q=1', {
+            Host: 'a.b.example.com',
+            'X-Forwarded-Proto': 'https, http',
+            'Accept-Language': 'en ,  fr;q=0.5 , de;q=0.5  ',
+          }),
+          get('/', {
+            Host: '127.0.0.1',
+            'X-Forwarded-Host': 'c.d.example.org',
+            'Content-Type': 'application/octet-stream',
+          }),
+        ],
+        pair,
+      );
+    }
   });
 });

@@ -56,11 +56,16 @@ describe('webapp/v3 router compatibility with express@3', () => {
           res.setHeader('x-error', err.message);
           echo('route error handler')(req, res);
         });
+        app.param(':colon', (req: Any, _res: Any, next: Any, value: string) => {
+          req.params.colon = 'loaded ' + value;
+          next();
+        });
+        app.get('/colon/:colon', echo('colon form'));
         app.get('/skip/:skip', echo('never'));
         app.get('/skip/*', echo('next route'));
         return app;
       },
-      ['/boom/1', '/bad/1', '/skip/1'].map(get),
+      ['/boom/1', '/bad/1', '/skip/1', '/colon/7'].map(get),
       pair,
       withoutStackFrames,
     );
@@ -79,6 +84,26 @@ describe('webapp/v3 router compatibility with express@3', () => {
       [get('/any'), { method: 'DELETE', path: '/any' }, { method: 'POST', path: '/only-get' }, get('/only-get')],
       pair,
     );
+  });
+
+  it('an app made in production caches views and indents no JSON, as 3.x', () => {
+    const saved = { node: process.env.NODE_ENV, runtime: process.env.RUNTIME_ENV };
+    // 3.x reads NODE_ENV; webapp reads RUNTIME_ENV first, then NODE_ENV.
+    process.env.NODE_ENV = 'production';
+    delete process.env.RUNTIME_ENV;
+    try {
+      const describeApp = (app: Any) => ({
+        env: app.get('env'),
+        viewCache: app.enabled('view cache'),
+        jsonSpaces: app.get('json spaces') ?? 'unset',
+      });
+      assert.deepEqual(describeApp(webapp3()), describeApp(express3()));
+      assert.equal(describeApp(webapp3()).viewCache, true);
+    } finally {
+      if (saved.node === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = saved.node;
+      if (saved.runtime !== undefined) process.env.RUNTIME_ENV = saved.runtime;
+    }
   });
 
   it('rejects a route without a path or with a callback that is not a function, with the same errors', () => {

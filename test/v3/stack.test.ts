@@ -86,6 +86,11 @@ describe('webapp/v3 middleware stack compatibility with express@3', () => {
         app.use('/fail', (_req: Any, _res: Any, next: Any) =>
           next(Object.assign(new Error('secret'), { status: 503 })),
         );
+        // Answered, then next() without an error: the last handler leaves the response alone.
+        app.use('/answered', (_req: Any, res: Any, next: Any) => {
+          res.end('answered');
+          next();
+        });
         app.use('/teapot', (_req: Any, _res: Any, next: Any) =>
           next(Object.assign(new Error('x'), { statusCode: 418 })),
         );
@@ -95,6 +100,7 @@ describe('webapp/v3 middleware stack compatibility with express@3', () => {
         { method: 'HEAD', path: '/nothing' },
         get('/fail'),
         get('/teapot'),
+        get('/answered'),
         { method: 'POST', path: '/nothing', body: 'some body' },
       ],
       pair,
