@@ -17,7 +17,7 @@ import {
   mountedApp,
   paramMethod,
 } from './app-core';
-import { definePrototype } from './define-prototype';
+import { defineMembers, definePrototype } from './define-prototype';
 import { finalHandler } from './http/final-handler';
 import { queryLayer } from './query';
 import type { QueryParser } from './request';
@@ -97,13 +97,14 @@ const presetMethods = {
     this.set('jsonp callback name', 'callback');
     if (env === 'production') this.enable('view cache');
 
-    Object.defineProperty(this, 'router', {
-      configurable: true,
-      get() {
-        throw new Error(
-          "'app.router' is deprecated!\n" +
-            'Please see the 3.x to 4.x migration guide for details on how to update your app.',
-        );
+    defineMembers(this, {
+      hidden: {
+        router() {
+          throw new Error(
+            "'app.router' is deprecated!\n" +
+              'Please see the 3.x to 4.x migration guide for details on how to update your app.',
+          );
+        },
       },
     });
   },

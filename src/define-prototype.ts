@@ -26,11 +26,13 @@
  *   `req.get`), with the same attributes;
  * - `values`: other data members (a module's exports, `res.charset`), the same again;
  * - `getters`: computed members, enumerable and configurable, with a setter when given one;
- * - `hidden`: getters left out of enumeration (Express's throwing stand-ins for
- *   members that moved away).
+ * - `hidden`: getters left out of enumeration, configurable (`app.router`, and
+ *   Express's throwing stand-ins for middleware that moved away).
  * Members are installed in that group order, each group in its record's order:
  * that is the order `Object.keys` and `for...in` show.
  *
+ * The per-app objects take the same path: `app.request`/`app.response` are
+ * `definePrototype(request, { values: { app } })`, `app.router` a hidden getter.
  * Everything here runs once, at load (or once per app); nothing runs per request.
  */
 

@@ -17,7 +17,7 @@ import {
   mountedApp,
   paramMethod,
 } from '../app-core';
-import { definePrototype } from '../define-prototype';
+import { defineMembers, definePrototype } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { queryLayer } from '../query';
 import type { QueryParser } from '../request';
@@ -104,14 +104,15 @@ const presetMethods = {
 
     this._router = new Router3(this as { caseSensitive?: boolean });
     this.routes = this._router.map;
-    Object.defineProperty(this, 'router', {
-      configurable: true,
-      get(this: Application3) {
-        // Reading app.router marks it used: routes then run where it was mounted.
-        this._usedRouter = true;
-        this._router.caseSensitive = this.enabled('case sensitive routing');
-        this._router.strict = this.enabled('strict routing');
-        return this._router.middleware;
+    defineMembers(this, {
+      hidden: {
+        router(this: Application3) {
+          // Reading app.router marks it used: routes then run where it was mounted.
+          this._usedRouter = true;
+          this._router.caseSensitive = this.enabled('case sensitive routing');
+          this._router.strict = this.enabled('strict routing');
+          return this._router.middleware;
+        },
       },
     });
 
