@@ -19,6 +19,7 @@ import webapp3 = require('../../src/v3/index');
 import { express3, express3Pair } from '../support/legacy-oracles';
 import { assertSameResponses, type Framework } from '../support/differential';
 import { answersOf } from '../support/compare';
+import { itWithLiveOracle } from '../support/oracle-recording';
 import { close, rawRequest, type RawResponse } from '../support/raw-http';
 
 type Any = any;
@@ -236,9 +237,14 @@ describe('what handlers see of req and res', () => {
     }
   });
 
-  it('3.x: for...in, `in`, constructors and app.request/app.response patches as in express@3.21', async () => {
-    await assertSameResponses(inspecting, requests, express3Pair, withoutKnown3xDifferences);
-  });
+  // The names Node's own request and response carry change between Node lines: a recording would not replay.
+  itWithLiveOracle(
+    '3.x: for...in, `in`, constructors and app.request/app.response patches as in express@3.21',
+    'listing the members of Node objects',
+    async () => {
+      await assertSameResponses(inspecting, requests, express3Pair, withoutKnown3xDifferences);
+    },
+  );
 });
 
 /**
