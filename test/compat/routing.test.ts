@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NextFunction, Request, Response } from 'express';
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+import { hit } from '../support/trail';
 
 /** Echoes what routing produced, so any difference in params, urls or order shows in the body. */
 function echo(tag: string) {
@@ -21,15 +22,6 @@ function echo(tag: string) {
         path: req.route?.path ?? null,
       }),
     );
-  };
-}
-
-/** Appends its name to an `x-trail` header and continues: shows which handlers ran, in order. */
-function hit(name: string) {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    const trail = res.getHeader('x-trail');
-    res.setHeader('x-trail', trail ? trail + ',' + name : name);
-    next();
   };
 }
 

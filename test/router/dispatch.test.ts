@@ -12,21 +12,13 @@ import type { NextFunction, Request, Response } from 'express';
 import webapp = require('../../src/index');
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+import { hit } from '../support/trail';
 
 /** Echoes what routing produced, so a difference in params, urls or order shows in the body. */
 function echo(tag: string) {
   return (req: Request, res: Response) => {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ tag, params: req.params, url: req.url, baseUrl: req.baseUrl }));
-  };
-}
-
-/** Appends its name to an `x-trail` header and continues: shows which handlers ran, in order. */
-function hit(name: string) {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    const trail = res.getHeader('x-trail');
-    res.setHeader('x-trail', trail ? trail + ',' + name : name);
-    next();
   };
 }
 

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
 import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import webapp3 = require('../../src/v3/index');
+import { hit } from '../support/trail';
 
 type Any = any;
 
@@ -15,13 +16,6 @@ function echo(tag: string) {
   return (req: Any, res: Any) => {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ tag, params: { ...req.params }, url: req.url }));
-  };
-}
-function hit(name: string) {
-  return (_req: Any, res: Any, next: Any) => {
-    const trail = res.getHeader('x-trail');
-    res.setHeader('x-trail', trail ? trail + ',' + name : name);
-    next();
   };
 }
 const get = (path: string): RequestSpec => ({ path });

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
 import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import webapp3 = require('../../src/v3/index');
+import { hit } from '../support/trail';
 
 type Any = any;
 
@@ -23,13 +24,6 @@ function echo(tag: string) {
         route: req.route && { path: String(req.route.path), method: req.route.method, keys: req.route.keys },
       }),
     );
-  };
-}
-function hit(name: string) {
-  return (_req: Any, res: Any, next: Any) => {
-    const trail = res.getHeader('x-trail');
-    res.setHeader('x-trail', trail ? trail + ',' + name : name);
-    next();
   };
 }
 const get = (path: string): RequestSpec => ({ path });
