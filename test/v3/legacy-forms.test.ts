@@ -6,6 +6,8 @@
  * getters without the headers they read.
  */
 import assert from 'node:assert/strict';
+import type http from 'node:http';
+import https from 'node:https';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +15,9 @@ import { after, before, describe, it } from 'node:test';
 import { captureStderr } from '../support/capture-stderr';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
 import { express3, express3Pair as pair } from '../support/legacy-oracles';
-import { oracleRunValue } from '../support/oracle-recording';
+import { itWithLiveOracle, oracleRunValue } from '../support/oracle-recording';
+import { close, listen } from '../support/raw-http';
+import { selfSignedCert } from '../support/self-signed-cert';
 import webapp3 = require('../../src/v3/index');
 
 type Any = any;
@@ -228,4 +232,39 @@ describe('webapp/v3 response and request forms compatibility with express@3', ()
       );
     }
   });
+
+  itWithLiveOracle(
+    'over TLS: req.protocol is https and req.secure true, unless a trusted proxy says otherwise',
+    'an https server (recordings are of plain HTTP)',
+    async () => {
+      const tls = selfSignedCert();
+      const answers = async (framework: Any) => {
+        const app = framework();
+        app.set('trust proxy', 'loopback');
+        app.use((req: Any, res: Any) => res.end(JSON.stringify({ protocol: req.protocol, secure: req.secure })));
+        const server = https.createServer(tls, app);
+        const port = await listen(server as unknown as http.Server);
+        try {
+          const ask = (headers: Record<string, string>) =>
+            new Promise<string>((resolve, reject) => {
+              const req = https.get(
+                { host: '127.0.0.1', port, rejectUnauthorized: false, headers, agent: false },
+                (res) => {
+                  let body = '';
+                  res.on('data', (chunk) => (body += chunk));
+                  res.on('end', () => resolve(body));
+                },
+              );
+              req.on('error', reject);
+            });
+          return [await ask({}), await ask({ 'X-Forwarded-Proto': 'http' })];
+        } finally {
+          await close(server as unknown as http.Server);
+        }
+      };
+      const subject = await answers(webapp3);
+      assert.deepEqual(subject, await answers(express3));
+      assert.deepEqual(subject, ['{"protocol":"https","secure":true}', '{"protocol":"http","secure":false}']);
+    },
+  );
 });

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { describe, it } from 'node:test';
 import { captureStderr } from '../support/capture-stderr';
 import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../support/differential';
-import { close, listen, type RawResponse } from '../support/raw-http';
+import { close, listen, rawRequest, withServer, type RawResponse } from '../support/raw-http';
 import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import { itWithLiveOracle } from '../support/oracle-recording';
 import webapp3 = require('../../src/v3/index');
@@ -105,6 +105,30 @@ describe('webapp/v3 middleware stack compatibility with express@3', () => {
       ],
       pair,
       withoutStackFrames,
+    );
+  });
+
+  it('the last handler logs the error outside the test env, and only there', async () => {
+    const logged: string[] = [];
+    const log = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(' '));
+    try {
+      for (const env of ['development', 'test']) {
+        const app: Any = webapp3();
+        app.set('env', env);
+        app.use(() => {
+          throw new Error('failed in ' + env);
+        });
+        await withServer(app, async (port) => {
+          assert.equal((await rawRequest(port, { path: '/' })).status, 500);
+        });
+      }
+    } finally {
+      console.error = log;
+    }
+    assert.deepEqual(
+      logged.map((line) => line.split('\n')[0]),
+      ['Error: failed in development'],
     );
   });
 
