@@ -20,7 +20,8 @@ const unregister = registerInstrumentations({ instrumentations: [new HttpInstrum
 
 // Loaded after the instrumentation, as an application would be.
 
-const { instrument } = require('../../src/otel/index') as typeof import('../../src/otel/index');
+const { instrument, ATTR_LAYER_NAME, ATTR_LAYER_TYPE, LAYER_CHANNEL, REQUEST_CHANNEL } =
+  require('../../src/otel/index') as typeof import('../../src/otel/index');
 
 const { rawRequest, withServer } = require('../support/raw-http') as typeof import('../support/raw-http');
 
@@ -97,8 +98,10 @@ describe('webapp/otel', () => {
     assert.equal(parentOf(users), api.spanContext().spanId);
     assert.equal(parentOf(handler), users.spanContext().spanId);
     assert.equal(handler.attributes['http.route'], '/api/users/:id');
-    assert.equal(handler.attributes['webapp.name'], 'loadUser');
-    assert.equal(handler.attributes['webapp.type'], 'request_handler');
+    // The exported names are the attributes' (an exporter filter or a query can use them).
+    assert.equal(handler.attributes[ATTR_LAYER_NAME], 'loadUser');
+    assert.equal(handler.attributes[ATTR_LAYER_TYPE], 'request_handler');
+    assert.deepEqual([ATTR_LAYER_NAME, ATTR_LAYER_TYPE], ['webapp.name', 'webapp.type']);
     for (const span of spans) assert.equal(span.spanContext().traceId, server.spanContext().traceId, span.name);
   });
 
@@ -223,6 +226,10 @@ describe('webapp/otel', () => {
     const router = byName(spans, 'router - /items')!;
     assert.equal(parentOf(router), server.spanContext().spanId);
     assert.equal(parentOf(byName(spans, 'request handler - /items/:id')!), router.spanContext().spanId);
+  });
+
+  it('re-exports the names of the channels it listens to', () => {
+    assert.deepEqual([REQUEST_CHANNEL, LAYER_CHANNEL], ['webapp:request', 'webapp:layer']);
   });
 
   it('disable() stops the layer spans', async () => {
