@@ -9,6 +9,7 @@ import { deprecate } from '../http/deprecate';
 import { cookieMethods } from './cookies';
 import { deprecatedSendfile, fileMethods } from './files';
 import { formatMethods } from './format';
+import { installHeaderStore } from './header-store';
 import { headerMethods } from './headers';
 import { redirectMethods } from './redirect';
 import { renderMethods } from './render';
@@ -38,6 +39,7 @@ Object.assign(
   renderMethods,
   fileMethods,
 );
+installHeaderStore(response);
 
 /** Express 4 keeps the 3.x `res.sendfile` only as a deprecated alias of the file sender, with 4.x outcomes. */
 type SendfileArgs = Parameters<typeof deprecatedSendfile>;
