@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { adoptServer, serverClasses } from './server-classes';
@@ -73,7 +74,7 @@ export function markTrustProxyDefault(settings: object): void {
 }
 
 /** Copies own property descriptors (methods and accessors alike), keeping those `target` already has. */
-export function mixin(target: object, source: object): void {
+function mixin(target: object, source: object): void {
   for (const name of Object.getOwnPropertyNames(source)) {
     if (Object.prototype.hasOwnProperty.call(target, name)) continue;
     Object.defineProperty(target, name, Object.getOwnPropertyDescriptor(source, name)!);
@@ -100,9 +101,8 @@ export function createApp<T extends CoreApp>(
   mixin(app, EventEmitter.prototype);
   mixin(app, preset);
   prepare?.(app);
-  const own = { configurable: true, enumerable: true, writable: true, value: app };
-  app.request = Object.create(request, { app: own });
-  app.response = Object.create(response, { app: own });
+  app.request = definePrototype(request, { values: { app } });
+  app.response = definePrototype(response, { values: { app } });
   app.init();
   return app;
 }

@@ -15,10 +15,10 @@ import {
   leavingApp,
   markTrustProxyDefault,
   markTrustProxySet,
-  mixin,
   mountedApp,
   paramMethod,
 } from './app-core';
+import { defineMembers, definePrototype } from './define-prototype';
 import { finalHandler } from './http/final-handler';
 import { queryLayer } from './query';
 import type { QueryParser } from './request';
@@ -26,7 +26,7 @@ import type { RenderCallback } from './response/types';
 import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
-import type { MethodMembers } from './router/methods';
+import { methodMembers, type MethodMembers } from './router/methods';
 import type { PathPattern } from './router/path-pattern';
 import { compileETag, compileQueryParser, compileTrust, queryParserOf } from './settings';
 import { isTraced, requestChannel } from './tracing/channels';
@@ -76,148 +76,157 @@ export interface ApplicationMethods extends Omit<MethodMembers<RouteMethod>, 'ge
   listen(this: Application, ...args: unknown[]): http.Server;
 }
 
-/** The 4.x preset: the shared core plus what Express 4 does its own way. */
-export const application = {} as ApplicationMethods;
-mixin(application, applicationCore);
+/** What Express 4 does its own way: settings, the lazily made router, mounting, `param`. */
+const presetMethods = {
+  defaultConfiguration() {
+    const env = environment();
+    this.enable('x-powered-by');
+    this.set('etag', 'weak');
+    this.set('env', env);
+    this.set('query parser', 'extended');
+    this.set('subdomain offset', 2);
+    this.set('trust proxy', false);
+    markTrustProxyDefault(this.settings);
 
-application.defaultConfiguration = function defaultConfiguration() {
-  const env = environment();
-  this.enable('x-powered-by');
-  this.set('etag', 'weak');
-  this.set('env', env);
-  this.set('query parser', 'extended');
-  this.set('subdomain offset', 2);
-  this.set('trust proxy', false);
-  markTrustProxyDefault(this.settings);
+    this.on('mount', inheritFromParent);
 
-  this.on('mount', inheritFromParent);
+    this.locals = Object.create(null);
+    this.mountpath = '/';
+    this.locals.settings = this.settings;
+    this.set('view', View);
+    this.set('views', resolve('views'));
+    this.set('jsonp callback name', 'callback');
+    if (env === 'production') this.enable('view cache');
 
-  this.locals = Object.create(null);
-  this.mountpath = '/';
-  this.locals.settings = this.settings;
-  this.set('view', View);
-  this.set('views', resolve('views'));
-  this.set('jsonp callback name', 'callback');
-  if (env === 'production') this.enable('view cache');
+    defineMembers(this, {
+      hidden: {
+        router() {
+          throw new Error(
+            "'app.router' is deprecated!\n" +
+              'Please see the 3.x to 4.x migration guide for details on how to update your app.',
+          );
+        },
+      },
+    });
+  },
 
-  Object.defineProperty(this, 'router', {
-    configurable: true,
-    get() {
-      throw new Error(
-        "'app.router' is deprecated!\nPlease see the 3.x to 4.x migration guide for details on how to update your app.",
-      );
+  /** The app's router is made on first use; its first two layers parse the query and initialise req/res. */
+  lazyrouter() {
+    if (this._router) return;
+    this._router = Router({
+      caseSensitive: this.enabled('case sensitive routing'),
+      strict: this.enabled('strict routing'),
+    } satisfies RouterOptions);
+    this._router.use(queryLayer(queryParserOf(this.get('query parser fn')) as QueryParser));
+    this._router.use(initLayer(this, () => Object.create(null)));
+  },
+
+  handle(req, res, callback) {
+    const router = this._router;
+    const done = callback ? leavingApp(res, callback) : finalHandler(req, res, { env: this.get('env') as string, onerror: errorLogger(this) });
+    if (!router) {
+      done();
+      return;
+    }
+    if (isTraced(requestChannel) && !isRequestTraced(req)) return traceRequest(this, req, res, done, router);
+    router.handle(req, res, done);
+  },
+
+  use(...args: unknown[]) {
+    const { path, callbacks: fns } = splitUseArguments(args);
+    if (fns.length === 0) throw new TypeError('app.use() requires a middleware function');
+
+    this.lazyrouter();
+    const router = this._router!;
+    for (const fn of fns) {
+      const sub = fn as Application;
+      if (!sub || !sub.handle || !sub.set) {
+        router.use(path, fn);
+        continue;
+      }
+      sub.mountpath = path;
+      sub.parent = this;
+      router.use(path, mountedApp(sub));
+      sub.emit('mount', this);
+    }
+    return this;
+  },
+
+  route(path) {
+    this.lazyrouter();
+    return this._router!.route(path);
+  },
+
+  /** A 4.x router takes one callback per `param` call and deals with `:name` and the function form itself. */
+  param: paramMethod(function registerParam(this: Application, name: unknown, fns: unknown[]) {
+    this.lazyrouter();
+    this._router!.param(name as string, fns[0]);
+  }) as ApplicationMethods['param'],
+
+  set(this: Application, setting: string, value?: unknown): unknown {
+    if (arguments.length === 1) {
+      // Own settings first, then those inherited from the parent app's settings.
+      let settings: object | null = this.settings;
+      while (settings && settings !== Object.prototype) {
+        if (Object.prototype.hasOwnProperty.call(settings, setting))
+          return (settings as Record<string, unknown>)[setting];
+        settings = Object.getPrototypeOf(settings);
+      }
+      return undefined;
+    }
+    this.settings[setting] = value;
+    switch (setting) {
+      case 'etag':
+        this.set('etag fn', compileETag(value));
+        break;
+      case 'query parser':
+        this.set('query parser fn', compileQueryParser(value));
+        break;
+      case 'trust proxy':
+        this.set('trust proxy fn', compileTrust(value));
+        markTrustProxySet(this.settings);
+        break;
+    }
+    return this;
+  },
+
+  path() {
+    return this.parent ? this.parent.path() + this.mountpath : '';
+  },
+} satisfies Partial<ApplicationMethods>;
+
+/** `app.post(path, ...handlers)`...: a route for `path` with the handlers for that method. */
+const routeMethods = methodMembers(
+  (method): RouteMethod =>
+    function addRoute(this: Application, path: PathPattern, ...handlers: unknown[]) {
+      this.lazyrouter();
+      const route = this._router!.route(path);
+      route[method](...handlers);
+      return this;
     },
-  });
-};
+);
+const routeGet = routeMethods.get;
 
-/** The app's router is made on first use; its first two layers parse the query and initialise req/res. */
-application.lazyrouter = function lazyrouter() {
-  if (this._router) return;
-  this._router = Router({
-    caseSensitive: this.enabled('case sensitive routing'),
-    strict: this.enabled('strict routing'),
-  } satisfies RouterOptions);
-  this._router.use(queryLayer(queryParserOf(this.get('query parser fn')) as QueryParser));
-  this._router.use(initLayer(this, () => Object.create(null)));
-};
+const routingMethods = {
+  ...routeMethods,
+  /** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+  get(this: Application, settingOrPath: string | PathPattern, ...handlers: unknown[]) {
+    if (arguments.length === 1) return this.set(settingOrPath as string);
+    return routeGet.call(this, settingOrPath, ...handlers);
+  },
 
-application.handle = function handle(req, res, callback) {
-  const router = this._router;
-  const done = callback
-    ? leavingApp(res, callback)
-    : finalHandler(req, res, { env: this.get('env') as string, onerror: errorLogger(this) });
-  if (!router) {
-    done();
-    return;
-  }
-  if (isTraced(requestChannel) && !isRequestTraced(req)) return traceRequest(this, req, res, done, router);
-  router.handle(req, res, done);
-};
-
-application.use = function use(...args: unknown[]) {
-  const { path, callbacks: fns } = splitUseArguments(args);
-  if (fns.length === 0) throw new TypeError('app.use() requires a middleware function');
-
-  this.lazyrouter();
-  const router = this._router!;
-  for (const fn of fns) {
-    const sub = fn as Application;
-    if (!sub || !sub.handle || !sub.set) {
-      router.use(path, fn);
-      continue;
-    }
-    sub.mountpath = path;
-    sub.parent = this;
-    router.use(path, mountedApp(sub));
-    sub.emit('mount', this);
-  }
-  return this;
-};
-
-application.route = function route(path) {
-  this.lazyrouter();
-  return this._router!.route(path);
-};
-
-/** A 4.x router takes one callback per `param` call and deals with `:name` and the function form itself. */
-application.param = paramMethod(function registerParam(this: Application, name: unknown, fns: unknown[]) {
-  this.lazyrouter();
-  this._router!.param(name as string, fns[0]);
-}) as ApplicationMethods['param'];
-
-application.set = function set(this: Application, setting: string, value?: unknown): unknown {
-  if (arguments.length === 1) {
-    // Own settings first, then those inherited from the parent app's settings.
-    let settings: object | null = this.settings;
-    while (settings && settings !== Object.prototype) {
-      if (Object.prototype.hasOwnProperty.call(settings, setting))
-        return (settings as Record<string, unknown>)[setting];
-      settings = Object.getPrototypeOf(settings);
-    }
-    return undefined;
-  }
-  this.settings[setting] = value;
-  switch (setting) {
-    case 'etag':
-      this.set('etag fn', compileETag(value));
-      break;
-    case 'query parser':
-      this.set('query parser fn', compileQueryParser(value));
-      break;
-    case 'trust proxy':
-      this.set('trust proxy fn', compileTrust(value));
-      markTrustProxySet(this.settings);
-      break;
-  }
-  return this;
-} as ApplicationMethods['set'];
-
-application.path = function path() {
-  return this.parent ? this.parent.path() + this.mountpath : '';
-};
-
-for (const method of methods) {
-  application[method] = function addRoute(this: Application, path: PathPattern, ...handlers: unknown[]) {
+  all(path, ...handlers) {
     this.lazyrouter();
     const route = this._router!.route(path);
-    route[method](...handlers);
+    for (const method of methods) route[method](...handlers);
     return this;
-  };
-}
+  },
+} satisfies Partial<ApplicationMethods>;
 
-/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
-const routeGet = application.get;
-application.get = function get(this: Application, settingOrPath: string | PathPattern, ...handlers: unknown[]) {
-  if (arguments.length === 1) return this.set(settingOrPath as string);
-  return routeGet.call(this, settingOrPath, ...handlers);
-};
-
-application.all = function all(path, ...handlers) {
-  this.lazyrouter();
-  const route = this._router!.route(path);
-  for (const method of methods) route[method](...handlers);
-  return this;
-};
+/** The 4.x preset: the shared core plus what Express 4 does its own way. */
+export const application = definePrototype<ApplicationMethods>(Object.prototype, {
+  methods: { ...applicationCore, ...presetMethods, ...routingMethods },
+});
 
 const kErrorLogger = Symbol('webapp.errorLogger');
 

@@ -5,6 +5,7 @@
  * `const express = require('webapp')` works wherever Express 4 did.
  */
 import { createApp } from './app-core';
+import { defineMembers } from './define-prototype';
 import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
@@ -169,14 +170,6 @@ declare namespace webapp {
   export const graceful: typeof import('./shutdown').graceful;
 }
 
-Object.assign(webapp, {
-  application,
-  request: requestPrototype,
-  response: responsePrototype,
-  Route: RouteClass,
-  Router: RouterFactory,
-});
-
 /**
  * Why lazy: an app that uses none of them should not pay for loading the static
  * server and the body parsers before its first request (cold start). Each member
@@ -192,31 +185,38 @@ const LAZY_MEMBERS: Record<string, () => unknown> = {
   urlencoded: () => loadBodyParser().urlencoded,
   graceful: () => (require('./shutdown') as typeof import('./shutdown')).graceful,
 };
-for (const [name, load] of Object.entries(LAZY_MEMBERS)) {
+
+/** A lazy member: loaded by its first read, replaced by a plain property on first read or write. */
+function lazyMember(name: string, load: () => unknown) {
   const settle = (value: unknown) => {
-    Object.defineProperty(webapp, name, { configurable: true, enumerable: true, writable: true, value });
+    defineMembers(webapp, { values: { [name]: value } });
     return value;
   };
-  Object.defineProperty(webapp, name, {
-    configurable: true,
-    enumerable: true,
-    get: () => settle(load()),
-    set: settle,
-  });
+  return { get: () => settle(load()), set: settle };
 }
 
-for (const name of REMOVED_MIDDLEWARE) {
-  Object.defineProperty(webapp, name, {
-    configurable: true,
-    get() {
-      throw new Error(
-        'Most middleware (like ' +
-          name +
-          ') is no longer bundled with webapp 4.x and must be installed separately, ' +
-          "or taken from 'webapp/middleware'. Please see https://github.com/senchalabs/connect#middleware.",
-      );
-    },
-  });
+/** A removed 3.x middleware: reading it throws, saying where it went. */
+function removedMiddleware(name: string) {
+  return () => {
+    throw new Error(
+      'Most middleware (like ' +
+        name +
+        ') is no longer bundled with webapp 4.x and must be installed separately, ' +
+        "or taken from 'webapp/middleware'. Please see https://github.com/senchalabs/connect#middleware.",
+    );
+  };
 }
+
+defineMembers(webapp, {
+  values: {
+    application,
+    request: requestPrototype,
+    response: responsePrototype,
+    Route: RouteClass,
+    Router: RouterFactory,
+  },
+  getters: Object.fromEntries(Object.entries(LAZY_MEMBERS).map(([name, load]) => [name, lazyMember(name, load)])),
+  hidden: Object.fromEntries(REMOVED_MIDDLEWARE.map((name) => [name, removedMiddleware(name)])),
+});
 
 export = webapp;

@@ -13,14 +13,10 @@ import { parseOriginalUrl, parseUrl } from './http/parse-url';
 import { parseRange, type RangeOptions } from './http/range-parser';
 import { typeIs } from './http/type-is';
 import { lazy } from './http/lazy';
+import { definePrototype } from './define-prototype';
 
 const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
 
-/**
- * The query parser chosen for this request: set once, by the first webapp app the
- * request enters (as Express's `query` middleware only parses when `req.query` is
- * unset). Parsing itself waits for the first read of `req.query`.
- */
 /** A Host value without its port; an IPv6 literal (`[::1]:3000`) keeps its brackets. Shared with 3.x's `req.host`. */
 export function withoutPort(host: string): string {
   const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
@@ -28,6 +24,11 @@ export function withoutPort(host: string): string {
   return index !== -1 ? host.substring(0, index) : host;
 }
 
+/**
+ * The query parser chosen for this request: set once, by the first webapp app the
+ * request enters (as Express's `query` middleware only parses when `req.query` is
+ * unset). Parsing itself waits for the first read of `req.query`.
+ */
 export const kQueryParser = Symbol('webapp.queryParser');
 const kQuery = Symbol('webapp.query');
 
@@ -60,8 +61,6 @@ export type RequestPrototype = IncomingMessage &
   } & {
     query: unknown;
   };
-
-export const request = Object.create(IncomingMessage.prototype) as RequestPrototype;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -209,17 +208,8 @@ const getters = {
   },
 } satisfies Record<string, (this: RequestThis) => unknown>;
 
-for (const [name, fn] of Object.entries(methods)) {
-  Object.defineProperty(request, name, { configurable: true, enumerable: true, writable: true, value: fn });
-}
-request.header = request.get;
-for (const [name, get] of Object.entries(getters)) {
-  Object.defineProperty(request, name, { configurable: true, enumerable: true, get });
-}
-
-Object.defineProperty(request, 'query', {
-  configurable: true,
-  enumerable: true,
+/** Express sets `req.query` per request; webapp parses it on first read (see kQueryParser). */
+const query = {
   get(this: RequestThis) {
     if (kQuery in this) return this[kQuery];
     const parse = this[kQueryParser];
@@ -235,4 +225,10 @@ Object.defineProperty(request, 'query', {
   set(this: RequestThis, value: unknown) {
     this[kQuery] = value;
   },
+};
+
+export const request = definePrototype<RequestPrototype>(IncomingMessage.prototype, {
+  methods,
+  aliases: { header: 'get' },
+  getters: { ...getters, query },
 });

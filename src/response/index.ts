@@ -5,6 +5,7 @@
  * methods are grouped by concern in the modules beside this one.
  */
 import { ServerResponse } from 'node:http';
+import { definePrototype } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { cookieMethods } from './cookies';
 import { deprecatedSendfile, fileMethods } from './files';
@@ -17,7 +18,7 @@ import { sendMethods } from './send';
 
 export type { CookieOptions, Response } from './types';
 
-/** The response prototype: Node's response plus the method groups assigned below. */
+/** The response prototype: Node's response plus the method groups installed below. */
 export type ResponsePrototype = ServerResponse &
   typeof sendMethods &
   typeof headerMethods &
@@ -27,29 +28,26 @@ export type ResponsePrototype = ServerResponse &
   typeof renderMethods &
   typeof fileMethods;
 
-export const response = Object.create(ServerResponse.prototype) as ResponsePrototype;
-
-Object.assign(
-  response,
-  sendMethods,
-  headerMethods,
-  cookieMethods,
-  redirectMethods,
-  formatMethods,
-  renderMethods,
-  fileMethods,
-);
-installHeaderStore(response);
-
 /** Express 4 keeps the 3.x `res.sendfile` only as a deprecated alias of the file sender, with 4.x outcomes. */
 type SendfileArgs = Parameters<typeof deprecatedSendfile>;
-response.sendfile = function sendfile(
-  this: unknown,
-  _path: SendfileArgs[0],
-  _options?: SendfileArgs[1],
-  _callback?: SendfileArgs[2],
-) {
+function sendfile(this: unknown, _path: SendfileArgs[0], _options?: SendfileArgs[1], _callback?: SendfileArgs[2]) {
   deprecate('res.sendfile: Use res.sendFile instead');
   // Passed on as received: the sender tells `(path, fn)` from `(path, options, fn)` by argument type.
   return deprecatedSendfile.apply(this as never, Array.prototype.slice.call(arguments) as SendfileArgs);
-};
+}
+
+export const response = definePrototype<ResponsePrototype>(ServerResponse.prototype, {
+  methods: {
+    ...sendMethods,
+    ...headerMethods,
+    ...cookieMethods,
+    ...redirectMethods,
+    ...formatMethods,
+    ...renderMethods,
+    ...fileMethods,
+    sendfile,
+  },
+});
+
+// Node's header API over webapp's store, non-enumerable as Node's own members are.
+installHeaderStore(response);

@@ -6,12 +6,13 @@
  * literal paths, and one `next` function per request per router.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { Dispatch, type ParamCall, type RoutedRequest } from './dispatch';
 import { Layer, forwardRejection, type Handler, type NextFunction } from './layer';
 import type { LayerIndex } from './layer-index';
 import { kLayerIndex } from './layer-cursor';
-import { methods, type MethodMembers } from './methods';
+import { methodMembers, type HttpMethod, type MethodMembers } from './methods';
 import type { PathPattern } from './path-pattern';
 import { Route, splitUseArguments } from './route';
 
@@ -90,146 +91,153 @@ export const Router = function Router(options?: RouterOptions): Router {
   return router;
 } as RouterFactory;
 
-Router.param = function param(this: Router, name: string | ParamDefinition, fn?: unknown): Router | undefined {
-  if (typeof name === 'function') {
-    deprecate('router.param(fn): Refactor to use path params');
-    this._params.push(name);
-    return undefined;
-  }
-  if (name[0] === ':') {
-    deprecate(
-      'router.param(' +
-        JSON.stringify(name) +
-        ', fn): Use router.param(' +
-        JSON.stringify(name.slice(1)) +
-        ', fn) instead',
-    );
-    name = name.slice(1);
-  }
-  let callback = fn;
-  for (const definition of this._params) {
-    const replaced = definition(name, callback);
-    if (replaced) callback = replaced;
-  }
-  if (typeof callback !== 'function') {
-    throw new Error('invalid param() call for ' + name + ', got ' + callback);
-  }
-  (this.params[name] = this.params[name] || []).push(callback as ParamHandler);
-  return this;
-};
-
-Router.handle = function handle(this: Router, req: IncomingMessage, res: ServerResponse, out: NextFunction): void {
-  new Dispatch(this, req, res, out).start();
-};
-
-/**
- * Runs the `param` callbacks of the layer's parameters, in order, once per request
- * per parameter value (a value seen before restores its result, an error is replayed).
- */
-Router.process_params = function process_params(
-  this: Router,
-  layer: Layer,
-  called: Record<string, ParamCall>,
-  rawReq: IncomingMessage,
-  res: ServerResponse,
-  done: NextFunction,
-): void {
-  const req = rawReq as RoutedRequest;
-  const params = this.params;
-  const keys = layer.keys;
-  if (!keys || keys.length === 0) {
-    done();
-    return;
-  }
-  let i = 0;
-  let paramIndex = 0;
-  let name: string;
-  let paramValue: unknown;
-  let callbacks: ParamHandler[] | undefined;
-  let call: ParamCall;
-
-  const nextParam = (err?: unknown): void => {
-    if (err) {
-      done(err);
-      return;
+const routerMethods = {
+  param(this: Router, name: string | ParamDefinition, fn?: unknown): Router | undefined {
+    if (typeof name === 'function') {
+      deprecate('router.param(fn): Refactor to use path params');
+      this._params.push(name);
+      return undefined;
     }
-    if (i >= keys.length) {
+    if (name[0] === ':') {
+      deprecate(
+        'router.param(' +
+          JSON.stringify(name) +
+          ', fn): Use router.param(' +
+          JSON.stringify(name.slice(1)) +
+          ', fn) instead',
+      );
+      name = name.slice(1);
+    }
+    let callback = fn;
+    for (const definition of this._params) {
+      const replaced = definition(name, callback);
+      if (replaced) callback = replaced;
+    }
+    if (typeof callback !== 'function') {
+      throw new Error('invalid param() call for ' + name + ', got ' + callback);
+    }
+    (this.params[name] = this.params[name] || []).push(callback as ParamHandler);
+    return this;
+  },
+
+  handle(this: Router, req: IncomingMessage, res: ServerResponse, out: NextFunction): void {
+    new Dispatch(this, req, res, out).start();
+  },
+
+  /**
+   * Runs the `param` callbacks of the layer's parameters, in order, once per request
+   * per parameter value (a value seen before restores its result, an error is replayed).
+   */
+  process_params(
+    this: Router,
+    layer: Layer,
+    called: Record<string, ParamCall>,
+    rawReq: IncomingMessage,
+    res: ServerResponse,
+    done: NextFunction,
+  ): void {
+    const req = rawReq as RoutedRequest;
+    const params = this.params;
+    const keys = layer.keys;
+    if (!keys || keys.length === 0) {
       done();
       return;
     }
-    paramIndex = 0;
-    name = String(keys[i++].name);
-    paramValue = req.params![name];
-    callbacks = Object.prototype.hasOwnProperty.call(params, name) ? params[name] : undefined;
-    const previous = called[name];
-    if (paramValue === undefined || !callbacks) {
-      nextParam();
-      return;
-    }
-    if (previous && (previous.match === paramValue || (previous.error && previous.error !== 'route'))) {
-      req.params![name] = previous.value;
-      nextParam(previous.error);
-      return;
-    }
-    called[name] = call = { error: null, match: paramValue, value: paramValue };
-    paramCallback();
-  };
+    let i = 0;
+    let paramIndex = 0;
+    let name: string;
+    let paramValue: unknown;
+    let callbacks: ParamHandler[] | undefined;
+    let call: ParamCall;
 
-  const paramCallback = (err?: unknown): void => {
-    const fn = callbacks![paramIndex++];
-    call.value = req.params![name];
-    if (err) {
-      call.error = err;
-      nextParam(err);
-      return;
-    }
-    if (!fn) {
-      nextParam();
-      return;
-    }
-    try {
-      forwardRejection(fn(req, res, paramCallback, paramValue, name), paramCallback);
-    } catch (e) {
-      paramCallback(e);
-    }
-  };
+    const nextParam = (err?: unknown): void => {
+      if (err) {
+        done(err);
+        return;
+      }
+      if (i >= keys.length) {
+        done();
+        return;
+      }
+      paramIndex = 0;
+      name = String(keys[i++].name);
+      paramValue = req.params![name];
+      callbacks = Object.prototype.hasOwnProperty.call(params, name) ? params[name] : undefined;
+      const previous = called[name];
+      if (paramValue === undefined || !callbacks) {
+        nextParam();
+        return;
+      }
+      if (previous && (previous.match === paramValue || (previous.error && previous.error !== 'route'))) {
+        req.params![name] = previous.value;
+        nextParam(previous.error);
+        return;
+      }
+      called[name] = call = { error: null, match: paramValue, value: paramValue };
+      paramCallback();
+    };
 
-  nextParam();
-};
+    const paramCallback = (err?: unknown): void => {
+      const fn = callbacks![paramIndex++];
+      call.value = req.params![name];
+      if (err) {
+        call.error = err;
+        nextParam(err);
+        return;
+      }
+      if (!fn) {
+        nextParam();
+        return;
+      }
+      try {
+        forwardRejection(fn(req, res, paramCallback, paramValue, name), paramCallback);
+      } catch (e) {
+        paramCallback(e);
+      }
+    };
 
-Router.use = function use(this: Router, ...args: unknown[]): Router {
-  const { path, callbacks } = splitUseArguments(args);
-  if (callbacks.length === 0) throw new TypeError('Router.use() requires a middleware function');
-  for (const fn of callbacks) {
-    if (typeof fn !== 'function') {
-      throw new TypeError('Router.use() requires a middleware function but got a ' + typeName(fn));
+    nextParam();
+  },
+
+  use(this: Router, ...args: unknown[]): Router {
+    const { path, callbacks } = splitUseArguments(args);
+    if (callbacks.length === 0) throw new TypeError('Router.use() requires a middleware function');
+    for (const fn of callbacks) {
+      if (typeof fn !== 'function') {
+        throw new TypeError('Router.use() requires a middleware function but got a ' + typeName(fn));
+      }
+      const layer = new Layer(path, { sensitive: this.caseSensitive, strict: false, end: false }, fn as Handler);
+      layer.route = undefined;
+      this.stack.push(layer);
     }
-    const layer = new Layer(path, { sensitive: this.caseSensitive, strict: false, end: false }, fn as Handler);
-    layer.route = undefined;
+    return this;
+  },
+
+  route(this: Router, path: PathPattern): Route {
+    const route = new Route(path);
+    const layer = new Layer(
+      path,
+      { sensitive: this.caseSensitive, strict: this.strict, end: true },
+      route.dispatch.bind(route),
+    );
+    layer.route = route;
     this.stack.push(layer);
-  }
-  return this;
-};
+    return route;
+  },
+} satisfies Partial<RouterMethods>;
 
-Router.route = function route(this: Router, path: PathPattern): Route {
-  const route = new Route(path);
-  const layer = new Layer(
-    path,
-    { sensitive: this.caseSensitive, strict: this.strict, end: true },
-    route.dispatch.bind(route),
-  );
-  layer.route = route;
-  this.stack.push(layer);
-  return route;
-};
-
-for (const method of [...methods, 'all' as const]) {
-  Router[method] = function addRoute(this: Router, path: PathPattern, ...handlers: unknown[]): Router {
+/** `router.get(path, ...handlers)`...: a route for `path` with the handlers for that method; `all` for every method. */
+function routeAdder(method: HttpMethod | 'all'): RouteMethod {
+  return function addRoute(this: Router, path: PathPattern, ...handlers: unknown[]): Router {
     const route = this.route(path);
     route[method](...handlers);
     return this;
   };
 }
+
+defineMembers(Router, {
+  methods: { ...routerMethods, ...methodMembers(routeAdder), all: routeAdder('all') },
+});
 
 function typeName(value: unknown): string {
   const type = typeof value;

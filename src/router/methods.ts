@@ -47,3 +47,13 @@ export type MethodMembers<Member> = { [Method in HttpMethod]: Member };
 
 /** Every HTTP method Node's parser knows, lower-cased: the names of `app.METHOD` / `router.METHOD`. */
 export const methods = METHODS.map((method) => method.toLowerCase()) as readonly HttpMethod[];
+
+/**
+ * One member per HTTP method, made by `member(method)`, in the list's order: the
+ * `methods` record that `defineMembers` installs on apps, routers and routes.
+ */
+export function methodMembers<Member>(member: (method: HttpMethod) => Member): MethodMembers<Member> {
+  const members = {} as MethodMembers<Member>;
+  for (const method of methods) members[method] = member(method);
+  return members;
+}

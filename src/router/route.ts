@@ -4,8 +4,9 @@
  * tools that list endpoints read them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defineMembers } from '../define-prototype';
 import { Layer, type Handler, type NextFunction } from './layer';
-import { methods, type MethodMembers } from './methods';
+import { methodMembers, type MethodMembers } from './methods';
 import type { PathPattern } from './path-pattern';
 
 /** After this many handlers called synchronously, dispatch continues on a fresh stack. */
@@ -110,15 +111,14 @@ export class Route {
   }
 }
 
-for (const method of methods) {
-  Object.defineProperty(Route.prototype, method, {
-    configurable: true,
-    writable: true,
-    value: function addHandlers(this: Route, ...handlers: unknown[]) {
-      return this.addMethodHandlers(method, handlers);
-    },
-  });
-}
+defineMembers(Route.prototype, {
+  methods: methodMembers(
+    (method) =>
+      function addHandlers(this: Route, ...handlers: unknown[]) {
+        return this.addMethodHandlers(method, handlers);
+      },
+  ),
+});
 
 /** Flattens nested arrays of handlers, as Express's array-flatten does. */
 export function flattenHandlers(items: readonly unknown[], out: unknown[] = []): unknown[] {

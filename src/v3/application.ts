@@ -14,16 +14,16 @@ import {
   initLayer,
   markTrustProxyDefault,
   markTrustProxySet,
-  mixin,
   mountedApp,
   paramMethod,
 } from '../app-core';
+import { defineMembers, definePrototype } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { queryLayer } from '../query';
 import type { QueryParser } from '../request';
 import { parseExtended } from '../querystring';
 import type { NextFunction } from '../router/layer';
-import { methods, type MethodMembers } from '../router/methods';
+import { methodMembers, methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
 import { compileETag3 } from './etag';
 import { View, type Engine } from '../view';
@@ -86,121 +86,131 @@ export interface Application3Methods extends Omit<MethodMembers<RouteMethod3>, '
   listen(this: Application3, ...args: unknown[]): http.Server;
 }
 
-/** The 3.x preset: the shared core (src/app-core.ts) plus what Express 3 and Connect 2 do their own way. */
-export const application3 = {} as Application3Methods;
-mixin(application3, applicationCore);
+/** What Express 3 and Connect 2 do their own way: settings, the middleware stack, `app.router`, `configure`. */
+const presetMethods = {
+  defaultConfiguration() {
+    this.enable('x-powered-by');
+    this.set('etag', 'weak');
+    const env = environment();
+    this.set('env', env);
+    this.set('subdomain offset', 2);
+    this.set('trust proxy', false);
+    markTrustProxyDefault(this.settings);
 
-application3.defaultConfiguration = function defaultConfiguration() {
-  this.enable('x-powered-by');
-  this.set('etag', 'weak');
-  const env = environment();
-  this.set('env', env);
-  this.set('subdomain offset', 2);
-  this.set('trust proxy', false);
-  markTrustProxyDefault(this.settings);
+    this.use(queryLayer(parseQuery3));
+    this.use(initLayer(this, createLocals));
 
-  this.use(queryLayer(parseQuery3));
-  this.use(initLayer(this, createLocals));
+    this.on('mount', inheritFromParent);
 
-  this.on('mount', inheritFromParent);
+    this._router = new Router3(this as { caseSensitive?: boolean });
+    this.routes = this._router.map;
+    defineMembers(this, {
+      hidden: {
+        router(this: Application3) {
+          // Reading app.router marks it used: routes then run where it was mounted.
+          this._usedRouter = true;
+          this._router.caseSensitive = this.enabled('case sensitive routing');
+          this._router.strict = this.enabled('strict routing');
+          return this._router.middleware;
+        },
+      },
+    });
 
-  this._router = new Router3(this as { caseSensitive?: boolean });
-  this.routes = this._router.map;
-  Object.defineProperty(this, 'router', {
-    configurable: true,
-    get(this: Application3) {
-      // Reading app.router marks it used: routes then run where it was mounted.
-      this._usedRouter = true;
-      this._router.caseSensitive = this.enabled('case sensitive routing');
-      this._router.strict = this.enabled('strict routing');
-      return this._router.middleware;
-    },
-  });
+    this.locals = createLocals();
+    this.locals.settings = this.settings;
+    this.set('view', View);
+    this.set('views', process.cwd() + '/views');
+    this.set('jsonp callback name', 'callback');
+    if (env === 'development') this.set('json spaces', 2);
+    if (env === 'production') this.enable('view cache');
+  },
 
-  this.locals = createLocals();
-  this.locals.settings = this.settings;
-  this.set('view', View);
-  this.set('views', process.cwd() + '/views');
-  this.set('jsonp callback name', 'callback');
-  if (env === 'development') this.set('json spaces', 2);
-  if (env === 'production') this.enable('view cache');
-};
-
-application3.use = function use(route, fn) {
-  let path = route;
-  let handle = fn;
-  if (typeof path !== 'string') {
-    handle = path;
-    path = '/';
-  }
-  const sub = handle as Application3;
-  const isApp = Boolean(sub) && typeof sub.handle === 'function' && typeof sub.set === 'function';
-  if (isApp) {
-    sub.route = path as string;
-    handle = mountedApp(sub);
-  }
-  useMiddleware(this, path, handle);
-  if (isApp) {
-    sub.parent = this;
-    sub.emit('mount', this);
-  }
-  return this;
-};
-
-application3.handle = function handle(req, res, out) {
-  handleRequest(this, req, res, out);
-};
-
-/** 3.x: every callback of the call, the function form to the router, `:name` as `name`. */
-application3.param = paramMethod(function registerParam(this: Application3, name: unknown, fns: unknown[]) {
-  if (typeof name === 'function') {
-    this._router.param(name as never);
-    return;
-  }
-  const key = String(name)[0] === ':' ? String(name).substring(1) : String(name);
-  for (const fn of fns) this._router.param(key, fn);
-}) as Application3Methods['param'];
-
-application3.set = function set(this: Application3, setting: string, value?: unknown): unknown {
-  if (arguments.length === 1) return this.settings[setting];
-  this.settings[setting] = value;
-  if (setting === 'etag') this.set('etag fn', compileETag3(value));
-  if (setting === 'trust proxy') {
-    this.set('trust proxy fn', compileTrust(value));
-    markTrustProxySet(this.settings);
-  }
-  return this;
-} as Application3Methods['set'];
-
-application3.path = function path() {
-  return this.parent ? this.parent.path() + this.route : '';
-};
-
-/** `app.configure([env...], fn)`: runs `fn` (with the app as `this`) when the env matches or none is named. */
-application3.configure = function configure(...args: unknown[]) {
-  deprecate("app.configure: Check app.get('env') in an if statement");
-  const fn = args.pop() as (this: Application3) => void;
-  if (args.length === 0 || args.includes(this.settings.env)) fn.call(this);
-  return this;
-};
-
-for (const method of methods) {
-  application3[method] = function addRoute(this: Application3, path: unknown, ...handlers: unknown[]) {
-    // The first route mounts the router here unless the app placed it itself.
-    if (!this._usedRouter) this.use(this.router);
-    this._router[method](path as Parameters<Router3['route']>[1], ...handlers);
+  use(route, fn) {
+    let path = route;
+    let handle = fn;
+    if (typeof path !== 'string') {
+      handle = path;
+      path = '/';
+    }
+    const sub = handle as Application3;
+    const isApp = Boolean(sub) && typeof sub.handle === 'function' && typeof sub.set === 'function';
+    if (isApp) {
+      sub.route = path as string;
+      handle = mountedApp(sub);
+    }
+    useMiddleware(this, path, handle);
+    if (isApp) {
+      sub.parent = this;
+      sub.emit('mount', this);
+    }
     return this;
-  };
-}
+  },
 
-/** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
-const routeGet = application3.get;
-application3.get = function get(this: Application3, settingOrPath: unknown, ...handlers: unknown[]) {
-  if (arguments.length === 1) return this.set(settingOrPath as string);
-  return routeGet.call(this, settingOrPath, ...handlers);
-};
+  handle(req, res, out) {
+    handleRequest(this, req, res, out);
+  },
 
-application3.all = function all(path, ...handlers) {
-  for (const method of methods) application3[method].call(this, path, ...handlers);
-  return this;
-};
+  /** 3.x: every callback of the call, the function form to the router, `:name` as `name`. */
+  param: paramMethod(function registerParam(this: Application3, name: unknown, fns: unknown[]) {
+    if (typeof name === 'function') {
+      this._router.param(name as never);
+      return;
+    }
+    const key = String(name)[0] === ':' ? String(name).substring(1) : String(name);
+    for (const fn of fns) this._router.param(key, fn);
+  }) as Application3Methods['param'],
+
+  set(this: Application3, setting: string, value?: unknown): unknown {
+    if (arguments.length === 1) return this.settings[setting];
+    this.settings[setting] = value;
+    if (setting === 'etag') this.set('etag fn', compileETag3(value));
+    if (setting === 'trust proxy') {
+      this.set('trust proxy fn', compileTrust(value));
+      markTrustProxySet(this.settings);
+    }
+    return this;
+  },
+
+  path() {
+    return this.parent ? this.parent.path() + this.route : '';
+  },
+
+  /** `app.configure([env...], fn)`: runs `fn` (with the app as `this`) when the env matches or none is named. */
+  configure(...args: unknown[]) {
+    deprecate("app.configure: Check app.get('env') in an if statement");
+    const fn = args.pop() as (this: Application3) => void;
+    if (args.length === 0 || args.includes(this.settings.env)) fn.call(this);
+    return this;
+  },
+} satisfies Partial<Application3Methods>;
+
+/** `app.post(path, ...handlers)`...: a route on the 3.x router, mounting it first if the app has not. */
+const routeMethods = methodMembers(
+  (method): RouteMethod3 =>
+    function addRoute(this: Application3, path: unknown, ...handlers: unknown[]) {
+      // The first route mounts the router here unless the app placed it itself.
+      if (!this._usedRouter) this.use(this.router);
+      this._router[method](path as Parameters<Router3['route']>[1], ...handlers);
+      return this;
+    },
+);
+const routeGet = routeMethods.get;
+
+const routingMethods = {
+  ...routeMethods,
+  /** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
+  get(this: Application3, settingOrPath: unknown, ...handlers: unknown[]) {
+    if (arguments.length === 1) return this.set(settingOrPath as string);
+    return routeGet.call(this, settingOrPath, ...handlers);
+  },
+
+  all(path, ...handlers) {
+    for (const method of methods) application3[method].call(this, path, ...handlers);
+    return this;
+  },
+} satisfies Partial<Application3Methods>;
+
+/** The 3.x preset: the shared core (src/app-core.ts) plus what Express 3 and Connect 2 do their own way. */
+export const application3 = definePrototype<Application3Methods>(Object.prototype, {
+  methods: { ...applicationCore, ...presetMethods, ...routingMethods },
+});

@@ -4,6 +4,7 @@
  * `response`, `Router`, `Route`) and the middleware 3.x bundled.
  */
 import { createApp } from '../app-core';
+import { defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { application3, type Application3 } from './application';
 import { request3 } from './request';
@@ -59,25 +60,23 @@ declare namespace webapp3 {
   export const middleware: typeof bundle;
 }
 
-// Every middleware of the bundle, including those added after these lines were written.
-for (const [name, value] of Object.entries(bundle)) {
-  if (name === 'default') continue;
-  Object.defineProperty(webapp3, name, { configurable: true, enumerable: true, writable: true, value });
-}
-
-Object.assign(webapp3, {
-  middleware: bundle,
-  application: application3,
-  request: request3,
-  response: response3,
-  Route: Route3,
-  Router: Router3,
-  createServer() {
-    deprecate(
-      'createServer() is deprecated\nexpress applications no longer inherit from http.Server\nplease use:\n\n' +
-        '  var express = require("express");\n  var app = express();\n',
-    );
-    return createApplication();
+defineMembers(webapp3, {
+  values: {
+    // Every middleware of the bundle, including those added after these lines were written.
+    ...Object.fromEntries(Object.entries(bundle).filter(([name]) => name !== 'default')),
+    middleware: bundle,
+    application: application3,
+    request: request3,
+    response: response3,
+    Route: Route3,
+    Router: Router3,
+    createServer() {
+      deprecate(
+        'createServer() is deprecated\nexpress applications no longer inherit from http.Server\nplease use:\n\n' +
+          '  var express = require("express");\n  var app = express();\n',
+      );
+      return createApplication();
+    },
   },
 });
 

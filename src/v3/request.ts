@@ -13,6 +13,7 @@ import { isFresh } from '../http/fresh';
 import { DEFAULT_TYPE, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
+import { definePrototype } from '../define-prototype';
 import { request, withoutPort, type RequestPrototype } from '../request';
 
 export interface AcceptEntry {
@@ -134,8 +135,6 @@ export type Request3Prototype = Omit<RequestPrototype, keyof typeof methods3 | k
   typeof methods3 & { header: (typeof methods3)['get'] } & {
     readonly [Name in keyof typeof getters3]: ReturnType<(typeof getters3)[Name]>;
   };
-
-export const request3 = Object.create(request) as Request3Prototype;
 
 const methods3 = {
   /** A request header, case-insensitive; Referer and Referrer are interchangeable. */
@@ -263,10 +262,8 @@ const getters3 = {
   },
 } satisfies Record<string, (this: Request3) => unknown>;
 
-for (const [name, fn] of Object.entries(methods3)) {
-  Object.defineProperty(request3, name, { configurable: true, enumerable: true, writable: true, value: fn });
-}
-request3.header = request3.get;
-for (const [name, get] of Object.entries(getters3)) {
-  Object.defineProperty(request3, name, { configurable: true, enumerable: true, get });
-}
+export const request3 = definePrototype<Request3Prototype>(request, {
+  methods: methods3,
+  aliases: { header: 'get' },
+  getters: getters3,
+});

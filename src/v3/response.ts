@@ -14,6 +14,7 @@ import { sameOriginPath } from '../http/same-origin-path';
 import cookie from 'cookie';
 import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
+import { definePrototype } from '../define-prototype';
 import { encodeUrl } from '../http/encode-url';
 import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
@@ -83,8 +84,6 @@ export type Response3Prototype = Omit<ResponsePrototype, keyof typeof methods3 |
     contentType: (typeof methods3)['type'];
     charset: string | undefined;
   };
-
-export const response3 = Object.create(response) as Response3Prototype;
 
 const methods3 = {
   /** Connect 2's patch: Set-Cookie values accumulate; Content-Type gets `res.charset`. */
@@ -421,19 +420,16 @@ function statusFirst(res: Res3, args: unknown[], name: string): unknown {
   return obj;
 }
 
-for (const [name, fn] of Object.entries(methods3)) {
-  Object.defineProperty(response3, name, { configurable: true, enumerable: true, writable: true, value: fn });
-}
-response3.header = response3.set;
-response3.contentType = response3.type;
-/** Appended to text Content-Types by `setHeader` when set (`res.charset = 'utf-8'`). */
-response3.charset = undefined;
-/** Connect 2's `res.headerSent` (its name for `headersSent`, deprecated there too). */
-Object.defineProperty(response3, 'headerSent', {
-  configurable: true,
-  enumerable: true,
-  get(this: ServerResponse) {
-    deprecate('res.headerSent: use standard res.headersSent');
-    return this.headersSent;
+export const response3 = definePrototype<Response3Prototype>(response, {
+  methods: methods3,
+  aliases: { header: 'set', contentType: 'type' },
+  /** Appended to text Content-Types by `setHeader` when set (`res.charset = 'utf-8'`). */
+  values: { charset: undefined },
+  getters: {
+    /** Connect 2's `res.headerSent` (its name for `headersSent`, deprecated there too). */
+    headerSent(this: ServerResponse) {
+      deprecate('res.headerSent: use standard res.headersSent');
+      return this.headersSent;
+    },
   },
 });

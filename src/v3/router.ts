@@ -4,6 +4,7 @@
  * holding numbered captures with named parameters as properties.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defineMembers } from '../define-prototype';
 import { parseUrl } from '../http/parse-url';
 import {
   callErrorHandler,
@@ -13,7 +14,7 @@ import {
   type Handler,
   type NextFunction,
 } from '../router/layer';
-import { methods, type MethodMembers } from '../router/methods';
+import { methodMembers, methods, type MethodMembers } from '../router/methods';
 import { flattenHandlers } from '../router/route';
 import { compilePath3, type PathKey3 } from './path';
 
@@ -251,12 +252,11 @@ export class Router3 {
   }
 }
 
-for (const method of methods) {
-  Object.defineProperty(Router3.prototype, method, {
-    configurable: true,
-    writable: true,
-    value: function addRoute(this: Router3, path: string, ...handlers: unknown[]) {
-      return this.route(method, path, ...handlers);
-    },
-  });
-}
+defineMembers(Router3.prototype, {
+  methods: methodMembers(
+    (method) =>
+      function addRoute(this: Router3, path: string, ...handlers: unknown[]) {
+        return this.route(method, path, ...handlers);
+      },
+  ),
+});

@@ -1,0 +1,80 @@
+/**
+ * The one way webapp declares the objects Express code sees, patches and walks.
+ *
+ * Which shape for what, and why:
+ * - The request and response prototypes (4.x and 3.x) and the application
+ *   prototypes are plain objects made by `definePrototype(base, members)`. Users
+ *   patch them (`app.request.user = ...`, passport does), requests and responses
+ *   take them (or an app's object below them) as prototypes by a plain swap, and
+ *   `Object.keys(app.response)`, `for (key in req)` and `'json' in res` must list
+ *   what Express lists. A class would hide methods from enumeration and cannot
+ *   be a prototype of Node's objects without a constructor call.
+ * - Callable objects are functions with members: an app (a request handler, the
+ *   app prototype mixed in per app), a router (whose prototype is the `Router`
+ *   factory itself, as in Express), and the module exports (`webapp`,
+ *   `webapp/v3`). Their members are installed by `defineMembers(fn, members)`.
+ * - Objects with per-instance state that nobody calls or walks (Layer, Route,
+ *   Router3, Route3, View, Dispatch, LayerCursor) are classes. Only their
+ *   members generated from the HTTP method list (`route.get(...)`...) are
+ *   installed here, with the attributes Express's assignments give them.
+ *
+ * Attributes are those Express's own declarations make, so that code which
+ * enumerates or redefines members sees the same object:
+ * - `methods`: data members, writable, enumerable, configurable (as plain
+ *   assignment creates them);
+ * - `aliases`: a second name for a member installed before (`req.header` for
+ *   `req.get`), with the same attributes;
+ * - `values`: other data members (a module's exports, `res.charset`), the same again;
+ * - `getters`: computed members, enumerable and configurable, with a setter when given one;
+ * - `hidden`: getters left out of enumeration, configurable (`app.router`, and
+ *   Express's throwing stand-ins for middleware that moved away).
+ * Members are installed in that group order, each group in its record's order:
+ * that is the order `Object.keys` and `for...in` show.
+ *
+ * The per-app objects take the same path: `app.request`/`app.response` are
+ * `definePrototype(request, { values: { app } })`, `app.router` a hidden getter.
+ * Everything here runs once, at load (or once per app); nothing runs per request.
+ */
+
+/** A function of any signature; `this` and parameters are the caller's business. */
+type AnyFunction = (this: never, ...args: never[]) => unknown;
+type Getter = (this: never) => unknown;
+type Setter = (this: never, value: never) => void;
+
+/** The members of a prototype or a callable object, by kind (see the module comment). */
+export interface Members {
+  /** The object's methods. */
+  methods?: Record<string, AnyFunction>;
+  /** Second names: `alias: 'member'` installs `alias` with `member`'s value. */
+  aliases?: Record<string, string>;
+  /** Other data members: a module's exports, a default value (`res.charset`). */
+  values?: Record<string, unknown>;
+  /** Computed members: a getter, or a getter with a setter. */
+  getters?: Record<string, Getter | { get: Getter; set: Setter }>;
+  /** Getters that enumeration does not list. */
+  hidden?: Record<string, Getter>;
+}
+
+function defineValue(target: object, name: string, value: unknown): void {
+  Object.defineProperty(target, name, { configurable: true, enumerable: true, writable: true, value });
+}
+
+/** Installs `members` on `target` (a function, a class prototype, a module export) and returns it. */
+export function defineMembers<T extends object>(target: T, members: Members): T {
+  for (const [name, method] of Object.entries(members.methods ?? {})) defineValue(target, name, method);
+  for (const [alias, name] of Object.entries(members.aliases ?? {}))
+    defineValue(target, alias, (target as Record<string, unknown>)[name]);
+  for (const [name, value] of Object.entries(members.values ?? {})) defineValue(target, name, value);
+  for (const [name, accessor] of Object.entries(members.getters ?? {})) {
+    const { get, set } = typeof accessor === 'function' ? { get: accessor, set: undefined } : accessor;
+    Object.defineProperty(target, name, { configurable: true, enumerable: true, get, set });
+  }
+  for (const [name, get] of Object.entries(members.hidden ?? {}))
+    Object.defineProperty(target, name, { configurable: true, enumerable: false, get });
+  return target;
+}
+
+/** A new prototype object over `base`, carrying `members`. `T` is the type the caller declares for it. */
+export function definePrototype<T extends object>(base: object | null, members: Members): T {
+  return defineMembers(Object.create(base) as T, members);
+}
