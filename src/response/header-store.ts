@@ -26,6 +26,7 @@
  * responses use Node's own API.
  */
 import { OutgoingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
+import { defineMembers } from '../define-prototype';
 
 type HeaderValue = number | string | readonly string[];
 
@@ -33,11 +34,18 @@ type HeaderValue = number | string | readonly string[];
 interface StoreHolder extends ServerResponse {
   /** Node's head once written (an internal slot; `headersSent` reads it). */
   _header?: string | null;
-  [kStaged]?: unknown[] | undefined;
+  [kStaged]?: StagedList | null | undefined;
   [slot: symbol]: unknown;
 }
 
-/** Where this response's headers live: `[lowerName, name, value]` triples. */
+/** `[lowerName, name, value]` triples, in the order the names were first set. */
+type StagedList = unknown[];
+
+/**
+ * Where this response's headers live: undefined until first used, then the
+ * staged list, or null once Node's own store is in charge of this response
+ * (its head was written by Node merging headers passed to `writeHead`).
+ */
 export const kStaged = Symbol('webapp.headers');
 
 /** Node's own header slot (`Symbol(kOutHeaders)`), found on a fresh message. */
@@ -48,16 +56,35 @@ function findOutHeadersSymbol(): symbol | undefined {
 
 const kOutHeaders = findOutHeadersSymbol();
 
-const native = {
-  setHeader: OutgoingMessage.prototype.setHeader,
-  getHeader: OutgoingMessage.prototype.getHeader,
-  removeHeader: OutgoingMessage.prototype.removeHeader,
-  appendHeader: (OutgoingMessage.prototype as { appendHeader?: unknown }).appendHeader,
-  writeHead: ServerResponse.prototype.writeHead,
-};
+type Method = (this: ServerResponse, ...args: never[]) => unknown;
 
-/** Characters Node rejects in a header value (RFC 7230 field-content), for the fast check. */
-const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+/**
+ * Node's own methods: the header API where OutgoingMessage defines it, `writeHead`
+ * where ServerResponse does (read at each call, so a wrapper installed there later
+ * still sees every head written).
+ */
+const nodeMethods = {
+  setHeader: OutgoingMessage.prototype.setHeader,
+  appendHeader: (OutgoingMessage.prototype as { appendHeader?: unknown }).appendHeader,
+  getHeader: OutgoingMessage.prototype.getHeader,
+  hasHeader: OutgoingMessage.prototype.hasHeader,
+  getHeaders: OutgoingMessage.prototype.getHeaders,
+  getHeaderNames: OutgoingMessage.prototype.getHeaderNames,
+  getRawHeaderNames: (OutgoingMessage.prototype as { getRawHeaderNames?: unknown }).getRawHeaderNames,
+  removeHeader: OutgoingMessage.prototype.removeHeader,
+  get writeHead() {
+    return ServerResponse.prototype.writeHead;
+  },
+} as unknown as Record<string, Method>;
+
+/** Calls Node's own `name` method on `res` with the arguments of the store method that called it. */
+function nodeMethod(res: ServerResponse, name: string, args: IArguments): unknown {
+  return nodeMethods[name].apply(res, args as unknown as never[]);
+}
+
+/** Characters outside printable ASCII and tab: values with them are checked by Node. */
+const NOT_PLAIN_ASCII = /[^\t\x20-\x7e]/;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Header names already validated, with their lower-case form: apps set the same few names. */
 const lowerNames = new Map<string, string>();
@@ -74,36 +101,52 @@ function checkedName(name: string): string {
   return lower;
 }
 
-/** Numbers and plain strings are checked here; anything else (arrays, bad values) by Node. */
-function checkValue(name: string, value: unknown): void {
-  if (typeof value === 'number' || (typeof value === 'string' && !INVALID_VALUE_CHAR.test(value))) return;
-  validateHeaderValue(name, value as string);
+/**
+ * Whether any response so far was given a header value beyond ASCII (latin1
+ * text): only then does hasNonAsciiHeader look at a response's values.
+ */
+let nonAsciiValueSeen = false;
+
+function noteNonAscii(value: unknown): void {
+  if (nonAsciiValueSeen) return;
+  const values = Array.isArray(value) ? (value as unknown[]) : [value];
+  nonAsciiValueSeen = values.some((item) => typeof item === 'string' && NON_ASCII.test(item));
 }
 
-/** The name argument of the readers: a string, or Node's own ERR_INVALID_ARG_TYPE. */
-function checkedLookupName(res: StoreHolder, name: unknown): string {
-  if (typeof name !== 'string') native.getHeader.call(res, name as string);
-  return lowerNames.get(name as string) ?? (name as string).toLowerCase();
+/** Numbers and printable ASCII strings pass here; anything else is Node's to accept or reject. */
+function checkValue(name: string, value: unknown): void {
+  if (typeof value === 'number' || (typeof value === 'string' && !NOT_PLAIN_ASCII.test(value))) return;
+  validateHeaderValue(name, value as string);
+  noteNonAscii(value);
+}
+
+/** The lower-case form of a name the readers were given (a string: Node's methods checked that first). */
+function lowerOf(name: string): string {
+  return lowerNames.get(name) ?? name.toLowerCase();
 }
 
 /**
- * The staged list, created on first use. Headers Node already holds (set before
- * the response had webapp's prototype) move into it, in their order.
+ * The staged list, created on first use, or null when Node's store is in charge.
+ * Headers Node already holds (set before the response had webapp's prototype)
+ * move into a new list, in their order.
  */
-function staged(res: StoreHolder): unknown[] {
+function staged(res: StoreHolder): StagedList | null {
   let list = res[kStaged];
   if (list !== undefined) return list;
   list = [];
   const outHeaders = res[kOutHeaders!] as Record<string, [string, unknown]> | null | undefined;
   if (outHeaders) {
-    for (const lower in outHeaders) list.push(lower, outHeaders[lower][0], outHeaders[lower][1]);
+    for (const lower in outHeaders) {
+      list.push(lower, outHeaders[lower][0], outHeaders[lower][1]);
+      noteNonAscii(outHeaders[lower][1]);
+    }
     res[kOutHeaders!] = null;
   }
   res[kStaged] = list;
   return list;
 }
 
-function indexOf(list: unknown[], lower: string): number {
+function indexOf(list: StagedList, lower: string): number {
   for (let i = 0; i < list.length; i += 3) if (list[i] === lower) return i;
   return -1;
 }
@@ -111,13 +154,14 @@ function indexOf(list: unknown[], lower: string): number {
 /**
  * Gives the staged headers back to Node's store, for a response that leaves a
  * webapp app (`next()` out of an app mounted in another framework) and may be
- * written through Node's own API from then on.
+ * written through Node's own API from then on. A webapp app it enters next
+ * takes them over again.
  */
 export function releaseHeaders(res: ServerResponse): void {
   const holder = res as StoreHolder;
   const list = holder[kStaged];
   // Once sent, the head is Node's; the list stays, for the readers.
-  if (list === undefined || kOutHeaders === undefined || holder._header) return;
+  if (!list || kOutHeaders === undefined || holder._header) return;
   holder[kStaged] = undefined;
   if (list.length === 0) return;
   let outHeaders = holder[kOutHeaders] as Record<string, [unknown, unknown]> | null;
@@ -125,13 +169,32 @@ export function releaseHeaders(res: ServerResponse): void {
   for (let i = 0; i < list.length; i += 3) outHeaders[list[i] as string] = [list[i + 1], list[i + 2]];
 }
 
+/**
+ * Whether a header staged on `res` has a value beyond ASCII. Node writes the head
+ * as latin1 on its own, but as UTF-8 when it sends it in one piece with a string
+ * body; Express 4 sends such a head in one piece only for a short body without an
+ * ETag, so res.send asks this before keeping a string body as a string.
+ */
+export function hasNonAsciiHeader(res: ServerResponse): boolean {
+  if (!nonAsciiValueSeen) return false;
+  const list = (res as StoreHolder)[kStaged];
+  if (!list) return false;
+  for (let i = 2; i < list.length; i += 3) {
+    const value = list[i];
+    const values = Array.isArray(value) ? (value as unknown[]) : [value];
+    if (values.some((item) => typeof item === 'string' && NON_ASCII.test(item))) return true;
+  }
+  return false;
+}
+
 const storeMethods = {
   setHeader(this: StoreHolder, name: string, value: HeaderValue) {
-    // Sent already: Node's own method throws its ERR_HTTP_HEADERS_SENT.
-    if (this._header) return native.setHeader.call(this, name, value);
+    // Once sent, Node's own method throws its ERR_HTTP_HEADERS_SENT.
+    if (this._header) return nodeMethod(this, 'setHeader', arguments);
     const lower = checkedName(name);
     checkValue(name, value);
     const list = staged(this);
+    if (list === null) return nodeMethod(this, 'setHeader', arguments);
     const index = indexOf(list, lower);
     if (index === -1) list.push(lower, name, value);
     else {
@@ -141,12 +204,12 @@ const storeMethods = {
     return this;
   },
 
-  appendHeader(this: StoreHolder, name: string, value: HeaderValue): StoreHolder {
-    if (this._header)
-      return (native.appendHeader as (n: string, v: HeaderValue) => StoreHolder).call(this, name, value);
+  appendHeader(this: StoreHolder, name: string, value: HeaderValue): unknown {
+    if (this._header) return nodeMethod(this, 'appendHeader', arguments);
     const lower = checkedName(name);
-    validateHeaderValue(name, value as string);
+    checkValue(name, value);
     const list = staged(this);
+    if (list === null) return nodeMethod(this, 'appendHeader', arguments);
     const index = indexOf(list, lower);
     if (index === -1) return this.setHeader(name, value);
     // As Node does: the stored value becomes an array the new values are pushed onto.
@@ -158,18 +221,21 @@ const storeMethods = {
   },
 
   getHeader(this: StoreHolder, name: string) {
-    const lower = checkedLookupName(this, name);
-    const list = staged(this);
-    const index = indexOf(list, lower);
+    const list = typeof name === 'string' ? staged(this) : null;
+    if (list === null) return nodeMethod(this, 'getHeader', arguments);
+    const index = indexOf(list, lowerOf(name));
     return index === -1 ? undefined : list[index + 2];
   },
 
   hasHeader(this: StoreHolder, name: string) {
-    return indexOf(staged(this), checkedLookupName(this, name)) !== -1;
+    const list = typeof name === 'string' ? staged(this) : null;
+    if (list === null) return nodeMethod(this, 'hasHeader', arguments);
+    return indexOf(list, lowerOf(name)) !== -1;
   },
 
   getHeaderNames(this: StoreHolder) {
     const list = staged(this);
+    if (list === null) return nodeMethod(this, 'getHeaderNames', arguments);
     const names: string[] = [];
     for (let i = 0; i < list.length; i += 3) names.push(list[i] as string);
     return names;
@@ -177,6 +243,7 @@ const storeMethods = {
 
   getRawHeaderNames(this: StoreHolder) {
     const list = staged(this);
+    if (list === null) return nodeMethod(this, 'getRawHeaderNames', arguments);
     const names: string[] = [];
     for (let i = 0; i < list.length; i += 3) names.push(list[i + 1] as string);
     return names;
@@ -184,6 +251,7 @@ const storeMethods = {
 
   getHeaders(this: StoreHolder) {
     const list = staged(this);
+    if (list === null) return nodeMethod(this, 'getHeaders', arguments);
     const headers = Object.create(null) as Record<string, unknown>;
     for (let i = 0; i < list.length; i += 3) headers[list[i] as string] = list[i + 2];
     return headers;
@@ -192,26 +260,31 @@ const storeMethods = {
   removeHeader(this: StoreHolder, name: string) {
     // Node's method validates, throws once sent, and records that an automatic
     // header (Content-Length, Transfer-Encoding, Connection, Date) was removed.
-    native.removeHeader.call(this, name);
+    nodeMethod(this, 'removeHeader', arguments);
     const list = staged(this);
-    const index = indexOf(list, lowerNames.get(name) ?? name.toLowerCase());
+    if (list === null) return;
+    const index = indexOf(list, lowerOf(name));
     if (index !== -1) list.splice(index, 3);
   },
 
   writeHead(this: StoreHolder, statusCode: number, reason?: unknown, headers?: unknown) {
     const list = this[kStaged];
-    // Headers passed along with staged ones: Node merges them by its own rules
-    // (which differ between Node lines), so it gets the staged ones back first.
-    if (this._header || list === undefined || (typeof reason === 'string' ? headers : reason) != null) {
+    if (!list || this._header) return nodeMethod(this, 'writeHead', arguments);
+    if ((typeof reason === 'string' ? headers : reason) != null || hasNonAsciiHeader(this)) {
+      // Headers passed along with staged ones: Node merges them by its own rules
+      // (which differ between Node lines), so its store takes over this response.
+      // So it does for values beyond ASCII, which Node writes in ways of its own
+      // (a Content-Disposition becomes latin1 bytes) only from its store.
       releaseHeaders(this);
-      return (native.writeHead as (...args: unknown[]) => ServerResponse).apply(this, arguments as never);
+      this[kStaged] = null;
+      return nodeMethod(this, 'writeHead', arguments);
     }
     const flat = new Array<unknown>((list.length / 3) * 2);
     for (let i = 0, j = 0; i < list.length; i += 3, j += 2) {
       flat[j] = list[i + 1];
       flat[j + 1] = list[i + 2];
     }
-    const writeHead = native.writeHead as (...args: unknown[]) => ServerResponse;
+    const writeHead = nodeMethods.writeHead as (...args: unknown[]) => ServerResponse;
     return typeof reason === 'string'
       ? writeHead.call(this, statusCode, reason, flat)
       : writeHead.call(this, statusCode, flat);
@@ -229,12 +302,9 @@ export function isHeaderStoreMethod(value: unknown): boolean {
 }
 
 /**
- * Installs the store on a response prototype, as non-enumerable members like
- * Node's own, so `Object.keys(res)` and `for...in` see what they see in Express.
+ * Installs the store on a response prototype, with the attributes of Node's own
+ * methods (enumerable: `for...in` over a response lists them in Express too).
  */
 export function installHeaderStore(proto: object): void {
-  if (!headerStoreInstalled) return;
-  for (const [name, value] of Object.entries(storeMethods)) {
-    Object.defineProperty(proto, name, { configurable: true, enumerable: false, writable: true, value });
-  }
+  if (headerStoreInstalled) defineMembers(proto, { methods: storeMethods });
 }

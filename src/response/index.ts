@@ -49,5 +49,5 @@ export const response = definePrototype<ResponsePrototype>(ServerResponse.protot
   },
 });
 
-// Node's header API over webapp's store, non-enumerable as Node's own members are.
+// Node's header API over webapp's own header store (see header-store.ts).
 installHeaderStore(response);
