@@ -10,6 +10,7 @@ import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { adoptServer, serverClasses } from './server-classes';
+import { releaseHeaders } from './response/header-store';
 import type { RenderCallback } from './response/types';
 import type { Handler, NextFunction } from './router/layer';
 import { renderView } from './view';
@@ -104,6 +105,18 @@ export function createApp<T extends CoreApp>(
   app.response = definePrototype(response, { values: { app } });
   app.init();
   return app;
+}
+
+/**
+ * The callback an app calls when it passes the request on (`next()` out of the
+ * app): what handles the response next may be another framework, so the headers
+ * webapp staged go back to Node's store first.
+ */
+export function leavingApp(res: ServerResponse, next: NextFunction): NextFunction {
+  return (err?: unknown) => {
+    releaseHeaders(res);
+    next(err);
+  };
 }
 
 /**

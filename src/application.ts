@@ -12,6 +12,7 @@ import {
   environment,
   inheritFromParent,
   initLayer,
+  leavingApp,
   markTrustProxyDefault,
   markTrustProxySet,
   mountedApp,
@@ -122,7 +123,9 @@ const presetMethods = {
 
   handle(req, res, callback) {
     const router = this._router;
-    const done = callback || finalHandler(req, res, { env: this.get('env') as string, onerror: errorLogger(this) });
+    const done = callback
+      ? leavingApp(res, callback)
+      : finalHandler(req, res, { env: this.get('env') as string, onerror: errorLogger(this) });
     if (!router) {
       done();
       return;

@@ -11,6 +11,7 @@
  * second. HTTP/1 requests keep the plain, fast prototype swap.
  */
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { isHeaderStoreMethod } from './response/header-store';
 
 const kHttp2Prototypes = Symbol('webapp.http2Prototypes');
 
@@ -22,7 +23,8 @@ interface PrototypeCarrier {
 function findDescriptor(start: object, stop: object, key: string | symbol): PropertyDescriptor | undefined {
   for (let proto: object | null = start; proto !== null && proto !== stop; proto = Object.getPrototypeOf(proto)) {
     const descriptor = Object.getOwnPropertyDescriptor(proto, key);
-    if (descriptor !== undefined) return descriptor;
+    // The HTTP/1 header store is not for HTTP/2 responses: they keep their own header API.
+    if (descriptor !== undefined && !isHeaderStoreMethod(descriptor.value)) return descriptor;
   }
   return undefined;
 }

@@ -18,6 +18,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { layerOver } from './prototypes';
 import { kQueryParser } from './request';
+import { kStaged } from './response/header-store';
 
 interface AppPrototypes {
   request: object;
@@ -43,7 +44,13 @@ export function serverClasses(app: AppPrototypes): ServerClasses {
       (this as { [kQueryParser]?: unknown })[kQueryParser] = undefined;
     }
   };
-  const AppServerResponse = class extends NodeServerResponse {};
+  const AppServerResponse = class extends NodeServerResponse {
+    constructor(req: http.IncomingMessage, options?: object) {
+      super(req, options);
+      // The header store's slot exists from the start, so every response has one shape.
+      (this as { [kStaged]?: unknown })[kStaged] = undefined;
+    }
+  };
   layerOver(AppIncomingMessage.prototype, app.request);
   layerOver(AppServerResponse.prototype, app.response);
   return {

@@ -14,6 +14,29 @@ const sha1Base64: (data: string | Buffer) => string =
     ? (data) => (crypto as unknown as { hash: OneShotHash }).hash('sha1', data, 'base64')
     : (data) => crypto.createHash('sha1').update(data).digest('base64');
 
+/**
+ * ETag values of recent short string bodies, strong and weak. Why: an app
+ * answers many requests with the same text (a status document, a configuration,
+ * a cached page), and looking a string up costs a fraction of hashing it. A tag
+ * depends on the text alone, so a remembered one is the one hashing would give;
+ * strings are immutable (Buffers are not, and are always hashed). Bounded: at
+ * most TAGS_KEPT strings of at most TAGGED_STRING_MAX characters each, dropped
+ * all at once when full.
+ */
+const recentTags = [new Map<string, string>(), new Map<string, string>()];
+const TAGS_KEPT = 128;
+const TAGGED_STRING_MAX = 512;
+
+function rememberedTag(body: string, weak: boolean): string {
+  const recent = recentTags[weak ? 1 : 0];
+  let tag = recent.get(body);
+  if (tag !== undefined) return tag;
+  tag = weak ? 'W/' + entityTag(body) : entityTag(body);
+  if (recent.size >= TAGS_KEPT) recent.clear();
+  recent.set(body, tag);
+  return tag;
+}
+
 /** Entity tag of a body: hex byte length and the first 27 characters of its base64 SHA-1. */
 export function entityTag(body: string | Buffer): string {
   if (body.length === 0) return EMPTY_ENTITY_TAG;
@@ -29,6 +52,7 @@ export function statTag(stat: Pick<Stats, 'size' | 'mtime'>): string {
 
 /** ETag header value for a body; weak tags carry the `W/` prefix. */
 export function etag(body: string | Buffer, weak: boolean): string {
+  if (typeof body === 'string' && body.length <= TAGGED_STRING_MAX) return rememberedTag(body, weak);
   const tag = entityTag(body);
   return weak ? 'W/' + tag : tag;
 }

@@ -7,6 +7,7 @@
  */
 import { setCharset } from '../http/content-type';
 import { hashesStrings, type ETagFunction } from '../settings';
+import { hasNonAsciiHeader } from './header-store';
 import type { Response } from './types';
 
 /** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
@@ -59,6 +60,18 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
   return setLength(res, body === null ? '' : body);
 }
 
+/** Express 4 sends the body as bytes, and the head apart (as latin1), when it makes an ETag or the body is long. */
+const EXPRESS_STRING_BODY_LIMIT = 1000;
+
+/**
+ * Whether the head must go out apart from a string body: when a header value is
+ * beyond ASCII, Node writes it as latin1 on its own but as UTF-8 together with a
+ * string, and Express keeps the two together only for short bodies without an ETag.
+ */
+function headWrittenAsLatin1(res: Response, generateETag: boolean, body: string): boolean {
+  return (generateETag || body.length >= EXPRESS_STRING_BODY_LIMIT) && hasNonAsciiHeader(res);
+}
+
 /**
  * Content-Length and ETag of the body; a long string (or one a custom ETag function hashes)
  * becomes its UTF-8 bytes.
@@ -70,7 +83,11 @@ function setLength(res: Response, body: string | Buffer): string | Buffer {
   let length: number;
   if (typeof chunk !== 'string') {
     length = chunk.length;
-  } else if (chunk.length < STRING_BODY_LIMIT && (!generateETag || hashesStrings(etagFn))) {
+  } else if (
+    chunk.length < STRING_BODY_LIMIT &&
+    (!generateETag || hashesStrings(etagFn)) &&
+    !headWrittenAsLatin1(res, generateETag, chunk)
+  ) {
     length = Buffer.byteLength(chunk, 'utf8');
   } else {
     // A custom ETag function receives the encoded bytes, as Express gives them.

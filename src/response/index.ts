@@ -10,6 +10,7 @@ import { deprecate } from '../http/deprecate';
 import { cookieMethods } from './cookies';
 import { deprecatedSendfile, fileMethods } from './files';
 import { formatMethods } from './format';
+import { installHeaderStore } from './header-store';
 import { headerMethods } from './headers';
 import { redirectMethods } from './redirect';
 import { renderMethods } from './render';
@@ -47,3 +48,6 @@ export const response = definePrototype<ResponsePrototype>(ServerResponse.protot
     sendfile,
   },
 });
+
+// Node's header API over webapp's own header store (see header-store.ts).
+installHeaderStore(response);

@@ -7,7 +7,7 @@
  * affected (Connect patched Node's ServerResponse for everyone).
  */
 import { EventEmitter } from 'node:events';
-import { OutgoingMessage, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname } from 'node:path';
 import { resolve as resolveUrl } from 'node:url';
 import { sameOriginPath } from '../http/same-origin-path';
@@ -56,7 +56,8 @@ interface Res3 extends Omit<ServerResponse, 'req'> {
 }
 
 // Node's own members, from where Connect's patch (if Connect is loaded in the same process) cannot reach.
-const nativeSetHeader = OutgoingMessage.prototype.setHeader;
+// The 4.x prototype's setHeader: the header store where installed, else Node's own.
+const nativeSetHeader = (response as unknown as ServerResponse).setHeader;
 const nativeOn = EventEmitter.prototype.on;
 
 /**

@@ -76,7 +76,26 @@ describe('prototype objects compared with express@4', () => {
       // Express's query middleware sets `req.query` on each request; webapp parses on first read.
       { query: ['get/set enumerable configurable', 'absent'] },
     ],
-    ['response', webapp.response, express.response, {}],
+    [
+      'response',
+      webapp.response,
+      express.response,
+      // Node's header API over webapp's header store (src/response/header-store.ts); Express inherits Node's.
+      each(
+        [
+          'appendHeader',
+          'getHeader',
+          'getHeaderNames',
+          'getHeaders',
+          'getRawHeaderNames',
+          'hasHeader',
+          'removeHeader',
+          'setHeader',
+          'writeHead',
+        ],
+        [METHOD, 'absent'],
+      ),
+    ],
     ['application', webapp.application, express.application, {}],
     ['Router (the routers’ prototype)', webapp.Router, express.Router, {}],
     [
@@ -208,8 +227,10 @@ function inspecting(framework: Framework) {
       requestConstructor: req.constructor.name,
       responseConstructor: res.constructor.name,
       patched: [req.patched(), res.patched()],
+      // Node's own members (webapp's response carries its header API, Express inherits Node's) aside.
       appMethods: Object.keys(app.response)
         .concat(Object.keys(Object.getPrototypeOf(app.response)))
+        .filter((name) => !(name in ServerResponse.prototype))
         .sort(),
     });
   });

@@ -1,0 +1,310 @@
+/**
+ * The response's header store: Node's header API (`setHeader`, `getHeader`,
+ * `getHeaders`, `hasHeader`, `removeHeader`, `appendHeader`, `getHeaderNames`,
+ * `getRawHeaderNames`, `writeHead`) over a flat array kept on the response, the
+ * head written with one `writeHead(status, [name, value, ...])`.
+ *
+ * Why: Node keeps progressively set headers in a dictionary-mode object of
+ * `[name, value]` pairs that `_storeHeader` walks with `for...in`; for the four
+ * headers an Express response carries (X-Powered-By, Content-Type,
+ * Content-Length, ETag) that store costs more than everything webapp's router
+ * does (see bench/README.md "Profiles"). Here a header is three slots of one
+ * array, a name already seen is validated and lower-cased once per process, and
+ * the head goes to Node as the flat list `writeHead` accepts.
+ *
+ * What stays as in Node (and Express): the same validation errors (Node's own
+ * validators decide every name and value the fast check does not accept), the
+ * same ERR_HTTP_HEADERS_SENT errors, `removeHeader`'s effect on the automatic
+ * Content-Length, Transfer-Encoding, Connection and Date headers, the order and
+ * casing of the head, and headers that stay readable after the response is sent
+ * (morgan reads `res.getHeader('content-length')` on finish).
+ *
+ * Headers set before the response took webapp's prototype (by a wrapper around
+ * the app) are taken over from Node's store on first use, and given back when
+ * the response leaves a webapp app for a foreign one (`releaseHeaders`). Where
+ * Node's store cannot be found (its internal symbol), nothing is installed and
+ * responses use Node's own API.
+ */
+import { OutgoingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
+import { defineMembers } from '../define-prototype';
+
+type HeaderValue = number | string | readonly string[];
+
+/** A response as the store sees it: Node's own slots plus the staged list. */
+interface StoreHolder extends ServerResponse {
+  /** Node's head once written (an internal slot; `headersSent` reads it). */
+  _header?: string | null;
+  [kStaged]?: StagedList | null | undefined;
+  [slot: symbol]: unknown;
+}
+
+/** `[lowerName, name, value]` triples, in the order the names were first set. */
+type StagedList = unknown[];
+
+/**
+ * Where this response's headers live: undefined until first used, then the
+ * staged list, or null once Node's own store is in charge of this response
+ * (its head was written by Node merging headers passed to `writeHead`).
+ */
+export const kStaged = Symbol('webapp.headers');
+
+/** Node's own header slot (`Symbol(kOutHeaders)`), found on a fresh message. */
+function findOutHeadersSymbol(): symbol | undefined {
+  const probe = new OutgoingMessage();
+  return Object.getOwnPropertySymbols(probe).find((symbol) => symbol.description === 'kOutHeaders');
+}
+
+const kOutHeaders = findOutHeadersSymbol();
+
+type Method = (this: ServerResponse, ...args: never[]) => unknown;
+
+/**
+ * Node's own methods: the header API where OutgoingMessage defines it, `writeHead`
+ * where ServerResponse does (read at each call, so a wrapper installed there later
+ * still sees every head written).
+ */
+const nodeMethods = {
+  setHeader: OutgoingMessage.prototype.setHeader,
+  appendHeader: (OutgoingMessage.prototype as { appendHeader?: unknown }).appendHeader,
+  getHeader: OutgoingMessage.prototype.getHeader,
+  hasHeader: OutgoingMessage.prototype.hasHeader,
+  getHeaders: OutgoingMessage.prototype.getHeaders,
+  getHeaderNames: OutgoingMessage.prototype.getHeaderNames,
+  getRawHeaderNames: (OutgoingMessage.prototype as { getRawHeaderNames?: unknown }).getRawHeaderNames,
+  removeHeader: OutgoingMessage.prototype.removeHeader,
+  get writeHead() {
+    return ServerResponse.prototype.writeHead;
+  },
+} as unknown as Record<string, Method>;
+
+/** Calls Node's own `name` method on `res` with the arguments of the store method that called it. */
+function nodeMethod(res: ServerResponse, name: string, args: IArguments): unknown {
+  return nodeMethods[name].apply(res, args as unknown as never[]);
+}
+
+/** Characters outside printable ASCII and tab: values with them are checked by Node. */
+const NOT_PLAIN_ASCII = /[^\t\x20-\x7e]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Header names already validated, with their lower-case form: apps set the same few names. */
+const lowerNames = new Map<string, string>();
+const LOWER_NAMES_KEPT = 512;
+
+/** The lower-case name, after Node's validation the first time a name is seen. */
+function checkedName(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower !== undefined) return lower;
+  validateHeaderName(name);
+  lower = name.toLowerCase();
+  if (lowerNames.size >= LOWER_NAMES_KEPT) lowerNames.clear();
+  lowerNames.set(name, lower);
+  return lower;
+}
+
+/**
+ * Whether any response so far was given a header value beyond ASCII (latin1
+ * text): only then does hasNonAsciiHeader look at a response's values.
+ */
+let nonAsciiValueSeen = false;
+
+function noteNonAscii(value: unknown): void {
+  if (nonAsciiValueSeen) return;
+  const values = Array.isArray(value) ? (value as unknown[]) : [value];
+  nonAsciiValueSeen = values.some((item) => typeof item === 'string' && NON_ASCII.test(item));
+}
+
+/** Numbers and printable ASCII strings pass here; anything else is Node's to accept or reject. */
+function checkValue(name: string, value: unknown): void {
+  if (typeof value === 'number' || (typeof value === 'string' && !NOT_PLAIN_ASCII.test(value))) return;
+  validateHeaderValue(name, value as string);
+  noteNonAscii(value);
+}
+
+/** The lower-case form of a name the readers were given (a string: Node's methods checked that first). */
+function lowerOf(name: string): string {
+  return lowerNames.get(name) ?? name.toLowerCase();
+}
+
+/**
+ * The staged list, created on first use, or null when Node's store is in charge.
+ * Headers Node already holds (set before the response had webapp's prototype)
+ * move into a new list, in their order.
+ */
+function staged(res: StoreHolder): StagedList | null {
+  let list = res[kStaged];
+  if (list !== undefined) return list;
+  list = [];
+  const outHeaders = res[kOutHeaders!] as Record<string, [string, unknown]> | null | undefined;
+  if (outHeaders) {
+    for (const lower in outHeaders) {
+      list.push(lower, outHeaders[lower][0], outHeaders[lower][1]);
+      noteNonAscii(outHeaders[lower][1]);
+    }
+    res[kOutHeaders!] = null;
+  }
+  res[kStaged] = list;
+  return list;
+}
+
+function indexOf(list: StagedList, lower: string): number {
+  for (let i = 0; i < list.length; i += 3) if (list[i] === lower) return i;
+  return -1;
+}
+
+/**
+ * Gives the staged headers back to Node's store, for a response that leaves a
+ * webapp app (`next()` out of an app mounted in another framework) and may be
+ * written through Node's own API from then on. A webapp app it enters next
+ * takes them over again.
+ */
+export function releaseHeaders(res: ServerResponse): void {
+  const holder = res as StoreHolder;
+  const list = holder[kStaged];
+  // Once sent, the head is Node's; the list stays, for the readers.
+  if (!list || kOutHeaders === undefined || holder._header) return;
+  holder[kStaged] = undefined;
+  if (list.length === 0) return;
+  let outHeaders = holder[kOutHeaders] as Record<string, [unknown, unknown]> | null;
+  if (!outHeaders) holder[kOutHeaders] = outHeaders = Object.create(null) as Record<string, [unknown, unknown]>;
+  for (let i = 0; i < list.length; i += 3) outHeaders[list[i] as string] = [list[i + 1], list[i + 2]];
+}
+
+/**
+ * Whether a header staged on `res` has a value beyond ASCII. Node writes the head
+ * as latin1 on its own, but as UTF-8 when it sends it in one piece with a string
+ * body; Express 4 sends such a head in one piece only for a short body without an
+ * ETag, so res.send asks this before keeping a string body as a string.
+ */
+export function hasNonAsciiHeader(res: ServerResponse): boolean {
+  if (!nonAsciiValueSeen) return false;
+  const list = (res as StoreHolder)[kStaged];
+  if (!list) return false;
+  for (let i = 2; i < list.length; i += 3) {
+    const value = list[i];
+    const values = Array.isArray(value) ? (value as unknown[]) : [value];
+    if (values.some((item) => typeof item === 'string' && NON_ASCII.test(item))) return true;
+  }
+  return false;
+}
+
+const storeMethods = {
+  setHeader(this: StoreHolder, name: string, value: HeaderValue) {
+    // Once sent, Node's own method throws its ERR_HTTP_HEADERS_SENT.
+    if (this._header) return nodeMethod(this, 'setHeader', arguments);
+    const lower = checkedName(name);
+    checkValue(name, value);
+    const list = staged(this);
+    if (list === null) return nodeMethod(this, 'setHeader', arguments);
+    const index = indexOf(list, lower);
+    if (index === -1) list.push(lower, name, value);
+    else {
+      list[index + 1] = name;
+      list[index + 2] = value;
+    }
+    return this;
+  },
+
+  appendHeader(this: StoreHolder, name: string, value: HeaderValue): unknown {
+    if (this._header) return nodeMethod(this, 'appendHeader', arguments);
+    const lower = checkedName(name);
+    checkValue(name, value);
+    const list = staged(this);
+    if (list === null) return nodeMethod(this, 'appendHeader', arguments);
+    const index = indexOf(list, lower);
+    if (index === -1) return this.setHeader(name, value);
+    // As Node does: the stored value becomes an array the new values are pushed onto.
+    const current = list[index + 2];
+    const values = (Array.isArray(current) ? current : (list[index + 2] = [current])) as unknown[];
+    if (Array.isArray(value)) values.push(...(value as unknown[]));
+    else values.push(value);
+    return this;
+  },
+
+  getHeader(this: StoreHolder, name: string) {
+    const list = typeof name === 'string' ? staged(this) : null;
+    if (list === null) return nodeMethod(this, 'getHeader', arguments);
+    const index = indexOf(list, lowerOf(name));
+    return index === -1 ? undefined : list[index + 2];
+  },
+
+  hasHeader(this: StoreHolder, name: string) {
+    const list = typeof name === 'string' ? staged(this) : null;
+    if (list === null) return nodeMethod(this, 'hasHeader', arguments);
+    return indexOf(list, lowerOf(name)) !== -1;
+  },
+
+  getHeaderNames(this: StoreHolder) {
+    const list = staged(this);
+    if (list === null) return nodeMethod(this, 'getHeaderNames', arguments);
+    const names: string[] = [];
+    for (let i = 0; i < list.length; i += 3) names.push(list[i] as string);
+    return names;
+  },
+
+  getRawHeaderNames(this: StoreHolder) {
+    const list = staged(this);
+    if (list === null) return nodeMethod(this, 'getRawHeaderNames', arguments);
+    const names: string[] = [];
+    for (let i = 0; i < list.length; i += 3) names.push(list[i + 1] as string);
+    return names;
+  },
+
+  getHeaders(this: StoreHolder) {
+    const list = staged(this);
+    if (list === null) return nodeMethod(this, 'getHeaders', arguments);
+    const headers = Object.create(null) as Record<string, unknown>;
+    for (let i = 0; i < list.length; i += 3) headers[list[i] as string] = list[i + 2];
+    return headers;
+  },
+
+  removeHeader(this: StoreHolder, name: string) {
+    // Node's method validates, throws once sent, and records that an automatic
+    // header (Content-Length, Transfer-Encoding, Connection, Date) was removed.
+    nodeMethod(this, 'removeHeader', arguments);
+    const list = staged(this);
+    if (list === null) return;
+    const index = indexOf(list, lowerOf(name));
+    if (index !== -1) list.splice(index, 3);
+  },
+
+  writeHead(this: StoreHolder, statusCode: number, reason?: unknown, headers?: unknown) {
+    const list = this[kStaged];
+    if (!list || this._header) return nodeMethod(this, 'writeHead', arguments);
+    if ((typeof reason === 'string' ? headers : reason) != null || hasNonAsciiHeader(this)) {
+      // Headers passed along with staged ones: Node merges them by its own rules
+      // (which differ between Node lines), so its store takes over this response.
+      // So it does for values beyond ASCII, which Node writes in ways of its own
+      // (a Content-Disposition becomes latin1 bytes) only from its store.
+      releaseHeaders(this);
+      this[kStaged] = null;
+      return nodeMethod(this, 'writeHead', arguments);
+    }
+    const flat = new Array<unknown>((list.length / 3) * 2);
+    for (let i = 0, j = 0; i < list.length; i += 3, j += 2) {
+      flat[j] = list[i + 1];
+      flat[j + 1] = list[i + 2];
+    }
+    const writeHead = nodeMethods.writeHead as (...args: unknown[]) => ServerResponse;
+    return typeof reason === 'string'
+      ? writeHead.call(this, statusCode, reason, flat)
+      : writeHead.call(this, statusCode, flat);
+  },
+};
+
+/** Whether responses use the staged store (false where Node's header slot was not found). */
+export const headerStoreInstalled = kOutHeaders !== undefined;
+
+const storeFunctions: ReadonlySet<unknown> = new Set(Object.values(storeMethods));
+
+/** Whether `value` is one of the store's methods, which HTTP/2 responses (with their own header API) must not take. */
+export function isHeaderStoreMethod(value: unknown): boolean {
+  return storeFunctions.has(value);
+}
+
+/**
+ * Installs the store on a response prototype, with the attributes of Node's own
+ * methods (enumerable: `for...in` over a response lists them in Express too).
+ */
+export function installHeaderStore(proto: object): void {
+  if (headerStoreInstalled) defineMembers(proto, { methods: storeMethods });
+}

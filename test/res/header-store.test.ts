@@ -1,0 +1,372 @@
+/**
+ * Node's header API on webapp's responses (src/response/header-store.ts): every
+ * method answers as on an express@4 response (which is Node's own store), the
+ * head on the wire has the same lines in the same order and casing, headers set
+ * outside the app survive in both directions, and where Node's store cannot be
+ * found the store is not installed.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import { describe, it } from 'node:test';
+import express from 'express';
+import { assertSameResponses, withServer, type Framework } from '../support/differential';
+import webapp = require('../../src/index');
+
+type Res = http.ServerResponse & Record<string, any>;
+
+/** What a call threw, as `code: message`, or `ok` and its result. */
+function attempt(fn: () => unknown): string {
+  try {
+    const result = fn();
+    return 'ok ' + JSON.stringify(result === undefined ? null : result instanceof http.ServerResponse ? 'res' : result);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return `${e.code}: ${e.message}`;
+  }
+}
+
+/** The header API's answers, gathered in a handler (before and after sending) and read back by `/report`. */
+function headerApiApp(framework: Framework): http.RequestListener {
+  const app = framework();
+  // The brand differs (Express, webapp) and would show in getHeaders().
+  app.disable('x-powered-by');
+  // The oracle is Node's own API: where the test support loads Connect 2 (to replay
+  // its recorded answers on Node 26), its patch replaces setHeader and appendHeader
+  // on ServerResponse.prototype for every app in the process.
+  if (framework === express) {
+    const response = app.response as Res;
+    response.setHeader = http.OutgoingMessage.prototype.setHeader;
+    response.appendHeader = http.OutgoingMessage.prototype.appendHeader;
+  }
+  let afterSend: Record<string, unknown> = {};
+
+  app.get('/api', (_req, res: Res) => {
+    res.setHeader('X-One', '1');
+    res.setHeader('x-one', 'one');
+    res.setHeader('X-Num', 42);
+    res.setHeader('X-List', ['a', 'b']);
+    res.appendHeader('X-List', 'c');
+    res.appendHeader('x-list', ['d', 'e']);
+    res.appendHeader('X-New', ['p', 'q']);
+    res.appendHeader('X-Single', 's');
+    res.setHeader('Set-Cookie', ['a=1']);
+    res.appendHeader('Set-Cookie', 'b=2');
+    const report = {
+      one: res.getHeader('X-ONE'),
+      num: res.getHeader('x-num'),
+      list: res.getHeader('X-List'),
+      missing: res.getHeader('x-missing') ?? 'undefined',
+      has: [res.hasHeader('X-Num'), res.hasHeader('x-missing')],
+      names: res.getHeaderNames(),
+      raw: res.getRawHeaderNames(),
+      all: { ...res.getHeaders() },
+      nullPrototype: Object.getPrototypeOf(res.getHeaders()) === null,
+      afterRemove: undefined as unknown,
+    };
+    res.removeHeader('X-NUM');
+    res.removeHeader('x-not-there');
+    report.afterRemove = res.getHeaderNames();
+    res.json(report);
+  });
+
+  app.get('/invalid', (_req, res: Res) => {
+    res.json({
+      name: attempt(() => res.setHeader('bad name', 'x')),
+      emptyName: attempt(() => res.setHeader('', 'x')),
+      nonStringName: attempt(() => res.setHeader(7 as never, 'x')),
+      newline: attempt(() => res.setHeader('X-Bad', 'a\nb')),
+      undefinedValue: attempt(() => res.setHeader('X-Bad', undefined as never)),
+      badInArray: attempt(() => res.setHeader('X-Bad', ['ok', 'no\r\n'])),
+      latin1: attempt(() => res.setHeader('X-Latin', 'caf\xe9')),
+      unicode: attempt(() => res.setHeader('X-Uni', 'caf\u0113')),
+      getNumber: attempt(() => res.getHeader(1 as never)),
+      hasUndefined: attempt(() => res.hasHeader(undefined as never)),
+      removeNumber: attempt(() => res.removeHeader(5 as never)),
+      appendUndefined: attempt(() => res.appendHeader('X-Bad', undefined as never)),
+      appendBadName: attempt(() => res.appendHeader('b d', 'x')),
+      badKept: res.getHeader('X-Bad') ?? 'undefined',
+    });
+  });
+
+  app.get('/sent', (_req, res: Res) => {
+    res.set('X-Before', 'b');
+    res.send('sent');
+    afterSend = {
+      set: attempt(() => res.setHeader('X-After', '1')),
+      append: attempt(() => res.appendHeader('X-After', '1')),
+      remove: attempt(() => res.removeHeader('X-Before')),
+      writeHead: attempt(() => res.writeHead(200)),
+      get: res.getHeader('x-before'),
+      length: res.getHeader('Content-Length'),
+      type: res.get('Content-Type'),
+      names: res.getHeaderNames(),
+      sent: res.headersSent,
+    };
+  });
+
+  app.get('/report', (_req, res) => res.json(afterSend));
+
+  app.get('/write-head/object', (_req, res: Res) => {
+    res.setHeader('X-A', '1');
+    res.setHeader('X-B', '2');
+    res.writeHead(201, { 'x-b': 'two', 'X-C': 3 });
+    afterSend = { c: res.getHeader('x-c'), b: res.getHeader('X-B'), names: res.getHeaderNames() };
+    res.end('object');
+  });
+
+  app.get('/write-head/array', (_req, res: Res) => {
+    res.setHeader('X-A', '1');
+    res.setHeader('X-Keep', 'k');
+    res.writeHead(200, ['X-A', 'x', 'X-A', 'y', 'X-D', 'd']);
+    res.end('array');
+  });
+
+  app.get('/write-head/reason', (_req, res: Res) => {
+    res.set('X-A', '1');
+    res.writeHead(202, 'Fine Indeed');
+    res.end();
+  });
+
+  app.get('/write-head/only', (_req, res: Res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': 4 });
+    res.end('only');
+  });
+
+  app.get('/no-length', (_req, res: Res) => {
+    res.setHeader('Content-Length', 5);
+    res.removeHeader('content-length');
+    res.end('hello');
+  });
+
+  app.get('/no-chunking', (_req, res: Res) => {
+    res.removeHeader('Transfer-Encoding');
+    res.write('a');
+    res.end('b');
+  });
+
+  app.get('/close', (_req, res: Res) => {
+    res.setHeader('Connection', 'close');
+    res.send('closing');
+  });
+
+  app.get('/flush', (_req, res: Res) => {
+    res.set('X-Flushed', 'yes');
+    res.flushHeaders();
+    res.end('flushed');
+  });
+
+  app.get('/web-headers', (_req, res: Res) => {
+    res.setHeaders(
+      new Map<string, string | string[]>([
+        ['X-Map', 'm'],
+        ['set-cookie', ['c=3', 'd=4']],
+      ]),
+    );
+    res.send(String(res.getHeader('x-map')));
+  });
+
+  return app;
+}
+
+const apiRequests = [
+  '/api',
+  '/invalid',
+  '/sent',
+  '/report',
+  '/write-head/object',
+  '/report',
+  '/write-head/array',
+  '/write-head/reason',
+  '/write-head/only',
+  '/no-length',
+  '/no-chunking',
+  '/close',
+  '/flush',
+  '/web-headers',
+].map((path) => ({ path }));
+
+/** The response head as sent: status line and header lines, without the clock and the brand. */
+function rawHead(port: number, path: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let data = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      data += chunk;
+      const end = data.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      socket.destroy();
+      resolve(
+        data
+          .slice(0, end)
+          .split('\r\n')
+          .filter((line) => !/^date:/i.test(line))
+          .map((line) => line.replace(/^(x-powered-by): .*/i, '$1: (brand)')),
+      );
+    });
+    socket.on('error', reject);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+describe('the response header API', () => {
+  it('answers every call as Node does on an express@4 response: values, names, errors, after sending', async () => {
+    await assertSameResponses(headerApiApp, apiRequests);
+  });
+
+  it('writes the same head, line for line, in the same order and casing', async () => {
+    const paths = ['/api', '/write-head/object', '/write-head/array', '/write-head/reason', '/no-length', '/close'];
+    const heads = async (framework: Framework) => {
+      const app = headerApiApp(framework);
+      return withServer(app, async (port) => Promise.all(paths.map((path) => rawHead(port, path))));
+    };
+    const [expected, actual] = [await heads(express), await heads(webapp as unknown as Framework)];
+    assert.deepEqual(actual, expected);
+    assert.ok(actual[3][0].startsWith('HTTP/1.1 202 Fine Indeed'));
+  });
+
+  it('keeps headers set before the app (by a wrapper around it), in their order', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/', (_req, res) => {
+          res.set('X-App', 'a');
+          res.send(`${res.getHeader('x-wrapper')} ${res.getHeaderNames().join(',')}`);
+        });
+        return (req, res) => {
+          res.setHeader('X-Wrapper', 'w');
+          res.setHeader('X-Second', 's');
+          app(req, res);
+        };
+      },
+      [{ path: '/' }],
+    );
+  });
+
+  it('gives its headers back when an app mounted in express@4 passes the request on', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const inner = framework();
+        inner.use((_req, res, next) => {
+          res.set('X-Inner', 'i');
+          res.removeHeader('X-Outer-Removed');
+          next();
+        });
+        const outer = express();
+        outer.use((_req, res, next) => {
+          res.setHeader('X-Outer', 'o');
+          res.setHeader('X-Outer-Removed', 'r');
+          next();
+        });
+        outer.use(inner as unknown as express.Application);
+        outer.use((_req, res) => {
+          res.setHeader('X-Last', 'l');
+          res.send(`${res.getHeader('X-Inner')} ${res.getHeaderNames().join(',')}`);
+        });
+        return outer;
+      },
+      [{ path: '/' }, { path: '/x' }],
+    );
+  });
+
+  it('keeps headers through webapp sub-apps and routers that pass the request on', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        const sub = framework();
+        sub.use((_req, res, next) => {
+          res.set('X-Sub', 's');
+          next();
+        });
+        app.use((_req, res, next) => {
+          res.set('X-Top', 't');
+          next();
+        });
+        app.use('/sub', sub);
+        app.use((_req, res) => res.send(res.getHeaderNames().join(',')));
+        return app;
+      },
+      [{ path: '/sub/x' }, { path: '/other' }],
+    );
+  });
+
+  it('writes a latin1 header value as Express does, with and without an ETag, short and long bodies', async () => {
+    const long = 'x'.repeat(2000);
+    await assertSameResponses(
+      (framework) => {
+        const tagged = framework();
+        const untagged = framework();
+        untagged.set('etag', false);
+        for (const app of [tagged, untagged]) {
+          app.get('/short', (_req, res) => res.set('X-Latin', 'caf\xe9').send('short'));
+          app.get('/long', (_req, res) => res.set('X-Latin', ['caf\xe9', 'ok']).send(long));
+          app.get('/json', (_req, res) => res.set('Content-Disposition', 'inline; x=\xe9').json({ a: 1 }));
+        }
+        return (req, res) => (req.headers['x-untagged'] ? untagged(req, res) : tagged(req, res));
+      },
+      ['/short', '/long', '/json'].flatMap((path) => [{ path }, { path, headers: { 'x-untagged': '1' } }]),
+    );
+  });
+
+  it('keeps ETags right for many different short bodies, strong and weak', async () => {
+    const bodies = Array.from({ length: 300 }, (_, i) => `body ${i % 150} ${'é'.repeat(i % 7)}`);
+    const requests = bodies.map((_, i) => ({ path: `/${i}`, headers: { 'x-strong': i % 2 ? '1' : '' } }));
+    await assertSameResponses((framework) => {
+      const weak = framework();
+      const strong = framework();
+      strong.set('etag', 'strong');
+      for (const app of [weak, strong]) app.get('/:i', (req, res) => res.send(bodies[Number(req.params.i)]));
+      return (req, res) => (req.headers['x-strong'] ? strong(req, res) : weak(req, res));
+    }, requests);
+  });
+});
+
+describe('where Node keeps no header slot webapp can find', () => {
+  it('installs no store, and responses use Node own API with the same answers', () => {
+    // A child process in which `Symbol(kOutHeaders)` is hidden while webapp loads.
+    const script = `
+      const realSymbols = Object.getOwnPropertySymbols;
+      Object.getOwnPropertySymbols = (o) => realSymbols(o).filter((s) => s.description !== 'kOutHeaders');
+      const webapp = require('./src/index');
+      Object.getOwnPropertySymbols = realSymbols;
+      const http = require('node:http');
+      const app = webapp();
+      app.get('/', (req, res) => {
+        res.set('X-A', '1');
+        res.send('hi');
+        app.locals.after = res.getHeader('content-length');
+      });
+      const server = app.listen(0, '127.0.0.1', () => {
+        http.get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            console.log(JSON.stringify({
+              installed: Object.getOwnPropertyDescriptor(webapp.response, 'setHeader') !== undefined,
+              status: res.statusCode, a: res.headers['x-a'], etag: res.headers.etag, after: app.locals.after,
+            }));
+            server.close();
+          });
+        });
+      });`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout.trim()), {
+      installed: false,
+      status: 200,
+      a: '1',
+      etag: `W/"2-${createHash('sha1').update('hi').digest('base64').slice(0, 27)}"`,
+      after: '2',
+    });
+  });
+
+  it('is installed on this Node line', () => {
+    assert.notEqual(Object.getOwnPropertyDescriptor(webapp.response, 'setHeader'), undefined);
+  });
+});
