@@ -41,7 +41,8 @@ function set(this: Response, field: string | Record<string, unknown>, val?: unkn
   if (arguments.length === 2) {
     const name = field as string;
     let value: string | string[] = Array.isArray(val) ? val.map(String) : String(val);
-    if (name.toLowerCase() === 'content-type') {
+    // The length test first spares lower-casing every other name.
+    if (name.length === 12 && name.toLowerCase() === 'content-type') {
       if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
       value = withCharset(value);
     }

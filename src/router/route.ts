@@ -3,7 +3,7 @@
  * `route.path`, `route.stack` and `route.methods` keep Express 4's shapes because
  * tools that list endpoints read them.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import { defineMembers } from '../define-prototype';
 import { Layer, type Handler, type NextFunction } from './layer';
 import { methodMembers, type MethodMembers } from './methods';
@@ -22,6 +22,15 @@ type RouteRequest = IncomingMessage & { route?: Route };
 export interface Route extends MethodMembers<(...handlers: unknown[]) => Route> {}
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+/** Lower-case forms of the method names Node parses: looked up, not lower-cased, per request. */
+const LOWER_METHODS: Record<string, string> = Object.create(null) as Record<string, string>;
+for (const name of METHODS) LOWER_METHODS[name] = name.toLowerCase();
+
+/** A method name in lower case (a non-string is returned as it is, as Express does). */
+function lowerMethod(method: unknown): unknown {
+  return typeof method === 'string' ? LOWER_METHODS[method] || method.toLowerCase() : method;
+}
+
 export class Route {
   path: PathPattern;
   stack: Layer[] = [];
@@ -34,7 +43,7 @@ export class Route {
   /** Whether this route answers `method`; HEAD is answered by GET handlers unless HEAD has its own. */
   _handles_method(method: string): boolean {
     if (this.methods._all) return true;
-    let name = typeof method === 'string' ? method.toLowerCase() : method;
+    let name = lowerMethod(method) as string;
     if (name === 'head' && !this.methods.head) name = 'get';
     return Boolean(this.methods[name]);
   }
@@ -53,7 +62,7 @@ export class Route {
       done();
       return;
     }
-    let method = typeof req.method === 'string' ? req.method.toLowerCase() : req.method;
+    let method = lowerMethod(req.method) as string | undefined;
     if (method === 'head' && !this.methods.head) method = 'get';
     (req as RouteRequest).route = this;
 
