@@ -113,9 +113,20 @@ function noteNonAscii(value: unknown): void {
   nonAsciiValueSeen = values.some((item) => typeof item === 'string' && NON_ASCII.test(item));
 }
 
-/** Numbers and printable ASCII strings pass here; anything else is Node's to accept or reject. */
+function isPlain(value: unknown): boolean {
+  return typeof value === 'number' || (typeof value === 'string' && !NOT_PLAIN_ASCII.test(value));
+}
+
+/** Whether every item is a number or a printable ASCII string (Set-Cookie lists, mostly). */
+function isPlainList(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!isPlain(value[i])) return false;
+  return true;
+}
+
+/** Numbers and printable ASCII strings (alone or listed) pass here; anything else is Node's to accept or reject. */
 function checkValue(name: string, value: unknown): void {
-  if (typeof value === 'number' || (typeof value === 'string' && !NOT_PLAIN_ASCII.test(value))) return;
+  if (isPlain(value) || isPlainList(value)) return;
   validateHeaderValue(name, value as string);
   noteNonAscii(value);
 }
