@@ -21,27 +21,62 @@ import { arrayLimitError, normaliseOptions, type ExtendedParseOptions, type Pars
 
 export type { ExtendedParseOptions } from './options';
 
-type ValuesByKey = Map<string, unknown>;
+/**
+ * Step 1's result. `values` is an ordinary object, so its keys enumerate in the
+ * order qs visits them (qs groups into an object too): index-like keys first,
+ * ascending, then the rest as inserted. That order decides how values merge
+ * (`b=1&0=2` visits `0` first).
+ */
+interface Grouped {
+  /** Every key but `__proto__`, which an object cannot hold as data; it never reaches the result. */
+  values: Record<string, unknown>;
+  /** The grouped values of `__proto__`, kept only so that limits apply to them as qs applies them. */
+  proto: unknown;
+  /**
+   * Whether `values` is the result as it stands: every key flat (no `[`, nesting
+   * allowed), none empty and none the prototype guard drops. Most forms and
+   * queries are, and they then skip step 2 and 3 entirely.
+   */
+  flat: boolean;
+}
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** Step 1: decoded values grouped by decoded key, duplicates combined. */
-function collectValues(input: string, settings: ParseSettings): ValuesByKey {
-  // A Map: any decoded key, `__proto__` included, is plain data here, and a Map
-  // stays fast where an object with bracketed keys would fall into dictionary mode.
-  const values: ValuesByKey = new Map();
-  const given = settings.parameterLimit;
-  const strict = settings.throwOnLimitExceeded && given !== Infinity;
-  // One part more than allowed is split off so that exceeding the limit is seen.
-  const parts = unescapeBrackets(input).split('&', given === Infinity ? undefined : strict ? given + 1 : given);
-  if (strict && parts.length > given) {
-    throw new RangeError(`Parameter limit exceeded. Only ${given} parameter${given === 1 ? '' : 's'} allowed.`);
-  }
-  for (const part of parts) addPart(values, part, settings);
-  return values;
+function parameterLimitError(limit: number): RangeError {
+  return new RangeError(`Parameter limit exceeded. Only ${limit} parameter${limit === 1 ? '' : 's'} allowed.`);
 }
 
-function addPart(values: ValuesByKey, part: string, settings: ParseSettings): void {
+/** Step 1: decoded values grouped by decoded key, duplicates combined. */
+function collectValues(input: string, settings: ParseSettings): Grouped {
+  const grouped: Grouped = { values: {}, proto: undefined, flat: settings.depth > 0 };
+  const text = unescapeBrackets(input);
+  const given = settings.parameterLimit;
+  const strict = settings.throwOnLimitExceeded && given !== Infinity;
+  // As `split('&', limit)` would cut (the limit through ToUint32), without the
+  // array; one part more than allowed is looked for so that exceeding it is seen.
+  const maxParts = given === Infinity ? Infinity : (strict ? given + 1 : given) >>> 0;
+  if (strict && countParts(text, maxParts) > given) throw parameterLimitError(given);
+  let start = 0;
+  for (let count = 0; count < maxParts; count++) {
+    const amp = text.indexOf('&', start);
+    addPart(grouped, amp === -1 ? text.slice(start) : text.slice(start, amp), settings);
+    if (amp === -1) break;
+    start = amp + 1;
+  }
+  return grouped;
+}
+
+/** The number of `&`-separated parts, counting no further than `max`. */
+function countParts(text: string, max: number): number {
+  let count = 0;
+  for (let amp = -1; count < max; count++) {
+    amp = text.indexOf('&', amp + 1);
+    if (amp === -1) return count + 1;
+  }
+  return count;
+}
+
+function addPart(grouped: Grouped, part: string, settings: ParseSettings): void {
   // A `]=` ends a bracketed key even when the key itself holds `=` (`a[=]=1`).
   const bracketEquals = part.indexOf(']=');
   const split = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
@@ -53,47 +88,41 @@ function addPart(values: ValuesByKey, part: string, settings: ParseSettings): vo
   } else {
     key = decodeComponent(part.slice(0, split));
     if (settings.throwOnLimitExceeded) {
-      const existing = values.get(key);
+      const existing = valueOf(grouped, key);
       const length = Array.isArray(existing) ? existing.length : 0;
       if (length > 0 && length >= settings.arrayLimit) throw arrayLimitError(settings.arrayLimit);
     }
     value = decodeComponent(part.slice(split + 1));
   }
-  const existing = values.get(key);
-  if (existing === undefined) {
-    values.set(key, value);
+  if (key === '__proto__') {
+    grouped.proto = group(grouped.proto, value, settings);
     return;
   }
+  const values = grouped.values;
+  if (grouped.flat && (key === '' || key.indexOf('[') !== -1 || isGuarded(key, settings))) grouped.flat = false;
+  values[key] = group(hasOwn.call(values, key) ? values[key] : undefined, value, settings);
+}
+
+function valueOf(grouped: Grouped, key: string): unknown {
+  if (key === '__proto__') return grouped.proto;
+  return hasOwn.call(grouped.values, key) ? grouped.values[key] : undefined;
+}
+
+/** A flat key the prototype guard drops (`__proto__` is handled apart). */
+function isGuarded(key: string, settings: ParseSettings): boolean {
+  return !settings.allowPrototypes && hasOwn.call(Object.prototype, key);
+}
+
+/** `value` added to what the key already holds (undefined when nothing). */
+function group(existing: unknown, value: string, settings: ParseSettings): unknown {
+  if (existing === undefined) return value;
   if (Array.isArray(existing) && existing.length + 1 <= settings.arrayLimit) {
-    // The arrays here are this map's own (dense, unshared), so appending in place
+    // The arrays here are this step's own (dense, unshared), so appending in place
     // gives what combine's copy would, without copying on every repeat.
     existing.push(value);
-    return;
+    return existing;
   }
-  values.set(key, combine(existing, value, settings));
-}
-
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-const MAX_ARRAY_INDEX = 4294967294;
-
-/** A key an object would order as an array index: canonical, below 2^32 - 1. */
-function isIndexKey(key: string): boolean {
-  const first = key.charCodeAt(0);
-  return first >= 0x30 && first <= 0x39 && ARRAY_INDEX.test(key) && Number(key) <= MAX_ARRAY_INDEX;
-}
-
-/**
- * The keys in the order qs visits them: its own grouping is an object, whose
- * keys enumerate index-like keys first (ascending), then the rest as inserted.
- * The order decides how values merge (`b=1&0=2` visits `0` first), so keep it.
- */
-function keysInPropertyOrder(values: ValuesByKey): string[] {
-  const indices: string[] = [];
-  const names: string[] = [];
-  for (const key of values.keys()) (isIndexKey(key) ? indices : names).push(key);
-  if (indices.length === 0) return names;
-  indices.sort((a, b) => Number(a) - Number(b));
-  return indices.concat(names);
+  return combine(existing, value, settings);
 }
 
 /** Step 2 for one key: the nested containers its segments describe, around `value`. */
@@ -133,19 +162,21 @@ function arrayIndex(name: string): number {
 
 export function parseExtended(input: string, options: ExtendedParseOptions = {}): Record<string, unknown> {
   const settings = normaliseOptions(options);
-  const result: Record<string, unknown> = {};
-  if (input === '' || input === null || input === undefined) return result;
+  if (input === '' || input === null || input === undefined) return {};
 
-  const values = collectValues(input, settings);
+  const grouped = collectValues(input, settings);
+  if (grouped.flat) return grouped.values;
+  const values = grouped.values;
+  const result: Record<string, unknown> = {};
   let nested = false;
-  for (const key of keysInPropertyOrder(values)) {
-    const value = values.get(key);
+  for (const key of Object.keys(values)) {
+    const value = values[key];
     if (key === '') continue;
     if (key.indexOf('[') === -1 && settings.depth > 0) {
-      // Fast path for a flat key (the common case): nesting would build
-      // `{ [key]: value }` only to merge it into the result; set it directly.
-      // Its value is a string or a dense array of strings, so nothing to compact.
-      if (settings.allowPrototypes ? key === '__proto__' : hasOwn.call(Object.prototype, key)) continue;
+      // A flat key among nested ones: nesting would build `{ [key]: value }` only
+      // to merge it into the result; set it directly. Its value is a string or a
+      // dense array of strings, so nothing to compact.
+      if (isGuarded(key, settings)) continue;
       result[key] = hasOwn.call(result, key) ? merge(result[key], value, settings) : value;
       continue;
     }
