@@ -188,8 +188,7 @@ export function readBody(
     }
     // A body read in one chunk that only gets decoded is decoded where it lies;
     // `verify` and raw bodies get a Buffer of their own, as raw-body gives.
-    const body =
-      chunks!.length === 1 && decoder && !verify ? chunks![0] : Buffer.concat(chunks!, length);
+    const body = chunks!.length === 1 && decoder && !verify ? chunks![0] : Buffer.concat(chunks!, length);
     if (verify) {
       try {
         verify(req, res, body, encoding);

@@ -14,116 +14,14 @@
  */
 import { compact } from './compact';
 import { combine, markOverflow, isOverflow, type Container } from './containers';
-import { decodeComponent, unescapeBrackets } from './decode';
+import { collectValues, type Grouped } from './group';
 import { keySegments, unwrapBrackets } from './key-segments';
 import { merge } from './merge';
 import { arrayLimitError, normaliseOptions, type ExtendedParseOptions, type ParseSettings } from './options';
 
 export type { ExtendedParseOptions } from './options';
 
-/**
- * Step 1's result. `values` is an ordinary object, so its keys enumerate in the
- * order qs visits them (qs groups into an object too): index-like keys first,
- * ascending, then the rest as inserted. That order decides how values merge
- * (`b=1&0=2` visits `0` first).
- */
-interface Grouped {
-  /** Every key but `__proto__`, which an object cannot hold as data; it never reaches the result. */
-  values: Record<string, unknown>;
-  /** The grouped values of `__proto__`, kept only so that limits apply to them as qs applies them. */
-  proto: unknown;
-  /**
-   * Whether `values` is the result as it stands: every key flat (no `[`, nesting
-   * allowed), none empty and none the prototype guard drops. Most forms and
-   * queries are, and they then skip step 2 and 3 entirely.
-   */
-  flat: boolean;
-}
-
 const hasOwn = Object.prototype.hasOwnProperty;
-
-function parameterLimitError(limit: number): RangeError {
-  return new RangeError(`Parameter limit exceeded. Only ${limit} parameter${limit === 1 ? '' : 's'} allowed.`);
-}
-
-/** Step 1: decoded values grouped by decoded key, duplicates combined. */
-function collectValues(input: string, settings: ParseSettings): Grouped {
-  const grouped: Grouped = { values: {}, proto: undefined, flat: settings.depth > 0 };
-  const text = unescapeBrackets(input);
-  const given = settings.parameterLimit;
-  const strict = settings.throwOnLimitExceeded && given !== Infinity;
-  // As `split('&', limit)` would cut (the limit through ToUint32), without the
-  // array; one part more than allowed is looked for so that exceeding it is seen.
-  const maxParts = given === Infinity ? Infinity : (strict ? given + 1 : given) >>> 0;
-  if (strict && countParts(text, maxParts) > given) throw parameterLimitError(given);
-  let start = 0;
-  for (let count = 0; count < maxParts; count++) {
-    const amp = text.indexOf('&', start);
-    addPart(grouped, amp === -1 ? text.slice(start) : text.slice(start, amp), settings);
-    if (amp === -1) break;
-    start = amp + 1;
-  }
-  return grouped;
-}
-
-/** The number of `&`-separated parts, counting no further than `max`. */
-function countParts(text: string, max: number): number {
-  let count = 0;
-  for (let amp = -1; count < max; count++) {
-    amp = text.indexOf('&', amp + 1);
-    if (amp === -1) return count + 1;
-  }
-  return count;
-}
-
-function addPart(grouped: Grouped, part: string, settings: ParseSettings): void {
-  // A `]=` ends a bracketed key even when the key itself holds `=` (`a[=]=1`).
-  const bracketEquals = part.indexOf(']=');
-  const split = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
-  let key: string;
-  let value: string;
-  if (split === -1) {
-    key = decodeComponent(part);
-    value = '';
-  } else {
-    key = decodeComponent(part.slice(0, split));
-    if (settings.throwOnLimitExceeded) {
-      const existing = valueOf(grouped, key);
-      const length = Array.isArray(existing) ? existing.length : 0;
-      if (length > 0 && length >= settings.arrayLimit) throw arrayLimitError(settings.arrayLimit);
-    }
-    value = decodeComponent(part.slice(split + 1));
-  }
-  if (key === '__proto__') {
-    grouped.proto = group(grouped.proto, value, settings);
-    return;
-  }
-  const values = grouped.values;
-  if (grouped.flat && (key === '' || key.indexOf('[') !== -1 || isGuarded(key, settings))) grouped.flat = false;
-  values[key] = group(hasOwn.call(values, key) ? values[key] : undefined, value, settings);
-}
-
-function valueOf(grouped: Grouped, key: string): unknown {
-  if (key === '__proto__') return grouped.proto;
-  return hasOwn.call(grouped.values, key) ? grouped.values[key] : undefined;
-}
-
-/** A flat key the prototype guard drops (`__proto__` is handled apart). */
-function isGuarded(key: string, settings: ParseSettings): boolean {
-  return !settings.allowPrototypes && hasOwn.call(Object.prototype, key);
-}
-
-/** `value` added to what the key already holds (undefined when nothing). */
-function group(existing: unknown, value: string, settings: ParseSettings): unknown {
-  if (existing === undefined) return value;
-  if (Array.isArray(existing) && existing.length + 1 <= settings.arrayLimit) {
-    // The arrays here are this step's own (dense, unshared), so appending in place
-    // gives what combine's copy would, without copying on every repeat.
-    existing.push(value);
-    return existing;
-  }
-  return combine(existing, value, settings);
-}
 
 /** Step 2 for one key: the nested containers its segments describe, around `value`. */
 function nest(segments: string[], value: unknown, settings: ParseSettings): Container {
@@ -160,30 +58,62 @@ function arrayIndex(name: string): number {
   return n >= 0 && String(n) === name ? n : -1;
 }
 
+/** Step 2 for a key to nest: its containers merged into the result; `roots` gets the result's keys it reached. */
+function mergeNested(
+  result: Record<string, unknown>,
+  key: string,
+  value: unknown,
+  settings: ParseSettings,
+  roots: string[],
+) {
+  const segments = keySegments(key, settings);
+  if (segments === undefined) return;
+  const nested = nest(segments, value, settings);
+  for (const root of Object.keys(nested)) roots.push(root);
+  merge(result, nested, settings);
+}
+
+/**
+ * Step 3: compact the sparse arrays under the result's keys that nesting reached
+ * (the others hold strings, or dense arrays of strings, with nothing to compact).
+ */
+function compactRoots(result: Record<string, unknown>, roots: string[]): Record<string, unknown> {
+  if (roots.length === 0) return result;
+  const reached: Record<string, unknown> = {};
+  for (const root of roots) reached[root] = result[root];
+  compact(reached);
+  for (const root of Object.keys(reached)) result[root] = reached[root];
+  return result;
+}
+
+/** Step 2 and 3, in the order qs visits the keys (see group.ts). */
+function build(grouped: Grouped, settings: ParseSettings): Record<string, unknown> {
+  const { values, nested, tail } = grouped;
+  if (nested === undefined) return values;
+  const roots: string[] = [];
+  if (grouped.flatInTail === 0) {
+    // Every flat key comes before every key to nest: visiting them would copy
+    // `values` key by key into an empty result, so `values` is that result.
+    for (const key of tail) mergeNested(values, key, nested.get(key), settings, roots);
+    return compactRoots(values, roots);
+  }
+  const result: Record<string, unknown> = {};
+  const flatKeys = Object.keys(values);
+  const before = flatKeys.length - grouped.flatInTail;
+  for (let i = 0; i < before; i++) result[flatKeys[i]] = values[flatKeys[i]];
+  for (const key of tail) {
+    if (nested.has(key)) {
+      mergeNested(result, key, nested.get(key), settings, roots);
+    } else {
+      // A flat key meeting what nesting put there merges with it, after it.
+      result[key] = hasOwn.call(result, key) ? merge(result[key], values[key], settings) : values[key];
+    }
+  }
+  return compactRoots(result, roots);
+}
+
 export function parseExtended(input: string, options: ExtendedParseOptions = {}): Record<string, unknown> {
   const settings = normaliseOptions(options);
   if (input === '' || input === null || input === undefined) return {};
-
-  const grouped = collectValues(input, settings);
-  if (grouped.flat) return grouped.values;
-  const values = grouped.values;
-  const result: Record<string, unknown> = {};
-  let nested = false;
-  for (const key of Object.keys(values)) {
-    const value = values[key];
-    if (key === '') continue;
-    if (key.indexOf('[') === -1 && settings.depth > 0) {
-      // A flat key among nested ones: nesting would build `{ [key]: value }` only
-      // to merge it into the result; set it directly. Its value is a string or a
-      // dense array of strings, so nothing to compact.
-      if (isGuarded(key, settings)) continue;
-      result[key] = hasOwn.call(result, key) ? merge(result[key], value, settings) : value;
-      continue;
-    }
-    const segments = keySegments(key, settings);
-    if (segments === undefined) continue;
-    merge(result, nest(segments, value, settings), settings);
-    nested = true;
-  }
-  return nested ? compact(result) : result;
+  return build(collectValues(input, settings), settings);
 }
