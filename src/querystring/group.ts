@@ -30,6 +30,8 @@ export interface Grouped {
   tail: string[];
   /** How many flat keys `tail` holds: when none, `values` comes entirely before every nested key. */
   flatInTail: number;
+  /** How many keys `values` holds. */
+  flatCount: number;
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -63,7 +65,14 @@ function countParts(text: string, max: number): number {
 }
 
 export function collectValues(input: string, settings: ParseSettings): Grouped {
-  const grouped: Grouped = { values: {}, nested: undefined, ignored: undefined, tail: [], flatInTail: 0 };
+  const grouped: Grouped = {
+    values: {},
+    nested: undefined,
+    ignored: undefined,
+    tail: [],
+    flatInTail: 0,
+    flatCount: 0,
+  };
   const text = unescapeBrackets(input);
   const given = settings.parameterLimit;
   const strict = settings.throwOnLimitExceeded && given !== Infinity;
@@ -117,9 +126,12 @@ function addPart(grouped: Grouped, part: string, settings: ParseSettings): void 
   const grouping = existing === undefined ? value : group(existing, value, settings);
 
   if (kind === FLAT) {
-    if (existing === undefined && grouped.nested !== undefined && !isIndexKey(key)) {
-      grouped.tail.push(key);
-      grouped.flatInTail++;
+    if (existing === undefined) {
+      grouped.flatCount++;
+      if (grouped.nested !== undefined && !isIndexKey(key)) {
+        grouped.tail.push(key);
+        grouped.flatInTail++;
+      }
     }
     grouped.values[key] = grouping;
   } else if (kind === NESTED) {

@@ -58,19 +58,23 @@ function arrayIndex(name: string): number {
   return n >= 0 && String(n) === name ? n : -1;
 }
 
-/** Step 2 for a key to nest: its containers merged into the result; `roots` gets the result's keys it reached. */
+/**
+ * Step 2 for a key to nest: its containers merged into the result; `roots`, when
+ * given, gets the result's keys it reached. False when the key was dropped.
+ */
 function mergeNested(
   result: Record<string, unknown>,
   key: string,
   value: unknown,
   settings: ParseSettings,
-  roots: string[],
-) {
+  roots: string[] | undefined,
+): boolean {
   const segments = keySegments(key, settings);
-  if (segments === undefined) return;
+  if (segments === undefined) return false;
   const nested = nest(segments, value, settings);
-  for (const root of Object.keys(nested)) roots.push(root);
+  if (roots !== undefined) for (const root of Object.keys(nested)) roots.push(root);
   merge(result, nested, settings);
+  return true;
 }
 
 /**
@@ -90,6 +94,13 @@ function compactRoots(result: Record<string, unknown>, roots: string[]): Record<
 function build(grouped: Grouped, settings: ParseSettings): Record<string, unknown> {
   const { values, nested, tail } = grouped;
   if (nested === undefined) return values;
+  if (grouped.flatCount === 0) {
+    // Only keys to nest (as most nesting query strings): the whole result is what
+    // nesting reached, so compact it all rather than track what it reached.
+    let merged = false;
+    for (const key of tail) merged = mergeNested(values, key, nested.get(key), settings, undefined) || merged;
+    return merged ? compact(values) : values;
+  }
   const roots: string[] = [];
   if (grouped.flatInTail === 0) {
     // Every flat key comes before every key to nest: visiting them would copy
