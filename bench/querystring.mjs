@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { FORM_BODY } from './lib/workloads.mjs';
 
 // The parser is compiled from its TypeScript source into one CommonJS file (as the
 // build ships it: plain functions, no loader hooks in the way), so no build is needed.
@@ -39,6 +40,7 @@ const CASES = [
   ],
   ['indexed array (10)', Array.from({ length: 10 }, (_, i) => `items[${i}][id]=${i}`).join('&'), express],
   ['form body (20 fields, escapes)', form, bodyParser],
+  ['the `form` workload (21 fields, one nested)', FORM_BODY, bodyParser],
   ['repeated key (50)', 'id=1&'.repeat(49) + 'id=1', bodyParser],
 ];
 

@@ -140,9 +140,27 @@ const UNKNOWN_TO_ICONV = new Set([
   'xuserdefined',
 ]);
 
-/** A decoder for the charset, or undefined when none is known (the parsers answer 415). */
-export function decoderFor(charset: string): BodyDecoder | undefined {
+function lookUp(charset: string): BodyDecoder | undefined {
   const name = charset.toLowerCase().replace(/[^0-9a-z]/g, '');
   if (Object.prototype.hasOwnProperty.call(BY_NAME, name)) return BY_NAME[name];
   return UNKNOWN_TO_ICONV.has(name) ? undefined : textDecoder(charset);
+}
+
+/**
+ * Why a cache: nearly every body names the same charset or none ('utf-8'), and
+ * the look-up made a TextDecoder per request (a decoder keeps no state between
+ * whole-body `decode` calls, so one per label serves every request). Bounded,
+ * so hostile labels cannot grow it.
+ */
+const decoders = new Map<string, BodyDecoder | null>();
+const DECODER_CACHE_SIZE = 64;
+
+/** A decoder for the charset, or undefined when none is known (the parsers answer 415). */
+export function decoderFor(charset: string): BodyDecoder | undefined {
+  const cached = decoders.get(charset);
+  if (cached !== undefined) return cached ?? undefined;
+  const decoder = lookUp(charset);
+  if (decoders.size >= DECODER_CACHE_SIZE) decoders.clear();
+  decoders.set(charset, decoder ?? null);
+  return decoder;
 }

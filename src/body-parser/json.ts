@@ -12,7 +12,14 @@ export interface OptionsJson extends Options {
   strict?: boolean;
 }
 
-const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/;
+/** The first character that is not JSON whitespace (space, tab, LF, CR), or undefined. */
+function firstNonSpace(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return text[i];
+  }
+  return undefined;
+}
 
 /**
  * A strict-mode rejection worded as JSON.parse words it: parse the text with the
@@ -53,7 +60,7 @@ export function createJsonParser(options: OptionsJson | undefined, strictViolati
     const text = body as string;
     if (text.length === 0) return {};
     if (strict) {
-      const first = FIRST_CHAR.exec(text)?.[1];
+      const first = firstNonSpace(text);
       if (first !== '{' && first !== '[') throw strictViolation(text, first as string);
     }
     return JSON.parse(text, reviver);

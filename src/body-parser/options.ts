@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parseBytes } from '../http/bytes';
 import { parseMediaType } from '../http/content-type';
-import { typeIs } from '../http/type-is';
+import { hasBody, matchType } from '../http/type-is';
 import type { Verify } from './read';
 
 export interface Options {
@@ -31,17 +31,53 @@ export function commonSettings(opts: Options, defaultType: string): CommonSettin
   if (verify !== false && typeof verify !== 'function') throw new TypeError('option verify must be function');
   const type = opts.type || defaultType;
   const shouldParse =
-    typeof type === 'function'
-      ? (type as (req: IncomingMessage) => boolean)
-      : (req: IncomingMessage) => Boolean(typeIs(req, Array.isArray(type) ? type : [type]));
+    typeof type === 'function' ? (type as (req: IncomingMessage) => boolean) : typeMatcher(type as string | string[]);
   return { inflate: opts.inflate !== false, limit, verify, shouldParse };
 }
 
-/** The lower-cased charset parameter of the request's Content-Type, '' or undefined when unparseable. */
-export function requestCharset(req: IncomingMessage): string | undefined {
+/**
+ * A function of a Content-Type value, remembered per value. Why: a server sees
+ * the same few Content-Types over and over, and parsing and matching them again
+ * for each request was a measurable part of reading a small body. Bounded, so
+ * hostile values cannot grow it.
+ */
+function perContentType<T>(compute: (contentType: string) => T): (contentType: string) => T {
+  const results = new Map<string, T>();
+  return (contentType) => {
+    let result = results.get(contentType);
+    if (result === undefined && !results.has(contentType)) {
+      result = compute(contentType);
+      if (results.size >= CONTENT_TYPE_CACHE_SIZE) results.clear();
+      results.set(contentType, result);
+    }
+    return result as T;
+  };
+}
+
+const CONTENT_TYPE_CACHE_SIZE = 64;
+
+/** type-is's test of the request against the parser's `type` option (one type or a list). */
+function typeMatcher(type: string | string[]): (req: IncomingMessage) => boolean {
+  const types = Array.isArray(type) ? type : [type];
+  const matches = perContentType((contentType) => matchType(contentType, types) !== false);
+  return (req) => {
+    if (!hasBody(req)) return false;
+    const contentType = req.headers['content-type'];
+    return typeof contentType === 'string' ? matches(contentType) : matchType(contentType, types) !== false;
+  };
+}
+
+function parseCharset(contentType: string): string | undefined {
   try {
-    return (parseMediaType(String(req.headers['content-type'])).parameters.charset || '').toLowerCase();
+    return (parseMediaType(contentType).parameters.charset || '').toLowerCase();
   } catch {
     return undefined;
   }
+}
+
+const charsetOf = perContentType(parseCharset);
+
+/** The lower-cased charset parameter of the request's Content-Type, '' or undefined when unparseable. */
+export function requestCharset(req: IncomingMessage): string | undefined {
+  return charsetOf(String(req.headers['content-type']));
 }

@@ -42,7 +42,9 @@ export interface ParsedRequest extends IncomingMessage {
 
 /** The inflating stream for the Content-Encoding (the request itself for identity); throws 415s. */
 function contentStream(req: IncomingMessage, inflate: boolean): Readable {
-  const encoding = String(req.headers['content-encoding'] || 'identity').toLowerCase();
+  const header = req.headers['content-encoding'];
+  if (header === undefined) return req;
+  const encoding = String(header || 'identity').toLowerCase();
   if (inflate === false && encoding !== 'identity') {
     throw unsupportedEncoding(encoding, true);
   }
@@ -67,16 +69,16 @@ function contentStream(req: IncomingMessage, inflate: boolean): Readable {
 }
 
 /**
- * Collects the stream's bytes. Errors are raw-body's: 413 `entity.too.large`,
- * 400 `request.size.invalid`, 400 `request.aborted`, 500 `stream.encoding.set`,
- * 500 `stream.not.readable`.
+ * Collects the stream's bytes, as the chunks read and their total length. Errors
+ * are raw-body's: 413 `entity.too.large`, 400 `request.size.invalid`, 400
+ * `request.aborted`, 500 `stream.encoding.set`, 500 `stream.not.readable`.
  */
 function collect(
   req: IncomingMessage,
   stream: Readable,
   announced: number | null,
   limit: number,
-  done: (err: Error | null, body?: Buffer) => void,
+  done: (err: Error | null, chunks?: Buffer[], length?: number) => void,
 ): void {
   const state = (stream as Readable & { _readableState?: { encoding?: unknown } })._readableState;
   if (state && state.encoding != null) {
@@ -95,7 +97,7 @@ function collect(
   const chunks: Buffer[] = [];
   let received = 0;
   let finished = false;
-  const finish = (err: Error | null, body?: Buffer) => {
+  const finish = (err: Error | null, length?: number) => {
     if (finished) return;
     finished = true;
     stream.removeListener('data', onData);
@@ -103,7 +105,7 @@ function collect(
     stream.removeListener('error', onError);
     req.removeListener('aborted', onAborted);
     req.removeListener('close', onClose);
-    done(err, body);
+    done(err, chunks, length);
   };
   const onData = (chunk: Buffer) => {
     received += chunk.length;
@@ -118,7 +120,7 @@ function collect(
       finish(sizeMismatch(announced, received));
       return;
     }
-    finish(null, Buffer.concat(chunks, received));
+    finish(null, received);
   };
   const onError = (err: Error) => finish(streamFailed(err));
   const onAborted = () => {
@@ -168,7 +170,7 @@ export function readBody(
   const announced =
     stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
 
-  collect(req, stream, announced, options.limit, (error, buffer) => {
+  collect(req, stream, announced, options.limit, (error, chunks, length) => {
     if (error) {
       if (stream !== req) {
         req.unpipe(stream as unknown as NodeJS.WritableStream);
@@ -184,7 +186,9 @@ export function readBody(
       stream.destroy();
       req.resume();
     }
-    const body = buffer!;
+    // A body read in one chunk that only gets decoded is decoded where it lies;
+    // `verify` and raw bodies get a Buffer of their own, as raw-body gives.
+    const body = chunks!.length === 1 && decoder && !verify ? chunks![0] : Buffer.concat(chunks!, length);
     if (verify) {
       try {
         verify(req, res, body, encoding);

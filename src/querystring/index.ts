@@ -14,87 +14,14 @@
  */
 import { compact } from './compact';
 import { combine, markOverflow, isOverflow, type Container } from './containers';
-import { decodeComponent, unescapeBrackets } from './decode';
+import { collectValues, type Grouped } from './group';
 import { keySegments, unwrapBrackets } from './key-segments';
 import { merge } from './merge';
 import { arrayLimitError, normaliseOptions, type ExtendedParseOptions, type ParseSettings } from './options';
 
 export type { ExtendedParseOptions } from './options';
 
-type ValuesByKey = Map<string, unknown>;
-
 const hasOwn = Object.prototype.hasOwnProperty;
-
-/** Step 1: decoded values grouped by decoded key, duplicates combined. */
-function collectValues(input: string, settings: ParseSettings): ValuesByKey {
-  // A Map: any decoded key, `__proto__` included, is plain data here, and a Map
-  // stays fast where an object with bracketed keys would fall into dictionary mode.
-  const values: ValuesByKey = new Map();
-  const given = settings.parameterLimit;
-  const strict = settings.throwOnLimitExceeded && given !== Infinity;
-  // One part more than allowed is split off so that exceeding the limit is seen.
-  const parts = unescapeBrackets(input).split('&', given === Infinity ? undefined : strict ? given + 1 : given);
-  if (strict && parts.length > given) {
-    throw new RangeError(`Parameter limit exceeded. Only ${given} parameter${given === 1 ? '' : 's'} allowed.`);
-  }
-  for (const part of parts) addPart(values, part, settings);
-  return values;
-}
-
-function addPart(values: ValuesByKey, part: string, settings: ParseSettings): void {
-  // A `]=` ends a bracketed key even when the key itself holds `=` (`a[=]=1`).
-  const bracketEquals = part.indexOf(']=');
-  const split = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
-  let key: string;
-  let value: string;
-  if (split === -1) {
-    key = decodeComponent(part);
-    value = '';
-  } else {
-    key = decodeComponent(part.slice(0, split));
-    if (settings.throwOnLimitExceeded) {
-      const existing = values.get(key);
-      const length = Array.isArray(existing) ? existing.length : 0;
-      if (length > 0 && length >= settings.arrayLimit) throw arrayLimitError(settings.arrayLimit);
-    }
-    value = decodeComponent(part.slice(split + 1));
-  }
-  const existing = values.get(key);
-  if (existing === undefined) {
-    values.set(key, value);
-    return;
-  }
-  if (Array.isArray(existing) && existing.length + 1 <= settings.arrayLimit) {
-    // The arrays here are this map's own (dense, unshared), so appending in place
-    // gives what combine's copy would, without copying on every repeat.
-    existing.push(value);
-    return;
-  }
-  values.set(key, combine(existing, value, settings));
-}
-
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-const MAX_ARRAY_INDEX = 4294967294;
-
-/** A key an object would order as an array index: canonical, below 2^32 - 1. */
-function isIndexKey(key: string): boolean {
-  const first = key.charCodeAt(0);
-  return first >= 0x30 && first <= 0x39 && ARRAY_INDEX.test(key) && Number(key) <= MAX_ARRAY_INDEX;
-}
-
-/**
- * The keys in the order qs visits them: its own grouping is an object, whose
- * keys enumerate index-like keys first (ascending), then the rest as inserted.
- * The order decides how values merge (`b=1&0=2` visits `0` first), so keep it.
- */
-function keysInPropertyOrder(values: ValuesByKey): string[] {
-  const indices: string[] = [];
-  const names: string[] = [];
-  for (const key of values.keys()) (isIndexKey(key) ? indices : names).push(key);
-  if (indices.length === 0) return names;
-  indices.sort((a, b) => Number(a) - Number(b));
-  return indices.concat(names);
-}
 
 /** Step 2 for one key: the nested containers its segments describe, around `value`. */
 function nest(segments: string[], value: unknown, settings: ParseSettings): Container {
@@ -131,28 +58,73 @@ function arrayIndex(name: string): number {
   return n >= 0 && String(n) === name ? n : -1;
 }
 
+/**
+ * Step 2 for a key to nest: its containers merged into the result; `roots`, when
+ * given, gets the result's keys it reached. False when the key was dropped.
+ */
+function mergeNested(
+  result: Record<string, unknown>,
+  key: string,
+  value: unknown,
+  settings: ParseSettings,
+  roots: string[] | undefined,
+): boolean {
+  const segments = keySegments(key, settings);
+  if (segments === undefined) return false;
+  const nested = nest(segments, value, settings);
+  if (roots !== undefined) for (const root of Object.keys(nested)) roots.push(root);
+  merge(result, nested, settings);
+  return true;
+}
+
+/**
+ * Step 3: compact the sparse arrays under the result's keys that nesting reached
+ * (the others hold strings, or dense arrays of strings, with nothing to compact).
+ */
+function compactRoots(result: Record<string, unknown>, roots: string[]): Record<string, unknown> {
+  if (roots.length === 0) return result;
+  const reached: Record<string, unknown> = {};
+  for (const root of roots) reached[root] = result[root];
+  compact(reached);
+  for (const root of Object.keys(reached)) result[root] = reached[root];
+  return result;
+}
+
+/** Step 2 and 3, in the order qs visits the keys (see group.ts). */
+function build(grouped: Grouped, settings: ParseSettings): Record<string, unknown> {
+  const { values, nested, tail } = grouped;
+  if (nested === undefined) return values;
+  if (grouped.flatCount === 0) {
+    // Only keys to nest (as most nesting query strings): the whole result is what
+    // nesting reached, so compact it all rather than track what it reached.
+    let merged = false;
+    for (const key of tail) merged = mergeNested(values, key, nested.get(key), settings, undefined) || merged;
+    return merged ? compact(values) : values;
+  }
+  const roots: string[] = [];
+  if (grouped.flatInTail === 0) {
+    // Every flat key comes before every key to nest: visiting them would copy
+    // `values` key by key into an empty result, so `values` is that result.
+    for (const key of tail) mergeNested(values, key, nested.get(key), settings, roots);
+    return compactRoots(values, roots);
+  }
+  const result: Record<string, unknown> = {};
+  const flatKeys = Object.keys(values);
+  const before = flatKeys.length - grouped.flatInTail;
+  for (let i = 0; i < before; i++) result[flatKeys[i]] = values[flatKeys[i]];
+  for (const key of tail) {
+    if (nested.has(key)) {
+      mergeNested(result, key, nested.get(key), settings, roots);
+    } else {
+      // A flat key meeting what nesting put there merges with it, after it.
+      result[key] = hasOwn.call(result, key) ? merge(result[key], values[key], settings) : values[key];
+    }
+  }
+  return compactRoots(result, roots);
+}
+
 export function parseExtended(input: string, options: ExtendedParseOptions = {}): Record<string, unknown> {
   const settings = normaliseOptions(options);
-  const result: Record<string, unknown> = {};
-  if (input === '' || input === null || input === undefined) return result;
-
-  const values = collectValues(input, settings);
-  let nested = false;
-  for (const key of keysInPropertyOrder(values)) {
-    const value = values.get(key);
-    if (key === '') continue;
-    if (key.indexOf('[') === -1 && settings.depth > 0) {
-      // Fast path for a flat key (the common case): nesting would build
-      // `{ [key]: value }` only to merge it into the result; set it directly.
-      // Its value is a string or a dense array of strings, so nothing to compact.
-      if (settings.allowPrototypes ? key === '__proto__' : hasOwn.call(Object.prototype, key)) continue;
-      result[key] = hasOwn.call(result, key) ? merge(result[key], value, settings) : value;
-      continue;
-    }
-    const segments = keySegments(key, settings);
-    if (segments === undefined) continue;
-    merge(result, nest(segments, value, settings), settings);
-    nested = true;
-  }
-  return nested ? compact(result) : result;
+  if (input === '' || input === null || input === undefined) return {};
+  return build(collectValues(input, settings), settings);
 }
