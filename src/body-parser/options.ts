@@ -56,12 +56,28 @@ function perContentType<T>(compute: (contentType: string) => T): (contentType: s
 
 const CONTENT_TYPE_CACHE_SIZE = 64;
 
-/** type-is's test of the request against the parser's `type` option (one type or a list). */
+function sameItems(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * type-is's test of the request against the parser's `type` option (one type or a
+ * list). body-parser reads a list anew on each request, so a list changed after
+ * the parser was made is followed: the remembered answers go when it changes.
+ */
 function typeMatcher(type: string | string[]): (req: IncomingMessage) => boolean {
   const types = Array.isArray(type) ? type : [type];
-  const matches = perContentType((contentType) => matchType(contentType, types) !== false);
+  let remembered = types.slice();
+  const remember = () => perContentType((contentType) => matchType(contentType, types) !== false);
+  let matches = remember();
   return (req) => {
     if (!hasBody(req)) return false;
+    if (!sameItems(types, remembered)) {
+      remembered = types.slice();
+      matches = remember();
+    }
     const contentType = req.headers['content-type'];
     return typeof contentType === 'string' ? matches(contentType) : matchType(contentType, types) !== false;
   };

@@ -72,4 +72,17 @@ describe('body parsers: remembered Content-Types and charsets', () => {
       else assert.equal(got[i].body.type, 'charset.unsupported', label);
     });
   });
+
+  it('follows a type list changed after the parser was made, as body-parser reads it anew', async () => {
+    const types = ['application/json'];
+    const listed = bodyParser.json({ type: types });
+    const vendor = request({ 'Content-Type': 'application/vnd.api+json' }, '{"a":1}');
+    const plain = request({ 'Content-Type': 'application/json' }, '{"a":1}');
+    const [before] = await answers(listed, [vendor]);
+    types.push('application/vnd.api+json');
+    const [added] = await answers(listed, [vendor]);
+    types.splice(0, types.length, 'application/vnd.api+json');
+    const [replaced, dropped] = await answers(listed, [vendor, plain]);
+    assert.deepEqual([before, added, replaced, dropped], [parsed({}), parsed({ a: 1 }), parsed({ a: 1 }), parsed({})]);
+  });
 });
