@@ -15,25 +15,32 @@ const sha1Base64: (data: string | Buffer) => string =
     : (data) => crypto.createHash('sha1').update(data).digest('base64');
 
 /**
- * ETag values of recent short string bodies, strong and weak. Why: an app
- * answers many requests with the same text (a status document, a configuration,
- * a cached page), and looking a string up costs a fraction of hashing it. A tag
+ * ETag values of recent string bodies, strong and weak. Why: an app answers many
+ * requests with the same text (a status document, a configuration, a page it
+ * rendered once), and looking a string up costs a fraction of hashing it. A tag
  * depends on the text alone, so a remembered one is the one hashing would give;
- * strings are immutable (Buffers are not, and are always hashed). Bounded: at
- * most TAGS_KEPT strings of at most TAGGED_STRING_MAX characters each, dropped
- * all at once when full.
+ * strings are immutable (Buffers are not, and are always hashed). Bounded: strings
+ * of at most TAGGED_STRING_MAX characters, at most TAGS_KEPT of them and
+ * TAGGED_CHARS_KEPT characters in all (about 512 KB), dropped all at once when full.
  */
 const recentTags = [new Map<string, string>(), new Map<string, string>()];
 const TAGS_KEPT = 128;
-const TAGGED_STRING_MAX = 512;
+const TAGGED_STRING_MAX = 16 * 1024;
+const TAGGED_CHARS_KEPT = 256 * 1024;
+let taggedChars = 0;
 
 function rememberedTag(body: string, weak: boolean): string {
   const recent = recentTags[weak ? 1 : 0];
   let tag = recent.get(body);
   if (tag !== undefined) return tag;
   tag = weak ? 'W/' + entityTag(body) : entityTag(body);
-  if (recent.size >= TAGS_KEPT) recent.clear();
+  if (recent.size >= TAGS_KEPT || taggedChars + body.length > TAGGED_CHARS_KEPT) {
+    recentTags[0].clear();
+    recentTags[1].clear();
+    taggedChars = 0;
+  }
   recent.set(body, tag);
+  taggedChars += body.length;
   return tag;
 }
 

@@ -45,6 +45,7 @@ function toBuffer(chunk: unknown, encoding?: BufferEncoding): Buffer {
 }
 
 type Listener = (...args: unknown[]) => void;
+type Encoding = 'gzip' | 'deflate';
 type AnyFn = (...args: unknown[]) => unknown;
 
 // `options` is optional without a default value, so `compress.length` stays 1 as in Connect.
@@ -61,7 +62,30 @@ function createCompress(options?: CompressOptions): Middleware {
     let ended = false;
     let length: number | undefined;
     let drainListeners: Listener[] | null = [];
+    /** The encoding chosen when the head was written; the compressor is made on the first write. */
+    let method: Encoding | undefined;
     let stream: zlib.Gzip | zlib.Deflate | undefined;
+
+    const startStream = (encoding: Encoding) => {
+      const compressor = encoding === 'gzip' ? zlib.createGzip(options) : zlib.createDeflate(options);
+      stream = compressor;
+      for (const listener of drainListeners ?? []) compressor.on('drain', listener);
+      compressor.on('data', (chunk: Buffer) => {
+        if (write.call(res, chunk) === false) compressor.pause();
+      });
+      compressor.on('end', () => end.call(res));
+      on.call(res, 'drain', () => compressor.resume());
+      return compressor;
+    };
+
+    const compressWhole = (encoding: Encoding, body: Buffer) => {
+      passThrough();
+      const compress = encoding === 'gzip' ? zlib.gzip : zlib.deflate;
+      compress(body, options!, (err, compressed) => {
+        if (err) end.call(res);
+        else end.call(res, compressed);
+      });
+    };
 
     (res as ServerResponse & { flush?: () => void }).flush = () => stream?.flush();
 
@@ -69,7 +93,8 @@ function createCompress(options?: CompressOptions): Middleware {
       if (ended) return false;
       if (!this.headersSent) this.writeHead(this.statusCode);
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
-      return stream ? stream.write(toBuffer(chunk, enc)) : (write.call(this, chunk, encoding) as boolean);
+      if (method === undefined) return write.call(this, chunk, encoding) as boolean;
+      return (stream ?? startStream(method)).write(toBuffer(chunk, enc));
     } as ServerResponse['write'];
 
     res.end = function compressEnd(this: ServerResponse, chunk?: unknown, encoding?: unknown) {
@@ -80,10 +105,13 @@ function createCompress(options?: CompressOptions): Middleware {
         if (!this.getHeader('Content-Length')) length = byteLength(chunk, enc);
         this.writeHead(this.statusCode);
       }
-      if (!stream) return end.call(this, chunk, encoding) as ServerResponse;
+      if (method === undefined) return end.call(this, chunk, encoding) as ServerResponse;
       ended = true;
-      if (chunk) stream.end(toBuffer(chunk, enc));
-      else stream.end();
+      // The whole body at once (res.send's way): one zlib call, no stream and no
+      // events. The bytes are the stream's (zlib's one-shot calls run the same one).
+      if (!stream && chunk) compressWhole(method, toBuffer(chunk, enc));
+      else if (chunk) (stream ?? startStream(method)).end(toBuffer(chunk, enc));
+      else (stream ?? startStream(method)).end();
       return this;
     } as ServerResponse['end'];
 
@@ -109,22 +137,15 @@ function createCompress(options?: CompressOptions): Middleware {
       // Responses that carry no body are never encoded (3.x relied on their length alone).
       if (req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304) return passThrough();
 
-      let method = acceptsOther(req.headers, 'encodings', ['gzip', 'deflate', 'identity']);
-      if (method === 'deflate' && acceptsOther(req.headers, 'encodings', ['gzip'])) {
-        method = acceptsOther(req.headers, 'encodings', ['gzip', 'identity']);
+      let accepted = acceptsOther(req.headers, 'encodings', ['gzip', 'deflate', 'identity']);
+      if (accepted === 'deflate' && acceptsOther(req.headers, 'encodings', ['gzip'])) {
+        accepted = acceptsOther(req.headers, 'encodings', ['gzip', 'identity']);
       }
-      if (!method || method === 'identity') return passThrough();
+      if (!accepted || accepted === 'identity') return passThrough();
 
-      const compressor = method === 'gzip' ? zlib.createGzip(options) : zlib.createDeflate(options);
-      stream = compressor;
-      for (const listener of drainListeners ?? []) compressor.on('drain', listener);
-      res.setHeader('Content-Encoding', method as string);
+      method = accepted as Encoding;
+      res.setHeader('Content-Encoding', method);
       res.removeHeader('Content-Length');
-      compressor.on('data', (chunk: Buffer) => {
-        if (write.call(res, chunk) === false) compressor.pause();
-      });
-      compressor.on('end', () => end.call(res));
-      on.call(res, 'drain', () => compressor.resume());
     });
     next();
   };

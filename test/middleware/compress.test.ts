@@ -50,6 +50,15 @@ describe('compress', () => {
     await assertSameAsConnect([connect.compress(), app], [compress(), app], requests);
   });
 
+  it('a body ended in one call is compressed in one zlib call, byte for byte as Connect streams it', async () => {
+    const requests = ['gzip', 'deflate'].flatMap((encoding) =>
+      ['/', '/json', '/streamed'].map((path) => ({ path, headers: { 'accept-encoding': encoding } }) as RequestSpec),
+    );
+    for (const options of [{}, { level: 1 }, { level: 9, memLevel: 9, strategy: zlib.constants.Z_FILTERED }]) {
+      await assertSameAsConnect([connect.compress(options), app], [compress(options), app], requests);
+    }
+  });
+
   it('threshold, filter and HEAD match Connect 2.30', async () => {
     const requests = [
       { path: '/small', headers: { 'accept-encoding': 'gzip' } },

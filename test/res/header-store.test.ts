@@ -311,6 +311,19 @@ describe('the response header API', () => {
     );
   });
 
+  it('keeps ETags right for bodies of up to 20,000 characters, past what is remembered', async () => {
+    // 120 bodies of 3,000 to 20,000 characters: more characters than the tags remembered may cover.
+    const bodies = Array.from({ length: 120 }, (_, i) => String(i % 40).padEnd(3000 + (i % 12) * 1500, '\u00e9x'));
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/:i', (req, res) => res.send(bodies[Number(req.params.i)]));
+        return app;
+      },
+      bodies.map((_, i) => ({ path: `/${i}` })),
+    );
+  });
+
   it('keeps ETags right for many different short bodies, strong and weak', async () => {
     const bodies = Array.from({ length: 300 }, (_, i) => `body ${i % 150} ${'é'.repeat(i % 7)}`);
     const requests = bodies.map((_, i) => ({ path: `/${i}`, headers: { 'x-strong': i % 2 ? '1' : '' } }));
