@@ -22,12 +22,17 @@ export class LayerCursor {
   /** The index's candidate positions for the current path, or undefined for a plain scan. */
   declare private candidates: readonly number[] | undefined;
   declare private candidate: number;
+  /** The path and index `candidates` were found for: a walk over the same ones keeps them. */
+  declare private seekPath: string | undefined;
+  declare private seekIndex: LayerIndex | undefined;
 
   constructor(owner: IndexedStack) {
     this.owner = owner;
     this.position = 0;
     this.candidates = undefined;
     this.candidate = 0;
+    this.seekPath = undefined;
+    this.seekIndex = undefined;
   }
 
   /** Whether every layer has been looked at. */
@@ -42,6 +47,11 @@ export class LayerCursor {
   seek(path: string): void {
     const owner = this.owner;
     const index = (owner[kLayerIndex] = LayerIndex.for(owner.stack, owner[kLayerIndex]));
+    // The same path in the same index: the candidates stand, and `candidate` already
+    // points past the layer last returned (a chain of middleware calling next()).
+    if (index !== undefined && index === this.seekIndex && path === this.seekPath) return;
+    this.seekIndex = index;
+    this.seekPath = path;
     this.candidates = index?.candidates(path);
     this.candidate = this.candidates === undefined ? 0 : firstAtLeast(this.candidates, this.position);
   }

@@ -90,16 +90,42 @@ export class Layer {
     return false;
   }
 
+  /**
+   * The number of parameters `handle` declares, read once per function: a layer is
+   * called for every request, and `Function#length` is an accessor V8 does not
+   * inline. `handle` may be replaced (instrumentation wraps it), so it is compared.
+   */
+  private arity(): number {
+    const fn = this.handle;
+    if (fn !== this.arityOf) {
+      this.arityOf = fn;
+      this.knownArity = fn.length;
+    }
+    return this.knownArity;
+  }
+
+  private arityOf: Handler | undefined = undefined;
+  private knownArity = 0;
+
   /** Calls an error handler (a function declaring four parameters); others pass the error on. */
   handle_error(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    if (isTracingActive() && this.handle.length === 4) return traceLayer(this, error, req, res, next);
-    callErrorHandler(this.handle, error, req, res, next);
+    const arity = this.arity();
+    if (arity !== 4) {
+      next(error);
+      return;
+    }
+    if (isTracingActive()) return traceLayer(this, error, req, res, next);
+    invokeErrorHandler(this.handle, error, req, res, next);
   }
 
   /** Calls a request handler; a function declaring four parameters is an error handler and is skipped. */
   handle_request(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    if (isTracingActive() && this.handle.length <= 3) return traceLayer(this, NO_ERROR, req, res, next);
-    callHandler(this.handle, req, res, next);
+    if (this.arity() > 3) {
+      next();
+      return;
+    }
+    if (isTracingActive()) return traceLayer(this, NO_ERROR, req, res, next);
+    invokeHandler(this.handle, req, res, next);
   }
 }
 
@@ -119,6 +145,17 @@ export function callErrorHandler(
     next(error);
     return;
   }
+  invokeErrorHandler(fn, error, req, res, next);
+}
+
+/** Runs an error handler; a throw or a rejection goes to `next`. */
+function invokeErrorHandler(
+  fn: Handler,
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: NextFunction,
+): void {
   try {
     forwardRejection(fn(error, req, res, next), next);
   } catch (err) {
@@ -135,6 +172,11 @@ export function callHandler(fn: Handler, req: IncomingMessage, res: ServerRespon
     next();
     return;
   }
+  invokeHandler(fn, req, res, next);
+}
+
+/** Runs a request handler; a throw or a rejection goes to `next`. */
+function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
   try {
     forwardRejection(fn(req, res, next), next);
   } catch (err) {
