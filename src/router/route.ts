@@ -21,7 +21,6 @@ type RouteRequest = IncomingMessage & { route?: Route };
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Route extends MethodMembers<(...handlers: unknown[]) => Route> {}
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 /** Lower-case forms of the method names Node parses: looked up, not lower-cased, per request. */
 const LOWER_METHODS: Record<string, string> = Object.create(null) as Record<string, string>;
 for (const name of METHODS) LOWER_METHODS[name] = name.toLowerCase();
@@ -31,6 +30,7 @@ function lowerMethod(method: unknown): unknown {
   return typeof method === 'string' ? LOWER_METHODS[method] || method.toLowerCase() : method;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Route {
   path: PathPattern;
   stack: Layer[] = [];
