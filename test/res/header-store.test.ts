@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import express from 'express';
 import { assertSameResponses, withServer, type Framework } from '../support/differential';
@@ -38,8 +39,8 @@ function headerApiApp(framework: Framework): http.RequestListener {
   // on ServerResponse.prototype for every app in the process.
   if (framework === express) {
     const response = app.response as Res;
-    response.setHeader = http.OutgoingMessage.prototype.setHeader;
-    response.appendHeader = http.OutgoingMessage.prototype.appendHeader;
+    response.setHeader = http.OutgoingMessage.prototype.setHeader as Res['setHeader'];
+    response.appendHeader = http.OutgoingMessage.prototype.appendHeader as Res['appendHeader'];
   }
   let afterSend: Record<string, unknown> = {};
 
@@ -365,7 +366,7 @@ describe('where Node keeps no header slot webapp can find', () => {
         });
       });`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
-      cwd: new URL('../..', import.meta.url).pathname,
+      cwd: join(__dirname, '..', '..'),
       encoding: 'utf8',
       timeout: 60_000,
     });
