@@ -183,11 +183,7 @@ function sendfile(
   sendCore().sendFile(req, this, path, sendOptions().compileSendOptions(opts), {
     error: fail,
     directory: () => next?.(),
-    headers: opts.headers
-      ? (response) => {
-          for (const name of Object.keys(opts.headers!)) response.setHeader(name, opts.headers![name] as string);
-        }
-      : undefined,
+    // No `headers` option: Express 3.21's file sender has none, and sends none.
     stream() {
       if (done) return;
       cleanup();

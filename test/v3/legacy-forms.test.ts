@@ -99,13 +99,15 @@ describe('webapp/v3 response and request forms compatibility with express@3', ()
               if (framework === webapp3) outcomes.push(err ? 'error' : 'sent');
             }),
           '/missing': (_q, s) => s.download(join(files, 'nope.txt')),
+          // 3.x's sendfile has no headers option: nothing of it is sent.
+          '/sendfile-headers': (_q, s) => s.sendfile(join(files, 'notes.txt'), { headers: { 'X-Extra': 'no' } }),
           '/missing-callback': (_q, s) =>
             s.download(join(files, 'nope.txt'), 'x.txt', (err: Any) => {
               s.set('X-Disposition', String(s.get('Content-Disposition')));
               s.send(404, 'callback: ' + err.code);
             }),
         })(framework),
-      ['/file', '/named', '/callback', '/missing', '/missing-callback'].map((path) => get(path)),
+      ['/file', '/named', '/callback', '/missing', '/missing-callback', '/sendfile-headers'].map((path) => get(path)),
       pair,
     );
     assert.deepEqual(outcomes, ['sent']);
