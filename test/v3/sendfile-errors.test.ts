@@ -1,0 +1,115 @@
+/**
+ * 3.x `res.sendfile` when the connection fails while the file is looked up or
+ * sent (Connect's guards): the callback hears of it once, with the first error;
+ * without a callback, an error after the head went out is not turned into an
+ * error page; and the server goes on serving.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import type http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { rawRequest, withServer } from '../support/raw-http';
+import webapp3 = require('../../src/v3/index');
+
+type Any = any;
+
+let dir: string;
+before(() => {
+  dir = fs.mkdtempSync(join(tmpdir(), 'webapp-v3-sendfile-'));
+  fs.writeFileSync(join(dir, 'small.txt'), 'small file\n');
+  // Above the size read in one call: streamed.
+  fs.writeFileSync(join(dir, 'large.bin'), Buffer.alloc(256 * 1024, 0x61));
+});
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * A GET on a connection of its own: resolves with what arrived once the server
+ * closed it, or `settleMs` after the last byte (a response cut short stays open,
+ * as in Express 3); the client then closes it.
+ */
+function fetchRaw(port: number, path: string, settleMs = 200): Promise<{ closed: boolean; text: string }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    let timer: NodeJS.Timeout | undefined;
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ closed, text });
+    };
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      clearTimeout(timer);
+      timer = setTimeout(() => done(false), settleMs);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => done(true));
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+describe('3.x res.sendfile when the connection or the read fails', () => {
+  it('a socket error while the file is looked up reaches the callback once, and the server serves on', async () => {
+    const calls: string[] = [];
+    const app: Any = webapp3();
+    app.get('/cut', (req: Any, res: Any) => {
+      res.sendfile(join(dir, 'small.txt'), (err?: Error) => calls.push(err ? err.message : 'sent'));
+      // The connection fails before the file's stat returns.
+      req.socket.emit('error', new Error('connection reset by test'));
+    });
+    app.get('/ok', (_req: Any, res: Any) => res.sendfile(join(dir, 'small.txt')));
+    await withServer(app as http.RequestListener, async (port) => {
+      await fetchRaw(port, '/cut');
+      // Let the lookup finish after the failure.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const ok = await rawRequest(port, { path: '/ok' });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.body, 'small file\n');
+    });
+    assert.deepEqual(calls, ['connection reset by test']);
+  });
+
+  it('a read failing after the head went out: no error page, and the server serves on', async () => {
+    const original = fs.createReadStream;
+    let failing = true;
+    (fs as Any).createReadStream = function (this: unknown, ...args: Any[]) {
+      if (!failing) return (original as Any).apply(this, args);
+      failing = false;
+      let sent = false;
+      return new Readable({
+        read() {
+          if (!sent) {
+            sent = true;
+            this.push(Buffer.alloc(1024, 0x62));
+          } else this.destroy(Object.assign(new Error('read failed'), { code: 'EIO' }));
+        },
+      });
+    };
+    const nextCalls: unknown[] = [];
+    const app: Any = webapp3();
+    app.get('/large', (_req: Any, res: Any) => res.sendfile(join(dir, 'large.bin')));
+    app.use((err: unknown, _req: Any, res: Any, _next: Any) => {
+      nextCalls.push(err);
+      res.send(500, 'error page');
+    });
+    app.get('/ok', (_req: Any, res: Any) => res.sendfile(join(dir, 'small.txt')));
+    try {
+      await withServer(app as http.RequestListener, async (port) => {
+        const cut = await fetchRaw(port, '/large');
+        assert.match(cut.text, /^HTTP\/1\.1 200 OK\r\n/);
+        assert.ok(cut.text.endsWith('b'.repeat(1024)), 'the head and the first chunk arrived, nothing after');
+        assert.doesNotMatch(cut.text, /error page/);
+        const ok = await rawRequest(port, { path: '/ok' });
+        assert.equal(ok.status, 200);
+      });
+    } finally {
+      (fs as Any).createReadStream = original;
+    }
+    assert.deepEqual(nextCalls, []);
+  });
+});
