@@ -32,23 +32,26 @@ export interface FileResponse extends ServerResponse {
   sendfile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
 }
 
+/** The `(path, [options], [fn])` forms: the options (empty when left out) and the callback. */
+function fileArguments(
+  options: SendFileOptions | TransferCallback | undefined,
+  callback: TransferCallback | undefined,
+): [SendFileOptions, TransferCallback | undefined] {
+  return typeof options === 'function' ? [{}, options] : [options || {}, callback];
+}
+
 function sendFile(
   this: FileResponse,
   path: string,
   options?: SendFileOptions | TransferCallback,
   callback?: TransferCallback,
 ): void {
-  let done = callback;
-  let opts: SendFileOptions = (options as SendFileOptions) || {};
+  const [opts, done] = fileArguments(options, callback);
   const req = this.req;
   const next = req.next;
 
   if (!path) throw new TypeError('path argument is required to res.sendFile');
   if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
-  if (typeof options === 'function') {
-    done = options;
-    opts = {};
-  }
   if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
 
   // The core takes URL paths; encoding first means "%" and friends in file names stay literal.
@@ -85,12 +88,7 @@ export function deprecatedSendfile(
   options?: SendFileOptions | TransferCallback,
   callback?: TransferCallback,
 ): void {
-  let done = callback;
-  let opts: SendFileOptions = (options as SendFileOptions) || {};
-  if (typeof options === 'function') {
-    done = options;
-    opts = {};
-  }
+  const [opts, done] = fileArguments(options, callback);
   transferCore().transferFile(
     this.req,
     this,
@@ -151,14 +149,9 @@ function sendfile(
   options?: SendFileOptions | TransferCallback,
   callback?: TransferCallback,
 ): void {
-  let fn = callback;
-  let opts: SendFileOptions = (options as SendFileOptions) || {};
+  const [opts, fn] = fileArguments(options, callback);
   const req = this.req;
   const next = req.next;
-  if (typeof options === 'function') {
-    fn = options;
-    opts = {};
-  }
   let done = false;
   // 3.x calls fn() when the file was read, if the transfer had started without error.
   let notifyEnd = false;

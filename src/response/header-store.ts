@@ -157,6 +157,17 @@ function staged(res: StoreHolder): StagedList | null {
   return list;
 }
 
+/** Offsets within a triple. */
+const LOWER_NAME = 0;
+const RAW_NAME = 1;
+
+/** One field of every triple, in order. */
+function column(list: StagedList, offset: number): string[] {
+  const values: string[] = [];
+  for (let i = offset; i < list.length; i += 3) values.push(list[i] as string);
+  return values;
+}
+
 function indexOf(list: StagedList, lower: string): number {
   for (let i = 0; i < list.length; i += 3) if (list[i] === lower) return i;
   return -1;
@@ -246,18 +257,12 @@ const storeMethods = {
 
   getHeaderNames(this: StoreHolder) {
     const list = staged(this);
-    if (list === null) return nodeMethod(this, 'getHeaderNames', arguments);
-    const names: string[] = [];
-    for (let i = 0; i < list.length; i += 3) names.push(list[i] as string);
-    return names;
+    return list === null ? nodeMethod(this, 'getHeaderNames', arguments) : column(list, LOWER_NAME);
   },
 
   getRawHeaderNames(this: StoreHolder) {
     const list = staged(this);
-    if (list === null) return nodeMethod(this, 'getRawHeaderNames', arguments);
-    const names: string[] = [];
-    for (let i = 0; i < list.length; i += 3) names.push(list[i + 1] as string);
-    return names;
+    return list === null ? nodeMethod(this, 'getRawHeaderNames', arguments) : column(list, RAW_NAME);
   },
 
   getHeaders(this: StoreHolder) {
