@@ -138,24 +138,46 @@ function lowerOf(name: string): string {
 
 /**
  * The staged list, created on first use, or null when Node's store is in charge.
- * Headers Node already holds (set before the response had webapp's prototype)
- * move into a new list, in their order.
+ * Headers in Node's store (set before the response had webapp's prototype, or
+ * through Node's own setHeader called directly) move into the list: in their
+ * order, a name already staged taking Node's value.
  */
 function staged(res: StoreHolder): StagedList | null {
   let list = res[kStaged];
-  if (list !== undefined) return list;
-  list = [];
-  const outHeaders = res[kOutHeaders!] as Record<string, [string, unknown]> | null | undefined;
-  if (outHeaders) {
-    for (const lower in outHeaders) {
-      list.push(lower, outHeaders[lower][0], outHeaders[lower][1]);
-      noteNonAscii(outHeaders[lower][1]);
-    }
-    res[kOutHeaders!] = null;
-  }
-  res[kStaged] = list;
+  if (list === null) return null;
+  if (list === undefined) res[kStaged] = list = [];
+  // Once the head is written, Node's store holds what was written from the list.
+  if (res[kOutHeaders!] && !res._header) takeOverNodeStore(res, list);
   return list;
 }
+
+function takeOverNodeStore(res: StoreHolder, list: StagedList): void {
+  const outHeaders = res[kOutHeaders!] as Record<string, [string, unknown]>;
+  for (const lower in outHeaders) {
+    const [name, value] = outHeaders[lower];
+    const index = indexOf(list, lower);
+    if (index === -1) list.push(lower, name, value);
+    else {
+      list[index + 1] = name;
+      list[index + 2] = value;
+    }
+    noteNonAscii(value);
+  }
+  res[kOutHeaders!] = null;
+}
+
+/**
+ * Node's store as `_storeHeader` reads it (`lowerName: [name, value]`, walked with
+ * `for...in`), filled once per response when its head is written. An object of a
+ * class rather than Node's `Object.create(null)`: V8 keeps these in fast mode, with
+ * one hidden class for the same names in the same order, and `for...in` over them
+ * reuses a cached key list. The class's prototype has no prototype, so nothing
+ * added to Object.prototype shows up as a header.
+ */
+class OutHeaders {
+  [lowerName: string]: [unknown, unknown];
+}
+Object.setPrototypeOf(OutHeaders.prototype, null);
 
 /** Offsets within a triple. */
 const LOWER_NAME = 0;
@@ -284,8 +306,9 @@ const storeMethods = {
   },
 
   writeHead(this: StoreHolder, statusCode: number, reason?: unknown, headers?: unknown) {
-    const list = this[kStaged];
-    if (!list || this._header) return nodeMethod(this, 'writeHead', arguments);
+    // A response whose headers were never touched through the store is Node's to write.
+    const list = this[kStaged] === undefined || this._header ? null : staged(this);
+    if (!list) return nodeMethod(this, 'writeHead', arguments);
     if ((typeof reason === 'string' ? headers : reason) != null || hasNonAsciiHeader(this)) {
       // Headers passed along with staged ones: Node merges them by its own rules
       // (which differ between Node lines), so its store takes over this response.
@@ -295,15 +318,20 @@ const storeMethods = {
       this[kStaged] = null;
       return nodeMethod(this, 'writeHead', arguments);
     }
-    const flat = new Array<unknown>((list.length / 3) * 2);
-    for (let i = 0, j = 0; i < list.length; i += 3, j += 2) {
-      flat[j] = list[i + 1];
-      flat[j + 1] = list[i + 2];
-    }
     const writeHead = nodeMethods.writeHead as (...args: unknown[]) => ServerResponse;
-    return typeof reason === 'string'
-      ? writeHead.call(this, statusCode, reason, flat)
-      : writeHead.call(this, statusCode, flat);
+    // The staged headers go into Node's store, where Node's writeHead finds them as it
+    // finds headers given to setHeader: validated already (here, when they were set),
+    // so it writes them without checking every name and value a second time.
+    const outHeaders = new OutHeaders();
+    for (let i = 0; i < list.length; i += 3) outHeaders[list[i] as string] = [list[i + 1], list[i + 2]];
+    this[kOutHeaders!] = outHeaders;
+    try {
+      return typeof reason === 'string' ? writeHead.call(this, statusCode, reason) : writeHead.call(this, statusCode);
+    } catch (err) {
+      // A status code Node refuses: nothing was written, and the list stays the only store.
+      this[kOutHeaders!] = null;
+      throw err;
+    }
   },
 };
 

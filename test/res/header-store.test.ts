@@ -294,6 +294,65 @@ describe('the response header API', () => {
     );
   });
 
+  it("merges headers set through Node's own setHeader, called directly on a response the app holds", async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/', (_req, res) => {
+          res.set('X-App', 'a');
+          http.OutgoingMessage.prototype.setHeader.call(res, 'X-Direct', 'd');
+          res.set('X-After', 'z');
+          res.send(`${res.getHeader('x-direct')} ${res.getHeaderNames().sort().join(',')}`);
+        });
+        return app;
+      },
+      [{ path: '/' }],
+    );
+  });
+
+  it('keeps its headers when writeHead refuses a status code, for the answer that follows', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/', (_req, res) => {
+          res.set('X-Kept', 'k');
+          const refused = attempt(() => res.writeHead(1000));
+          res.set('X-Refused', refused.split(':')[0]);
+          res.removeHeader('X-Gone');
+          res.status(201).send(res.getHeaderNames().join(','));
+        });
+        return app;
+      },
+      [{ path: '/' }],
+    );
+  });
+
+  it('writes no header from an enumerable property added to Object.prototype', async () => {
+    const polluted = Object.prototype as Record<string, unknown>;
+    polluted['x-polluted'] = ['X-Polluted', 'yes'];
+    try {
+      await assertSameResponses(
+        (framework) => {
+          const app = framework();
+          app.get('/', (_req, res) => res.send('clean'));
+          return app;
+        },
+        [{ path: '/' }],
+      );
+      const heads = await withServer(
+        (() => {
+          const app = webapp();
+          app.get('/', (_req, res) => res.send('clean'));
+          return app;
+        })(),
+        (port) => rawHead(port, '/'),
+      );
+      assert.ok(!heads.some((line) => /polluted/i.test(line)), heads.join('\n'));
+    } finally {
+      delete polluted['x-polluted'];
+    }
+  });
+
   it('writes a latin1 header value as Express does, with and without an ETag, short and long bodies', async () => {
     const long = 'x'.repeat(2000);
     await assertSameResponses(
