@@ -10,7 +10,7 @@ import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { adoptServer, serverClasses } from './server-classes';
-import { releaseHeaders } from './response/header-store';
+import { releaseHeaders, setOwnHeader } from './response/header-store';
 import type { RenderCallback } from './response/types';
 import type { Handler, NextFunction } from './router/layer';
 import { renderView } from './view';
@@ -145,7 +145,7 @@ export function initLayer(app: Pick<CoreApp, 'enabled' | 'request' | 'response'>
     res: ServerResponse & { req?: IncomingMessage; locals?: object },
     next: NextFunction,
   ) {
-    if (app.enabled('x-powered-by')) res.setHeader('X-Powered-By', 'webapp');
+    if (app.enabled('x-powered-by')) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
     req.res = res;
     res.req = req;
     req.next = next;

@@ -88,8 +88,10 @@ export function layerOver(layer: object, appProto: object): void {
 }
 
 function hasPrototype(current: object | null, appProto: object): boolean {
+  // The Set lookup (a hash of the object) comes last: it costs more than the
+  // prototype read, which already rules out every other object.
   return (
-    current === appProto || (current !== null && layers.has(current) && Object.getPrototypeOf(current) === appProto)
+    current === appProto || (current !== null && Object.getPrototypeOf(current) === appProto && layers.has(current))
   );
 }
 

@@ -155,12 +155,7 @@ function takeOverNodeStore(res: StoreHolder, list: StagedList): void {
   const outHeaders = res[kOutHeaders!] as Record<string, [string, unknown]>;
   for (const lower in outHeaders) {
     const [name, value] = outHeaders[lower];
-    const index = indexOf(list, lower);
-    if (index === -1) list.push(lower, name, value);
-    else {
-      list[index + 1] = name;
-      list[index + 2] = value;
-    }
+    stage(list, lower, name, value);
     noteNonAscii(value);
   }
   res[kOutHeaders!] = null;
@@ -193,6 +188,16 @@ function column(list: StagedList, offset: number): string[] {
 function indexOf(list: StagedList, lower: string): number {
   for (let i = 0; i < list.length; i += 3) if (list[i] === lower) return i;
   return -1;
+}
+
+/** Sets a header in the list: a name set before keeps its place and takes the new casing and value. */
+function stage(list: StagedList, lower: string, name: string, value: unknown): void {
+  const index = indexOf(list, lower);
+  if (index === -1) list.push(lower, name, value);
+  else {
+    list[index + 1] = name;
+    list[index + 2] = value;
+  }
 }
 
 /**
@@ -239,12 +244,7 @@ const storeMethods = {
     checkValue(name, value);
     const list = staged(this);
     if (list === null) return nodeMethod(this, 'setHeader', arguments);
-    const index = indexOf(list, lower);
-    if (index === -1) list.push(lower, name, value);
-    else {
-      list[index + 1] = name;
-      list[index + 2] = value;
-    }
+    stage(list, lower, name, value);
     return this;
   },
 
@@ -334,6 +334,19 @@ const storeMethods = {
     }
   },
 };
+
+/**
+ * `res.setHeader(name, value)` for a header webapp sets on every response with a
+ * name and value it knows are valid (X-Powered-By): staged without the checks.
+ * Where `setHeader` is not the store's (instrumentation replaced it, or the store
+ * is not installed), or the head is out, the call goes to `res.setHeader` as it is.
+ */
+export function setOwnHeader(res: ServerResponse, lower: string, name: string, value: string): void {
+  const holder = res as StoreHolder;
+  const list = holder.setHeader === storeMethods.setHeader && !holder._header ? staged(holder) : null;
+  if (list === null) res.setHeader(name, value);
+  else stage(list, lower, name, value);
+}
 
 /** Whether responses use the staged store (false where Node's header slot was not found). */
 export const headerStoreInstalled = kOutHeaders !== undefined;

@@ -66,6 +66,17 @@ export class Route {
     if (method === 'head' && !this.methods.head) method = 'get';
     (req as RouteRequest).route = this;
 
+    if (stack.length === 1) {
+      // One handler (`app.get(path, handler)`, the usual route): whatever it passes
+      // to next, `route`, `router`, an error or nothing, the route's own next would
+      // hand it on to the router's as it is, so the handler gets the router's next
+      // and the route needs no loop of its own.
+      const only = stack[0];
+      if (only.method === undefined || only.method === method) only.handle_request(req, res, done);
+      else done();
+      return;
+    }
+
     let index = 0;
     let sync = 0;
     const next: NextFunction = (err?: unknown) => {

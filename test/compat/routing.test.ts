@@ -255,6 +255,44 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
+  it('routes of one handler: what it passes to next, a throw, an error handler, HEAD on a POST route', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const router = fw.Router();
+        router.get('/leave', (_req: Request, _res: Response, next: NextFunction) => next('router'));
+        router.get('/leave', echo('never'));
+        app.use(hit('a'));
+        app.get('/next', (_req: Request, _res: Response, next: NextFunction) => next());
+        app.get('/next', echo('after-next'));
+        app.get('/route', (_req: Request, _res: Response, next: NextFunction) => next('route'));
+        app.get('/route', echo('after-route'));
+        app.use('/r', router);
+        app.get('/r/leave', echo('after-router'));
+        app.get('/error', (_req: Request, _res: Response, next: NextFunction) => next(new Error('passed')));
+        app.get('/throw', () => {
+          throw Object.assign(new Error('thrown'), { status: 418 });
+        });
+        // The only handler of a route declares four parameters: it handles no request.
+        app.get('/arity4', (_err: unknown, _req: Request, res: Response, _next: NextFunction) => res.end('never'));
+        app.get('/arity4', echo('after-arity4'));
+        app.post('/post-only', echo('post-only'));
+        app.use((req: Request, res: Response) => res.status(404).end('fell through ' + req.method + ' ' + req.url));
+        return app;
+      },
+      [
+        get('/next'),
+        get('/route'),
+        get('/r/leave'),
+        get('/error'),
+        get('/throw'),
+        get('/arity4'),
+        { method: 'HEAD', path: '/post-only' },
+        { method: 'POST', path: '/post-only', body: 'x' },
+      ],
+    );
+  });
+
   it('HEAD served by GET handlers, unless a HEAD handler was registered first', async () => {
     await assertSameResponses(
       (fw) => {

@@ -310,6 +310,26 @@ describe('the response header API', () => {
     );
   });
 
+  it('sets X-Powered-By through a setHeader a wrapper put on the response', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/', (_req, res) => res.send((res as Res).seen.join(',')));
+        return (req, res) => {
+          const wrapped = res as Res;
+          const setHeader = wrapped.setHeader;
+          wrapped.seen = [];
+          wrapped.setHeader = function (this: Res, name: string, value: unknown) {
+            this.seen.push(name);
+            return setHeader.call(this, name, value as string);
+          } as Res['setHeader'];
+          app(req, res);
+        };
+      },
+      [{ path: '/' }],
+    );
+  });
+
   it('keeps its headers when writeHead refuses a status code, for the answer that follows', async () => {
     await assertSameResponses(
       (framework) => {

@@ -276,7 +276,12 @@ describe('security: multipart fuzzing', () => {
       // Both successes and client errors were exercised, not just one kind of answer.
       assert.ok((statuses.get(200) ?? 0) > CASES / 10, JSON.stringify([...statuses]));
       assert.ok((statuses.get(400) ?? 0) > CASES / 10, JSON.stringify([...statuses]));
-      assert.equal(await settledDescriptors(descriptorsBefore), descriptorsBefore);
+      // Fewer is no leak: a descriptor the runner held before (on Node 22 and 24) may close meanwhile.
+      const descriptorsAfter = await settledDescriptors(descriptorsBefore);
+      assert.ok(
+        descriptorsAfter <= descriptorsBefore,
+        `${descriptorsAfter} descriptors open, ${descriptorsBefore} before`,
+      );
     });
   }
 });
