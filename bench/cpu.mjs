@@ -6,8 +6,10 @@
 // Reports the lowest and the median sample per server and each one's ratio to
 // the first server. Linux only (schedstat); needs wrk.
 //
-//   node bench/cpu.mjs [--rounds=10] [--seconds=1] [--path=/] [--connections=50] \
+//   node bench/cpu.mjs [--rounds=10] [--seconds=1] [--path=/] [--connections=50] [--script=post.lua] \
 //     label='command args...' label='command args...' ...
+//
+// `--script` is a wrk Lua script (a POST with a body, say), passed to wrk as `-s`.
 //
 // A command prints `listening <port>` when ready, as bench/servers/*.mjs do, e.g.
 //   node bench/cpu.mjs node='node bench/servers/node-http.mjs hello' \
@@ -25,6 +27,7 @@ const { values, positionals } = parseArgs({
     connections: { type: 'string', default: '50' },
     'server-cpu': { type: 'string', default: '0' },
     'loader-cpu': { type: 'string', default: '1' },
+    script: { type: 'string' },
   },
 });
 if (positionals.length === 0) {
@@ -59,6 +62,7 @@ const cpuTime = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').s
 /** Loads the server for `seconds`; returns the number of requests completed (all must be 2xx). */
 function load(port, seconds) {
   const args = ['-c', values['loader-cpu'], 'wrk', '-t1', `-c${values.connections}`, `-d${seconds}s`];
+  if (values.script) args.push('-s', values.script);
   const output = execFileSync('taskset', [...args, `http://127.0.0.1:${port}${values.path}`], { encoding: 'utf8' });
   if (/Non-2xx/.test(output)) throw new Error(`answers other than 2xx:\n${output}`);
   return Number(/(\d+) requests in/.exec(output)[1]);

@@ -1,6 +1,6 @@
-// The README's benchmark table from a run's raw results (bench/results/latest.json
-// by default): for each Node line of the run, webapp against express@4 and
-// node:http, and fastify against node:http, per scenario (best rounds).
+// The README's benchmark tables from a run's raw results (bench/results/latest.json
+// by default), one column per Node line of the run, best rounds: webapp against
+// node:http with fastify against node:http beside it, then webapp against express@4.
 //
 //   node bench/summary.mjs [results.json]
 import { readFileSync } from 'node:fs';
@@ -34,30 +34,37 @@ const NAMES = {
   cookies: 'cookies read and set',
 };
 
-const header = ['scenario'];
-for (const line of lines) {
-  const name = `Node ${line.node.line}`;
-  header.push(`${name}: vs express@4`, 'vs node:http', 'fastify vs node:http');
-}
-console.log(`| ${header.join(' | ')} |`);
-console.log(
-  `|---|${header
-    .slice(1)
-    .map(() => '--:')
-    .join('|')}|`,
-);
-for (const scenario of SCENARIOS) {
-  const cells = [NAMES[scenario.id] ?? scenario.id];
-  for (const line of lines) {
-    const results = line.results[scenario.id];
-    if (!results) {
-      cells.push('n/a', 'n/a', 'n/a');
-      continue;
+/** One markdown table: a row per scenario, a column per Node line, `cell` filling each. */
+function table(title, cell) {
+  const header = [title, ...lines.map((line) => `Node ${line.node.line}`)];
+  const rows = [
+    `| ${header.join(' | ')} |`,
+    `|---|${header
+      .slice(1)
+      .map(() => '--:')
+      .join('|')}|`,
+  ];
+  for (const scenario of SCENARIOS) {
+    const cells = [NAMES[scenario.id] ?? scenario.id];
+    for (const line of lines) {
+      const results = line.results[scenario.id];
+      const [webapp, express, node, fastify] = ['webapp', 'express4', 'node-http', 'fastify'].map((id) =>
+        best(results?.[id]),
+      );
+      cells.push(results ? cell({ webapp, express, node, fastify }) : 'n/a');
     }
-    const [webapp, express, node, fastify] = ['webapp', 'express4', 'node-http', 'fastify'].map((id) =>
-      best(results[id]),
-    );
-    cells.push(ratio(webapp, express), ratio(webapp, node), ratio(fastify, node));
+    rows.push(`| ${cells.join(' | ')} |`);
   }
-  console.log(`| ${cells.join(' | ')} |`);
+  return rows.join('\n');
 }
+
+// webapp against node:http (the ceiling), with fastify's ratio in the same run beside it.
+console.log(
+  table('webapp ÷ node:http (fastify ÷ node:http)', ({ webapp, node, fastify }) => {
+    const theirs = ratio(fastify, node);
+    return theirs === 'n/a' ? ratio(webapp, node) : `${ratio(webapp, node)} (${theirs})`;
+  }),
+);
+console.log();
+// webapp against the framework it replaces.
+console.log(table('webapp ÷ express@4', ({ webapp, express }) => ratio(webapp, express)));

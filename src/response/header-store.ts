@@ -2,7 +2,7 @@
  * The response's header store: Node's header API (`setHeader`, `getHeader`,
  * `getHeaders`, `hasHeader`, `removeHeader`, `appendHeader`, `getHeaderNames`,
  * `getRawHeaderNames`, `writeHead`) over a flat array kept on the response, the
- * head written with one `writeHead(status, [name, value, ...])`.
+ * head handed to Node's `writeHead` once, as a store of headers already checked.
  *
  * Why: Node keeps progressively set headers in a dictionary-mode object of
  * `[name, value]` pairs that `_storeHeader` walks with `for...in`; for the four
@@ -10,7 +10,9 @@
  * Content-Length, ETag) that store costs more than everything webapp's router
  * does (see bench/README.md "Profiles"). Here a header is three slots of one
  * array, a name already seen is validated and lower-cased once per process, and
- * the head goes to Node as the flat list `writeHead` accepts.
+ * when the head is written the list fills Node's store in one go (fast-mode
+ * objects of one class), which Node writes without validating the headers again,
+ * as it does for headers given to its own setHeader.
  *
  * What stays as in Node (and Express): the same validation errors (Node's own
  * validators decide every name and value the fast check does not accept), the
