@@ -6,33 +6,19 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import zlib from 'node:zlib';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import bodyParser = require('../../src/body-parser/index');
 import webapp = require('../../src/index');
-import { serverFor } from './support';
+import { sharedParserServer, type Parser } from './support';
 
 process.env.NO_DEPRECATION = 'body-parser,webapp';
 
-let server: http.Server;
-let port: number;
-let current: (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void =
-  bodyParser.json();
-
-before(async () => {
-  server = serverFor((req, res, next) => current(req, res, next));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const shared = sharedParserServer(bodyParser.json());
 
 /** Writes raw bytes on one keep-alive socket; resolves with every response text seen before it ends. */
 function rawExchange(chunks: Array<string | Buffer>, { end = true, waitMs = 0 } = {}): Promise<string> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(shared.port, '127.0.0.1');
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (d) => (text += d));
@@ -56,13 +42,13 @@ function json(status: number, body: any) {
 }
 
 async function send(headers: Record<string, string>, body: string | Buffer) {
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body });
+  const res = await fetch(`http://127.0.0.1:${shared.port}/`, { method: 'POST', headers, body });
   return json(res.status, await res.json());
 }
 
 describe('body-parser errors', () => {
   it('entity.too.large (413) before reading when Content-Length is over the limit, with limit and length', async () => {
-    current = bodyParser.json({ limit: 10 });
+    shared.parser = bodyParser.json({ limit: 10 });
     const res = await send({ 'Content-Type': 'application/json' }, '{"aaaaaaaaaaaaaaa":1}');
     assert.equal(res.status, 413);
     assert.equal(res.body.type, 'entity.too.large');
@@ -72,7 +58,7 @@ describe('body-parser errors', () => {
   });
 
   it('a gzip bomb stops at the limit (measured after inflation)', async () => {
-    current = bodyParser.json({ limit: '100kb' });
+    shared.parser = bodyParser.json({ limit: '100kb' });
     const bomb = zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
     assert.ok(bomb.length < 100 * 1024);
     const res = await send({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, bomb);
@@ -81,7 +67,7 @@ describe('body-parser errors', () => {
   });
 
   it('brotli bodies are inflated (beyond body-parser 1.20)', async () => {
-    current = bodyParser.json();
+    shared.parser = bodyParser.json();
     const res = await send(
       { 'Content-Type': 'application/json', 'Content-Encoding': 'br' },
       zlib.brotliCompressSync('{"br":true}'),
@@ -90,12 +76,12 @@ describe('body-parser errors', () => {
   });
 
   it('encoding.unsupported (415) and charset.unsupported (415) with their properties', async () => {
-    current = bodyParser.json({ inflate: false });
+    shared.parser = bodyParser.json({ inflate: false });
     let res = await send({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, zlib.gzipSync('{}'));
     assert.equal(res.status, 415);
     assert.equal(res.body.type, 'encoding.unsupported');
     assert.equal(res.body.encoding, 'gzip');
-    current = bodyParser.text();
+    shared.parser = bodyParser.text();
     res = await send({ 'Content-Type': 'text/plain; charset=klingon' }, 'x');
     assert.equal(res.status, 415);
     assert.equal(res.body.type, 'charset.unsupported');
@@ -104,12 +90,12 @@ describe('body-parser errors', () => {
   });
 
   it('entity.parse.failed (400) carries the body; parameters.too.many (413)', async () => {
-    current = bodyParser.json();
+    shared.parser = bodyParser.json();
     let res = await send({ 'Content-Type': 'application/json' }, '{oops');
     assert.equal(res.status, 400);
     assert.equal(res.body.type, 'entity.parse.failed');
     assert.equal(res.body.hasBody, true);
-    current = bodyParser.urlencoded({ extended: false, parameterLimit: 3 });
+    shared.parser = bodyParser.urlencoded({ extended: false, parameterLimit: 3 });
     res = await send({ 'Content-Type': 'application/x-www-form-urlencoded' }, 'a=1&b=2&c=3&d=4');
     assert.equal(res.status, 413);
     assert.equal(res.body.type, 'parameters.too.many');
@@ -132,7 +118,7 @@ describe('body-parser errors', () => {
   });
 
   it('request.aborted: the server stays healthy after a client aborts mid-upload', async () => {
-    current = bodyParser.json();
+    shared.parser = bodyParser.json();
     await rawExchange(
       ['POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', '{"a":'],
       { end: false },
@@ -144,7 +130,7 @@ describe('body-parser errors', () => {
   it('request.aborted reaches next with received/expected, after the client destroys its socket mid-body', async () => {
     const seen = new Promise<Record<string, unknown>>((resolve) => {
       const parse = bodyParser.text();
-      current = (req, res, next) =>
+      shared.parser = (req, res, next) =>
         parse(req, res, (err?: unknown) => {
           resolve(err as Record<string, unknown>);
           next(err);
@@ -159,7 +145,7 @@ describe('body-parser errors', () => {
     assert.equal(error.expected, 5000);
     assert.equal(error.length, 5000);
     assert.equal(error.received, 200);
-    current = bodyParser.text();
+    shared.parser = bodyParser.text();
     assert.deepEqual(
       await send({ 'Content-Type': 'text/plain' }, 'healthy'),
       json(200, { body: 'healthy', proto: null }),
@@ -167,7 +153,7 @@ describe('body-parser errors', () => {
   });
 
   it('an aborted gzip upload and an aborted chunked upload leave the server healthy', async () => {
-    current = bodyParser.json();
+    shared.parser = bodyParser.json();
     const gz = zlib.gzipSync(JSON.stringify({ big: 'z'.repeat(10000) }));
     await rawExchange(
       [
@@ -191,14 +177,14 @@ describe('body-parser errors', () => {
   });
 
   it('stream.encoding.set (500) and stream.not.readable (500)', async () => {
-    current = (req, res, next) => {
+    shared.parser = (req, res, next) => {
       req.setEncoding('utf8');
       bodyParser.text()(req, res, next);
     };
     let res = await send({ 'Content-Type': 'text/plain' }, 'x');
     assert.equal(res.status, 500);
     assert.equal(res.body.type, 'stream.encoding.set');
-    current = (req, res, next) => {
+    shared.parser = (req, res, next) => {
       req.resume();
       req.on('end', () => bodyParser.text()(req, res, next));
     };
@@ -208,7 +194,7 @@ describe('body-parser errors', () => {
   });
 
   it('multi-byte characters split across chunks decode whole; the next request on the connection works', async () => {
-    current = bodyParser.text();
+    shared.parser = bodyParser.text();
     const bytes = Buffer.from('€uro ünïcode', 'utf8');
     const head = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${bytes.length}\r\n\r\n`;
     const pieces: Buffer[] = [];
@@ -230,7 +216,7 @@ describe('stream errors keep the connection usable', () => {
       [(req: http.IncomingMessage, run: () => void) => (req.resume(), req.on('end', run)), 'stream.not.readable'],
     ] as const) {
       const parse = bodyParser.text();
-      current = (req, res, next) =>
+      shared.parser = (req, res, next) =>
         req.headers['x-prepare'] ? prepare(req, () => parse(req, res, next)) : parse(req, res, next);
       const text = await rawExchange([
         'POST / HTTP/1.1\r\nHost: x\r\nX-Prepare: 1\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc',
@@ -287,7 +273,7 @@ describe('module shape', () => {
   });
 
   it('the deprecated combined bodyParser() parses json and urlencoded', async () => {
-    current = bodyParser() as typeof current;
+    shared.parser = bodyParser() as Parser;
     assert.deepEqual(
       await send({ 'Content-Type': 'application/json' }, '{"j":1}'),
       json(200, { body: { j: 1 }, proto: null }),

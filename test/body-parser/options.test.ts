@@ -5,35 +5,21 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import bodyParser = require('../../src/body-parser/index');
 import { chunked, exchange, request, split, type Answer, type Pieces } from './connection';
-import { serverFor } from './support';
+import { sharedParserServer, type Parser } from './support';
 
 process.env.NO_DEPRECATION = 'body-parser,webapp';
 
-type Parser = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void;
-let server: http.Server;
-let port: number;
-let current: Parser = bodyParser.json();
-
-before(async () => {
-  server = serverFor((req, res, next) => current(req, res, next));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const shared = sharedParserServer(bodyParser.json());
 
 const FOLLOW_UP: Pieces = ['GET / HTTP/1.1\r\nHost: localhost\r\n\r\n'];
 
 /** The parser's answer to `pieces`; asserts the connection then serves a plain GET. */
 async function answer(parser: Parser, pieces: Pieces): Promise<Answer> {
-  current = parser;
-  const [first, second] = await exchange(port, [pieces, FOLLOW_UP]);
+  shared.parser = parser;
+  const [first, second] = await exchange(shared.port, [pieces, FOLLOW_UP]);
   assert.deepEqual(second, { status: 200, body: { body: {}, proto: null } }, 'next request on the same connection');
   return first;
 }

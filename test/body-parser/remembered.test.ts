@@ -5,35 +5,19 @@
  * each answered as on its own, and the first values again afterwards.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import bodyParser = require('../../src/body-parser/index');
 import { exchange, request, type Answer, type Pieces } from './connection';
-import { serverFor } from './support';
-
-type Parser = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void;
+import { sharedParserServer, type Parser } from './support';
 
 const json = bodyParser.json({ type: ['application/json', 'application/*+json'] });
 const text = bodyParser.text();
-let current: Parser = json;
-let server: http.Server;
-let port: number;
-
-before(async () => {
-  server = serverFor((req, res, next) => current(req, res, next));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const shared = sharedParserServer(json);
 
 /** Every request on one connection, answered in order. */
 function answers(parser: Parser, requests: Pieces[]): Promise<Answer[]> {
-  current = parser;
-  return exchange(port, requests);
+  shared.parser = parser;
+  return exchange(shared.port, requests);
 }
 
 const parsed = (body: unknown) => ({ status: 200, body: { body, proto: null } });

@@ -3,8 +3,41 @@
  * as JSON, or the error's status with its type and extra properties.
  */
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 
-type Parser = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void;
+export type Parser = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void;
+
+/** A test file's one server: each test sets `parser` for the requests it sends to `port`. */
+export interface SharedParserServer {
+  parser: Parser;
+  readonly port: number;
+}
+
+/**
+ * The server a test file shares across its tests (started in the file's `before`,
+ * closed with its connections in `after`), answering with whatever `parser` is now.
+ */
+export function sharedParserServer(initial: Parser): SharedParserServer {
+  let server: http.Server;
+  let port = 0;
+  const shared = {
+    parser: initial,
+    get port() {
+      return port;
+    },
+  };
+  before(async () => {
+    server = serverFor((req, res, next) => shared.parser(req, res, next));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return shared;
+}
 
 export function serverFor(parser: Parser): http.Server {
   return http.createServer((req, res) => {
