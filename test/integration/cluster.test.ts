@@ -20,7 +20,7 @@ let redis: RedisServer;
 let primary: ChildProcess;
 let port: number;
 let watched: WatchedChild;
-/** Waits (bounded by the test's timeout) until the primary has printed a line matching `pattern`. */
+/** Waits (30 s at most) until the primary has printed a line matching `pattern`. */
 const printed = (pattern: RegExp, from?: number) => watched.printed(pattern, from);
 const printedSoFar = () => watched.output().length;
 
@@ -131,9 +131,17 @@ describe('examples/cluster', { timeout: 90000 }, () => {
       maxMs: 60000,
       check: (body) => JSON.parse(body).payload.length === 4096,
     });
+    // `count` more answers, within 30 s: a stalled cluster fails the test with the primary's output.
     const served = async (count: number) => {
       const target = load.result.ok + count;
-      while (load.result.ok < target && load.result.failures.length === 0) await new Promise((r) => setTimeout(r, 20));
+      const deadline = Date.now() + 30000;
+      while (load.result.ok < target && load.result.failures.length === 0) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `${load.result.ok} answers, waiting for ${target}; the primary printed:\n${watched.output()}`,
+          );
+        await new Promise((r) => setTimeout(r, 20));
+      }
     };
     try {
       await served(50);

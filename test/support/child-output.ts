@@ -1,7 +1,6 @@
 /**
- * A child process whose stdout the test reads as it comes: wait (bounded by
- * the test's timeout) for a line to appear, from a given point of the output,
- * and see how the process exited.
+ * A child process whose stdout the test reads as it comes: wait (bounded) for a
+ * line to appear, from a given point of the output, and see how the process exited.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -9,8 +8,12 @@ import { once } from 'node:events';
 export interface WatchedChild {
   /** Everything printed so far. */
   output(): string;
-  /** Resolves with the first match of `pattern` in the output after character `from`. */
-  printed(pattern: RegExp, from?: number): Promise<RegExpExecArray>;
+  /**
+   * Resolves with the first match of `pattern` in the output after character `from`;
+   * rejects, with what the process printed since `from`, when it exits first or
+   * after `limitMs` (default 30 s) without the line.
+   */
+  printed(pattern: RegExp, from?: number, limitMs?: number): Promise<RegExpExecArray>;
   /** Resolves with [exit code, signal] once the process has exited and its stdout is read to the end. */
   exited: Promise<[number | null, NodeJS.Signals | null]>;
 }
@@ -26,13 +29,21 @@ export function watchChild(child: ChildProcess): WatchedChild {
   return {
     output: () => output,
     exited,
-    async printed(pattern, from = 0) {
+    async printed(pattern, from = 0, limitMs = 30000) {
+      const deadline = Date.now() + limitMs;
       for (;;) {
         const match = pattern.exec(output.slice(from));
         if (match) return match;
         if (child.exitCode !== null || child.signalCode !== null)
           throw new Error(`the process exited; it printed:\n${output}`);
-        await Promise.race([once(stdout, 'data'), once(child, 'exit')]);
+        const left = deadline - Date.now();
+        if (left <= 0)
+          throw new Error(`no line matching ${pattern} within ${limitMs} ms; it printed:\n${output.slice(from)}`);
+        // A timer that does not hold the process open: the wait ends with the test either way.
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise((resolve) => (timer = setTimeout(resolve, left).unref()));
+        await Promise.race([once(stdout, 'data'), once(child, 'exit'), waited]);
+        clearTimeout(timer);
       }
     },
   };
