@@ -140,10 +140,18 @@ export class Dispatch {
       this.enter(layer, layerError, layerPath, path);
       return;
     }
-    const matched = layer;
-    router.process_params(matched, (this.paramCalled ??= {}), req, this.res, (paramErr?: unknown) => {
+    this.enterAfterParams(layer, layerError, layerPath, path);
+  }
+
+  /**
+   * Runs the router's param callbacks for the layer's params, then the layer. A method
+   * of its own because of the closure: V8 gives a function whose variables a closure
+   * captures a context object on every call, taken or not, and `step` runs per layer.
+   */
+  private enterAfterParams(layer: Layer, layerError: unknown, layerPath: string, path: string): void {
+    this.router.process_params(layer, (this.paramCalled ??= {}), this.req, this.res, (paramErr?: unknown) => {
       if (paramErr) this.next(layerError || paramErr);
-      else this.enter(matched, layerError, layerPath, path);
+      else this.enter(layer, layerError, layerPath, path);
     });
   }
 

@@ -76,26 +76,7 @@ export class Route {
       else done();
       return;
     }
-
-    let index = 0;
-    let sync = 0;
-    const next: NextFunction = (err?: unknown) => {
-      if (err === 'route') return done();
-      if (err === 'router') return done(err);
-      // Why: a long chain of synchronous handlers would otherwise grow the call
-      // stack without bound; yielding every 100 calls keeps it flat.
-      if (++sync > MAX_SYNC_DEPTH) {
-        setImmediate(next, err);
-        return;
-      }
-      let layer = stack[index++];
-      while (layer !== undefined && layer.method !== undefined && layer.method !== method) layer = stack[index++];
-      if (layer === undefined) return done(err);
-      if (err) layer.handle_error(err, req, res, next);
-      else layer.handle_request(req, res, next);
-      sync = 0;
-    };
-    next();
+    runHandlers(stack, method, req, res, done);
   }
 
   /** Handlers for every method. */
@@ -139,6 +120,38 @@ defineMembers(Route.prototype, {
       },
   ),
 });
+
+/**
+ * A route's handlers for one request, in order, each passed a `next` that calls the
+ * one after it (skipping other methods' handlers) and leaves through `done`.
+ */
+function runHandlers(
+  stack: Layer[],
+  method: string | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  done: NextFunction,
+): void {
+  let index = 0;
+  let sync = 0;
+  const next: NextFunction = (err?: unknown) => {
+    if (err === 'route') return done();
+    if (err === 'router') return done(err);
+    // Why: a long chain of synchronous handlers would otherwise grow the call
+    // stack without bound; yielding every 100 calls keeps it flat.
+    if (++sync > MAX_SYNC_DEPTH) {
+      setImmediate(next, err);
+      return;
+    }
+    let layer = stack[index++];
+    while (layer !== undefined && layer.method !== undefined && layer.method !== method) layer = stack[index++];
+    if (layer === undefined) return done(err);
+    if (err) layer.handle_error(err, req, res, next);
+    else layer.handle_request(req, res, next);
+    sync = 0;
+  };
+  next();
+}
 
 /** Flattens nested arrays of handlers, as Express's array-flatten does. */
 export function flattenHandlers(items: readonly unknown[], out: unknown[] = []): unknown[] {
