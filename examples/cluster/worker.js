@@ -24,7 +24,11 @@ async function main() {
   server.on('close', () => {
     Promise.resolve(redis?.close())
       .catch(() => {})
-      .finally(() => process.exit());
+      // A short linger before exiting: a connection the primary handed over just as
+      // this server closed is still in the IPC pipe, and only a live worker can
+      // refuse it (the primary then gives it to another worker); one exiting at once
+      // can leave it unanswered in the primary.
+      .finally(() => setTimeout(() => process.exit(), 100));
   });
   // A bug that escapes every handler: stop taking work, finish the rest, exit
   // non-zero so the primary starts a fresh worker.
