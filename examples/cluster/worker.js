@@ -18,24 +18,25 @@ async function main() {
   }
   const app = createApp({ redis, rateLimit: Number(process.env.RATE_LIMIT) || 100 });
   const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST);
-  webapp.graceful(server, { timeout: Number(process.env.SHUTDOWN_TIMEOUT) || 10_000 });
-  // However the drain began (the primary's disconnect(), SIGTERM, a crash
-  // below), once the server has closed: let go of Redis and exit.
-  server.on('close', () => {
-    Promise.resolve(redis?.close())
-      .catch(() => {})
-      // A short linger before exiting: a connection the primary handed over just as
-      // this server closed is still in the IPC pipe, and only a live worker can
-      // refuse it (the primary then gives it to another worker); one exiting at once
-      // can leave it unanswered in the primary.
-      .finally(() => setTimeout(() => process.exit(), 100));
-  });
+  const closeRedis = () => Promise.resolve(redis?.close()).catch(() => {});
+  // SIGTERM or SIGINT: stop taking connections, finish the requests in flight,
+  // close Redis, exit with code 0 (webapp.graceful).
+  webapp.graceful(server, { timeout: Number(process.env.SHUTDOWN_TIMEOUT) || 10_000, onShutdown: closeRedis });
+  // Rolling restart: the primary's worker.disconnect() drains the server the
+  // same way, then closes this worker's IPC channel; once it has, leave.
+  process.on('disconnect', () => closeRedis().finally(() => process.exit()));
   // A bug that escapes every handler: stop taking work, finish the rest, exit
   // non-zero so the primary starts a fresh worker.
   process.on('uncaughtException', (err) => {
     console.error(`worker ${process.pid}: uncaught exception, draining: ${err.stack}`);
-    process.exitCode = 1;
-    server.close(() => process.exit(1));
+    server.close(() =>
+      closeRedis().finally(() =>
+        // As webapp.graceful does on a signal: stay connected a moment, so a
+        // connection the primary handed over before it learnt that this server
+        // closed is refused (and served by another worker), not left unanswered.
+        setTimeout(() => process.exit(1), 250),
+      ),
+    );
   });
 }
 

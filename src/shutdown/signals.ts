@@ -4,6 +4,7 @@
  * run, and the process exits with code 0 (1 when a hook fails). Servers share
  * the listener so two graceful servers do not race each other to `exit()`.
  */
+import type { Cluster } from 'node:cluster';
 import type { Server as NetServer } from 'node:net';
 
 type Hook = (() => void | Promise<void>) | undefined;
@@ -15,6 +16,25 @@ interface Registration {
 
 const registered = new Map<NodeJS.Signals, Registration>();
 let shuttingDown = false;
+
+/**
+ * How long a node:cluster worker stays connected to its primary after its servers
+ * have closed, before it exits. Why: under round-robin scheduling (Node's default
+ * except on Windows) the primary accepts each connection and hands it to a worker
+ * over IPC, and it goes on doing so until it has read the worker's notice that the
+ * server closed. A connection handed over in that moment reaches a worker whose
+ * server is gone: a live worker refuses it and the primary gives it to another
+ * one, but once the worker has exited nobody answers, and Node's primary keeps the
+ * connection open without ever serving it. Node sends no acknowledgement of the
+ * notice, so the worker waits for the time the primary needs to read it.
+ */
+const CLUSTER_HANDOFF_GRACE_MS = 250;
+
+/** Whether this process is a node:cluster worker still connected to its primary. */
+function isConnectedClusterWorker(): boolean {
+  // Only a process with an IPC channel can be a worker: others never load node:cluster here.
+  return process.connected === true && (require('node:cluster') as Cluster).isWorker;
+}
 
 export function onSignal(signal: NodeJS.Signals, server: NetServer, hook: Hook): void {
   let registration = registered.get(signal);
@@ -52,6 +72,7 @@ async function shutDown(signal: NodeJS.Signals): Promise<void> {
       code = 1;
     }
   }
+  if (isConnectedClusterWorker()) await new Promise((resolve) => setTimeout(resolve, CLUSTER_HANDOFF_GRACE_MS));
   process.exit(code);
 }
 

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { watchChild, type WatchedChild } from '../support/child-output';
 import { rawRequest, type RawResponse } from '../support/raw-http';
-import { startLoad } from './support/load';
+import { startLoad } from '../support/load';
 import { freePort, startRedis, type RedisServer } from '../support/redis-server';
 
 const root = resolve(__dirname, '../..');

@@ -40,10 +40,15 @@ export function watchChild(child: ChildProcess): WatchedChild {
         if (left <= 0)
           throw new Error(`no line matching ${pattern} within ${limitMs} ms; it printed:\n${output.slice(from)}`);
         // A timer that does not hold the process open: the wait ends with the test either way.
+        // The abort removes the listeners the race's losers left on stdout and the child.
+        const abort = new AbortController();
         let timer: NodeJS.Timeout | undefined;
         const waited = new Promise((resolve) => (timer = setTimeout(resolve, left).unref()));
-        await Promise.race([once(stdout, 'data'), once(child, 'exit'), waited]);
-        clearTimeout(timer);
+        const { signal } = abort;
+        await Promise.race([once(stdout, 'data', { signal }), once(child, 'exit', { signal }), waited]).finally(() => {
+          clearTimeout(timer);
+          abort.abort();
+        });
       }
     },
   };

@@ -1,7 +1,9 @@
 /**
  * A bounded load client: `concurrency` loops, each sending one request per
  * connection (agent: false) until stopped or a cap on count or time is hit.
- * Every answer is checked whole; every failure is kept with its error code.
+ * Every answer is checked whole; every failure is kept with its error code, and
+ * a request left unanswered for `requestTimeoutMs` is a failure too (so a lost
+ * connection fails the test by name instead of holding `stop()` forever).
  */
 import http from 'node:http';
 
@@ -24,33 +26,43 @@ export function startLoad(options: {
   maxRequests: number;
   maxMs: number;
   check: (body: string) => boolean;
+  /** Default 10 s. */
+  requestTimeoutMs?: number;
 }): Load {
   const result: LoadResult = { ok: 0, failures: [], workers: new Set() };
   const deadline = Date.now() + options.maxMs;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10000;
   let sent = 0;
   let stopped = false;
   const once = () =>
     new Promise<void>((resolve) => {
+      let settled = false;
+      const settle = (failure?: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (failure !== undefined) result.failures.push(failure);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        settle(`no answer within ${requestTimeoutMs} ms`);
+        req.destroy();
+      }, requestTimeoutMs);
       const req = http.get({ host: '127.0.0.1', port: options.port, path: options.path, agent: false }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
         res.on('end', () => {
+          if (settled) return;
           if (res.statusCode === 200 && res.complete && options.check(body)) {
             result.ok++;
             result.workers.add(String(res.headers['x-worker']));
-          } else result.failures.push(`status ${res.statusCode}, complete ${res.complete}, ${body.length} bytes`);
-          resolve();
+            settle();
+          } else settle(`status ${res.statusCode}, complete ${res.complete}, ${body.length} bytes`);
         });
-        res.on('error', (err: NodeJS.ErrnoException) => {
-          result.failures.push(`response ${err.code ?? err.message}`);
-          resolve();
-        });
+        res.on('error', (err: NodeJS.ErrnoException) => settle(`response ${err.code ?? err.message}`));
       });
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        result.failures.push(`request ${err.code ?? err.message}`);
-        resolve();
-      });
+      req.on('error', (err: NodeJS.ErrnoException) => settle(`request ${err.code ?? err.message}`));
     });
   const loop = async () => {
     while (!stopped && sent < options.maxRequests && Date.now() < deadline) {
