@@ -5,10 +5,11 @@
  *   const server = webapp.graceful(app.listen(3000), { timeout: 10_000 });
  *
  * From then on `server.close()` drains instead of waiting: the server stops
- * accepting, idle keep-alive sockets close at once, requests in flight finish
- * with their full response (sent with `Connection: close`, the socket closes
- * after it), HTTP/2 sessions get GOAWAY, and `timeout` ms later whatever is
- * left is destroyed. SIGTERM and SIGINT run that close and exit with code 0.
+ * accepting, idle keep-alive sockets close at once, a connection with no
+ * request yet gets a moment to send one (FRESH_CONNECTION_GRACE_MS), requests
+ * in flight finish with their full response (sent with `Connection: close`, the
+ * socket closes after it), HTTP/2 sessions get GOAWAY, and `timeout` ms later
+ * whatever is left is destroyed. SIGTERM and SIGINT run that close and exit with code 0.
  *
  * Why a wrapper around the server rather than a separate `shutdown(server)`:
  * a server cannot list its in-flight responses after the fact, so the
@@ -34,6 +35,16 @@ export interface GracefulOptions {
 const kGraceful = Symbol('webapp.graceful');
 const DEFAULT_TIMEOUT = 10_000;
 
+/**
+ * How long a connection with no request yet may stay open once the drain has
+ * begun. Why not close it at once, as Node's `close()` does: a client that
+ * connected just before the close has usually sent its request already, and the
+ * server has not read it yet (its bytes are in the socket buffer); closing then
+ * resets a request that was on time. One that sends nothing (a preconnect, a
+ * pool's spare) is closed when this has passed.
+ */
+const FRESH_CONNECTION_GRACE_MS = 100;
+
 /** Anything with http.Server's event shape: http, https, http2 (plain or secure). */
 type AnyServer = NetServer & { closeIdleConnections?: () => void };
 
@@ -47,14 +58,22 @@ class Drain {
   /** How many HTTP/1 responses each socket still owes; 0 means idle between requests. */
   readonly owed = new Map<Socket, number>();
   readonly sessions = new Set<Http2Session>();
+  /** The connections HTTP/2 sessions run on (h2c): they end with their session, not as idle HTTP/1. */
+  readonly sessionSockets = new WeakSet<object>();
   /** TLS sockets, to find HTTP/1 ones that never sent a request (servers without closeIdleConnections). */
   readonly secureSockets = new Set<TLSSocket>();
   deadline: NodeJS.Timeout | undefined;
+  freshDeadline: NodeJS.Timeout | undefined;
+
+  /** A TLS server (https, HTTP/2 secure): its requests' sockets are not the raw connections. */
+  readonly secure: boolean;
 
   constructor(
     readonly server: AnyServer,
     readonly timeout: number,
-  ) {}
+  ) {
+    this.secure = typeof (server as { setSecureContext?: unknown }).setSecureContext === 'function';
+  }
 
   track(): void {
     this.server.on('connection', (socket: Socket) => {
@@ -67,6 +86,7 @@ class Drain {
     });
     this.server.on('session', (session: Http2Session) => {
       this.sessions.add(session);
+      if (session.socket) this.sessionSockets.add(session.socket);
       session.once('close', () => this.sessions.delete(session));
       if (this.closing) session.close();
     });
@@ -101,24 +121,54 @@ class Drain {
   begin(): void {
     if (this.closing) return;
     this.closing = true;
-    this.server.closeIdleConnections?.();
+    // Idle keep-alive sockets: at once.
     for (const [socket, count] of this.owed) if (count === 0) socket.destroy();
-    // HTTP/1 over TLS that has not sent a request yet is idle too (HTTP/2 ones close with their session).
-    for (const socket of this.secureSockets)
-      if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket)) socket.destroy();
     for (const res of this.responses.keys()) {
       // Not yet answered: the answer will say `Connection: close`, and Node ends the socket after it.
       if (!res.headersSent) res.shouldKeepAlive = false;
     }
     for (const session of this.sessions) session.close();
+    this.freshDeadline = setTimeout(() => this.closeFresh(), Math.min(FRESH_CONNECTION_GRACE_MS, this.timeout));
+    this.freshDeadline.unref();
     this.deadline = setTimeout(() => this.forceEnd(), this.timeout);
     this.deadline.unref();
-    this.server.once('close', () => clearTimeout(this.deadline));
+    this.server.once('close', () => {
+      clearTimeout(this.freshDeadline);
+      clearTimeout(this.deadline);
+    });
+  }
+
+  /** Connections that have not started a request by now: closed (one that has is answered with Connection: close). */
+  private closeFresh(): void {
+    // Node's idle list: connections between requests, those made before graceful()
+    // was called included (and, on some Node lines, ones before their first request).
+    this.server.closeIdleConnections?.();
+    if (this.secure) {
+      // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
+      for (const socket of this.secureSockets)
+        if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket)) socket.destroy();
+    } else {
+      // Plain HTTP/1: the request's socket is the connection itself.
+      for (const socket of this.connections)
+        if (!this.owed.has(socket) && !this.sessionSockets.has(socket)) socket.destroy();
+    }
   }
 
   private forceEnd(): void {
     for (const session of this.sessions) session.destroy();
     for (const socket of this.connections) socket.destroy();
+  }
+}
+
+/** Runs `fn` with the server's `closeIdleConnections` a no-op, then gives the server its own back. */
+function withoutIdleClosing(server: AnyServer, fn: () => void): void {
+  const own = Object.getOwnPropertyDescriptor(server, 'closeIdleConnections');
+  server.closeIdleConnections = () => {};
+  try {
+    fn();
+  } finally {
+    if (own) Object.defineProperty(server, 'closeIdleConnections', own);
+    else delete server.closeIdleConnections;
   }
 }
 
@@ -139,7 +189,9 @@ export function graceful<S extends NetServer>(server: S, options: GracefulOption
 
   const closeServer = target.close;
   target.close = function close(this: AnyServer, callback?: (err?: Error) => void) {
-    closeServer.call(this, callback);
+    // Node's http close() first closes every connection without a request in
+    // progress, fresh ones included; the drain does that itself, a moment later.
+    withoutIdleClosing(this, () => closeServer.call(this, callback));
     drain.begin();
     return this;
   };

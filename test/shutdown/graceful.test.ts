@@ -1,7 +1,8 @@
 /**
  * webapp.graceful(server): close() drains. Requests started before the close
  * (a slow handler, a large download, a slow upload) finish byte-complete, idle
- * keep-alive sockets close at once, new connections are refused, and the server
+ * keep-alive sockets close at once, a connection made just before the close
+ * still gets its first request answered, new connections are refused, and the server
  * ends up with no socket open. keepAliveTimeout is set far beyond the test's own
  * timeout, so a socket left to Node's keep-alive timer fails the test.
  */
@@ -153,6 +154,40 @@ for (const [kind, start] of Object.entries(servers)) {
           ['slow done'],
         );
         assert.equal(answers[0]!.headers.connection, 'close');
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
+      'answers the first request of a connection made just before the close, with Connection: close',
+      { timeout: 15000 },
+      async () => {
+        const { app } = inFlightApp();
+        // The deadline is far beyond the test's timeout: only the drain itself can end it.
+        const server = webapp.graceful(await start(app), { signals: [], timeout: 10 * 60 * 1000 }) as http.Server;
+        const port = (server.address() as AddressInfo).port;
+        const fresh = await connect(port);
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        // Sent once the close has begun, as a request in the socket buffer that the server had not read yet.
+        fresh.socket.write(get('/quick'));
+        const [answer] = parseResponses(await fresh.received);
+        assert.equal(answer!.status, 200);
+        assert.equal(answer!.body.toString(), 'quick');
+        assert.equal(answer!.headers.connection, 'close');
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
+      'closes a connection that sends no request, so the drain ends well before the deadline',
+      { timeout: 15000 },
+      async () => {
+        const { app } = inFlightApp();
+        const server = webapp.graceful(await start(app), { signals: [], timeout: 10 * 60 * 1000 }) as http.Server;
+        const port = (server.address() as AddressInfo).port;
+        const silent = await connect(port);
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        assert.equal((await silent.received).length, 0);
         assert.equal(await serverClosed, undefined);
       },
     );

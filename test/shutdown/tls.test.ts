@@ -70,7 +70,7 @@ describe('HTTP/1.1 over TLS', () => {
   };
   for (const [kind, create] of Object.entries(servers)) {
     it(
-      `${kind}: idle and fresh connections close at once, the busy one answers with Connection: close`,
+      `${kind}: idle connections close at once, silent fresh ones a moment later, the busy one gets Connection: close`,
       { timeout: 15000 },
       async () => {
         const entered = signal();
