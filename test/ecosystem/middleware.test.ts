@@ -3,6 +3,7 @@
  * Each app runs on express@4 and on webapp with the same requests, and the
  * answers must match (differential), so "works" means "works as on Express".
  */
+import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -264,6 +265,119 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
       withoutVolatile,
     );
   });
+  it('swagger-ui-express, express-fileupload, serve-index, response-time and express-prom-bundle', async () => {
+    const swaggerUi = require('swagger-ui-express');
+    const fileUpload = require('express-fileupload');
+    const serveIndex = require('serve-index');
+    const responseTime = require('response-time');
+    const promBundle = require('express-prom-bundle');
+    const dir = mkdtempSync(join(tmpdir(), 'webapp-eco-'));
+    writeFileSync(join(dir, 'notes.txt'), 'notes');
+    writeFileSync(join(dir, 'report.csv'), 'a,b');
+    const document = { openapi: '3.0.0', info: { title: 'Notes', version: '1.0.0' }, paths: {} };
+    const upload =
+      '--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n' +
+      '--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n' +
+      'file body\r\n--XX--\r\n';
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        // Each app its own registry, so the two servers count only their own requests.
+        const { Registry } = require('prom-client');
+        app.use(promBundle({ includeMethod: true, includePath: true, promRegistry: new Registry() }));
+        app.use(responseTime());
+        app.use(fileUpload());
+        app.use('/docs', swaggerUi.serve, swaggerUi.setup(document));
+        app.use('/files', serveIndex(dir, { icons: false }));
+        app.post('/upload', (req: Any, res: Any) =>
+          res.json({ body: req.body, file: req.files.doc.name, text: req.files.doc.data.toString() }),
+        );
+        return app;
+      },
+      [
+        { path: '/docs/' },
+        { path: '/docs/swagger-ui-init.js' },
+        { path: '/docs/swagger-ui.css' },
+        { path: '/files/' },
+        { path: '/files/', headers: { Accept: 'application/json' } },
+        {
+          method: 'POST',
+          path: '/upload',
+          headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+          body: upload,
+        },
+        { path: '/metrics' },
+      ],
+      undefined,
+      (res) => {
+        const headers = { ...res.headers };
+        delete headers['x-response-time'];
+        delete headers['last-modified'];
+        delete headers.etag;
+        // Durations in the histogram differ from run to run; the series and counts must not.
+        const body = res.body.replace(/_(sum|bucket)(\{[^}]*\})? [0-9.e-]+/g, '_$1$2 <n>');
+        return { ...res, headers, body };
+      },
+    );
+    // Not merely the same on both: each package did its work.
+    const [page, init, css, listing, listingJson, uploaded, metrics] = answers;
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200, 200, 200, 200, 200],
+    );
+    assert.match(page!.body, /<title>Swagger UI<\/title>/);
+    assert.match(init!.body, /"title": "Notes"/);
+    assert.match(String(css!.headers['content-type']), /^text\/css/);
+    assert.match(listing!.body, /notes\.txt[\s\S]*report\.csv|report\.csv[\s\S]*notes\.txt/);
+    assert.deepEqual(JSON.parse(listingJson!.body).sort(), ['notes.txt', 'report.csv']);
+    assert.deepEqual(JSON.parse(uploaded!.body), { body: { title: 'hello' }, file: 'a.txt', text: 'file body' });
+    assert.match(metrics!.body, /http_request_duration_seconds_count\{[^}]*path="\/upload"[^}]*\} 1/);
+  });
+
+  it('connect-flash and express-winston: a flash message survives the redirect, every request is logged', async () => {
+    const flash = require('connect-flash');
+    const expressWinston = require('express-winston');
+    const winston = require('winston');
+    const { Writable } = await import('node:stream');
+    const request = (await import('supertest')).default;
+    for (const fw of [
+      (await import('express')).default,
+      (await import('../../src/index')).default as unknown as Framework,
+    ]) {
+      const logged: Any[] = [];
+      const stream = new Writable({
+        write(chunk, _encoding, done) {
+          logged.push(JSON.parse(String(chunk)));
+          done();
+        },
+      });
+      const app: Any = fw();
+      app.use(
+        expressWinston.logger({
+          transports: [new winston.transports.Stream({ stream })],
+          format: winston.format.json(),
+          msg: 'HTTP {{req.method}} {{req.url}} {{res.statusCode}}',
+        }),
+      );
+      app.use(session({ secret: 's', resave: false, saveUninitialized: false }));
+      app.use(flash());
+      app.post('/notes', (req: Any, res: Any) => {
+        req.flash('info', 'note saved');
+        res.redirect('/notes');
+      });
+      app.get('/notes', (req: Any, res: Any) => res.json({ info: req.flash('info') }));
+      const agent = request.agent(app);
+      await agent.post('/notes').expect(302).expect('Location', '/notes');
+      await agent.get('/notes').expect(200, { info: ['note saved'] });
+      await agent.get('/notes').expect(200, { info: [] });
+      assert.deepEqual(
+        logged.map((entry) => entry.message),
+        ['HTTP POST /notes 302', 'HTTP GET /notes 200', 'HTTP GET /notes 200'],
+      );
+      assert.equal(logged[0].meta.res.statusCode, 302);
+    }
+  });
+
   it('hbs renders through __express, and http-proxy-middleware proxies to an upstream', async () => {
     const http = await import('node:http');
     const { createProxyMiddleware } = await import('http-proxy-middleware');
