@@ -21,6 +21,7 @@ import { Strategy as LocalStrategy } from 'passport-local';
 import favicon from 'serve-favicon';
 import { rateLimit } from 'express-rate-limit';
 import { body, validationResult } from 'express-validator';
+import webapp = require('../../src/index');
 import { assertSameResponses, type Framework, type RawResponse } from '../support/differential';
 
 type Any = any;
@@ -377,6 +378,84 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
       assert.equal(logged[0].meta.res.statusCode, 302);
     }
   });
+
+  it('express-jwt and @apollo/server (express4 integration): tokens checked, GraphQL answered', async () => {
+    const { expressjwt } = require('express-jwt');
+    const jwt = require('jsonwebtoken');
+    const { ApolloServer } = require('@apollo/server');
+    const { expressMiddleware } = require('@as-integrations/express4');
+    const apollo = new ApolloServer({
+      typeDefs: 'type Query { hello(name: String): String }',
+      resolvers: { Query: { hello: (_: unknown, args: { name: string }) => 'hello ' + args.name } },
+    });
+    await apollo.start();
+    const query = JSON.stringify({ query: '{ hello(name: "webapp") }' });
+    try {
+      const answers = await assertSameResponses(
+        (fw: Framework) => {
+          const app: Any = fw();
+          app.use('/me', expressjwt({ secret: 'key', algorithms: ['HS256'] }));
+          app.get('/me', (req: Any, res: Any) => res.json({ sub: req.auth.sub }));
+          app.use('/graphql', fw.json(), expressMiddleware(apollo));
+          app.use((err: Any, _req: Any, res: Any, _next: Any) =>
+            res.status(err.status || 500).json({ name: err.name, message: err.message }),
+          );
+          return app;
+        },
+        [
+          { path: '/me' },
+          { path: '/me', headers: { Authorization: 'Bearer not.a.token' } },
+          { path: '/me', headers: { Authorization: 'Bearer ' + jwt.sign({ sub: 'ada' }, 'key') } },
+          { method: 'POST', path: '/graphql', headers: { 'Content-Type': 'application/json' }, body: query },
+        ],
+      );
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [401, 401, 200, 200],
+      );
+      assert.deepEqual(JSON.parse(answers[2]!.body), { sub: 'ada' });
+      assert.deepEqual(JSON.parse(answers[3]!.body), { data: { hello: 'hello webapp' } });
+    } finally {
+      await apollo.stop();
+    }
+  });
+
+  for (const serverKind of ['app.listen', 'http.createServer(app)'] as const) {
+    it(`socket.io on ${serverKind}: polling, websocket and the upgrade, beside the app's routes`, async () => {
+      const http = await import('node:http');
+      const { Server } = require('socket.io');
+      const { io: connect } = require('socket.io-client');
+      const app: Any = webapp();
+      app.get('/status', (_req: Any, res: Any) => res.json({ ok: true }));
+      const server: import('node:http').Server =
+        serverKind === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app).listen(0, '127.0.0.1');
+      const io = new Server(server);
+      io.on('connection', (socket: Any) =>
+        socket.on('echo', (text: string, ack: (reply: string) => void) => ack('echo ' + text)),
+      );
+      try {
+        await new Promise((resolve) => server.once('listening', resolve));
+        const url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+        for (const transports of [['polling'], ['websocket'], ['polling', 'websocket']]) {
+          const client = connect(url, { transports, reconnection: false, timeout: 5000 });
+          try {
+            const reply = await new Promise((resolve, reject) => {
+              client.once('connect_error', reject);
+              client.once('connect', () => client.emit('echo', transports.join('+'), resolve));
+            });
+            assert.equal(reply, 'echo ' + transports.join('+'));
+          } finally {
+            client.close();
+          }
+        }
+        const status = await (await fetch(url + '/status')).json();
+        assert.deepEqual(status, { ok: true });
+      } finally {
+        io.close();
+        server.close();
+      }
+    });
+  }
 
   it('hbs renders through __express, and http-proxy-middleware proxies to an upstream', async () => {
     const http = await import('node:http');
