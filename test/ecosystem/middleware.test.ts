@@ -457,6 +457,67 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
     });
   }
 
+  it('nunjucks (its own View class), connect-timeout and express-list-endpoints (the router stack)', async () => {
+    const nunjucks = require('nunjucks');
+    const timeout = require('connect-timeout');
+    const listEndpoints = require('express-list-endpoints');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        // nunjucks replaces the app's `view` setting with a View class of its own.
+        nunjucks.configure(join(__dirname, 'fixtures'), { express: app, autoescape: true });
+        app.get('/page', (_req: Any, res: Any) => res.render('page.njk', { title: 'Nunjucks <b>' }));
+        app.get('/late', timeout('20ms'), (req: Any, res: Any) => {
+          setTimeout(() => req.timedout || res.send('too late'), 200);
+        });
+        const api = fw.Router();
+        api.get('/users/:id', (req: Any, res: Any) => res.json(req.params));
+        api.post('/users', (_req: Any, res: Any) => res.sendStatus(201));
+        app.use('/api', api);
+        app.get('/endpoints', (_req: Any, res: Any) =>
+          res.json(listEndpoints(app).map((endpoint: Any) => [endpoint.path, endpoint.methods.join(',')])),
+        );
+        app.use((err: Any, _req: Any, res: Any, _next: Any) => res.status(err.status).send(err.message));
+        return app;
+      },
+      [{ path: '/page' }, { path: '/late' }, { path: '/endpoints' }],
+    );
+    assert.equal(answers[0]!.body, '<h1>Nunjucks &lt;b&gt;</h1>\n');
+    assert.deepEqual([answers[1]!.status, answers[1]!.body], [503, 'Response timeout']);
+    assert.deepEqual(JSON.parse(answers[2]!.body), [
+      ['/page', 'GET'],
+      ['/late', 'GET'],
+      ['/api/users/:id', 'GET'],
+      ['/api/users', 'POST'],
+      ['/endpoints', 'GET'],
+    ]);
+  });
+
+  it('express-ws: app.ws routes take WebSocket upgrades through the app, with req.query', async () => {
+    const WebSocket = require('ws');
+    const app: Any = webapp();
+    require('express-ws')(app);
+    app.ws('/echo', (ws: Any, req: Any) => ws.on('message', (m: Buffer) => ws.send(`${req.query.room}: ${m}`)));
+    app.get('/status', (_req: Any, res: Any) => res.send('up'));
+    const server = app.listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const port = server.address().port;
+      const client = new WebSocket(`ws://127.0.0.1:${port}/echo?room=lobby`);
+      const reply = await new Promise((resolve, reject) => {
+        client.once('open', () => client.send('hello'));
+        client.once('message', (m: Buffer) => resolve(String(m)));
+        client.once('error', reject);
+      });
+      client.close();
+      assert.equal(reply, 'lobby: hello');
+      assert.equal(await (await fetch(`http://127.0.0.1:${port}/status`)).text(), 'up');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('hbs renders through __express, and http-proxy-middleware proxies to an upstream', async () => {
     const http = await import('node:http');
     const { createProxyMiddleware } = await import('http-proxy-middleware');
