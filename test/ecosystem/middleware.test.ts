@@ -518,6 +518,83 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
     }
   });
 
+  it('pino-http, cookie-session, cls-rtracer across a body parser, express-openapi-validator', async () => {
+    const pinoHttp = require('pino-http');
+    const cookieSession = require('cookie-session');
+    const rTracer = require('cls-rtracer');
+    const OpenApiValidator = require('express-openapi-validator');
+    const asyncHandler = require('express-async-handler');
+    const createError = require('http-errors');
+    const { Writable } = await import('node:stream');
+    const apiSpec = {
+      openapi: '3.0.0',
+      info: { title: 'Items', version: '1.0.0' },
+      servers: [{ url: '/v1' }],
+      paths: {
+        '/items/{id}': {
+          get: {
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+            responses: { 200: { description: 'the item' } },
+          },
+        },
+      },
+    };
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        const logged: Any[] = [];
+        const stream = new Writable({
+          write(chunk, _encoding, done) {
+            logged.push(JSON.parse(String(chunk)));
+            done();
+          },
+        });
+        app.use(pinoHttp({ stream, genReqId: () => 'request-1' }));
+        app.use(cookieSession({ name: 'session', keys: ['key'] }));
+        app.use(rTracer.expressMiddleware({ requestIdFactory: () => 'trace-1' }));
+        app.use(fw.json());
+        app.get('/count', (req: Any, res: Any) => {
+          req.session.n = (req.session.n || 0) + 1;
+          res.json({ n: req.session.n });
+        });
+        // The id is read after the body was parsed and a timer ran: the async context carried through.
+        app.post('/trace', (req: Any, res: Any) => setTimeout(() => res.json({ id: rTracer.id(), body: req.body }), 5));
+        app.get(
+          '/teapot',
+          asyncHandler(async () => {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            throw createError(418, 'short and stout');
+          }),
+        );
+        app.use('/v1', OpenApiValidator.middleware({ apiSpec, validateRequests: true }));
+        app.get('/v1/items/:id', (req: Any, res: Any) => res.json({ id: req.params.id }));
+        app.get('/logged', (_req: Any, res: Any) =>
+          res.json(logged.map((entry) => [entry.req.id, entry.req.method, entry.req.url, entry.res.statusCode])),
+        );
+        app.use((err: Any, _req: Any, res: Any, _next: Any) => res.status(err.status || 500).json(err.message));
+        return app;
+      },
+      [
+        { path: '/count' },
+        { path: '/count', headers: { Cookie: 'session=eyJuIjoxfQ==; session.sig=FQnslxDNR8T_IPg5_fdoA4PDx1I' } },
+        { method: 'POST', path: '/trace', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' },
+        { path: '/teapot' },
+        { path: '/v1/items/5' },
+        { path: '/v1/items/five' },
+        { path: '/logged' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200, 418, 200, 400, 200],
+    );
+    // The signed session cookie of { n: 1 } came back and was counted on.
+    assert.deepEqual(JSON.parse(answers[1]!.body), { n: 2 });
+    assert.deepEqual(JSON.parse(answers[2]!.body), { id: 'trace-1', body: { a: 1 } });
+    assert.deepEqual(JSON.parse(answers[4]!.body), { id: 5 });
+    assert.equal(JSON.parse(answers[6]!.body).length, 6);
+  });
+
   it('hbs renders through __express, and http-proxy-middleware proxies to an upstream', async () => {
     const http = await import('node:http');
     const { createProxyMiddleware } = await import('http-proxy-middleware');
