@@ -141,7 +141,8 @@ function download(
 /**
  * 3.x `res.sendfile(path, [options], [fn])`: a path relative to the working
  * directory (or `options.root`), `fn()` when sent, `fn(err)` on failure; without
- * `fn` failures go to `next(err)` while nothing was sent, and a directory to `next()`.
+ * `fn` failures go to `next(err)` while nothing was sent (after that the connection
+ * is closed), and a directory to `next()`.
  */
 function sendfile(
   this: FileResponse,
@@ -167,7 +168,13 @@ function sendfile(
     // 3.x download set this before sending: an error page must not be offered as a download.
     if (!this.headersSent) this.removeHeader('Content-Disposition');
     if (fn) return fn(err);
-    if (this.headersSent) return;
+    // Half a file cannot become an error page. Express 3 left such a response open
+    // (the client waited for the rest until it gave up); ending the connection once
+    // what was written has gone out tells the client at once that it was cut short.
+    if (this.headersSent) {
+      req.socket?.end();
+      return;
+    }
     next?.(err);
   };
 

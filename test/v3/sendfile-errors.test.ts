@@ -2,7 +2,7 @@
  * 3.x `res.sendfile` when the connection fails while the file is looked up or
  * sent (Connect's guards): the callback hears of it once, with the first error;
  * without a callback, an error after the head went out is not turned into an
- * error page; and the server goes on serving.
+ * error page but closes the connection; and the server goes on serving.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -28,8 +28,8 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /**
  * A GET on a connection of its own: resolves with what arrived once the server
- * closed it, or `settleMs` after the last byte (a response cut short stays open,
- * as in Express 3); the client then closes it.
+ * closed it, or `settleMs` after the last byte (`closed: false`: the server left
+ * it open); the client then closes it.
  */
 function fetchRaw(port: number, path: string, settleMs = 200): Promise<{ closed: boolean; text: string }> {
   return new Promise((resolve) => {
@@ -104,6 +104,8 @@ describe('3.x res.sendfile when the connection or the read fails', () => {
         assert.match(cut.text, /^HTTP\/1\.1 200 OK\r\n/);
         assert.ok(cut.text.endsWith('b'.repeat(1024)), 'the head and the first chunk arrived, nothing after');
         assert.doesNotMatch(cut.text, /error page/);
+        // Express 3 left the response open; the client learns at once that it was cut short.
+        assert.equal(cut.closed, true);
         const ok = await rawRequest(port, { path: '/ok' });
         assert.equal(ok.status, 200);
       });
