@@ -146,11 +146,13 @@ class Drain {
     if (this.secure) {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
       for (const socket of this.secureSockets)
-        if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket)) socket.destroy();
+        if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket) && isHttpConnection(socket)) socket.destroy();
     } else {
-      // Plain HTTP/1: the request's socket is the connection itself.
+      // Plain HTTP/1: the request's socket is the connection itself. One without
+      // an HTTP parser left was taken over (a WebSocket upgrade, CONNECT): it is
+      // the app's to close, or the deadline's.
       for (const socket of this.connections)
-        if (!this.owed.has(socket) && !this.sessionSockets.has(socket)) socket.destroy();
+        if (!this.owed.has(socket) && !this.sessionSockets.has(socket) && isHttpConnection(socket)) socket.destroy();
     }
   }
 
@@ -158,6 +160,11 @@ class Drain {
     for (const session of this.sessions) session.destroy();
     for (const socket of this.connections) socket.destroy();
   }
+}
+
+/** Whether node:http still parses this connection (an upgrade or CONNECT frees its parser). */
+function isHttpConnection(socket: Socket): boolean {
+  return (socket as Socket & { parser?: unknown }).parser != null;
 }
 
 /** Runs `fn` with the server's `closeIdleConnections` a no-op, then gives the server its own back. */

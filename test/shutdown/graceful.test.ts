@@ -178,6 +178,29 @@ for (const [kind, start] of Object.entries(servers)) {
       },
     );
 
+    it('leaves an upgraded connection (a WebSocket) to the app, as the deadline does', { timeout: 15000 }, async () => {
+      const { WebSocketServer, WebSocket } = require('ws');
+      const { app } = inFlightApp();
+      const server = webapp.graceful(await start(app), { signals: [], timeout: 10 * 60 * 1000 }) as http.Server;
+      const sockets = new WebSocketServer({ server });
+      const port = (server.address() as AddressInfo).port;
+      const client = new WebSocket(`ws://127.0.0.1:${port}/`);
+      await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+      const closedBy: string[] = [];
+      client.once('close', (code: number) => closedBy.push(`close frame ${code}`));
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      // Longer than a connection without a request may stay: a WebSocket is not one of those.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(client.readyState, WebSocket.OPEN);
+      // The app says goodbye in its own protocol, and the drain then ends.
+      for (const socket of sockets.clients) socket.close(1001, 'going away');
+      assert.equal(await serverClosed, undefined);
+      await new Promise((resolve) =>
+        client.readyState === WebSocket.CLOSED ? resolve(undefined) : client.once('close', resolve),
+      );
+      assert.deepEqual(closedBy, ['close frame 1001']);
+    });
+
     it(
       'closes a connection that sends no request, so the drain ends well before the deadline',
       { timeout: 15000 },

@@ -112,3 +112,24 @@ describe('HTTP/1.1 over TLS', () => {
     );
   }
 });
+
+it("https: a WebSocket (wss) stays the app's to close during the drain", { timeout: 15000 }, async () => {
+  const { WebSocketServer, WebSocket } = require('ws');
+  const server = webapp.graceful(https.createServer({ key, cert }, webapp() as never), {
+    signals: [],
+    timeout: 10 * 60 * 1000,
+  });
+  const sockets = new WebSocketServer({ server });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const client = new WebSocket(`wss://localhost:${port}/`, { ca: cert });
+  await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+  const closed = new Promise<number>((resolve) => client.once('close', resolve));
+  const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+  // Longer than a connection without a request may stay.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(client.readyState, WebSocket.OPEN);
+  for (const socket of sockets.clients) socket.close(1001, 'going away');
+  assert.equal(await closed, 1001);
+  assert.equal(await serverClosed, undefined);
+});
