@@ -123,9 +123,7 @@ const presetMethods = {
 
   handle(req, res, callback) {
     const router = this._router;
-    const done = callback
-      ? leavingApp(res, callback)
-      : finalHandler(req, res, { env: this.get('env') as string, onerror: errorLogger(this) });
+    const done = callback ? leavingApp(res, callback) : lastHandler(this, req, res);
     if (!router) {
       done();
       return;
@@ -229,6 +227,15 @@ const routingMethods = {
 export const application = definePrototype<ApplicationMethods>(Object.prototype, {
   methods: { ...applicationCore, ...presetMethods, ...routingMethods },
 });
+
+/**
+ * The app's final handler for one request. What it needs of the app (`env`, the
+ * error logger) is read only when it runs, for a 404 or an error nobody handled:
+ * most requests never get there, and no options object is made for them.
+ */
+function lastHandler(app: Application, req: IncomingMessage, res: ServerResponse): NextFunction {
+  return (err?: unknown) => finalHandler(req, res, err, { env: app.get('env') as string, onerror: errorLogger(app) });
+}
 
 const kErrorLogger = Symbol('webapp.errorLogger');
 

@@ -22,42 +22,46 @@ interface ErrorLike {
   toString?: () => string;
 }
 
+/**
+ * Answers what the app's stack left: the 404 page when `err` is empty, else the
+ * error page (nothing once a response was sent, and the connection closed when
+ * half of one was).
+ */
 export function finalHandler(
   req: IncomingMessage,
   res: ServerResponse,
-  options: FinalHandlerOptions = {},
-): (err?: unknown) => void {
+  err: unknown,
+  options: FinalHandlerOptions,
+): void {
+  if (!err && res.headersSent) return;
   const env = options.env || process.env.NODE_ENV || 'development';
   const onerror = options.onerror;
-  return (err?: unknown) => {
-    if (!err && res.headersSent) return;
 
-    let status: number;
-    let headers: Record<string, unknown> | undefined;
-    let message: string;
-    if (err) {
-      const errorStatus = errorStatusCode(err as ErrorLike);
-      if (errorStatus === undefined) {
-        status = responseStatusCode(res);
-      } else {
-        status = errorStatus;
-        headers = errorHeaders(err as ErrorLike);
-      }
-      message = errorMessage(err as ErrorLike, status, env);
+  let status: number;
+  let headers: Record<string, unknown> | undefined;
+  let message: string;
+  if (err) {
+    const errorStatus = errorStatusCode(err as ErrorLike);
+    if (errorStatus === undefined) {
+      status = responseStatusCode(res);
     } else {
-      status = 404;
-      message = 'Cannot ' + req.method + ' ' + encodeUrl(resourceName(req));
+      status = errorStatus;
+      headers = errorHeaders(err as ErrorLike);
     }
+    message = errorMessage(err as ErrorLike, status, env);
+  } else {
+    status = 404;
+    message = 'Cannot ' + req.method + ' ' + encodeUrl(resourceName(req));
+  }
 
-    if (err && onerror) setImmediate(onerror, err, req, res);
+  if (err && onerror) setImmediate(onerror, err, req, res);
 
-    if (res.headersSent) {
-      // Half a response cannot be turned into an error page: close the connection.
-      req.socket?.destroy();
-      return;
-    }
-    whenRequestRead(req, () => writeErrorPage(req, res, status, headers, message));
-  };
+  if (res.headersSent) {
+    // Half a response cannot be turned into an error page: close the connection.
+    req.socket?.destroy();
+    return;
+  }
+  whenRequestRead(req, () => writeErrorPage(req, res, status, headers, message));
 }
 
 function errorStatusCode(err: ErrorLike): number | undefined {
