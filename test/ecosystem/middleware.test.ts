@@ -4,10 +4,10 @@
  * answers must match (differential), so "works" means "works as on Express".
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import compression from 'compression';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
@@ -225,6 +225,7 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
 
   it('method-override, serve-favicon, express-rate-limit and express-validator', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapp-eco-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'favicon.ico'), Buffer.from([0, 0, 1, 0]));
     await assertSameResponses(
       (fw: Framework) => {
@@ -280,6 +281,7 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
       '--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n' +
       '--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n' +
       'file body\r\n--XX--\r\n';
+    after(() => rmSync(dir, { recursive: true, force: true }));
     const answers = await assertSameResponses(
       (fw: Framework) => {
         const app: Any = fw();
