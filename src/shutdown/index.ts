@@ -60,7 +60,7 @@ class Drain {
   readonly sessions = new Set<Http2Session>();
   /** The connections HTTP/2 sessions run on (h2c): they end with their session, not as idle HTTP/1. */
   readonly sessionSockets = new WeakSet<object>();
-  /** TLS sockets, to find HTTP/1 ones that never sent a request (servers without closeIdleConnections). */
+  /** TLS sockets: their requests are not on the raw connections, so fresh HTTP/1 ones are found here. */
   readonly secureSockets = new Set<TLSSocket>();
   deadline: NodeJS.Timeout | undefined;
   freshDeadline: NodeJS.Timeout | undefined;

@@ -67,6 +67,15 @@ const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
 
 for (const [kind, start] of Object.entries(servers)) {
   describe(`graceful shutdown of ${kind}`, () => {
+    /** A graceful server whose deadline is far beyond the test's timeout: only the drain itself can end it. */
+    async function withFarDeadline(): Promise<{ server: http.Server; port: number }> {
+      const server = webapp.graceful(await start(inFlightApp().app), {
+        signals: [],
+        timeout: 10 * 60 * 1000,
+      }) as http.Server;
+      return { server, port: (server.address() as AddressInfo).port };
+    }
+
     it(
       'finishes every started request byte-complete, closes idle sockets at once and refuses new connections',
       { timeout: 15000 },
@@ -162,10 +171,7 @@ for (const [kind, start] of Object.entries(servers)) {
       'answers the first request of a connection made just before the close, with Connection: close',
       { timeout: 15000 },
       async () => {
-        const { app } = inFlightApp();
-        // The deadline is far beyond the test's timeout: only the drain itself can end it.
-        const server = webapp.graceful(await start(app), { signals: [], timeout: 10 * 60 * 1000 }) as http.Server;
-        const port = (server.address() as AddressInfo).port;
+        const { server, port } = await withFarDeadline();
         const fresh = await connect(port);
         const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
         // Sent once the close has begun, as a request in the socket buffer that the server had not read yet.
@@ -180,10 +186,8 @@ for (const [kind, start] of Object.entries(servers)) {
 
     it('leaves an upgraded connection (a WebSocket) to the app, as the deadline does', { timeout: 15000 }, async () => {
       const { WebSocketServer, WebSocket } = require('ws');
-      const { app } = inFlightApp();
-      const server = webapp.graceful(await start(app), { signals: [], timeout: 10 * 60 * 1000 }) as http.Server;
+      const { server, port } = await withFarDeadline();
       const sockets = new WebSocketServer({ server });
-      const port = (server.address() as AddressInfo).port;
       const client = new WebSocket(`ws://127.0.0.1:${port}/`);
       await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
       const closedBy: string[] = [];
@@ -205,9 +209,7 @@ for (const [kind, start] of Object.entries(servers)) {
       'closes a connection that sends no request, so the drain ends well before the deadline',
       { timeout: 15000 },
       async () => {
-        const { app } = inFlightApp();
-        const server = webapp.graceful(await start(app), { signals: [], timeout: 10 * 60 * 1000 }) as http.Server;
-        const port = (server.address() as AddressInfo).port;
+        const { server, port } = await withFarDeadline();
         const silent = await connect(port);
         const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
         assert.equal((await silent.received).length, 0);
