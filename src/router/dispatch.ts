@@ -89,7 +89,9 @@ export class Dispatch {
   /** `next(err)`: finds the next layer that matches and runs it, or leaves the router. */
   private step(err: unknown): void {
     let layerError = err === 'route' ? null : err;
-    restoreUrl(this);
+    // Tested here rather than in restoreUrl: this runs for every layer, and keeping the
+    // rare work out of line leaves V8 room to inline the rest of the walk into it.
+    if (this.removed.length !== 0 || this.slashAdded) restoreUrl(this);
 
     if (layerError === 'router') {
       setImmediate(leaveRouter, this, null);

@@ -45,10 +45,20 @@ export class LayerCursor {
    * Called before each walk: a middleware may have rewritten `req.url` since the last.
    */
   seek(path: string): void {
+    // The same path as at the last layer, and no layer added or removed since (a chain
+    // of middleware calling next()): the candidates stand, and `candidate` already points
+    // past the layer last returned. Only the length is compared here, as this runs for
+    // every layer; the whole check (LayerIndex.for) runs whenever the path changes,
+    // which includes each request's first layer.
+    const seen = this.seekIndex;
+    if (seen !== undefined && path === this.seekPath && seen.hasLengthOf(this.owner.stack)) return;
+    this.reseek(path);
+  }
+
+  /** The index for the stack as it is now, and its candidates for `path`. Out of line: see `seek`. */
+  private reseek(path: string): void {
     const owner = this.owner;
     const index = (owner[kLayerIndex] = LayerIndex.for(owner.stack, owner[kLayerIndex]));
-    // The same path in the same index: the candidates stand, and `candidate` already
-    // points past the layer last returned (a chain of middleware calling next()).
     if (index !== undefined && index === this.seekIndex && path === this.seekPath) return;
     this.seekIndex = index;
     this.seekPath = path;

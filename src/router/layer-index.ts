@@ -48,12 +48,12 @@ export class LayerIndex {
 
   /** Whether the stack is still the one indexed (the router's methods and direct pushes/splices). */
   isFor(stack: Layer[]): boolean {
-    return (
-      stack === this.stack &&
-      stack.length === this.length &&
-      stack[0] === this.first &&
-      stack[stack.length - 1] === this.last
-    );
+    return this.hasLengthOf(stack) && stack[0] === this.first && stack[stack.length - 1] === this.last;
+  }
+
+  /** The cheaper part of `isFor`: the same array, with as many layers as when indexed. */
+  hasLengthOf(stack: Layer[]): boolean {
+    return stack === this.stack && stack.length === this.length;
   }
 
   /** Positions in the stack of the layers that may match `path`, ascending. */

@@ -78,6 +78,28 @@ describe('Router', () => {
     await request(app).get('/route1000/x').expect(404);
   });
 
+  it('runs a layer added, and skips one removed, by a middleware during the request, as Express does', async () => {
+    const build = (framework: typeof express) => {
+      const app = framework();
+      app.use((req, _res, next) => {
+        if (req.url === '/late') app.get('/late', send('added during the request'));
+        if (req.url === '/drop') app._router.stack.pop();
+        next();
+      });
+      // Enough layers for the router's index, which must follow the stack as it changes.
+      for (let i = 0; i < 30; i++) app.get(`/page${i}`, send(`page ${i}`));
+      app.use((_req, _res, next) => next());
+      app.get('/drop', send('removed before it was reached'));
+      return app;
+    };
+    for (const framework of [express, webapp as unknown as typeof express]) {
+      const app = build(framework);
+      await request(app).get('/drop').expect(404);
+      await request(app).get('/late').expect(200, 'added during the request');
+      await request(app).get('/page7').expect(200, 'page 7');
+    }
+  });
+
   it('sees a rewritten req.url in later layers (index follows the current path)', async () => {
     const app = webapp();
     for (let i = 0; i < 30; i++) app.get(`/page${i}`, send(`page ${i}`));
