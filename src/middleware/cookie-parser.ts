@@ -4,7 +4,8 @@
  * `req.signedCookies`; `j:` values are JSON-decoded in both. `req.secret` is set
  * so `res.cookie(name, value, { signed: true })` can sign.
  */
-import { parse, type CookieParseOptions } from 'cookie';
+import type { CookieParseOptions } from 'cookie';
+import { parseCookieHeader } from '../http/cookie-header';
 import { unsign } from '../http/cookie-signature';
 import type { Middleware, MiddlewareRequest } from './types';
 
@@ -47,31 +48,15 @@ function signedCookies(obj: Record<string, unknown>, secret: string): Record<str
   return signed;
 }
 
-/**
- * Copies parsed cookies into a prototype-less object, so a cookie named
- * `__proto__` or `constructor` is a plain entry and never reaches a prototype.
- */
-function ownCookies(header: string, options?: CookieParseOptions): Record<string, unknown> {
-  const parsed = parse(header, options) as Record<string, string | undefined>;
-  const cookies: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(parsed)) {
-    if (key !== '__proto__') cookies[key] = parsed[key];
-  }
-  return cookies;
-}
-
 export function cookieParser(secret?: string, options?: CookieParseOptions): Middleware {
   return function cookieParser(request, _res, next) {
     const req = request as MiddlewareRequest;
     if (req.cookies) return next();
     const header = req.headers.cookie;
     req.secret = secret;
-    req.cookies = Object.create(null);
-    req.signedCookies = Object.create(null);
-    if (!header) return next();
-
-    const cookies = ownCookies(header, options);
-    if (secret) req.signedCookies = JSONCookies(signedCookies(cookies, secret));
+    // Prototype-less, so a cookie named `constructor` is a plain entry and none reaches a prototype.
+    const cookies: Record<string, unknown> = header ? parseCookieHeader(header, options?.decode) : Object.create(null);
+    req.signedCookies = secret ? JSONCookies(signedCookies(cookies, secret)) : Object.create(null);
     req.cookies = JSONCookies(cookies);
     next();
   };
