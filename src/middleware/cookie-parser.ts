@@ -54,8 +54,9 @@ export function cookieParser(secret?: string, options?: CookieParseOptions): Mid
     if (req.cookies) return next();
     const header = req.headers.cookie;
     req.secret = secret;
-    // Prototype-less, so a cookie named `constructor` is a plain entry and none reaches a prototype.
-    const cookies: Record<string, unknown> = header ? parseCookieHeader(header, options?.decode) : Object.create(null);
+    // Objects that inherit nothing: a cookie named `constructor` is a plain entry, and none reaches a prototype.
+    const cookies: Record<string, unknown> =
+      typeof header === 'string' && header !== '' ? parseCookieHeader(header, options?.decode) : Object.create(null);
     req.signedCookies = secret ? JSONCookies(signedCookies(cookies, secret)) : Object.create(null);
     req.cookies = JSONCookies(cookies);
     next();
