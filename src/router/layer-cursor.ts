@@ -59,7 +59,6 @@ export class LayerCursor {
   private reseek(path: string): void {
     const owner = this.owner;
     const index = (owner[kLayerIndex] = LayerIndex.for(owner.stack, owner[kLayerIndex]));
-    if (index !== undefined && index === this.seekIndex && path === this.seekPath) return;
     this.seekIndex = index;
     this.seekPath = path;
     this.candidates = index?.candidates(path);

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { parse as parseCookieHeader } from 'cookie';
 import { inCallerContext } from '../../http/async-context';
+import { parseCookieHeader } from '../../http/cookie-header';
 import { sign, unsign } from '../../http/cookie-signature';
 import { deprecate } from '../../http/deprecate';
 import { parseOriginalUrl } from '../../http/parse-url';
