@@ -70,16 +70,23 @@ function contentStream(req: IncomingMessage, inflate: boolean): Readable {
 
 /**
  * Collects the stream's bytes, as the chunks read and their total length. Errors
- * are raw-body's: 413 `entity.too.large`, 400 `request.size.invalid`, 400
- * `request.aborted`, 500 `stream.encoding.set`, 500 `stream.not.readable`.
+ * are raw-body's, those known before reading in raw-body's order: 413
+ * `entity.too.large` by the announced length, 500 `stream.encoding.set`, 500
+ * `stream.not.readable`, then `charsetError` (a charset nothing decodes); while
+ * reading, 413 `entity.too.large`, 400 `request.size.invalid`, 400 `request.aborted`.
  */
 function collect(
   req: IncomingMessage,
   stream: Readable,
   announced: number | null,
   limit: number,
+  charsetError: Error | null,
   done: (err: Error | null, chunks?: Buffer[], length?: number) => void,
 ): void {
+  if (announced !== null && announced > limit) {
+    done(entityTooLarge(limit, { expected: announced, length: announced }));
+    return;
+  }
   const state = (stream as Readable & { _readableState?: { encoding?: unknown } })._readableState;
   if (state && state.encoding != null) {
     done(streamEncodingSet());
@@ -89,8 +96,8 @@ function collect(
     done(streamNotReadable());
     return;
   }
-  if (announced !== null && announced > limit) {
-    done(entityTooLarge(limit, { expected: announced, length: announced }));
+  if (charsetError) {
+    done(charsetError);
     return;
   }
 
@@ -148,15 +155,15 @@ export function readBody(
   // The body's events run in the connection's context: continue in the caller's.
   const next = inCallerContext(callerNext);
   const { encoding, verify } = options;
-  let decoder: BodyDecoder | undefined;
-  if (encoding !== null) {
-    decoder = decoderFor(encoding);
-    if (!decoder) {
-      // As for every read error, answer once the body is consumed.
-      const error = unsupportedCharset(encoding);
-      whenRequestRead(req, () => next(error));
-      return;
-    }
+  const decoder: BodyDecoder | undefined = encoding === null ? undefined : decoderFor(encoding);
+  // A charset nothing decodes is refused where body-parser 1.20 refuses it: at
+  // once when there is a `verify`, before any inflating stream exists; else after
+  // the Content-Encoding and raw-body's own checks, once the body is read off,
+  // as every read error is.
+  const charsetError = encoding !== null && !decoder ? unsupportedCharset(encoding) : null;
+  if (charsetError && verify) {
+    next(charsetError);
+    return;
   }
 
   let stream: Readable;
@@ -170,7 +177,7 @@ export function readBody(
   const announced =
     stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
 
-  collect(req, stream, announced, options.limit, (error, chunks, length) => {
+  collect(req, stream, announced, options.limit, charsetError, (error, chunks, length) => {
     if (error) {
       if (stream !== req) {
         req.unpipe(stream as unknown as NodeJS.WritableStream);

@@ -3,11 +3,12 @@
  * on bare servers; status and body (parsed value or error fields) must match.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
 import { rawRequest, withServer, type RequestSpec } from '../support/differential';
 import ours = require('../../src/body-parser/index');
-import { serverFor } from './support';
+import { serverFor, type Parser } from './support';
 
 const theirs = require('body-parser');
 process.env.NO_DEPRECATION = 'body-parser,webapp';
@@ -395,6 +396,54 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
       for (const charset of ['koi8-r', 'windows-1251', 'iso-8859-6'])
         assert.equal((await rawRequest(port, post('text/plain; charset=' + charset, 'abc'))).status, 200, charset);
     });
+  });
+
+  it('which refusal comes first: Content-Encoding, announced length, charset; with verify, the charset', async () => {
+    const bogus = 'text/plain; charset=bogus';
+    // No verify: the Content-Encoding, then the announced length, then the charset.
+    await same(
+      (m) => m.text({ limit: 5 }),
+      [
+        post(bogus, 'abc', { 'Content-Encoding': 'compress' }),
+        post(bogus, 'abcdefghij'),
+        post(bogus, 'abc'),
+        post(bogus, 'abcdefghij', { 'Content-Encoding': 'gzip' }),
+      ],
+    );
+    // With verify: the charset before anything else.
+    await same(
+      (m) => m.text({ limit: 5, verify: () => undefined } as never),
+      [post(bogus, 'abc', { 'Content-Encoding': 'compress' }), post(bogus, 'abcdefghij')],
+    );
+  });
+
+  it('with verify, an unknown charset is answered before the body arrives', async () => {
+    // Headers announce 100 bytes, one is sent, and the socket stays open: the
+    // 415 must come without the rest (a 10 s guard ends the wait otherwise).
+    const partial =
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain; charset=bogus\r\nContent-Length: 100\r\n\r\nx';
+    const firstAnswer = (parser: Parser) =>
+      withServer(serverFor(parser).listeners('request')[0] as never, (port) => {
+        return new Promise<string>((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => socket.write(partial));
+          const guard = setTimeout(() => socket.destroy(), 10_000);
+          let text = '';
+          socket.setEncoding('utf8');
+          socket.on('data', (chunk: string) => {
+            text += chunk;
+            if (text.includes('}')) socket.destroy();
+          });
+          socket.on('close', () => {
+            clearTimeout(guard);
+            resolve(text);
+          });
+        });
+      });
+    for (const module of [theirs, ours]) {
+      const text = await firstAnswer(module.text({ verify: () => undefined }) as Parser);
+      assert.match(text, /^HTTP\/1.1 415/, text);
+      assert.match(text, /"type":"charset.unsupported"/, text);
+    }
   });
 
   it("verify: a throw gives 403 entity.verify.failed, or the error's own status", async () => {
