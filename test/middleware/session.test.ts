@@ -400,6 +400,27 @@ describe('session: holding the end', () => {
   });
 });
 
+describe('session: a write that throws while the end is held', () => {
+  it('the whole body goes out once the store has saved, as in Connect 2.30', async () => {
+    // Node refuses the status code in writeHead: nothing was sent, and the error
+    // handler's own end() comes too late. The store's answer then sends all of it.
+    const refusedStatus: Handler = (req, res) => {
+      req.session.n = 1;
+      res.statusCode = 42;
+      res.setHeader('Content-Length', '5');
+      res.end('hello');
+    };
+    const secret = 's';
+    const [res] = await assertSameAsConnect(
+      [connect.session({ secret }), refusedStatus],
+      [session({ secret }), refusedStatus],
+      [{ path: '/' }],
+      normalize,
+    );
+    assert.deepEqual([res.status, res.body, res.headers['content-length']], [500, 'hello', '5']);
+  });
+});
+
 describe('session: errors', () => {
   it('a store.get error reaches the error handler; ENOENT starts a new session', async () => {
     const failing = failingStore({ get: new Error('store down') });

@@ -27,13 +27,14 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
     ended = true;
     // end([chunk], [encoding], [callback]): keep the callback for the real end.
     const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
-    let [chunk, encoding] = args as [unknown, BufferEncoding | undefined];
+    const [chunk, encoding] = args as [unknown, BufferEncoding | undefined];
 
     const work = decide();
     if (!work) return end.call(res, chunk, encoding, callback);
 
     let pending = true;
-    let rest: unknown;
+    // The last byte, held back from the write until the store has answered.
+    let rest: Buffer | undefined;
     // The store answers from its own connection: a failure reaches `next` in the context of `end`'s caller.
     work(
       inCallerContext((err?: unknown) => {
@@ -48,19 +49,19 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
       }),
     );
     if (!pending || chunk == null) return this;
-    pending = false;
     const length = Number(res.getHeader('Content-Length'));
-    if (!Number.isNaN(length) && length > 0) {
-      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding);
-      encoding = undefined;
-      if (bytes.length > 0) {
-        rest = bytes.subarray(bytes.length - 1);
-        chunk = bytes.subarray(0, bytes.length - 1);
-      } else {
-        chunk = bytes;
-      }
+    if (Number.isNaN(length) || length <= 0) {
+      write.call(res, chunk, encoding);
+      pending = false;
+      return this;
     }
-    write.call(res, chunk, encoding);
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding);
+    const last = Math.max(bytes.length - 1, 0);
+    // When the write throws (Node refuses the status code, say), nothing was sent:
+    // the store's answer then ends the response with the whole body, as in express-session.
+    write.call(res, bytes.subarray(0, last));
+    pending = false;
+    if (bytes.length > 0) rest = bytes.subarray(last);
     return this;
   } as ServerResponse['end'];
 }
