@@ -3,11 +3,13 @@
  * static middleware with Connect 2.30's directory redirect (serve-static 1.10):
  * `303 See Other` and a one-line HTML body, where 4.x answers 301 with a page.
  * The Location is built as 4.x builds it (path and query of `originalUrl`, so
- * relative to the mount point, never another host) and percent-encoded.
+ * relative to the mount point, never another host) and percent-encoded. Files
+ * get send 0.13's headers (src/static/dialect.ts), as Connect 2.30 sends them.
  */
 import type { ServerResponse } from 'node:http';
 import { escapeHtml } from '../http/escape-html';
 import { createServeStatic, directoryLocation, type DirectoryRedirect, type ServeStaticOptions } from '../static';
+import { send013 } from '../static/dialect';
 import type { Middleware } from './types';
 
 const seeOther: DirectoryRedirect = (req, res: ServerResponse) => {
@@ -22,5 +24,5 @@ const seeOther: DirectoryRedirect = (req, res: ServerResponse) => {
 };
 
 export function serveStatic3(root: string, options?: ServeStaticOptions): Middleware {
-  return createServeStatic(root, options, seeOther) as Middleware;
+  return createServeStatic(root, options, { redirectDirectory: seeOther, dialect: send013 }) as Middleware;
 }

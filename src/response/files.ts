@@ -16,6 +16,7 @@ import type { NextFunction } from '../types/public';
 const sendOptions = lazy(() => require('../static/options') as typeof import('../static/options'));
 const sendCore = lazy(() => require('../static/send') as typeof import('../static/send'));
 const transferCore = lazy(() => require('../static/transfer') as typeof import('../static/transfer'));
+const sendDialects = lazy(() => require('../static/dialect') as typeof import('../static/dialect'));
 
 export interface SendFileOptions extends SendOptions {
   /** Headers to send with the file (set right before the file's own headers). */
@@ -180,7 +181,9 @@ function sendfile(
 
   req.socket?.on('error', onSocketError);
   this.on('finish', cleanup);
-  sendCore().sendFile(req, this, path, sendOptions().compileSendOptions(opts), {
+  // Express 3.21 sends files with send 0.13, whose headers differ a little from 4.x's.
+  const settings = { ...sendOptions().compileSendOptions(opts), dialect: sendDialects().send013 };
+  sendCore().sendFile(req, this, path, settings, {
     error: fail,
     directory: () => next?.(),
     // No `headers` option: Express 3.21's file sender has none, and sends none.

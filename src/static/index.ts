@@ -10,6 +10,7 @@ import { createHttpError, type HttpError } from '../http/errors';
 import { encodeUrl } from '../http/encode-url';
 import { parseOriginalUrl, parseUrl } from '../http/parse-url';
 import { sameOriginPath } from '../http/same-origin-path';
+import { send019, type SendDialect } from './dialect';
 import { compileSendOptions, type SendOptions, type SendSettings } from './options';
 import { sendRedirect } from './html';
 import { hasTrailingSlash, sendFile, type SendHooks } from './send';
@@ -45,18 +46,29 @@ export function directoryLocation(req: IncomingMessage): string {
 /** Answers a request for a directory without its trailing slash (the Location from `directoryLocation`). */
 export type DirectoryRedirect = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** serve-static 1.16's answer: 301 with a small escaped HTML page. */
-const movedPermanently: DirectoryRedirect = (req, res) => sendRedirect(res, directoryLocation(req));
-
-export function serveStatic(root: string, options?: ServeStaticOptions): Middleware {
-  return createServeStatic(root, options, movedPermanently);
+/** What differs between the static middleware of 4.x and that of Connect 2.30 (for 3.x). */
+export interface StaticFlavour {
+  /** 4.x: 301 with a small page; Connect 2.30: 303. */
+  redirectDirectory: DirectoryRedirect;
+  /** The `send` whose headers the files get. */
+  dialect: SendDialect;
 }
 
-/** The static middleware with its directory redirect chosen by the caller (4.x: 301; Connect 2.30's: 303). */
+/** serve-static 1.16 (send 0.19): 301 with a small escaped HTML page. */
+const express4Static: StaticFlavour = {
+  redirectDirectory: (req, res) => sendRedirect(res, directoryLocation(req)),
+  dialect: send019,
+};
+
+export function serveStatic(root: string, options?: ServeStaticOptions): Middleware {
+  return createServeStatic(root, options, express4Static);
+}
+
+/** The static middleware of the caller's flavour (4.x's, or Connect 2.30's). */
 export function createServeStatic(
   root: string,
   options: ServeStaticOptions | undefined,
-  redirectDirectory: DirectoryRedirect,
+  { redirectDirectory, dialect }: StaticFlavour,
 ): Middleware {
   if (!root) throw new TypeError('root path required');
   if (typeof root !== 'string') throw new TypeError('root path must be a string');
@@ -75,7 +87,7 @@ export function createServeStatic(
     const sendOptions: SendOptions = Object.create(opts);
     sendOptions.maxage = opts.maxage || opts.maxAge || 0;
     sendOptions.root = root;
-    settings = compileSendOptions(sendOptions);
+    settings = { ...compileSendOptions(sendOptions), dialect };
   } catch (err) {
     optionsError = err;
   }

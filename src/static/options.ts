@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { deprecate } from '../http/deprecate';
 import { parseMs } from '../http/ms';
+import { send019, type SendDialect } from './dialect';
 
 export type DotfilesMode = 'allow' | 'deny' | 'ignore';
 
@@ -54,6 +55,8 @@ export interface SendSettings {
   root: string | null;
   start: number;
   end: number | undefined;
+  /** The `send` version whose headers files get (Express 4's, unless a 3.x caller says otherwise). */
+  dialect: SendDialect;
 }
 
 const ONE_YEAR = 365 * 24 * 60 * 60 * 1000;
@@ -100,5 +103,6 @@ export function compileSendOptions(options: SendOptions | null | undefined): Sen
     root: opts.root ? resolve(opts.root) : null,
     start: (opts.start as number) || 0,
     end: opts.end,
+    dialect: send019,
   };
 }

@@ -13,7 +13,7 @@ import { extname, join, sep } from 'node:path';
 import { createHttpError, toHttpError, type HttpError } from '../http/errors';
 import { statTag } from '../http/etag';
 import { isFresh } from '../http/fresh';
-import { charsetOf, DEFAULT_TYPE, lookupType } from '../http/mime';
+import { DEFAULT_TYPE, lookupType } from '../http/mime';
 import { onFinished } from '../http/on-finished';
 import { parseRange } from '../http/range-parser';
 import type { SendSettings } from './options';
@@ -164,17 +164,9 @@ function setFileHeaders(
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
   if (!res.getHeader('Content-Type')) {
     const type = lookupType(path) || DEFAULT_TYPE;
-    const charset = charsetOf(type);
+    const charset = settings.dialect.charsetOf(type);
     res.setHeader('Content-Type', charset ? type + '; charset=' + charset : type);
   }
-}
-
-function removeContentHeaders(res: ServerResponse): void {
-  res.removeHeader('Content-Encoding');
-  res.removeHeader('Content-Language');
-  res.removeHeader('Content-Length');
-  res.removeHeader('Content-Range');
-  res.removeHeader('Content-Type');
 }
 
 function sendStat(
@@ -213,7 +205,7 @@ function sendStat(
         'last-modified': res.getHeader('Last-Modified') as string | undefined,
       })
     ) {
-      removeContentHeaders(res);
+      settings.dialect.removeContentHeaders(res);
       res.statusCode = 304;
       res.end();
       return;

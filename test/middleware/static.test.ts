@@ -29,6 +29,8 @@ before(() => {
   mkdirSync(join(root, 'with space'));
   writeFileSync(join(root, 'dir', 'index.html'), '<p>dir</p>');
   writeFileSync(join(root, 'file.txt'), 'file');
+  for (const name of ['data.json', 'app.js', 'page.html', 'style.css', 'image.png', 'noext', 'feed.xml'])
+    writeFileSync(join(root, name), 'content of ' + name);
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -76,6 +78,55 @@ describe('static (3.x)', () => {
       answers.slice(0, 4).map((res) => res.headers.location),
       ['/files/', '/files/?a=1', '/files/dir/', '/files/dir/sub/?b=2'],
     );
+  });
+
+  it("serves files with send 0.13's headers: a charset for text/* only; a 304 keeps no Content-* header", async () => {
+    const files = ['/data.json', '/app.js', '/page.html', '/style.css', '/image.png', '/noext', '/feed.xml'];
+    // An app's own Content-* headers (but Content-Location) leave a 304 too.
+    const withOwnHeaders = (_req: Any, res: Any, next: Any) => {
+      res.setHeader('Content-Language', 'en');
+      res.setHeader('Content-Disposition', 'inline');
+      res.setHeader('Content-Location', '/elsewhere');
+      next();
+    };
+    const requests = [
+      ...files.map((path) => ({ path })),
+      ...files.map((path) => ({ path, headers: { 'If-None-Match': '*' } })),
+    ];
+    const answers = await assertSameAsConnect(
+      [withOwnHeaders, connect.static(root), notFound],
+      [withOwnHeaders, static3(root), notFound],
+      requests,
+    );
+    assert.equal(answers[0].headers['content-type'], 'application/json');
+    assert.equal(answers[2].headers['content-type'], 'text/html; charset=UTF-8');
+    const notModified = answers[files.length];
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.headers['content-language'], undefined);
+    assert.equal(notModified.headers['content-disposition'], undefined);
+    assert.equal(notModified.headers['content-location'], '/elsewhere');
+
+    // express@3.21's res.sendfile and res.download, against webapp/v3's.
+    const define = (framework: Any) =>
+      framework()
+        .get('/send/:name', (req: Any, res: Any) => res.sendfile(req.params.name, { root }))
+        .get('/download/:name', (req: Any, res: Any) => res.download(join(root, req.params.name), 'saved name'));
+    const names = ['data.json', 'app.js', 'page.html'];
+    await assertSameResponses(
+      define,
+      names.flatMap((name) => [
+        { path: '/send/' + name },
+        { path: '/download/' + name },
+        { path: '/download/' + name, headers: { 'If-None-Match': '*' } },
+      ]),
+      { oracle: express3, subject: webapp3 },
+    );
+  });
+
+  it('webapp.static and res.sendFile (4.x) keep send 0.19: UTF-8 for JSON and JavaScript too', async () => {
+    const [json, js] = await requestAll([serveStatic(root), notFound], [{ path: '/data.json' }, { path: '/app.js' }]);
+    assert.equal(json.headers['content-type'], 'application/json; charset=UTF-8');
+    assert.equal(js.headers['content-type'], 'application/javascript; charset=UTF-8');
   });
 
   it('webapp.static (4.x) still answers 301', async () => {
