@@ -40,13 +40,6 @@ export function arrayToObject(source: readonly unknown[]): Record<string, unknow
   return out;
 }
 
-/** Entries actually present (parsed arrays are sparse until compaction). */
-export function countElements(array: readonly unknown[]): number {
-  let count = 0;
-  for (let i = 0; i < array.length; i++) if (i in array) count++;
-  return count;
-}
-
 export interface Limits {
   arrayLimit: number;
   throwOnLimitExceeded: boolean;
@@ -69,8 +62,8 @@ export function combine(first: unknown, second: unknown, limits: Limits): Contai
 }
 
 /** The array itself, or its overflow object when it holds more than arrayLimit entries. */
-export function limitArray(array: unknown[], limits: Limits, size = array.length): Container {
-  if (size > limits.arrayLimit) {
+export function limitArray(array: unknown[], limits: Limits): Container {
+  if (array.length > limits.arrayLimit) {
     if (limits.throwOnLimitExceeded) throw arrayLimitError(limits.arrayLimit);
     return markOverflow(arrayToObject(array), array.length - 1);
   }

@@ -8,7 +8,6 @@ import {
   arrayToObject,
   combine,
   conflictIndex,
-  countElements,
   isConflict,
   isObjectLike,
   isOverflow,
@@ -40,8 +39,10 @@ function highestIndex(target: object, floor: number): number {
 
 function mergeScalar(target: unknown, source: unknown, limits: Limits): unknown {
   if (Array.isArray(target)) {
+    // As in the qs Express 4.22 installs (6.16): the length counts the holes a
+    // sparse index left (`a[999]=x&a=y` is past a limit of 1000), not the entries.
     const next = target.length;
-    if (countElements(target) >= limits.arrayLimit) {
+    if (next >= limits.arrayLimit) {
       if (limits.throwOnLimitExceeded) throw arrayLimitError(limits.arrayLimit);
       return markOverflow(arrayToObject(target.concat(source)), next);
     }
@@ -88,7 +89,7 @@ function mergeArrays(target: unknown[], source: unknown[], limits: Limits): Cont
       target[i] = item;
     }
   });
-  return limitArray(target, limits, countElements(target));
+  return limitArray(target, limits);
 }
 
 export function merge(target: unknown, source: unknown, limits: Limits): unknown {

@@ -233,6 +233,11 @@ describe('request compatibility with express@4', () => {
           { path: '/h#frag?x=1' },
           { path: '/e?' },
           { path: '/f?a=1#b=2' },
+          // Around Express's arrayLimit of 1000: a sparse index counts up to it.
+          { path: '/g?a[999]=x&a=y' },
+          { path: '/g?a[998]=x&a=y' },
+          { path: '/g?a[1000]=x&a=y' },
+          { path: '/g?a[]=1&a[999]=x&a=y' },
         ],
       );
     }
