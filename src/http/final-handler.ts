@@ -80,14 +80,18 @@ function errorHeaders(err: ErrorLike): Record<string, unknown> | undefined {
   return Object.assign(Object.create(null), err.headers) as Record<string, unknown>;
 }
 
-/** The stack outside production (as Express shows it), only the status phrase in production. */
+/**
+ * The stack outside production (as Express shows it), only the status phrase in
+ * production. A status without a phrase (499, 404.5) reads "undefined", as
+ * Express's page prints it.
+ */
 function errorMessage(err: ErrorLike, status: number, env: string): string {
   let message: string | undefined;
   if (env !== 'production') {
     message = typeof err.stack === 'string' ? err.stack : undefined;
     if (!message && typeof err.toString === 'function') message = err.toString();
   }
-  return message || STATUS_CODES[status] || String(status);
+  return message || String(STATUS_CODES[status]);
 }
 
 function resourceName(req: IncomingMessage): string {
@@ -120,7 +124,8 @@ function writeErrorPage(
   if (res.headersSent || res.destroyed) return;
   const body = errorDocument(message);
   res.statusCode = status;
-  if (req.httpVersionMajor < 2) res.statusMessage = STATUS_CODES[status] ?? String(status);
+  // Without a phrase of its own, Node writes the integer status's phrase, or "unknown".
+  if (req.httpVersionMajor < 2) res.statusMessage = STATUS_CODES[status] as string;
   res.removeHeader('Content-Encoding');
   res.removeHeader('Content-Language');
   res.removeHeader('Content-Range');

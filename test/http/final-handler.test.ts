@@ -1,7 +1,31 @@
-/** The final handler's 404 page for targets the URL parser rejects, differential against express@4. */
+/** The final handler's pages, differential against express@4. */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import express = require('express');
+import webapp = require('../../src/index');
 import { assertSameResponses, type Framework } from '../support/differential';
+
+/** The whole answer, status line included (the differential helpers compare the code only). */
+function rawAnswer(app: http.RequestListener, path: string): Promise<string> {
+  const server = http.createServer(app);
+  return new Promise((resolve, reject) => {
+    server.listen(0, '127.0.0.1', () => {
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        server.close();
+        resolve(text.replace(/^Date: .*\r\n/im, '').replace(/^X-Powered-By: .*\r\n/im, ''));
+      });
+      socket.end(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    });
+  });
+}
 
 describe('final handler', () => {
   it('names an unparsable absolute-form target "resource" in its 404, and keeps serving', async () => {
@@ -17,5 +41,30 @@ describe('final handler', () => {
     assert.equal(broken.status, 404);
     assert.match(broken.body, /Cannot GET resource/);
     assert.match(plain.body, /Cannot GET \/unknown/);
+  });
+
+  it('an error status without a reason phrase (499, 450, 404.5): the same status line and page', async () => {
+    const define = (framework: Framework) => {
+      const app = framework();
+      app.set('env', 'production');
+      app.get('/status/:code', (req, res) => {
+        res.status(Number(req.params.code));
+        throw new Error('boom');
+      });
+      app.get('/error/:code', (req, _res, next) =>
+        next(Object.assign(new Error('boom'), { status: Number(req.params.code) })),
+      );
+      return app;
+    };
+    const paths = ['/status/499', '/error/450', '/error/599', '/status/404.5', '/error/418', '/error/503'];
+    for (const path of paths) {
+      const expected = await rawAnswer(define(express as unknown as Framework) as http.RequestListener, path);
+      const actual = await rawAnswer(define(webapp as unknown as Framework) as http.RequestListener, path);
+      assert.equal(actual, expected, path);
+    }
+    assert.match(
+      await rawAnswer(define(webapp as unknown as Framework) as http.RequestListener, '/status/499'),
+      /^HTTP\/1.1 499 unknown\r\n[^]*<pre>undefined<\/pre>/,
+    );
   });
 });
