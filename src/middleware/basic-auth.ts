@@ -5,8 +5,7 @@
  * `WWW-Authenticate`; a header that is not `Basic <base64 user:pass>`: 400.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import { createHttpError } from '../http/errors';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Middleware, MiddlewareRequest } from './types';
 
 export type SyncCheck = (user: string, pass: string) => unknown;
@@ -27,6 +26,15 @@ function unauthorized(res: ServerResponse, realm: string): void {
   res.statusCode = 401;
   res.setHeader('WWW-Authenticate', 'Basic realm="' + realm + '"');
   res.end('Unauthorized');
+}
+
+/**
+ * A malformed Authorization header: a plain Error with `status` 400, as
+ * basic-auth-connect (Connect 2.30) makes it. An error handler shows its
+ * name, message and own properties, so an HttpError would read differently.
+ */
+function badRequest(): Error {
+  return Object.assign(new Error(STATUS_CODES[400]), { status: 400 });
 }
 
 export function basicAuth(callback: string | SyncCheck | AsyncCheck, realm?: string, ...rest: string[]): Middleware {
@@ -54,10 +62,10 @@ export function basicAuth(callback: string | SyncCheck | AsyncCheck, realm?: str
     if (!authorization) return unauthorized(res, realmName);
 
     const parts = authorization.split(' ');
-    if (parts.length !== 2) return next(createHttpError(400));
+    if (parts.length !== 2) return next(badRequest());
     const credentials = Buffer.from(parts[1], 'base64').toString();
     const colon = credentials.indexOf(':');
-    if (parts[0] !== 'Basic' || colon < 0) return next(createHttpError(400));
+    if (parts[0] !== 'Basic' || colon < 0) return next(badRequest());
 
     const user = credentials.slice(0, colon);
     const pass = credentials.slice(colon + 1);

@@ -31,6 +31,26 @@ describe('basicAuth', () => {
     );
   });
 
+  it('a malformed header is the plain Error Connect 2.30 passes on: its name, message and properties', async () => {
+    // errorHandler shows an error's name and own properties: they must read the same.
+    const describeError = (err: any, _req: unknown, res: any, _next: unknown) => {
+      res.statusCode = err.status;
+      res.end(JSON.stringify({ name: err.name, message: err.message, own: Object.keys(err), http: 'expose' in err }));
+    };
+    const malformed = requests.filter((r) => r.headers && !/^Basic [\w+/=]{4,}$/.test(r.headers.authorization));
+    const answers = await assertSameAsConnect(
+      [connect.basicAuth('tj', 'tobi'), show, describeError],
+      [basicAuth('tj', 'tobi'), show, describeError],
+      malformed,
+    );
+    assert.deepEqual(JSON.parse(answers[0].body), {
+      name: 'Error',
+      message: 'Bad Request',
+      own: ['status'],
+      http: false,
+    });
+  });
+
   it('sync callback matches Connect 2.30, with a realm', async () => {
     const check = (user: string, pass: string) => user === 'tj' && pass === 'tobi';
     await assertSameAsConnect([connect.basicAuth(check, 'Zone'), show], [basicAuth(check, 'Zone'), show], requests);

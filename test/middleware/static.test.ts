@@ -5,7 +5,7 @@
  * mount point; `webapp.static` keeps 4.x's 301.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -29,8 +29,12 @@ before(() => {
   mkdirSync(join(root, 'with space'));
   writeFileSync(join(root, 'dir', 'index.html'), '<p>dir</p>');
   writeFileSync(join(root, 'file.txt'), 'file');
-  for (const name of ['data.json', 'app.js', 'page.html', 'style.css', 'image.png', 'noext', 'feed.xml'])
+  // A fixed modification time: Last-Modified and ETag then match the recorded answers (Node 24+).
+  const modified = new Date('2025-01-02T03:04:05Z');
+  for (const name of ['data.json', 'app.js', 'page.html', 'style.css', 'image.png', 'noext', 'feed.xml']) {
     writeFileSync(join(root, name), 'content of ' + name);
+    utimesSync(join(root, name), modified, modified);
+  }
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
