@@ -14,6 +14,7 @@ import type bodyParser = require('./body-parser');
 // Not `import type`: the namespace below re-exports its interfaces with `export import`
 // (elided from the JavaScript, as the namespace is ambient).
 import * as PublicTypes from './types/public';
+import type { MimeModule } from './http/mime-module';
 
 function createApplication(): Application {
   return createApp<Application>(application, requestPrototype, responsePrototype);
@@ -133,7 +134,10 @@ declare namespace webapp {
    * @example
    * app.use('/assets', webapp.static('public', { maxAge: '1d', setHeaders: (res) => res.set('X-Static', '1') }));
    */
-  const serveStaticHandler: (root: string, options?: ServeStaticOptions<Response>) => PublicTypes.Handler;
+  const serveStaticHandler: ((root: string, options?: ServeStaticOptions<Response>) => PublicTypes.Handler) & {
+    /** send's `mime` 1.x object: `webapp.static.mime.define({ 'text/x-foo': ['foo'] })`. */
+    mime: MimeModule;
+  };
   export { serveStaticHandler as static };
   /**
    * Parses the query string into `req.query` (with `qs`-style options, or a parser function).

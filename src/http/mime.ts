@@ -7,7 +7,8 @@
  */
 import { lazy } from './lazy';
 
-const mimeDbTypes = lazy(() => (require('mime-types') as typeof import('mime-types')).types);
+const mimeTypes = lazy(() => require('mime-types') as typeof import('mime-types'));
+const mimeDbTypes = () => mimeTypes().types;
 
 /** Extensions that Express 4 (mime 1.6) maps to another type than mime-db does. */
 const EXPRESS4_TYPES: Readonly<Record<string, string>> = {
@@ -72,10 +73,31 @@ const COMMON_TYPES: Readonly<Record<string, string>> = {
   bin: 'application/octet-stream',
 };
 
+/**
+ * Types an app added through `mime.define` (src/http/mime-module.ts), by extension,
+ * and the first extension of each: they come before every table, as in `mime` 1.x.
+ */
+const definedTypes = new Map<string, string>();
+const definedExtensions = new Map<string, string>();
+
+/** Adds `type` for each extension (replacing what it was), as `mime.define` does. */
+export function defineType(type: string, extensions: readonly string[]): void {
+  for (const ext of extensions) definedTypes.set(String(ext).toLowerCase(), type);
+  if (!definedExtensions.has(type) && extensions.length > 0) definedExtensions.set(type, String(extensions[0]));
+}
+
+/** The first extension of a media type (`mime.extension`), or undefined. */
+export function extensionOfType(type: string): string | undefined {
+  const defined = definedExtensions.get(type);
+  if (defined !== undefined) return defined;
+  return mimeTypes().extension(type) || undefined;
+}
+
 /** The media type for a file path or extension, or `false` when the extension is unknown. */
 export function lookupType(pathOrExt: string): string | false {
   if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
   const ext = extensionOf(pathOrExt);
+  if (definedTypes.size !== 0 && definedTypes.has(ext)) return definedTypes.get(ext)!;
   if (hasOwn.call(COMMON_TYPES, ext)) return COMMON_TYPES[ext];
   if (hasOwn.call(EXPRESS4_TYPES, ext)) return EXPRESS4_TYPES[ext];
   if (UNKNOWN_TO_EXPRESS4.has(ext)) return false;
@@ -90,6 +112,13 @@ const UTF8_TYPES = /^text\/|^application\/(?:javascript|json)/;
  */
 export function charsetOf(type: string): string | false {
   return typeof type === 'string' && UTF8_TYPES.test(type) ? 'UTF-8' : false;
+}
+
+const TEXT_TYPES = /^text\//;
+
+/** The charset Express 3.21 and Connect 2.30 (mime 1.3) attach: `UTF-8` for `text/*` only. */
+export function textCharsetOf(type: string): string | false {
+  return typeof type === 'string' && TEXT_TYPES.test(type) ? 'UTF-8' : false;
 }
 
 const HAS_CHARSET = /;\s*charset\s*=/;
@@ -109,5 +138,12 @@ export function contentType(typeOrExt: string): string | false {
   return charset ? type + '; charset=' + charset.toLowerCase() : type;
 }
 
-/** The type Express 4 falls back to for files of unknown extension. */
-export const DEFAULT_TYPE = 'application/octet-stream';
+/**
+ * The type Express 4 falls back to for files of unknown extension; an app may
+ * change it through `mime.default_type` (setDefaultType).
+ */
+export let defaultType = 'application/octet-stream';
+
+export function setDefaultType(type: string): void {
+  defaultType = type;
+}

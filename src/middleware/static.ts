@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { escapeHtml } from '../http/escape-html';
 import { createServeStatic, directoryLocation, type DirectoryRedirect, type ServeStaticOptions } from '../static';
 import { send013 } from '../static/dialect';
+import { mime3 } from '../http/mime-module';
 import type { Middleware } from './types';
 
 const seeOther: DirectoryRedirect = (req, res: ServerResponse) => {
@@ -26,3 +27,5 @@ const seeOther: DirectoryRedirect = (req, res: ServerResponse) => {
 export function serveStatic3(root: string, options?: ServeStaticOptions): Middleware {
   return createServeStatic(root, options, { redirectDirectory: seeOther, dialect: send013 }) as Middleware;
 }
+/** Connect 2.30's `mime` (send 0.13's), as `static.mime`. */
+serveStatic3.mime = mime3;

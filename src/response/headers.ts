@@ -6,7 +6,7 @@
 import { extname } from 'node:path';
 import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
-import { DEFAULT_TYPE, charsetOf, lookupType } from '../http/mime';
+import { defaultType, charsetOf, lookupType } from '../http/mime';
 import { vary as appendVary } from '../http/vary';
 import type { Response } from './types';
 
@@ -34,7 +34,7 @@ function withCharset(type: string): string {
 
 /** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
 export function mediaTypeOf(typeOrExt: string): string {
-  return typeOrExt.indexOf('/') === -1 ? lookupType(typeOrExt) || DEFAULT_TYPE : typeOrExt;
+  return typeOrExt.indexOf('/') === -1 ? lookupType(typeOrExt) || defaultType : typeOrExt;
 }
 
 function set(this: Response, field: string | Record<string, unknown>, val?: unknown): Response {

@@ -6,7 +6,7 @@
  * every Content-* header but Content-Location, an app's own ones included).
  */
 import type { ServerResponse } from 'node:http';
-import { charsetOf } from '../http/mime';
+import { charsetOf, textCharsetOf } from '../http/mime';
 
 export interface SendDialect {
   /** The charset a file of this media type is served with, or false. */
@@ -27,11 +27,9 @@ export const send019: SendDialect = {
   },
 };
 
-const TEXT_TYPE = /^text\//;
-
 /** send 0.13, as Express 3.21 and Connect 2.30 serve files. */
 export const send013: SendDialect = {
-  charsetOf: (type) => (TEXT_TYPE.test(type) ? 'UTF-8' : false),
+  charsetOf: textCharsetOf,
   removeContentHeaders(res) {
     for (const name of res.getHeaderNames()) {
       if (name.startsWith('content-') && name !== 'content-location') res.removeHeader(name);

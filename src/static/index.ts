@@ -11,6 +11,7 @@ import { encodeUrl } from '../http/encode-url';
 import { parseOriginalUrl, parseUrl } from '../http/parse-url';
 import { sameOriginPath } from '../http/same-origin-path';
 import { send019, type SendDialect } from './dialect';
+import { mime } from '../http/mime-module';
 import { compileSendOptions, type SendOptions, type SendSettings } from './options';
 import { sendRedirect } from './html';
 import { hasTrailingSlash, sendFile, type SendHooks } from './send';
@@ -63,6 +64,8 @@ const express4Static: StaticFlavour = {
 export function serveStatic(root: string, options?: ServeStaticOptions): Middleware {
   return createServeStatic(root, options, express4Static);
 }
+/** send's `mime` (serve-static exposes it): `webapp.static.mime.define(...)`. */
+serveStatic.mime = mime;
 
 /** The static middleware of the caller's flavour (4.x's, or Connect 2.30's). */
 export function createServeStatic(

@@ -13,7 +13,7 @@ import { extname, join, sep } from 'node:path';
 import { createHttpError, toHttpError, type HttpError } from '../http/errors';
 import { statTag } from '../http/etag';
 import { isFresh } from '../http/fresh';
-import { DEFAULT_TYPE, lookupType } from '../http/mime';
+import { defaultType, lookupType } from '../http/mime';
 import { onFinished } from '../http/on-finished';
 import { parseRange } from '../http/range-parser';
 import type { SendSettings } from './options';
@@ -163,7 +163,7 @@ function setFileHeaders(
     res.setHeader('Last-Modified', stat.mtime.toUTCString());
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
   if (!res.getHeader('Content-Type')) {
-    const type = lookupType(path) || DEFAULT_TYPE;
+    const type = lookupType(path) || defaultType;
     const charset = settings.dialect.charsetOf(type);
     res.setHeader('Content-Type', charset ? type + '; charset=' + charset : type);
   }

@@ -12,6 +12,7 @@ import { response3 } from './response';
 import { Route3, Router3 } from './router';
 import * as bundle from '../middleware';
 import type { serveStatic } from '../static';
+import { mime3, type MimeModule } from '../http/mime-module';
 
 function createApplication(): Application3 {
   return createApp<Application3>(application3, request3, response3, (app) => {
@@ -58,6 +59,8 @@ declare namespace webapp3 {
   const serveStaticHandler: typeof serveStatic;
   export { serveStaticHandler as static };
   export const middleware: typeof bundle;
+  /** Connect's `mime` 1.x object: `express.mime.lookup('x.json')`, `express.mime.define({...})`. */
+  export const mime: MimeModule;
 }
 
 defineMembers(webapp3, {
@@ -65,6 +68,7 @@ defineMembers(webapp3, {
     // Every middleware of the bundle, including those added after these lines were written.
     ...Object.fromEntries(Object.entries(bundle).filter(([name]) => name !== 'default')),
     middleware: bundle,
+    mime: mime3,
     application: application3,
     request: request3,
     response: response3,

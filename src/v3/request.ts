@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import proxyAddr = require('proxy-addr');
 import { parseUrl } from '../http/parse-url';
 import { isFresh } from '../http/fresh';
-import { DEFAULT_TYPE, lookupType } from '../http/mime';
+import { defaultType, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
 import { definePrototype } from '../define-prototype';
@@ -88,7 +88,7 @@ export function parseAccept(header: string): AcceptEntry[] {
 
 /** Express 3 (mime 1.x) answered `application/octet-stream` for an unknown extension. */
 function lookup3(ext: string): string {
-  return lookupType(ext) || DEFAULT_TYPE;
+  return lookupType(ext) || defaultType;
 }
 
 function normalizeType(type: string): { value: string; params: Record<string, string> } {

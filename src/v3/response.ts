@@ -18,7 +18,7 @@ import { definePrototype } from '../define-prototype';
 import { encodeUrl } from '../http/encode-url';
 import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
-import { DEFAULT_TYPE, charsetOf, lookupType } from '../http/mime';
+import { defaultType, charsetOf, lookupType } from '../http/mime';
 import { parseOriginalUrl } from '../http/parse-url';
 import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
@@ -74,7 +74,7 @@ function addDefaultCharset(type: unknown, charset: string): string {
 
 /** Express 3 (mime 1.x) answered `application/octet-stream` for an unknown extension. */
 function lookup3(type: string): string {
-  return type.includes('/') ? type : lookupType(type) || DEFAULT_TYPE;
+  return type.includes('/') ? type : lookupType(type) || defaultType;
 }
 
 /** The 3.x response prototype: the 4.x one with the methods below in place of its own. */

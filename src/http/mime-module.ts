@@ -1,0 +1,74 @@
+/**
+ * The `mime` 1.x object Express hands its apps: `express.static.mime` in 4.x
+ * (send's, through serve-static) and `express.mime` in 3.x (Connect's). Apps
+ * look types up with it and, with `define` or `load`, add types that `res.type`,
+ * `res.sendFile` and the static middleware then answer with, as in Express,
+ * where all of them read the same `mime` tables.
+ */
+import { readFileSync } from 'node:fs';
+import { charsetOf, defaultType, defineType, extensionOfType, lookupType, setDefaultType, textCharsetOf } from './mime';
+
+export interface MimeModule {
+  /** The type of a path or extension; else `fallback`, else `default_type`. */
+  lookup(path: string, fallback?: string): string;
+  /** The first extension of a type (parameters ignored), or undefined. */
+  extension(type: string): string | undefined;
+  /** Adds types: `{ 'text/x-foo': ['foo', 'fo'] }`. */
+  define(map: Record<string, readonly string[]>, force?: boolean): void;
+  /** Adds the types of an Apache `.types` file (`type ext1 ext2`, `#` comments). */
+  load(file: string): void;
+  charsets: { lookup(type: string, fallback?: string): string | undefined };
+  /** The type of an unknown extension, for `lookup` and for files served (`application/octet-stream`). */
+  default_type: string;
+}
+
+/** The `.types` file format mime 1.x reads: one type per line, then its extensions. */
+function parseTypesFile(text: string): Record<string, string[]> {
+  const map: Record<string, string[]> = {};
+  for (const line of text.split(/[\r\n]+/)) {
+    const fields = line.replace(/\s*#.*|^\s*|\s*$/g, '').split(/\s+/);
+    const type = fields.shift();
+    if (type) map[type] = fields.filter(Boolean);
+  }
+  return map;
+}
+
+/**
+ * A `mime` object whose charsets follow `charsetFor`: mime 1.6 (4.x) gives UTF-8
+ * to text, JavaScript and JSON; mime 1.3 (3.x) to text only.
+ */
+function createMimeModule(charsetFor: (type: string) => string | false): MimeModule {
+  const mime: MimeModule = {
+    lookup(path, fallback) {
+      return lookupType(String(path)) || fallback || defaultType;
+    },
+    extension(type) {
+      const match = /^\s*([^;\s]*)(?:;|\s|$)/.exec(String(type));
+      return match ? extensionOfType(match[1].toLowerCase()) : undefined;
+    },
+    define(map) {
+      for (const type of Object.keys(map)) defineType(type, map[type]);
+    },
+    load(file) {
+      mime.define(parseTypesFile(readFileSync(file, 'ascii')));
+    },
+    charsets: {
+      lookup(type, fallback) {
+        return charsetFor(String(type)) || fallback;
+      },
+    },
+    default_type: defaultType,
+  };
+  Object.defineProperty(mime, 'default_type', {
+    enumerable: true,
+    get: () => defaultType,
+    set: (type: string) => setDefaultType(type),
+  });
+  return mime;
+}
+
+/** `express.static.mime` (4.x). */
+export const mime = createMimeModule(charsetOf);
+
+/** `express.mime` and `express.static.mime` of 3.x (Connect 2.30's send 0.13). */
+export const mime3 = createMimeModule(textCharsetOf);

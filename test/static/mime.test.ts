@@ -1,0 +1,150 @@
+/**
+ * The `mime` object Express hands apps: `express.static.mime` (4.x) and
+ * `express.mime` (3.x). Lookups answer as Express's do, and types an app adds with
+ * `define` or `load` are what `res.type`, `res.sendFile` and the static middleware
+ * answer with. Differential against express@4 and express@3.21.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import webapp3 = require('../../src/v3/index');
+import { assertSameResponses, rawRequest, withServer, type Framework, type RawResponse } from '../support/differential';
+
+const express3 = require('express3');
+
+type Any = any;
+
+let root: string;
+before(() => {
+  root = mkdtempSync(join(tmpdir(), 'webapp-mime-'));
+  const modified = new Date('2025-01-02T03:04:05Z');
+  for (const tag of ['wb', 'vb', 'vc']) {
+    for (const name of [`page.${tag}x`, `data.${tag}y`, `plain.${tag}z`, 'unknown.wbq', 'data.json']) {
+      writeFileSync(join(root, name), 'content of ' + name);
+      utimesSync(join(root, name), modified, modified);
+    }
+    const types = `# comment line\ntext/x-${tag}-loaded  ${tag}z   ${tag}zz # trailing\n\n`;
+    writeFileSync(join(root, `extra-${tag}.types`), types);
+  }
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/**
+ * What an app reads from its framework's mime object, before and after adding
+ * types. Each test adds its own (`tag`): in one process, webapp's 4.x and 3.x
+ * mime objects share one table, where express@4 and express@3 have one each.
+ */
+function lookups(mime: Any, tag: string): Record<string, unknown> {
+  return {
+    html: mime.lookup('index.html'),
+    upper: mime.lookup('A/B/C.JSON'),
+    bare: mime.lookup('css'),
+    unknown: mime.lookup('file.wbq'),
+    fallback: mime.lookup('file.wbq', 'text/x-fallback'),
+    noExtension: mime.lookup('README'),
+    extension: [mime.extension('text/html'), mime.extension('application/json; charset=utf-8'), mime.extension('x/y')],
+    charsets: ['text/css', 'application/json', 'application/javascript', 'image/png'].map((t) =>
+      mime.charsets.lookup(t),
+    ),
+    charsetFallback: mime.charsets.lookup('image/png', 'binary'),
+    defaultType: mime.default_type,
+    defined: ['x', 'y', 'z', 'zz'].map((end) => mime.lookup(`x.${tag}${end}`)),
+    definedExtension: [mime.extension(`text/x-${tag}`), mime.extension(`text/x-${tag}-loaded`)],
+  };
+}
+
+/** An app whose mime object got two types by `define` and one file by `load`, then serves with them. */
+function appWithTypes(framework: Any, mime: Any, tag: string) {
+  const app = framework();
+  const before = lookups(mime, tag);
+  mime.define({ [`text/x-${tag}`]: [`${tag}x`, `${tag.toUpperCase()}X2`], [`application/x-${tag}-data`]: [`${tag}y`] });
+  mime.load(join(root, `extra-${tag}.types`));
+  const afterDefine = lookups(mime, tag);
+  app.get('/lookups', (_req: Any, res: Any) => res.json({ before, afterDefine }));
+  app.get('/type/:ext', (req: Any, res: Any) => res.type(req.params.ext).send('typed'));
+  app.get('/file/:name', (req: Any, res: Any) => (res.sendFile ?? res.sendfile).call(res, req.params.name, { root }));
+  app.use('/static', framework.static(root));
+  return app;
+}
+
+/** Answers of one app, in order. */
+function requestAll(app: Any, requests: Array<{ path: string }>): Promise<RawResponse[]> {
+  return withServer(app, async (port) => {
+    const answers: RawResponse[] = [];
+    for (const spec of requests) answers.push(await rawRequest(port, spec));
+    return answers;
+  });
+}
+
+const requestsFor = (tag: string) =>
+  [
+    '/lookups',
+    `/type/${tag}x`,
+    `/type/${tag}y`,
+    `/type/${tag}z`,
+    '/type/json',
+    `/file/page.${tag}x`,
+    `/file/data.${tag}y`,
+    `/file/plain.${tag}z`,
+    '/file/unknown.wbq',
+    `/static/page.${tag}x`,
+    '/static/unknown.wbq',
+    '/static/data.json',
+  ].map((path) => ({ path }));
+
+describe('mime: express.static.mime (4.x)', () => {
+  it('looks types up as send 0.19 does; defined and loaded types are served', async () => {
+    const [lookupAnswer, wbx] = await assertSameResponses(
+      (framework: Framework) => appWithTypes(framework, (framework as Any).static.mime, 'wb') as never,
+      requestsFor('wb'),
+    );
+    const { before, afterDefine } = JSON.parse(lookupAnswer.body);
+    assert.equal(before.unknown, 'application/octet-stream');
+    assert.deepEqual(afterDefine.defined, [
+      'text/x-wb',
+      'application/x-wb-data',
+      'text/x-wb-loaded',
+      'text/x-wb-loaded',
+    ]);
+    assert.equal(wbx.headers['content-type'], 'text/x-wb; charset=utf-8');
+  });
+
+  it('default_type changes the type of unknown extensions, and changes back', async () => {
+    const define = (framework: Framework) => {
+      const mime = (framework as Any).static.mime;
+      const app: Any = framework();
+      app.get('/', (_req: Any, res: Any) => {
+        const previous = mime.default_type;
+        mime.default_type = 'text/x-unknown';
+        const changed = [mime.default_type, mime.lookup('a.wbq')];
+        res.type('wbq');
+        mime.default_type = previous;
+        res.json({ changed, restored: mime.lookup('a.wbq') });
+      });
+      return app;
+    };
+    const [answer] = await assertSameResponses(define, [{ path: '/' }]);
+    assert.equal(answer.headers['content-type'], 'text/x-unknown; charset=utf-8');
+  });
+});
+
+describe('mime: express.mime (3.x)', () => {
+  it('is Connect 2.30 send 0.13 mime: charsets for text/* only; defined types are served', async () => {
+    // express@3.21's res.sendfile reads a mime of its own here only because this
+    // repository's express@4 keeps mime 1.6 at the top of node_modules, so npm could
+    // not share one mime 1.3 between express@3 and Connect; an Express 3 app's own
+    // install has one, and `define` reaches res.sendfile too. Compared without it.
+    const requests = requestsFor('vb').filter(({ path }) => !path.startsWith('/file/'));
+    await assertSameResponses(
+      (framework: Framework) => appWithTypes(framework, (framework as Any).mime, 'vb') as never,
+      requests,
+      { oracle: express3, subject: webapp3 },
+    );
+    assert.equal(webapp3.static.mime, webapp3.mime);
+
+    const [sent] = await requestAll(appWithTypes(webapp3, webapp3.mime, 'vc'), [{ path: '/file/page.vcx' }]);
+    assert.deepEqual([sent.status, sent.headers['content-type']], [200, 'text/x-vc; charset=UTF-8']);
+  });
+});
