@@ -5,7 +5,7 @@
  * and where the outcome is reported.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { contentDisposition } from '../http/content-disposition';
 import { lazy } from '../http/lazy';
 import type { SendOptions } from '../static/options';
@@ -33,6 +33,17 @@ export interface FileResponse extends ServerResponse {
   sendfile(path: string, options?: SendFileOptions | TransferCallback, callback?: TransferCallback): void;
 }
 
+/**
+ * Absolute as Express 4 decides it for `res.sendFile`: a leading `/`, and on every
+ * platform a Windows drive (`C:\`, `C:/`) or UNC (`\\server`) path too, which the
+ * file sender then resolves (on POSIX, below the working directory: a 404).
+ */
+function isAbsolutePath(path: string): boolean {
+  if (path[0] === '/') return true;
+  if (path[1] === ':' && (path[2] === '\\' || path[2] === '/')) return true;
+  return path.startsWith('\\\\');
+}
+
 /** The `(path, [options], [fn])` forms: the options (empty when left out) and the callback. */
 function fileArguments(
   options: SendFileOptions | TransferCallback | undefined,
@@ -53,7 +64,7 @@ function sendFile(
 
   if (!path) throw new TypeError('path argument is required to res.sendFile');
   if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
-  if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
+  if (!opts.root && !isAbsolutePath(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
 
   // The core takes URL paths; encoding first means "%" and friends in file names stay literal.
   const urlPath = encodeURI(path);

@@ -76,6 +76,9 @@ function stringList(value: unknown, name: string): string[] {
 
 /** Milliseconds from a number or an ms-format string; not a number means 0; at most one year. */
 function normalizeMaxAge(value: unknown): number {
+  // send 0.19 hands a string to `ms`, which throws for the empty one: res.sendFile
+  // then throws (a 500), where a number or any other unparsable string means 0.
+  if (value === '') throw new Error('val is not a non-empty string or a valid number. val=""');
   const ms = typeof value === 'string' ? (parseMs(value) ?? NaN) : Number(value);
   return Number.isNaN(ms) ? 0 : Math.min(Math.max(0, ms), ONE_YEAR);
 }

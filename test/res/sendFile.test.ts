@@ -147,6 +147,49 @@ describe('res.sendFile compatibility with express@4', () => {
     await assertSameResponses(appWith(cases), requests);
   });
 
+  it('Windows drive and UNC paths count as absolute, as in Express (a 404 below the working directory)', async () => {
+    const paths = ['C:\\a.txt', 'a:/etc/passwd', 'C:/tmp/x', '\\\\server\\share'];
+    const cases: Case[] = [
+      ...paths.map(
+        (path): Case =>
+          (_req, res) =>
+            res.sendFile(path, reportingCallback(res)),
+      ),
+      ...paths.map(
+        (path): Case =>
+          (_req, res) =>
+            res.sendFile(path),
+      ),
+      (_req, res) => res.sendFile('relative.txt'),
+    ];
+    const answers = await assertSameResponses(
+      appWith(cases),
+      cases.map((_c, n) => ({ path: `/case/${n}` })),
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200, 200, 404, 404, 404, 404, 500],
+    );
+    // The callback got the 404 of a file below the working directory.
+    assert.deepEqual(JSON.parse(answers[0].body).status, 404);
+  });
+
+  it("an empty `maxage` string throws, as send 0.19's ms() does; an empty `maxAge` means 0", async () => {
+    const cases: Case[] = [
+      (_req, res) => res.sendFile('todo.txt', { root: fx.root, maxage: '' } as object, reportingCallback(res)),
+      (_req, res) => res.sendFile('todo.txt', { root: fx.root, maxAge: '' }, reportingCallback(res)),
+      (_req, res) => res.download(join(fx.root, 'todo.txt'), 'x.txt', { maxage: '' } as object),
+    ];
+    const answers = await assertSameResponses(
+      appWith(cases),
+      cases.map((_c, n) => ({ path: `/case/${n}` })),
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [500, 200, 500],
+    );
+  });
+
   it('answers conditional and Range requests as send does', async () => {
     const cases: Case[] = [(_q, res) => res.sendFile(join(fx.root, 'nums.txt'))];
     const etag = 'W/"9-' + FILE_TIME.getTime().toString(16) + '"';
