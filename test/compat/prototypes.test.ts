@@ -97,6 +97,23 @@ describe('prototype objects compared with express@4', () => {
       ),
     ],
     ['application', webapp.application, express.application, {}],
+    // serve-static's export: the function and send's `mime` object on it.
+    ['static', webapp.static, express.static, {}],
+    [
+      'static.mime',
+      webapp.static.mime,
+      express.static.mime,
+      {
+        // mime 1.6 is an instance of its Mime class that holds its tables (`types`,
+        // `extensions`); webapp's is an object with the same API over its own tables
+        // (mime-db and Express 4's differences), its methods its own members, and
+        // `default_type` an accessor, so that setting it reaches res.type and static.
+        ...each(['define', 'extension', 'load', 'lookup'], [METHOD, 'absent']),
+        ...each(['types', 'extensions'], ['absent', 'object writable enumerable configurable']),
+        Mime: ['absent', METHOD],
+        default_type: ['get/set enumerable configurable', 'string writable enumerable configurable'],
+      },
+    ],
     ['Router (the routers’ prototype)', webapp.Router, express.Router, {}],
     [
       'Route.prototype',
@@ -155,9 +172,8 @@ describe('prototype objects compared with express@3.21', () => {
       express3,
       {
         ...each(BUNDLED, [METHOD, 'get enumerable configurable']),
-        // Beyond Express 3: the bundle as one object; Express 3 exported its copy of `mime`.
+        // Beyond Express 3: the bundle as one object.
         middleware: ['object writable enumerable configurable', 'absent'],
-        mime: ['absent', 'object writable enumerable configurable'],
       },
     ],
     ['request', webapp3.request, express3.request, {}],
