@@ -128,6 +128,8 @@ export function renderView(
   if (!view) {
     // As in Express, a View that cannot be built (no engine) throws to the caller.
     const ViewConstructor = app.get('view') as ViewClass;
+    // Worded as `new View(...)` fails in Express when the setting is no function.
+    if (typeof ViewConstructor !== 'function') throw new TypeError('View is not a constructor');
     view = new ViewConstructor(name, {
       defaultEngine: app.get('view engine') as string | undefined,
       root: app.get('views') as string | string[],

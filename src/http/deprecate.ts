@@ -3,7 +3,8 @@
  *   "<date> webapp deprecated res.send(status): Use res.sendStatus(status) instead at app.js:12:7"
  * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp silence it.
  */
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const seen = new Set<string>();
 /** webapp's own code (src/ or dist/cjs/): frames inside it are not the caller's. */
@@ -16,13 +17,19 @@ function silenced(namespace: string): boolean {
 }
 
 /** The first stack frame outside webapp's own code: the user's line that called the deprecated API. */
+/** A stack frame's file: a path, or an ES module's `file:` URL. */
+function fileOf(location: string): string {
+  return location.startsWith('file://') ? fileURLToPath(location) : location;
+}
+
 function callSite(): string {
   const stack = new Error().stack?.split('\n').slice(1) ?? [];
   for (const line of stack) {
     const frame = line.trim().replace(/^at\s+/, '');
     if (frame.includes(libraryDir) || frame.startsWith('node:')) continue;
     const match = /\(?([^()]+):(\d+):(\d+)\)?$/.exec(frame);
-    if (match) return `${match[1].split('/').pop()}:${match[2]}:${match[3]}`;
+    // The file relative to the working directory, as depd names it.
+    if (match) return `${relative(process.cwd(), fileOf(match[1]))}:${match[2]}:${match[3]}`;
   }
   return '<anonymous>';
 }

@@ -70,6 +70,19 @@ describe('rendering compatibility with express@4', () => {
       [{ path: '/' }, { path: '/fail' }, { path: '/throw' }, { path: '/throw-callback' }, { path: '/' }],
     );
   });
+
+  it('a `view` setting that is not a class fails with the error Express gives', async () => {
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app: Any = framework();
+        app.set('view', {});
+        app.get('/', (_req: Any, res: Any) => res.render('index'));
+        app.use((err: Any, _req: Any, res: Any, _next: Any) => res.end(`${err.name}: ${err.message}`));
+        return app;
+      },
+      [{ path: '/' }],
+    );
+  });
 });
 
 describe('views', () => {
