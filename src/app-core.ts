@@ -211,7 +211,8 @@ export const applicationCore = {
   /** Renders a view with the app's locals; `options` may be left out. */
   render(this: CoreApp, name: string, options?: object | RenderCallback, callback?: RenderCallback): void {
     const done = (typeof options === 'function' ? options : callback) as RenderCallback;
-    const opts = typeof options === 'function' || options === undefined ? {} : options;
+    // As in Express, options left out (and not replaced by the callback) throw when read.
+    const opts = typeof options === 'function' ? {} : options;
     renderView(this, name, opts as Record<string, unknown>, done);
   },
 

@@ -6,6 +6,8 @@ import request from 'supertest';
 import { assertSameResponses, type Framework } from '../support/differential';
 import webapp = require('../../src/index');
 
+const express = require('express');
+
 type Any = any;
 const fixtures = join(__dirname, 'fixtures');
 
@@ -69,6 +71,26 @@ describe('rendering compatibility with express@4', () => {
       },
       [{ path: '/' }, { path: '/fail' }, { path: '/throw' }, { path: '/throw-callback' }, { path: '/' }],
     );
+  });
+
+  it('app.render without options (and no callback in their place) throws as in Express', () => {
+    const thrown = (framework: Framework, call: (app: Any) => void) => {
+      const app: Any = framework();
+      app.set('views', join(fixtures, 'a'));
+      try {
+        call(app);
+        return 'no throw';
+      } catch (err) {
+        return `${(err as Error).name}: ${(err as Error).message}`;
+      }
+    };
+    const calls = [
+      (app: Any) => app.render('hello', undefined, () => undefined),
+      (app: Any) => app.render('hello'),
+      (app: Any) => app.render('hello', null, () => undefined),
+    ];
+    for (const call of calls) assert.equal(thrown(webapp as Any, call), thrown(express as Any, call));
+    assert.equal(thrown(webapp as Any, calls[0]), "TypeError: Cannot read properties of undefined (reading '_locals')");
   });
 
   it('a `view` setting that is not a class fails with the error Express gives', async () => {
