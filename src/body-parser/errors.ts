@@ -4,7 +4,7 @@
  * extra properties, so both are part of the API.
  */
 import { STATUS_CODES } from 'node:http';
-import { createHttpError, type HttpError } from '../http/errors';
+import { createHttpError, toHttpError, type HttpError } from '../http/errors';
 
 type Thrown = Error & { status?: unknown; statusCode?: unknown; type?: string };
 
@@ -17,16 +17,9 @@ type Thrown = Error & { status?: unknown; statusCode?: unknown; type?: string };
 function fromThrown(status: number, thrown: unknown, props?: Record<string, unknown>): HttpError {
   if (!(thrown instanceof Error))
     return createHttpError(status, typeof thrown === 'string' ? thrown : undefined, props);
-  const err = thrown as Thrown as HttpError;
   const own = (thrown as Thrown).status || (thrown as Thrown).statusCode || status;
   const code = typeof own === 'number' && (STATUS_CODES[own] || (own >= 400 && own < 600)) ? own : 500;
-  err.expose = code < 500;
-  err.status = code;
-  err.statusCode = code;
-  if (props) {
-    for (const key of Object.keys(props)) err[key] = props[key];
-  }
-  return err;
+  return toHttpError(code, thrown, props);
 }
 
 function thrownType(thrown: unknown): string | undefined {

@@ -21,16 +21,63 @@ function errorName(status: number): string {
 }
 
 /**
+ * The classes of webapp's HTTP errors, as http-errors 2 (which body-parser, send
+ * and serve-static use in Express 4) shapes its own: one per status, below a
+ * client or server error class, with `status`, `statusCode` and `expose` on the
+ * class's prototype and `message` an own enumerable property. So an error reads
+ * the same to an app: `JSON.stringify(err)`, `{ ...err }` and `Object.keys(err)`
+ * give the message and the error's own details, not its status.
+ */
+class HttpErrorBase extends Error {
+  constructor(message: string) {
+    super(message);
+    Object.defineProperty(this, 'message', { value: message, enumerable: true, writable: true, configurable: true });
+  }
+}
+class ClientError extends HttpErrorBase {}
+class ServerError extends HttpErrorBase {}
+
+const errorClasses = new Map<number, new (message: string) => HttpError>();
+
+/** The class of `code`'s errors, made on first use (named as http-errors names it, e.g. NotFoundError). */
+function errorClass(code: number): new (message: string) => HttpError {
+  let ErrorClass = errorClasses.get(code);
+  if (ErrorClass !== undefined) return ErrorClass;
+  const name = errorName(code);
+  const Base = code < 500 ? ClientError : ServerError;
+  // A computed key names the class, so `err.constructor.name` is NotFoundError too.
+  ErrorClass = { [name]: class extends Base {} }[name] as unknown as new (message: string) => HttpError;
+  Object.assign(ErrorClass.prototype, { status: code, statusCode: code, expose: code < 500 });
+  Object.defineProperty(ErrorClass.prototype, 'name', {
+    value: name,
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  });
+  errorClasses.set(code, ErrorClass);
+  return ErrorClass;
+}
+
+/**
  * The one place HTTP errors are made. `props` are copied on (e.g. `type`, `limit`,
- * `body`). A status outside 400..599 falls back to 500, as http-errors does.
+ * `body`). A status outside 400..599 falls back to 500, as http-errors does; one
+ * without a phrase of its own (450) takes its class's (400), and its status as its own.
  */
 export function createHttpError(status: number, message?: string, props?: Record<string, unknown>): HttpError {
   const code = Number.isInteger(status) && status >= 400 && status < 600 ? status : 500;
-  const err = new Error(message ?? STATUS_CODES[code] ?? 'Error') as HttpError;
-  Object.defineProperty(err, 'name', { value: errorName(code), enumerable: false, writable: true, configurable: true });
-  err.status = code;
-  err.statusCode = code;
-  err.expose = code < 500;
+  const known = STATUS_CODES[code] !== undefined;
+  const classCode = known ? code : Math.floor(code / 100) * 100;
+  const err = new (errorClass(classCode))(message ?? STATUS_CODES[classCode] ?? 'Error');
+  Object.defineProperty(err, 'name', {
+    value: errorName(classCode),
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  });
+  if (!known) {
+    err.expose = code < 500;
+    err.status = err.statusCode = code;
+  }
   if (props) {
     for (const key of Object.keys(props)) {
       if (key !== 'status' && key !== 'statusCode') err[key] = props[key];
@@ -40,17 +87,21 @@ export function createHttpError(status: number, message?: string, props?: Record
 }
 
 /**
- * Adds HTTP error fields to an existing error (http-errors' `createError(status, err)` form).
- * Its causes are file-system, stream and multipart-parser errors, which carry no HTTP status
- * of their own: `status` is always the one given.
+ * Adds HTTP error fields to an existing error (http-errors' `createError(status, err)`
+ * form): `expose`, `statusCode` and `status` become its own, in that order, unless it
+ * is one of webapp's HTTP errors of that status already; then `props` are copied on.
  */
 export function toHttpError(status: number, cause: Error, props?: Record<string, unknown>): HttpError {
   const err = cause as HttpError;
-  err.status = status;
-  err.statusCode = status;
-  if (typeof err.expose !== 'boolean') err.expose = err.status < 500;
+  if (!(err instanceof HttpErrorBase) || err.status !== status) {
+    err.expose = status < 500;
+    err.statusCode = status;
+    err.status = status;
+  }
   if (props) {
-    for (const key of Object.keys(props)) err[key] = props[key];
+    for (const key of Object.keys(props)) {
+      if (key !== 'status' && key !== 'statusCode') err[key] = props[key];
+    }
   }
   return err;
 }
