@@ -18,7 +18,10 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unkno
 function bodyParser(options?: bodyParser.OptionsJson & bodyParser.OptionsUrlencoded): Middleware {
   deprecate('bodyParser: use individual json/urlencoded middlewares', 'body-parser');
   // Each parser keeps its own default media type: a `type` given here is ignored.
-  const opts = { ...options, type: undefined };
+  // The options are inherited, not copied, so options on their prototype count too.
+  const opts = Object.create(options ?? null, {
+    type: { value: undefined, enumerable: true, writable: true, configurable: true },
+  }) as bodyParser.OptionsJson & bodyParser.OptionsUrlencoded;
   const parseUrlencoded = urlencodedParser(opts);
   const parseJson = jsonParser(opts);
   return function bodyParser(req, res, next) {

@@ -39,18 +39,46 @@ function strictSyntaxError(text: string, first: string): SyntaxError {
   }
 }
 
+/**
+ * What JSON.parse threw (a reviver may throw anything) as body-parser 1.20 passes
+ * it on: its message and stack kept, every other own property removed, so its own
+ * `status` or `type` cannot replace the 400 `entity.parse.failed`. Something that
+ * is not an object fails here as it fails there (a TypeError, also a 400).
+ */
+function keepOnlyMessage(thrown: unknown): unknown {
+  const message = (thrown as Error).message;
+  const stack = (thrown as Error).stack;
+  const error = thrown as Record<string, unknown>;
+  for (const key of Object.getOwnPropertyNames(error)) {
+    if (key !== 'stack' && key !== 'message') delete error[key];
+  }
+  // As there, a thrown value without a stack fails here: a TypeError.
+  error.stack = (stack as string).replace(error.message as string, message);
+  error.message = message;
+  return error;
+}
+
 /** The error for a strict-mode body that is not an object or array (`first` is its first character). */
 export type StrictViolation = (text: string, first: string) => Error;
 
 export function json(options?: OptionsJson) {
-  return createJsonParser(options, strictSyntaxError);
+  return createJsonParser(options, { strictViolation: strictSyntaxError, parseError: keepOnlyMessage });
+}
+
+/** How a version of body-parser reports a body JSON.parse refuses. */
+export interface JsonDialect {
+  /** The error for a strict-mode body that is not an object or array. */
+  strictViolation: StrictViolation;
+  /** What becomes of what JSON.parse (or the reviver) threw: 1.20 keeps only its message. */
+  parseError: (thrown: unknown) => unknown;
 }
 
 /**
- * The json parser with its strict-mode error chosen by the caller
- * (webapp/middleware's json words it as Connect 2.30).
+ * The json parser in the caller's dialect (webapp/middleware's json words its
+ * errors as Connect 2.30's body-parser 1.13).
  */
-export function createJsonParser(options: OptionsJson | undefined, strictViolation: StrictViolation) {
+export function createJsonParser(options: OptionsJson | undefined, dialect: JsonDialect) {
+  const { strictViolation, parseError } = dialect;
   const opts = options || {};
   const settings = commonSettings(opts, 'application/json');
   const reviver = opts.reviver;
@@ -63,7 +91,11 @@ export function createJsonParser(options: OptionsJson | undefined, strictViolati
       const first = firstNonSpace(text);
       if (first !== '{' && first !== '[') throw strictViolation(text, first as string);
     }
-    return JSON.parse(text, reviver);
+    try {
+      return JSON.parse(text, reviver);
+    } catch (err) {
+      throw parseError(err);
+    }
   };
 
   return function jsonParser(req: ParsedRequest, res: ServerResponse, next: (err?: unknown) => void) {

@@ -31,5 +31,9 @@ export function json(options?: JsonOptions): Middleware {
     deprecate('json.verify: use body-parser module for verify');
     opts.verify = convertVerify(options.verify) as OptionsJson['verify'];
   }
-  return createJsonParser(opts, connectStrictViolation) as Middleware;
+  // body-parser 1.13 passes on what JSON.parse threw as it is.
+  return createJsonParser(opts, {
+    strictViolation: connectStrictViolation,
+    parseError: (thrown) => thrown,
+  }) as Middleware;
 }

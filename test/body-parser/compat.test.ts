@@ -446,6 +446,34 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     }
   });
 
+  it('a reviver that throws: only its message is kept (400 entity.parse.failed), whatever it throws', async () => {
+    const thrown = [
+      () => Object.assign(new Error('bad key'), { status: 422, type: 'my.type', extra: 1 }),
+      () => 'a string',
+      () => null,
+      () => ({ message: 'an object without a stack' }),
+    ];
+    for (const make of thrown) {
+      await same(
+        (m) =>
+          m.json({
+            reviver: (key: string, value: unknown) => {
+              if (key === 'bad') throw make();
+              return value;
+            },
+          } as never),
+        [post('application/json', '{"bad":1}'), post('application/json', '{"good":1}')],
+      );
+    }
+  });
+
+  it('the combined bodyParser() reads options inherited through a prototype', async () => {
+    await same(
+      (m) => (m as unknown as (opts: object) => never)(Object.create({ limit: 5, extended: false })),
+      [post('application/x-www-form-urlencoded', 'a=1&b=2'), post('application/json', '{}')],
+    );
+  });
+
   it("verify: a throw gives 403 entity.verify.failed, or the error's own status", async () => {
     await same(
       (m) =>
