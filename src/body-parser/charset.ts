@@ -140,10 +140,56 @@ const UNKNOWN_TO_ICONV = new Set([
   'xuserdefined',
 ]);
 
+/**
+ * WHATWG encodings by their punctuation-free name, and iconv-lite's own spellings
+ * of them: iconv-lite finds `koi8r`, `utf_8`, `win1251` or `shiftjis` by that
+ * name, where TextDecoder needs a WHATWG label (`koi8-r`, `utf-8`, `windows-1251`).
+ */
+const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
+  ...[
+    'utf-8',
+    'ibm866',
+    'iso-8859-2',
+    'iso-8859-3',
+    'iso-8859-4',
+    'iso-8859-5',
+    'iso-8859-6',
+    'iso-8859-7',
+    'iso-8859-8',
+    'iso-8859-10',
+    'iso-8859-13',
+    'iso-8859-14',
+    'iso-8859-15',
+    'iso-8859-16',
+    'koi8-r',
+    'koi8-u',
+    'windows-874',
+    'gbk',
+    'gb18030',
+    'big5',
+    'euc-jp',
+    'shift_jis',
+    'euc-kr',
+  ].map((label): [string, string] => [label.replace(/[^0-9a-z]/g, ''), label]),
+  ...[0, 1, 2, 3, 4, 5, 6, 7, 8].flatMap((n): Array<[string, string]> => [
+    [`windows125${n}`, `windows-125${n}`],
+    [`win125${n}`, `windows-125${n}`],
+  ]),
+  ['win874', 'windows-874'],
+  ['tis620', 'windows-874'],
+  ['cp932', 'shift_jis'],
+  ['cp936', 'gbk'],
+  ['cp949', 'euc-kr'],
+  ['cp950', 'big5'],
+  ['macroman', 'macintosh'],
+]);
+
 function lookUp(charset: string): BodyDecoder | undefined {
   const name = charset.toLowerCase().replace(/[^0-9a-z]/g, '');
   if (Object.prototype.hasOwnProperty.call(BY_NAME, name)) return BY_NAME[name];
-  return UNKNOWN_TO_ICONV.has(name) ? undefined : textDecoder(charset);
+  if (UNKNOWN_TO_ICONV.has(name)) return undefined;
+  const whatwg = WHATWG_BY_PLAIN_NAME.get(name);
+  return textDecoder(charset) ?? (whatwg === undefined ? undefined : textDecoder(whatwg));
 }
 
 /**

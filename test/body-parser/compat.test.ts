@@ -343,6 +343,30 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     );
   });
 
+  it("iconv-lite's spellings of charsets TextDecoder decodes (koi8r, win1251, utf_8, shiftjis, cp936)", async () => {
+    // Bodies encoded by the iconv-lite body-parser decodes with.
+    const iconv = require(require.resolve('iconv-lite', { paths: [require.resolve('body-parser')] }));
+    const samples: Array<[string, string]> = [
+      ['koi8r', 'Привет'],
+      ['win1251', 'Привет'],
+      ['windows1251', 'Привет'],
+      ['utf_8', 'héllo ✓'],
+      ['shiftjis', '日本語'],
+      ['cp932', '日本語'],
+      ['euckr', '한국어'],
+      ['cp936', '中文'],
+      ['cp950', '中文'],
+      ['win874', 'สวัสดี'],
+      ['tis620', 'สวัสดี'],
+      ['macroman', 'café'],
+      ['win1252', 'café'],
+    ];
+    await same(
+      (m) => m.text(),
+      samples.map(([charset, text]) => post('text/plain; charset=' + charset, iconv.encode(text, charset))),
+    );
+  });
+
   it('charsets TextDecoder knows but iconv-lite does not: 415, as body-parser documents, on any Node', async () => {
     // x-user-defined decodes on Node 26 only; the others decode on every line. body-parser says 415 for all.
     const whatwgOnly = [
