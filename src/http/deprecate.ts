@@ -1,6 +1,6 @@
 /**
  * Deprecation notices worded as Express's (depd) are, under webapp's name:
- *   "<date> webapp deprecated res.send(status): Use res.sendStatus(status) instead at app.js:12:7"
+ *   "<date> webapp deprecated res.send(status): Use res.sendStatus(status) instead at lib/app.js:12:7"
  * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp silence it.
  */
 import { relative, resolve } from 'node:path';
@@ -16,12 +16,12 @@ function silenced(namespace: string): boolean {
   return list.includes('*') || list.includes(namespace);
 }
 
-/** The first stack frame outside webapp's own code: the user's line that called the deprecated API. */
 /** A stack frame's file: a path, or an ES module's `file:` URL. */
 function fileOf(location: string): string {
   return location.startsWith('file://') ? fileURLToPath(location) : location;
 }
 
+/** The first stack frame outside webapp's own code: the user's line that called the deprecated API. */
 function callSite(): string {
   const stack = new Error().stack?.split('\n').slice(1) ?? [];
   for (const line of stack) {

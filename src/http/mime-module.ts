@@ -38,33 +38,33 @@ function parseTypesFile(text: string): Record<string, string[]> {
  * to text, JavaScript and JSON; mime 1.3 (3.x) to text only.
  */
 function createMimeModule(charsetFor: (type: string) => string | false): MimeModule {
-  const mime: MimeModule = {
-    lookup(path, fallback) {
+  const methods = {
+    lookup(path: string, fallback?: string): string {
       return lookupType(String(path)) || fallback || defaultType;
     },
-    extension(type) {
+    extension(type: string): string | undefined {
       const match = /^\s*([^;\s]*)(?:;|\s|$)/.exec(String(type));
       return match ? extensionOfType(match[1].toLowerCase()) : undefined;
     },
-    define(map) {
+    define(map: Record<string, readonly string[]>): void {
       for (const type of Object.keys(map)) defineType(type, map[type]);
     },
-    load(file) {
-      mime.define(parseTypesFile(readFileSync(file, 'ascii')));
+    load(file: string): void {
+      methods.define(parseTypesFile(readFileSync(file, 'ascii')));
     },
     charsets: {
-      lookup(type, fallback) {
+      lookup(type: string, fallback?: string): string | undefined {
         return charsetFor(String(type)) || fallback;
       },
     },
-    default_type: defaultType,
   };
-  Object.defineProperty(mime, 'default_type', {
+  // An accessor: setting it changes what res.type and the file senders fall back to.
+  return Object.defineProperty(methods, 'default_type', {
     enumerable: true,
+    configurable: true,
     get: () => defaultType,
     set: (type: string) => setDefaultType(type),
-  });
-  return mime;
+  }) as MimeModule;
 }
 
 /** `express.static.mime` (4.x). */
