@@ -48,12 +48,6 @@ function errorClass(code: number): new (message: string) => HttpError {
   // A computed key names the class, so `err.constructor.name` is NotFoundError too.
   ErrorClass = { [name]: class extends Base {} }[name] as unknown as new (message: string) => HttpError;
   Object.assign(ErrorClass.prototype, { status: code, statusCode: code, expose: code < 500 });
-  Object.defineProperty(ErrorClass.prototype, 'name', {
-    value: name,
-    enumerable: false,
-    writable: true,
-    configurable: true,
-  });
   errorClasses.set(code, ErrorClass);
   return ErrorClass;
 }
@@ -67,9 +61,11 @@ export function createHttpError(status: number, message?: string, props?: Record
   const code = Number.isInteger(status) && status >= 400 && status < 600 ? status : 500;
   const known = STATUS_CODES[code] !== undefined;
   const classCode = known ? code : Math.floor(code / 100) * 100;
-  const err = new (errorClass(classCode))(message ?? STATUS_CODES[classCode] ?? 'Error');
+  const ErrorClass = errorClass(classCode);
+  const err = new ErrorClass(message ?? STATUS_CODES[classCode] ?? 'Error');
+  // An own, hidden `name`, as http-errors gives each error.
   Object.defineProperty(err, 'name', {
-    value: errorName(classCode),
+    value: ErrorClass.name,
     enumerable: false,
     writable: true,
     configurable: true,

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import webapp3 = require('../../src/v3/index');
-import { assertSameResponses, rawRequest, withServer, type Framework, type RawResponse } from '../support/differential';
+import { answersOf } from '../support/compare';
+import { assertSameResponses, type Framework } from '../support/differential';
 
 const express3 = require('express3');
 
@@ -67,15 +68,6 @@ function appWithTypes(framework: Any, mime: Any, tag: string) {
   app.get('/file/:name', (req: Any, res: Any) => (res.sendFile ?? res.sendfile).call(res, req.params.name, { root }));
   app.use('/static', framework.static(root));
   return app;
-}
-
-/** Answers of one app, in order. */
-function requestAll(app: Any, requests: Array<{ path: string }>): Promise<RawResponse[]> {
-  return withServer(app, async (port) => {
-    const answers: RawResponse[] = [];
-    for (const spec of requests) answers.push(await rawRequest(port, spec));
-    return answers;
-  });
 }
 
 const requestsFor = (tag: string) =>
@@ -144,7 +136,7 @@ describe('mime: express.mime (3.x)', () => {
     );
     assert.equal(webapp3.static.mime, webapp3.mime);
 
-    const [sent] = await requestAll(appWithTypes(webapp3, webapp3.mime, 'vc'), [{ path: '/file/page.vcx' }]);
+    const [sent] = await answersOf(appWithTypes(webapp3, webapp3.mime, 'vc'), [{ path: '/file/page.vcx' }]);
     assert.deepEqual([sent.status, sent.headers['content-type']], [200, 'text/x-vc; charset=UTF-8']);
   });
 });
