@@ -210,9 +210,12 @@ const routeGet = routeMethods.get;
 const routingMethods = {
   ...routeMethods,
   /** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
-  get(this: Application, settingOrPath: string | PathPattern, ...handlers: unknown[]) {
+  get(this: Application, settingOrPath: string | PathPattern) {
     if (arguments.length === 1) return this.set(settingOrPath as string);
-    return routeGet.call(this, settingOrPath, ...handlers);
+    // The handlers are read from `arguments`: a rest parameter would be an array made
+    // on every call, and settings are read with one argument on every request.
+    // eslint-disable-next-line prefer-rest-params
+    return routeGet.apply(this, arguments as unknown as Parameters<typeof routeGet>);
   },
 
   all(path, ...handlers) {

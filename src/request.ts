@@ -40,7 +40,7 @@ interface RequestThis extends IncomingMessage {
   [kQueryParser]?: QueryParser;
   [kQuery]?: unknown;
   app: { get(setting: string): unknown };
-  res: ServerResponse;
+  res: ServerResponse & { get(field: string): unknown };
   originalUrl?: string;
   params?: Record<string, unknown>;
   body?: Record<string, unknown>;
@@ -192,9 +192,10 @@ const getters = {
     // Most requests are unconditional: no need to read the response's validators.
     if (!this.headers['if-none-match'] && !this.headers['if-modified-since']) return false;
     if ((status >= 200 && status < 300) || status === 304) {
+      // Through res.get, as Express reads them (a wrapper of res.get sees both reads).
       return isFresh(this.headers, {
-        etag: res.getHeader('ETag') as string | undefined,
-        'last-modified': res.getHeader('Last-Modified') as string | undefined,
+        etag: res.get('ETag') as string | undefined,
+        'last-modified': res.get('Last-Modified') as string | undefined,
       });
     }
     return false;

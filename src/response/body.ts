@@ -5,9 +5,17 @@
  * separates `ctx.body = ...` from `respond`, this module only sets headers and
  * returns the body to write; respond.ts puts it on the wire.
  */
+import type { ServerResponse } from 'node:http';
 import { setCharset } from '../http/content-type';
 import { hashesStrings, type ETagFunction } from '../settings';
-import { hasNonAsciiHeader } from './header-store';
+import {
+  hasNonAsciiHeader,
+  isPlainHeaderValue,
+  ownHeaderList,
+  stagedHeader,
+  stageValidHeader,
+} from './header-store';
+import { contentTypeValue, hasOwnHeaderMethods } from './headers';
 import type { Response } from './types';
 
 /** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
@@ -36,28 +44,65 @@ export function isSendable(body: unknown): boolean {
 }
 
 /**
+ * The head as `res.send` reads and writes it: the staged list itself when the
+ * response's header methods are webapp's own, where `res.get`, `res.set` and
+ * `res.type` would only have read and staged these same values (one `res.send`
+ * of a string makes three reads and three writes). Otherwise (null) every read
+ * and write goes through those methods, as in Express, so a wrapper sees each.
+ */
+type Head = unknown[] | null;
+
+function headOf(res: Response): Head {
+  return hasOwnHeaderMethods(res) ? ownHeaderList(res as ServerResponse) : null;
+}
+
+function readHeader(res: Response, head: Head, lower: string, name: string): unknown {
+  return head === null ? res.get(name) : stagedHeader(head, lower);
+}
+
+/** `res.set(name, value)` for a value that needs no charset added (Content-Length, ETag, a ready Content-Type). */
+function writeHeader(res: Response, head: Head, lower: string, name: string, value: string): void {
+  if (head !== null && isPlainHeaderValue(value)) stageValidHeader(head, lower, name, value);
+  else res.set(name, value);
+}
+
+/** `res.set('Content-Type', type)` unless a Content-Type is set: how `res.json` and `res.jsonp` begin. */
+export function setDefaultType(res: Response, type: string): void {
+  const head = headOf(res);
+  if (readHeader(res, head, 'content-type', 'Content-Type')) return;
+  if (head === null) res.set('Content-Type', type);
+  else writeHeader(res, head, 'content-type', 'Content-Type', contentTypeValue(type));
+}
+
+/**
  * Sets the entity headers for `body` and returns what to write: a string (UTF-8),
  * a Buffer, or undefined for no body. `null` is the empty string.
  */
 export function setBody(res: Response, body: unknown): string | Buffer | undefined {
   if (body === undefined) return undefined;
-  let type = res.get('Content-Type');
+  const head = headOf(res);
+  let type = readHeader(res, head, 'content-type', 'Content-Type');
   if (typeof body === 'string') {
     if (!type) {
-      res.type('html');
-      type = res.get('Content-Type');
+      if (head === null) {
+        res.type('html');
+        type = res.get('Content-Type');
+      } else {
+        type = contentTypeValue('html');
+        writeHeader(res, head, 'content-type', 'Content-Type', type as string);
+      }
     }
   } else if (Buffer.isBuffer(body)) {
     if (!type) res.type('bin');
-    return setLength(res, body);
+    return setLength(res, head, body);
   } else if (body !== null) {
     // A function, symbol or bigint has no bytes: this throws, as Express 4 does.
-    return setLength(res, Buffer.from(body as string));
+    return setLength(res, head, Buffer.from(body as string));
   }
   // The types send/json/jsonp set themselves already read as setCharset would write
   // them: skip parsing and re-setting the header on that common path.
   if (typeof type === 'string' && !UTF8_TYPES.has(type)) res.set('Content-Type', setCharset(type, 'utf-8'));
-  return setLength(res, body === null ? '' : body);
+  return setLength(res, head, body === null ? '' : body);
 }
 
 /** Express 4 sends the body as bytes, and the head apart (as latin1), when it makes an ETag or the body is long. */
@@ -76,9 +121,9 @@ function headWrittenAsLatin1(res: Response, generateETag: boolean, body: string)
  * Content-Length and ETag of the body; a long string (or one a custom ETag function hashes)
  * becomes its UTF-8 bytes.
  */
-function setLength(res: Response, body: string | Buffer): string | Buffer {
+function setLength(res: Response, head: Head, body: string | Buffer): string | Buffer {
   const etagFn = res.app.get('etag fn') as ETagFunction | undefined;
-  const generateETag = typeof etagFn === 'function' && !res.get('ETag');
+  const generateETag = typeof etagFn === 'function' && !readHeader(res, head, 'etag', 'ETag');
   let chunk = body;
   let length: number;
   if (typeof chunk !== 'string') {
@@ -94,11 +139,13 @@ function setLength(res: Response, body: string | Buffer): string | Buffer {
     chunk = Buffer.from(chunk, 'utf8');
     length = chunk.length;
   }
-  res.set('Content-Length', length);
+  writeHeader(res, head, 'content-length', 'Content-Length', String(length));
 
   if (generateETag) {
     const tag = etagFn(chunk, typeof chunk === 'string' ? 'utf8' : undefined);
-    if (tag) res.set('ETag', tag);
+    // A custom function's tag may be anything else: res.set makes it a string, or a list of them.
+    if (typeof tag === 'string' && tag) writeHeader(res, head, 'etag', 'ETag', tag);
+    else if (tag) res.set('ETag', tag);
   }
   return chunk;
 }

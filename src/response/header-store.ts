@@ -338,6 +338,38 @@ const storeMethods = {
 };
 
 /**
+ * The staged list of a response whose header API is the store's own (nothing
+ * replaced its `setHeader` or `getHeader`) and whose head is not out, for webapp's
+ * own code to read and stage the headers it names itself without the method calls
+ * and checks. Null otherwise: then that code goes through the response's methods,
+ * so whatever wraps them sees every call.
+ */
+export function ownHeaderList(res: ServerResponse): StagedList | null {
+  const holder = res as StoreHolder;
+  if (holder.setHeader !== storeMethods.setHeader || holder.getHeader !== storeMethods.getHeader || holder._header)
+    return null;
+  return staged(holder);
+}
+
+/** A header's value in a list from ownHeaderList, by its lower-case name. */
+export function stagedHeader(list: StagedList, lower: string): unknown {
+  const index = indexOf(list, lower);
+  return index === -1 ? undefined : list[index + 2];
+}
+
+/**
+ * Stages a header in a list from ownHeaderList, as `res.setHeader(name, value)`
+ * would, without the checks: the caller knows the name, and that the value is a
+ * number or printable ASCII (or checked it with isPlainHeaderValue).
+ */
+export function stageValidHeader(list: StagedList, lower: string, name: string, value: unknown): void {
+  stage(list, lower, name, value);
+}
+
+/** Whether setHeader would take `value` without asking Node's validator (a number, or printable ASCII). */
+export const isPlainHeaderValue = isPlain;
+
+/**
  * `res.setHeader(name, value)` for a header webapp sets on every response with a
  * name and value it knows are valid (X-Powered-By): staged without the checks.
  * Where `setHeader` is not the store's (instrumentation replaced it, or the store

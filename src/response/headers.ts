@@ -37,6 +37,11 @@ export function mediaTypeOf(typeOrExt: string): string {
   return typeOrExt.indexOf('/') === -1 ? lookupType(typeOrExt) || defaultType : typeOrExt;
 }
 
+/** The Content-Type value `res.type(typeOrExt)` sets. */
+export function contentTypeValue(typeOrExt: string): string {
+  return withCharset(mediaTypeOf(typeOrExt));
+}
+
 function set(this: Response, field: string | Record<string, unknown>, val?: unknown): Response {
   if (arguments.length === 2) {
     const name = field as string;
@@ -59,13 +64,23 @@ function contentType(this: Response, type: string): Response {
   return this.set('Content-Type', mediaTypeOf(type));
 }
 
+function get(this: Response, field: string) {
+  return this.getHeader(field);
+}
+
+/**
+ * Whether `res.get`, `res.set` and `res.type` are these (no app or wrapper
+ * replaced them): then `res.send` may read and write its headers in the store
+ * directly, since the calls it leaves out would have done only that.
+ */
+export function hasOwnHeaderMethods(res: Response): boolean {
+  return res.set === set && res.get === get && res.type === contentType;
+}
+
 export const headerMethods = {
   set,
   header: set,
-
-  get(this: Response, field: string) {
-    return this.getHeader(field);
-  },
+  get,
 
   append(this: Response, field: string, val: string | string[]) {
     const previous = this.get(field);

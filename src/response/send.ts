@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { deprecate } from '../http/deprecate';
-import { isSendable, setBody } from './body';
+import { isSendable, setBody, setDefaultType } from './body';
 import { respond } from './respond';
 import type { Response } from './types';
 
@@ -109,7 +109,7 @@ export const sendMethods = {
   // `_obj` is named for the method's arity (1); the body is read from `arguments` for the legacy forms.
   json(this: Response, _obj?: unknown) {
     const body = jsonOf(this, legacyBody(this, 'json', arguments));
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    setDefaultType(this, 'application/json');
     return this.send(body);
   },
 

@@ -33,7 +33,8 @@ export function fakeRequest(options: FakeOptions = {}): Any {
     socket,
     connection: socket,
     app: { get: (name: string) => settings[name] },
-    res: { statusCode: options.res?.statusCode ?? 200, getHeader: (name: string) => resHeaders[name.toLowerCase()] },
+    // `get` as on an app's response: req.fresh reads the validators through it, as Express does.
+    res: { statusCode: options.res?.statusCode ?? 200, get: (name: string) => resHeaders[name.toLowerCase()] },
   });
   return req;
 }

@@ -330,6 +330,46 @@ describe('the response header API', () => {
     );
   });
 
+  it('lets wrappers of res.get, res.set, res.type and setHeader see the headers of res.send and res.json', async () => {
+    // res.send stages its headers directly only while these methods are the response's
+    // own; a wrapper on any of them gets the calls, with the names Express makes them with.
+    const wrapped = ['get', 'set', 'type', 'setHeader', 'getHeader'] as const;
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        const seen = new Map<string, Set<string>>(wrapped.map((method) => [method, new Set<string>()]));
+        app.use((req, res, next) => {
+          const target = (req.query.wrap as string).split(',');
+          for (const method of target) {
+            const original = (res as Res)[method] as (...args: unknown[]) => unknown;
+            (res as Res)[method] = function (this: Res, name: string, ...rest: unknown[]) {
+              seen.get(method)!.add(String(name));
+              return original.call(this, name, ...rest);
+            };
+          }
+          next();
+        });
+        app.get('/text', (_req, res) => res.send('hello'));
+        app.get('/typed', (_req, res) => res.type('txt').send('hello'));
+        app.get('/json', (_req, res) => res.json({ hello: 'world' }));
+        app.get('/buffer', (_req, res) => res.send(Buffer.from('bytes')));
+        app.get('/report', (_req, res) => {
+          const report = wrapped.map((method) => `${method}: ${[...seen.get(method)!].sort().join(',')}`);
+          for (const names of seen.values()) names.clear();
+          res.type('txt').send(report.join('\n'));
+        });
+        return app;
+      },
+      ['get', 'set', 'type', 'setHeader', 'getHeader', 'set,setHeader'].flatMap((wrap) =>
+        ['/text', '/typed', '/json', '/buffer'].flatMap((path) => [
+          // A validator to compare makes req.fresh read the response's (Express reads them always).
+          { path: `${path}?wrap=${wrap}`, headers: { 'if-none-match': '"other"' } },
+          { path: '/report?wrap=' },
+        ]),
+      ),
+    );
+  });
+
   it('keeps its headers when writeHead refuses a status code, for the answer that follows', async () => {
     await assertSameResponses(
       (framework) => {
