@@ -63,6 +63,9 @@ export function inheritFromParent(this: InheritingApp, parent: InheritingApp): v
   Object.setPrototypeOf(this.settings, parent.settings);
 }
 
+// Express names its listener so; code that finds it among app.listeners('mount') by name finds this one.
+Object.defineProperty(inheritFromParent, 'name', { value: 'onmount' });
+
 /** Marks `trust proxy` as set by the app itself (no longer inherited on mount). */
 export function markTrustProxySet(settings: object): void {
   Object.defineProperty(settings, kTrustProxyDefault, { configurable: true, value: false });

@@ -15,10 +15,13 @@ export type ETagFunction = (body: string | Buffer, encoding?: BufferEncoding) =>
 export type QueryParserFunction = (queryString: string) => Record<string, unknown>;
 export type TrustFunction = (address: string, hop: number) => boolean;
 
+// The compiled functions carry Express's names (`app.get('etag fn').name` is `generateETag`...).
+
 function etagGenerator(weak: boolean): ETagFunction {
   // entityTag reads a string as UTF-8; other encodings are converted first.
-  return (body, encoding) =>
-    etag(typeof body !== 'string' || !encoding || encoding === 'utf8' ? body : Buffer.from(body, encoding), weak);
+  return function generateETag(body, encoding) {
+    return etag(typeof body !== 'string' || !encoding || encoding === 'utf8' ? body : Buffer.from(body, encoding), weak);
+  };
 }
 
 const weakETag = etagGenerator(true);
@@ -49,11 +52,11 @@ export function compileETag(value: unknown): ETagFunction | undefined {
 }
 
 /** Express 4's extended parser: qs semantics, prototype keys allowed, arrays up to 1000 entries. */
-function parseExtendedQuery(queryString: string): Record<string, unknown> {
+function parseExtendedQueryString(queryString: string): Record<string, unknown> {
   return querystring().parseExtended(queryString, { allowPrototypes: true, arrayLimit: 1000 });
 }
 
-function emptyQuery(): Record<string, unknown> {
+function newObject(): Record<string, unknown> {
   return {};
 }
 
@@ -65,9 +68,9 @@ export function compileQueryParser(value: unknown): QueryParserFunction {
     case 'simple':
       return parseSimpleQuery as unknown as QueryParserFunction;
     case false:
-      return emptyQuery;
+      return newObject;
     case 'extended':
-      return parseExtendedQuery;
+      return parseExtendedQueryString;
     default:
       throw new TypeError('unknown value for query parser function: ' + value);
   }

@@ -112,6 +112,28 @@ describe('app settings', () => {
     assert.equal(trust('uniquelocal')('8.8.8.8', 0), false);
     assert.throws(() => trust('not-an-ip'), /invalid IP address/);
   });
+
+  it('names the compiled functions and the mount listener as express@4 does', () => {
+    const names = (framework: typeof webapp | typeof express) => {
+      const app = framework();
+      const seen = [(app.listeners('mount') as Array<() => void>).map((listener) => listener.name).join()];
+      const compiled: Array<[string, unknown, string]> = [
+        ['etag', 'weak', 'etag fn'],
+        ['etag', 'strong', 'etag fn'],
+        ['query parser', 'extended', 'query parser fn'],
+        ['query parser', 'simple', 'query parser fn'],
+        ['query parser', false, 'query parser fn'],
+        ['trust proxy', false, 'trust proxy fn'],
+        ['trust proxy', 'loopback', 'trust proxy fn'],
+      ];
+      for (const [setting, value, fn] of compiled) {
+        app.set(setting, value);
+        seen.push(`${setting}=${String(value)}: ${(app.get(fn) as () => void).name}`);
+      }
+      return seen;
+    };
+    assert.deepEqual(names(webapp), names(express));
+  });
 });
 
 describe('sub-app setting inheritance (SPEC 2.3)', () => {
