@@ -20,7 +20,8 @@ export type TrustFunction = (address: string, hop: number) => boolean;
 function etagGenerator(weak: boolean): ETagFunction {
   // entityTag reads a string as UTF-8; other encodings are converted first.
   return function generateETag(body, encoding) {
-    return etag(typeof body !== 'string' || !encoding || encoding === 'utf8' ? body : Buffer.from(body, encoding), weak);
+    const text = typeof body !== 'string' || !encoding || encoding === 'utf8' ? body : Buffer.from(body, encoding);
+    return etag(text, weak);
   };
 }
 
