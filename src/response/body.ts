@@ -8,13 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { setCharset } from '../http/content-type';
 import { hashesStrings, type ETagFunction } from '../settings';
-import {
-  hasNonAsciiHeader,
-  isPlainHeaderValue,
-  ownHeaderList,
-  stagedHeader,
-  stageValidHeader,
-} from './header-store';
+import { hasNonAsciiHeader, isPlainHeaderValue, ownHeaderList, stagedHeader, stageValidHeader } from './header-store';
 import { contentTypeValue, hasOwnHeaderMethods } from './headers';
 import type { Response } from './types';
 
