@@ -72,8 +72,12 @@ function http2Prototype(appProto: object, nodeProto: object, nativeProto: object
   return proto;
 }
 
-/** Empty prototype objects that stand for the app prototype below them (see layerOver). */
-const layers = new WeakSet<object>();
+/**
+ * On the empty prototype objects that stand for the app prototype below them (see
+ * layerOver): that app prototype. A property read is cheaper than asking a WeakSet
+ * and reading the layer's own prototype, and the adopt functions ask on every request.
+ */
+const kLayerFor = Symbol('webapp.layerFor');
 
 /**
  * Makes `layer`, the prototype of a class `app.listen` constructs with, an empty
@@ -84,15 +88,12 @@ export function layerOver(layer: object, appProto: object): void {
   Object.setPrototypeOf(layer, appProto);
   // `req.constructor` stays Node's class (found below the app prototype), as in Express.
   delete (layer as { constructor?: unknown }).constructor;
-  layers.add(layer);
+  Object.defineProperty(layer, kLayerFor, { value: appProto });
 }
 
 function hasPrototype(current: object | null, appProto: object): boolean {
-  // The Set lookup (a hash of the object) comes last: it costs more than the
-  // prototype read, which already rules out every other object.
-  return (
-    current === appProto || (current !== null && Object.getPrototypeOf(current) === appProto && layers.has(current))
-  );
+  // Only layers have the mark, and app prototypes never inherit from a layer.
+  return current === appProto || (current !== null && (current as { [kLayerFor]?: object })[kLayerFor] === appProto);
 }
 
 /** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */

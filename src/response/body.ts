@@ -54,10 +54,29 @@ function readHeader(res: Response, head: Head, lower: string, name: string): unk
   return head === null ? res.get(name) : stagedHeader(head, lower);
 }
 
-/** `res.set(name, value)` for a value that needs no charset added (Content-Length, ETag, a ready Content-Type). */
-function writeHeader(res: Response, head: Head, lower: string, name: string, value: string): void {
-  if (head !== null && isPlainHeaderValue(value)) stageValidHeader(head, lower, name, value);
+/**
+ * `res.set(name, value)` for a value that needs no charset added, and that setHeader
+ * would take unchecked: digits (Content-Length), a tag from the built-in generators.
+ */
+function writeValidHeader(res: Response, head: Head, lower: string, name: string, value: string): void {
+  if (head !== null) stageValidHeader(head, lower, name, value);
   else res.set(name, value);
+}
+
+/**
+ * The last Content-Type value found to need no check: responses of an app carry the
+ * same few types, and comparing with the last is cheaper than testing each again.
+ */
+let lastPlainType = '';
+
+/** `res.set('Content-Type', value)` for a value with its charset already added. */
+function writeContentType(res: Response, head: Head, value: string): void {
+  if (head !== null && (value === lastPlainType || isPlainHeaderValue(value))) {
+    lastPlainType = value;
+    stageValidHeader(head, 'content-type', 'Content-Type', value);
+  } else {
+    res.set('Content-Type', value);
+  }
 }
 
 /** `res.set('Content-Type', type)` unless a Content-Type is set: how `res.json` and `res.jsonp` begin. */
@@ -65,7 +84,7 @@ export function setDefaultType(res: Response, type: string): void {
   const head = headOf(res);
   if (readHeader(res, head, 'content-type', 'Content-Type')) return;
   if (head === null) res.set('Content-Type', type);
-  else writeHeader(res, head, 'content-type', 'Content-Type', contentTypeValue(type));
+  else writeContentType(res, head, contentTypeValue(type));
 }
 
 /**
@@ -83,7 +102,7 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
         type = res.get('Content-Type');
       } else {
         type = contentTypeValue('html');
-        writeHeader(res, head, 'content-type', 'Content-Type', type as string);
+        writeContentType(res, head, type as string);
       }
     }
   } else if (Buffer.isBuffer(body)) {
@@ -118,13 +137,15 @@ function headWrittenAsLatin1(res: Response, generateETag: boolean, body: string)
 function setLength(res: Response, head: Head, body: string | Buffer): string | Buffer {
   const etagFn = res.app.get('etag fn') as ETagFunction | undefined;
   const generateETag = typeof etagFn === 'function' && !readHeader(res, head, 'etag', 'ETag');
+  // The built-in generators hash a string as its UTF-8 bytes, and make tags of printable ASCII.
+  const builtIn = generateETag && hashesStrings(etagFn);
   let chunk = body;
   let length: number;
   if (typeof chunk !== 'string') {
     length = chunk.length;
   } else if (
     chunk.length < STRING_BODY_LIMIT &&
-    (!generateETag || hashesStrings(etagFn)) &&
+    (!generateETag || builtIn) &&
     !headWrittenAsLatin1(res, generateETag, chunk)
   ) {
     length = Buffer.byteLength(chunk, 'utf8');
@@ -133,12 +154,12 @@ function setLength(res: Response, head: Head, body: string | Buffer): string | B
     chunk = Buffer.from(chunk, 'utf8');
     length = chunk.length;
   }
-  writeHeader(res, head, 'content-length', 'Content-Length', String(length));
+  writeValidHeader(res, head, 'content-length', 'Content-Length', String(length));
 
   if (generateETag) {
     const tag = etagFn(chunk, typeof chunk === 'string' ? 'utf8' : undefined);
-    // A custom function's tag may be anything else: res.set makes it a string, or a list of them.
-    if (typeof tag === 'string' && tag) writeHeader(res, head, 'etag', 'ETag', tag);
+    // A custom function's tag may be anything: res.set checks it (and makes a number a string).
+    if (tag && builtIn) writeValidHeader(res, head, 'etag', 'ETag', tag);
     else if (tag) res.set('ETag', tag);
   }
   return chunk;
