@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
+import { refreshTracingState } from '../tracing/layer';
 import type { Layer, NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
 import type { Route } from './route';
@@ -79,6 +80,7 @@ export class Dispatch {
 
   /** Enters the router: the first layer runs. */
   start(): void {
+    refreshTracingState();
     const req = this.req;
     req.next = this.next;
     req.baseUrl = this.parentUrl;

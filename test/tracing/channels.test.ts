@@ -243,6 +243,30 @@ describe('tracing channels', () => {
     assert.equal(isTraced(channel as never), false);
   });
 
+  it('a subscription made while a request is in flight applies from the next request entering a router', async () => {
+    let recording: ReturnType<typeof record> | undefined;
+    const app = webapp();
+    app.use(function subscribing(_req, _res, next) {
+      recording ??= record();
+      next();
+    });
+    app.get('/', function handler(_req, res) {
+      res.end('ok');
+    });
+    const layerStarts = () =>
+      recording!.events.filter(([channel, event]) => channel === 'layer' && event === 'start').map((e) => e[3]);
+    try {
+      await withServer(app, async (port) => {
+        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
+        assert.deepEqual(layerStarts(), []);
+        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
+        assert.deepEqual(layerStarts(), ['query', 'expressInit', 'subscribing', 'handler']);
+      });
+    } finally {
+      recording?.stop();
+    }
+  });
+
   it('with nobody subscribed, requests carry no trace state', async () => {
     const app = buildApp();
     let symbols: string[] = [];
