@@ -91,15 +91,26 @@ export function layerOver(layer: object, appProto: object): void {
   Object.defineProperty(layer, kLayerFor, { value: appProto });
 }
 
-function hasPrototype(current: object | null, appProto: object): boolean {
-  // Only layers have the mark, and app prototypes never inherit from a layer.
-  return current === appProto || (current !== null && (current as { [kLayerFor]?: object })[kLayerFor] === appProto);
+type Marked = { [kLayerFor]?: object };
+
+/** Whether `obj` was constructed by a class layerOver made (by `app.listen`'s server, say). */
+export function bornWithAppPrototype(obj: object): boolean {
+  return (obj as Marked)[kLayerFor] !== undefined;
+}
+
+/**
+ * Whether `obj` has `appProto` as its prototype, or the layer standing for it. The mark
+ * is found through the layer `obj` was born with (app prototypes never inherit from a
+ * layer): one property read, where reading an object's prototype is a call into V8's
+ * runtime, and every request entering an app asks this twice.
+ */
+function hasPrototype(obj: object, appProto: object): boolean {
+  return (obj as Marked)[kLayerFor] === appProto || Object.getPrototypeOf(obj) === appProto;
 }
 
 /** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */
 export function adoptRequestPrototype(req: object, appRequest: object): void {
-  const current = Object.getPrototypeOf(req);
-  if (hasPrototype(current, appRequest)) return;
+  if (hasPrototype(req, appRequest)) return;
   if (req instanceof IncomingMessage) {
     Object.setPrototypeOf(req, appRequest);
     return;
@@ -114,8 +125,7 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
 
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
 export function adoptResponsePrototype(res: object, appResponse: object): void {
-  const current = Object.getPrototypeOf(res);
-  if (hasPrototype(current, appResponse)) return;
+  if (hasPrototype(res, appResponse)) return;
   if (res instanceof ServerResponse) {
     Object.setPrototypeOf(res, appResponse);
     return;

@@ -16,7 +16,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { layerOver } from './prototypes';
+import { bornWithAppPrototype, layerOver } from './prototypes';
 import { kQueryParser } from './request';
 import { kStaged } from './response/header-store';
 
@@ -82,7 +82,9 @@ function classSlot(server: NodeServer, description: string, expected: unknown): 
  * classes, a Node without these slots) keeps the per-request swap.
  */
 export function adoptServer(app: AppPrototypes, req: http.IncomingMessage): void {
-  if (Object.getPrototypeOf(req) !== http.IncomingMessage.prototype) return;
+  // Most requests come from a server that constructs with an app's class: one property
+  // read tells, where reading the prototype is a call into V8's runtime.
+  if (bornWithAppPrototype(req) || Object.getPrototypeOf(req) !== http.IncomingMessage.prototype) return;
   const server = (req.socket as (Socket & { server?: NodeServer }) | null)?.server;
   if (!server || server[kClassesChecked] || typeof server.listeners !== 'function') return;
   Object.defineProperty(server, kClassesChecked, { value: true });
