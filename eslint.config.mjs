@@ -39,7 +39,15 @@ export default tseslint.config(
     // loads on first use (cold start: see src/http/lazy.ts), which a static
     // `import` cannot express.
     files: ['src/**'],
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+      // Node's global `Buffer` is an accessor (Node 20 to 26): every use of the global
+      // is a getter call, on paths that run for every request.
+      'no-restricted-globals': [
+        'error',
+        { name: 'Buffer', message: "Import it: `import { Buffer } from 'node:buffer'`." },
+      ],
+    },
   },
   {
     // Express's legacy signatures are told apart by how many arguments were

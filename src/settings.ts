@@ -3,6 +3,7 @@
  * `trust proxy`) into the functions the request and response read on every
  * request (`etag fn`, `query parser fn`, `trust proxy fn`), as Express 4 does.
  */
+import { Buffer } from 'node:buffer';
 import { parse as parseSimpleQuery } from 'node:querystring';
 import { etag } from './http/etag';
 import { lazy } from './http/lazy';

@@ -6,6 +6,7 @@
  * 'binary', 'ucs2', 'base64' or 'hex', and reads 'utf-16' as little-endian even
  * after a big-endian BOM. Those names are handled here as iconv-lite does.
  */
+import { Buffer } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 
 export interface BodyDecoder {

@@ -5,6 +5,7 @@
  * client announced, decode the charset, call `verify`, parse, and on any error
  * drain the request so a keep-alive connection stays usable.
  */
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';

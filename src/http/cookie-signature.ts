@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** `value.signature`: an HMAC-SHA256 of the value in unpadded base64 (cookie-signature's format). */

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import * as crypto from 'node:crypto';
 import type { Stats } from 'node:fs';
 

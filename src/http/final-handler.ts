@@ -3,6 +3,7 @@
  * (404 "Cannot GET /path") or when an error reached the end of the stack. The
  * page, status and headers are the ones Express 4 (finalhandler) sends.
  */
+import { Buffer } from 'node:buffer';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { encodeUrl } from './encode-url';
 import { escapeHtml } from './escape-html';

@@ -4,6 +4,7 @@
  * `req.user` (and `req.remoteUser`). No credentials or wrong ones: 401 with
  * `WWW-Authenticate`; a header that is not `Basic <base64 user:pass>`: 400.
  */
+import { Buffer } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Middleware, MiddlewareRequest } from './types';

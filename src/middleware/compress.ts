@@ -5,6 +5,7 @@
  * known. Adds `Vary: Accept-Encoding`; leaves HEAD, 204/304, and already
  * encoded responses alone. Other options go to zlib. `res.flush()` flushes.
  */
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { parseBytes } from '../http/bytes';

@@ -4,6 +4,7 @@
  * year), an ETag and 304s; other methods than GET/HEAD get 405 (OPTIONS 200)
  * with `Allow`. Without a path a blank built-in icon is served.
  */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readFile, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';

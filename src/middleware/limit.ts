@@ -3,6 +3,7 @@
  * as `"1mb"`): 413 at once when Content-Length says so, otherwise the request
  * is destroyed as soon as more than `bytes` have been read. Runs once per request.
  */
+import { Buffer } from 'node:buffer';
 import { parseBytes } from '../http/bytes';
 import { deprecate } from '../http/deprecate';
 import { createHttpError } from '../http/errors';

@@ -5,6 +5,7 @@
  * `format`, `stream` (default stdout), `immediate` (log on arrival), `skip`,
  * `buffer`. `logger.token(name, fn)` and `logger.format(name, fmt)` extend it.
  */
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { onFinished } from '../http/on-finished';
 import { onHeaders } from './on-headers';

@@ -23,6 +23,7 @@
  * - Responses with `Vary`, and any response when the request says `no-store`,
  *   are not stored; a response for a URL whose ETag changed drops the entry.
  */
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import { deprecate } from '../http/deprecate';
 import { isFresh } from '../http/fresh';

@@ -6,6 +6,7 @@
  * relative to the mount point, never another host) and percent-encoded. Files
  * get send 0.13's headers (src/static/dialect.ts), as Connect 2.30 sends them.
  */
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { escapeHtml } from '../http/escape-html';
 import { createServeStatic, directoryLocation, type DirectoryRedirect, type ServeStaticOptions } from '../static';

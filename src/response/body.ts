@@ -5,6 +5,7 @@
  * separates `ctx.body = ...` from `respond`, this module only sets headers and
  * returns the body to write; respond.ts puts it on the wire.
  */
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { setCharset } from '../http/content-type';
 import { hashesStrings, type ETagFunction } from '../settings';

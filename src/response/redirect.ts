@@ -5,6 +5,7 @@
  * the host a browser sees is the host that was given). The redirect body names
  * the escaped URL, in text or HTML by the Accept header, as Express 4.22 words it.
  */
+import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import { deprecate } from '../http/deprecate';
 import { encodeUrl } from '../http/encode-url';

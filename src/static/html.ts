@@ -2,6 +2,7 @@
  * The small HTML pages file serving answers with (redirects to a directory's
  * slash URL), sent with headers that stop browsers from sniffing or running them.
  */
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { escapeHtml } from '../http/escape-html';
 

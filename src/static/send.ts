@@ -7,6 +7,7 @@
  * (serve-static falls through, sendFile calls back or passes to `next`).
  * The behaviour is send 0.19's, as Express 4.22 uses it.
  */
+import { Buffer } from 'node:buffer';
 import { close, createReadStream, open, read, stat as statFile, type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';

@@ -3,6 +3,7 @@
  * clients and caches holding a 3.x app's validators keep getting 304s after the
  * switch to webapp/v3. (An ETag is a cache validator, not a security boundary.)
  */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { ETagFunction } from '../settings';
 

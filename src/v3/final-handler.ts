@@ -3,6 +3,7 @@
  * "Cannot GET /path" or the escaped error text, without the HTML document that
  * 4.x wraps around it.
  */
+import { Buffer } from 'node:buffer';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { escapeHtml } from '../http/escape-html';
 import { whenRequestRead } from '../http/on-finished';

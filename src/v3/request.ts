@@ -5,6 +5,7 @@
  * hostname, `req.range` returns `undefined` without a Range header, and the
  * `acceptsCharset`/`acceptsLanguage`/`acceptsEncoding` checks are Booleans.
  */
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import proxyAddr = require('proxy-addr');

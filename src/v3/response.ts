@@ -6,6 +6,7 @@
  * patches live on the 3.x prototype only: 4.x apps in the same process are not
  * affected (Connect patched Node's ServerResponse for everyone).
  */
+import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname } from 'node:path';

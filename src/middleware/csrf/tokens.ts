@@ -4,6 +4,7 @@
  * a token is `salt-hash`, where hash is the url-safe unpadded base64 SHA-1 of
  * `salt-secret`. A fresh salt per token keeps tokens from repeating (BREACH).
  */
+import { Buffer } from 'node:buffer';
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 export interface TokenOptions {

@@ -16,6 +16,7 @@
  * `next()` like any missing path (serve-index: 500), and the page's breadcrumb
  * never links to a protocol-relative `//host` for a path with empty segments.
  */
+import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createHttpError, toHttpError } from '../../http/errors';

@@ -6,6 +6,7 @@
  * Whatever fails (bad body, limit, client gone, disk), every temporary file is
  * removed before 'error' is emitted, so a caller reacting to it sees a clean dir.
  */
+import { Buffer } from 'node:buffer';
 import { createHash, type Hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';

@@ -3,6 +3,7 @@
  * express-session 1.11 does: the app's `res.end` returns at once, the bytes
  * go out, and the response completes after the save (or destroy, or touch).
  */
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { inCallerContext } from '../../http/async-context';
 import type { NextFunction } from '../types';
