@@ -339,8 +339,8 @@ describe('the response header API', () => {
         const app = framework();
         const seen = new Map<string, Set<string>>(wrapped.map((method) => [method, new Set<string>()]));
         app.use((req, res, next) => {
-          const target = (req.query.wrap as string).split(',');
-          for (const method of target) {
+          const methods = (req.query.wrap as string).split(',').filter(Boolean);
+          for (const method of methods) {
             const original = (res as Res)[method] as (...args: unknown[]) => unknown;
             (res as Res)[method] = function (this: Res, name: string, ...rest: unknown[]) {
               seen.get(method)!.add(String(name));
