@@ -74,8 +74,8 @@ function http2Prototype(appProto: object, nodeProto: object, nativeProto: object
 
 /**
  * On the empty prototype objects that stand for the app prototype below them (see
- * layerOver): that app prototype. A property read is cheaper than asking a WeakSet
- * and reading the layer's own prototype, and the adopt functions ask on every request.
+ * layerOver): that app prototype, so one property read of a request or response
+ * tells which app prototype it was born with.
  */
 const kLayerFor = Symbol('webapp.layerFor');
 
