@@ -28,7 +28,7 @@ import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
 import { methodMembers, type MethodMembers } from './router/methods';
 import type { PathPattern } from './router/path-pattern';
-import { compileETag, compileQueryParser, compileTrust, queryParserOf } from './settings';
+import { compileETag, compileQueryParser, compileTrust, queryParserOf, readSetting } from './settings';
 import { isTraced, requestChannel } from './tracing/channels';
 import { isRequestTraced, traceRequest } from './tracing/request';
 import { View } from './view';
@@ -164,16 +164,7 @@ const presetMethods = {
   }) as ApplicationMethods['param'],
 
   set(this: Application, setting: string, value?: unknown): unknown {
-    if (arguments.length === 1) {
-      // Own settings first, then those inherited from the parent app's settings.
-      let settings: object | null = this.settings;
-      while (settings && settings !== Object.prototype) {
-        if (Object.prototype.hasOwnProperty.call(settings, setting))
-          return (settings as Record<string, unknown>)[setting];
-        settings = Object.getPrototypeOf(settings);
-      }
-      return undefined;
-    }
+    if (arguments.length === 1) return readSetting(this.settings, setting);
     this.settings[setting] = value;
     switch (setting) {
       case 'etag':

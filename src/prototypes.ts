@@ -11,6 +11,7 @@
  * second. HTTP/1 requests keep the plain, fast prototype swap.
  */
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { revealQueryAccessor } from './query';
 import { isHeaderStoreMethod } from './response/header-store';
 
 const kHttp2Prototypes = Symbol('webapp.http2Prototypes');
@@ -113,14 +114,15 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
   if (hasPrototype(req, appRequest)) return;
   if (req instanceof IncomingMessage) {
     Object.setPrototypeOf(req, appRequest);
-    return;
+  } else {
+    const native = nativePrototypeOf(req);
+    const headers = (req as { headers?: Record<string, unknown> }).headers;
+    // HTTP/2 carries the host in :authority; the request API reads Host.
+    if (headers && headers.host === undefined && typeof headers[':authority'] === 'string')
+      headers.host = headers[':authority'];
+    Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
   }
-  const native = nativePrototypeOf(req);
-  const headers = (req as { headers?: Record<string, unknown> }).headers;
-  // HTTP/2 carries the host in :authority; the request API reads Host.
-  if (headers && headers.host === undefined && typeof headers[':authority'] === 'string')
-    headers.host = headers[':authority'];
-  Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
+  revealQueryAccessor(req);
 }
 
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */

@@ -27,13 +27,30 @@ interface QueryRequest extends IncomingMessage {
 /** The app's query layer: names the parser `req.query` will use, unless the request has one or a query. */
 export function queryLayer(parser: QueryParser) {
   return function query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
-    // Only an own `query` (set by whatever handled the request first) can be set
-    // yet; checking for it avoids running the lazy accessor.
-    if (req[kQueryParser] === undefined && (!Object.prototype.hasOwnProperty.call(req, 'query') || !req.query)) {
+    // Express's test, `!req.query`, first: on a webapp request without a parser yet the
+    // lazy accessor parses nothing, and on Node 26 this read costs much less than the
+    // own-property check. A truthy `query` counts only if it is the request's own (set
+    // by whatever handled the request first), not the accessor's.
+    if (req[kQueryParser] === undefined && (!req.query || !Object.prototype.hasOwnProperty.call(req, 'query'))) {
       req[kQueryParser] = parser;
     }
     next();
   };
+}
+
+/**
+ * Called as a request gets an app's prototype: a falsy `query` of the request's
+ * own (set before the app, `''` or `null`) would hide the lazy accessor, where
+ * Express's query middleware replaces it with the parse. The query layer cannot
+ * tell a missing `query` from a falsy own one without an own-property check per
+ * request, so it is done here, once per prototype change; a webapp server's
+ * requests never change it, and on them `req.query = ...` goes to the accessor.
+ */
+export function revealQueryAccessor(req: object): void {
+  if ((req as QueryRequest)[kQueryParser] === undefined) return;
+  // The descriptor, not `req.query`: a read without an own value would run the parse now.
+  const own = Object.getOwnPropertyDescriptor(req, 'query');
+  if (own !== undefined && own.configurable && 'value' in own && !own.value) delete (req as QueryRequest).query;
 }
 
 /**

@@ -26,6 +26,29 @@ function etagGenerator(weak: boolean): ETagFunction {
   };
 }
 
+/**
+ * `app.get(setting)`: the app's own settings first, then those inherited from the
+ * parent app's settings, but never a member of Object.prototype (Express 4.22 walks
+ * the own properties of each settings object up to it). The walk runs only when one
+ * read cannot tell: the value is missing, or Object.prototype has a member of that
+ * name (a polluted prototype included). Several settings are read per request, and
+ * on Node 26 each own-property check costs a builtin call.
+ */
+export function readSetting(settings: object | null | undefined, setting: string): unknown {
+  if (!settings) return undefined;
+  const value = (settings as Record<string, unknown>)[setting];
+  if (value === undefined || !(setting in Object.prototype)) return value;
+  return findOwnSetting(settings, setting);
+}
+
+function findOwnSetting(settings: object | null, setting: string): unknown {
+  while (settings && settings !== Object.prototype) {
+    if (Object.prototype.hasOwnProperty.call(settings, setting)) return (settings as Record<string, unknown>)[setting];
+    settings = Object.getPrototypeOf(settings);
+  }
+  return undefined;
+}
+
 const weakETag = etagGenerator(true);
 const strongETag = etagGenerator(false);
 

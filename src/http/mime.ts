@@ -80,8 +80,16 @@ const COMMON_TYPES: Readonly<Record<string, string>> = {
 const definedTypes = new Map<string, string>();
 const definedExtensions = new Map<string, string>();
 
+/** How many `defineType` calls there were: what was looked up before the last may have changed. */
+let definitions = 0;
+
+export function definitionCount(): number {
+  return definitions;
+}
+
 /** Adds `type` for each extension (replacing what it was), as `mime.define` does. */
 export function defineType(type: string, extensions: readonly string[]): void {
+  definitions++;
   for (const ext of extensions) definedTypes.set(String(ext).toLowerCase(), type);
   if (!definedExtensions.has(type) && extensions.length > 0) definedExtensions.set(type, String(extensions[0]));
 }

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { setCharset } from '../http/content-type';
 import { hashesStrings, type ETagFunction } from '../settings';
 import { hasNonAsciiHeader, isPlainHeaderValue, ownHeaderList, stagedHeader, stageValidHeader } from './header-store';
-import { contentTypeValue, hasOwnHeaderMethods } from './headers';
+import { contentTypeValue, hasOwnHeaderMethods, htmlContentType } from './headers';
 import type { Response } from './types';
 
 /** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
@@ -102,7 +102,7 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
         res.type('html');
         type = res.get('Content-Type');
       } else {
-        type = contentTypeValue('html');
+        type = htmlContentType();
         writeContentType(res, head, type as string);
       }
     }

@@ -6,7 +6,7 @@
 import { extname } from 'node:path';
 import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
-import { defaultType, charsetOf, lookupType } from '../http/mime';
+import { defaultType, charsetOf, definitionCount, lookupType } from '../http/mime';
 import { vary as appendVary } from '../http/vary';
 import type { Response } from './types';
 
@@ -40,6 +40,22 @@ export function mediaTypeOf(typeOrExt: string): string {
 /** The Content-Type value `res.type(typeOrExt)` sets. */
 export function contentTypeValue(typeOrExt: string): string {
   return withCharset(mediaTypeOf(typeOrExt));
+}
+
+let htmlType = '';
+let htmlTypeDefinitions = -1;
+
+/**
+ * `contentTypeValue('html')`, what a string body from `res.send` gets when no type
+ * is set: most responses ask for it, so it is worked out again only after
+ * `mime.define` (which may map `html` to another type).
+ */
+export function htmlContentType(): string {
+  if (htmlTypeDefinitions !== definitionCount()) {
+    htmlType = contentTypeValue('html');
+    htmlTypeDefinitions = definitionCount();
+  }
+  return htmlType;
 }
 
 function set(this: Response, field: string | Record<string, unknown>, val?: unknown): Response {

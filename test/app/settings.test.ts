@@ -78,6 +78,38 @@ describe('app settings', () => {
     assert.equal(app.get('hasOwnProperty'), undefined, 'Object.prototype names are not settings');
   });
 
+  it('reads settings as express@4 does: own, then inherited from the parent, never Object.prototype', () => {
+    const names = ['__proto__', 'toString', 'constructor', 'hasOwnProperty', 'valueOf', 'x-powered-by', 'title'];
+    const reads = (framework: typeof webapp | typeof express) => {
+      const parent = framework();
+      const child = framework();
+      parent.set('title', 'parent');
+      parent.set('toString', 'from parent');
+      child.set('valueOf', 0);
+      child.set('x-powered-by', undefined);
+      parent.use('/child', child);
+      // A Map: `__proto__` is one of the keys.
+      const seen = new Map<string, unknown[]>();
+      for (const name of names) seen.set(name, [parent.get(name), child.get(name), child.enabled(name)]);
+      // A polluted prototype, with data and with a getter, is never a setting.
+      const proto = Object.prototype as Record<string, unknown>;
+      proto['json spaces'] = 8;
+      Object.defineProperty(Object.prototype, 'json escape', { get: () => ({}), configurable: true });
+      try {
+        seen.set('polluted', [child.get('json spaces'), child.get('json escape'), parent.enabled('json escape')]);
+      } finally {
+        delete proto['json spaces'];
+        delete proto['json escape'];
+      }
+      return seen;
+    };
+    const ours = reads(webapp);
+    assert.deepEqual(ours, reads(express));
+    assert.deepEqual(ours.get('toString'), ['from parent', 'from parent', true]);
+    assert.deepEqual(ours.get('__proto__'), [undefined, undefined, false]);
+    assert.deepEqual(ours.get('polluted'), [undefined, undefined, false]);
+  });
+
   it('compiles etag, query parser and trust proxy as Express does, and rejects unknown values', () => {
     const app = webapp();
     app.set('etag', false);

@@ -5,6 +5,7 @@ import request from 'supertest';
 import webapp = require('../../src/index');
 import { kQueryParser } from '../../src/request';
 import { fakeRequest } from './fake';
+import { assertSameResponses, type Framework } from '../support/differential';
 
 type Any = any;
 
@@ -78,6 +79,29 @@ describe('req.query', () => {
     });
     app.get('/', (req: Any, res: Any) => res.json(req.query));
     await request(app).get('/?a=1').expect(200, { replaced: true });
+  });
+
+  it('keeps a query the request already has as its own, truthy, as express@4 does', async () => {
+    // What ran before the app (another framework, a test harness) may have set
+    // `req.query`: a truthy own value is kept, a falsy one is replaced by the parse.
+    const presets: Record<string, (req: Any) => void> = {
+      object: (req) => (req.query = { preset: 'yes' }),
+      string: (req) => (req.query = 'raw'),
+      empty: (req) => (req.query = ''),
+      null: (req) => (req.query = null),
+      getter: (req) => Object.defineProperty(req, 'query', { get: () => ({ getter: 1 }), configurable: true }),
+    };
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.get('/:preset', (req, res) => res.json({ query: req.query ?? 'none' }));
+        return (req, res) => {
+          presets[(req.url ?? '').slice(1, (req.url ?? '').indexOf('?'))]?.(req);
+          app(req as Any, res as Any);
+        };
+      },
+      ['object', 'string', 'empty', 'null', 'getter', 'none'].map((name) => ({ path: `/${name}?a[b]=1` })),
+    );
   });
 
   it('a mounted app sees the query of the original URL', async () => {

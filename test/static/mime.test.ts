@@ -122,6 +122,35 @@ describe('mime: express.static.mime (4.x)', () => {
   });
 });
 
+describe('mime: the type of res.send strings', () => {
+  it('follows a define that maps html to another type, after responses with the old one', async () => {
+    const define = (framework: Framework) => {
+      const mime = (framework as Any).static.mime;
+      const app: Any = framework();
+      app.get('/page', (_req: Any, res: Any) => res.send('<p>page</p>'));
+      app.get('/redefine/:type', (req: Any, res: Any) => {
+        mime.define({ [req.params.type.replace('-', '/')]: ['html'] });
+        res.json(mime.lookup('html'));
+      });
+      return app;
+    };
+    const answers = await assertSameResponses(
+      define,
+      ['/page', '/redefine/text-x-page', '/page', '/redefine/text-html', '/page'].map((path) => ({ path })),
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.headers['content-type']),
+      [
+        'text/html; charset=utf-8',
+        'application/json; charset=utf-8',
+        'text/x-page; charset=utf-8',
+        'application/json; charset=utf-8',
+        'text/html; charset=utf-8',
+      ],
+    );
+  });
+});
+
 describe('mime: express.mime (3.x)', () => {
   it('is Connect 2.30 send 0.13 mime: charsets for text/* only; defined types are served', async () => {
     // express@3.21's res.sendfile reads a mime of its own here only because this
