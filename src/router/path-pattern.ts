@@ -51,7 +51,8 @@ export function compilePattern(path: PathPattern, options: PatternOptions): Comp
   regexp.fast_star = path === '*';
   regexp.fast_slash = path === '/' && !end;
 
-  const regexpExec = (p: string): RegExpExecArray | undefined => regexp.exec(p) ?? undefined;
+  const matcher = matcherFor(regexp);
+  const regexpExec = (p: string): RegExpExecArray | undefined => matcher.exec(p) ?? undefined;
   if (typeof path !== 'string' || NON_ASCII.test(path)) {
     return { regexp, keys, segmentKey: undefined, exec: regexpExec };
   }
@@ -72,9 +73,21 @@ export function compilePattern(path: PathPattern, options: PatternOptions): Comp
       // Why: a failed prefix comparison is far cheaper than a failed regexp run,
       // and most layers of a large app fail on their first characters.
       if (!startsWith(p, prefix, sensitive)) return undefined;
-      return regexp.exec(p) ?? undefined;
+      return matcher.exec(p) ?? undefined;
     },
   };
+}
+
+/**
+ * The expression that runs for `regexp`: a copy without the `fast_slash` and
+ * `fast_star` properties Express puts on `layer.regexp`. V8 runs `exec` on its fast
+ * path only for a RegExp of the initial shape; one with properties added takes the
+ * slow, generic path on every request. A global or sticky expression (only an app's
+ * own can be) is run itself, so its `lastIndex` moves as it does in Express.
+ */
+function matcherFor(regexp: RegExp): RegExp {
+  if (regexp.global || regexp.sticky) return regexp;
+  return new RegExp(regexp.source, regexp.flags);
 }
 
 /**

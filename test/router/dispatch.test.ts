@@ -39,6 +39,18 @@ function standaloneOut(res: http.ServerResponse) {
 }
 
 describe('router dispatch compatibility with express@4', () => {
+  it("RegExp routes: the app's own expression, a global one's lastIndex carried between requests", async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.get(/^\/global/g, (_req: Request, res: Response) => res.send('global'));
+        app.get(/^\/re(\d+)$/i, (req: Request, res: Response) => res.send('re ' + req.params[0]));
+        return app;
+      },
+      ['/global', '/global', '/global', '/RE42', '/re7', '/re'].map((path) => ({ path })),
+    );
+  });
+
   it('param callbacks: keys without a callback, a missing optional value, a throw, replayed errors', async () => {
     await assertSameResponses((fw) => {
       const app = production(fw);

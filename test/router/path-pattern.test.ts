@@ -173,6 +173,36 @@ describe('compilePattern', () => {
     assert.equal(compilePattern('*', { end: true }).regexp.fast_star, true);
   });
 
+  it("matches with a RegExp of its own, not the one carrying Express's fast_* flags", () => {
+    // V8 runs exec on its fast path only for a RegExp without added properties.
+    const compiled = compilePattern('/users/:id', { end: true });
+    const regexp = compiled.regexp;
+    const exec = RegExp.prototype.exec;
+    let onFlagged = 0;
+    RegExp.prototype.exec = function (this: RegExp, input: string) {
+      if (this === regexp) onFlagged++;
+      return exec.call(this, input);
+    };
+    try {
+      assert.deepEqual([...compiled.exec('/users/42')!], ['/users/42', '42']);
+      assert.equal(compiled.exec('/users'), undefined);
+    } finally {
+      RegExp.prototype.exec = exec;
+    }
+    assert.equal(onFlagged, 0);
+    assert.equal(Object.getOwnPropertyNames(regexp).includes('fast_slash'), true);
+  });
+
+  it("runs an app's global or sticky RegExp itself: its lastIndex moves as in Express", () => {
+    for (const flags of ['g', 'y']) {
+      const regexp = new RegExp('^/abc', flags);
+      const compiled = compilePattern(regexp, { end: true });
+      assert.equal(compiled.regexp, regexp);
+      const answers = [1, 2, 3].map(() => compiled.exec('/abc') !== undefined);
+      assert.deepEqual(answers, [true, false, true], flags);
+    }
+  });
+
   it('exposes the literal first segment only when every match starts with it', () => {
     const key = (p: PathPattern, end = true) => compilePattern(p, { end }).segmentKey;
     assert.equal(key('/Users/:id'), 'users');
