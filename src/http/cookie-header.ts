@@ -14,7 +14,6 @@
 /** A custom decoder (cookie-parser's `decode` option); it may throw, which keeps the raw value. */
 export type CookieDecoder = (value: string) => string;
 
-const hasOwn = Object.prototype.hasOwnProperty;
 const SPACE = 0x20;
 const TAB = 0x09;
 const QUOTE = 0x22;
@@ -49,7 +48,10 @@ export function parseCookieHeader(header: string, decode?: CookieDecoder): Recor
     }
     const nameStart = skipBlanks(header, index, equals);
     const name = header.slice(nameStart, trimBlanks(header, equals, nameStart));
-    if (name !== '__proto__' && !hasOwn.call(cookies, name)) {
+    // Values are strings, and the jar inherits nothing: undefined means no pair of that
+    // name yet. A read, where hasOwnProperty would look the new name up in V8's string
+    // table once more before the store does it again.
+    if (name !== '__proto__' && cookies[name] === undefined) {
       let valueStart = skipBlanks(header, equals + 1, end);
       let valueEnd = trimBlanks(header, end, valueStart);
       if (header.charCodeAt(valueStart) === QUOTE && header.charCodeAt(valueEnd - 1) === QUOTE) {

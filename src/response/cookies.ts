@@ -31,12 +31,13 @@ export function cookieValue(value: unknown): string {
  * an Expires date and a Max-Age in whole seconds; anything else is left for the
  * serializer to reject. The path defaults to `/`.
  */
-export function serializeOptions(options: CookieOptions | undefined, now: number): CookieOptions {
+export function serializeOptions(options: CookieOptions | undefined, clock: () => number = Date.now): CookieOptions {
   const opts = copyOptions({}, options);
   if (opts.maxAge != null) {
     const maxAge = (opts.maxAge as unknown as number) - 0;
     if (!Number.isNaN(maxAge)) {
-      opts.expires = new Date(now + maxAge);
+      // The clock only when needed: reading it is a call into the runtime.
+      opts.expires = new Date(clock() + maxAge);
       opts.maxAge = Math.floor(maxAge / 1000);
     }
   }
@@ -57,7 +58,7 @@ export const cookieMethods = {
     let val = cookieValue(value);
     if (signed) val = 's:' + sign(val, secret as string);
 
-    const opts = serializeOptions(options, Date.now());
+    const opts = serializeOptions(options);
     this.append('Set-Cookie', cookieModule().serialize(name, val, opts as CookieSerializeOptions));
     return this;
   },

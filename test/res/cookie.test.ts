@@ -16,18 +16,18 @@ describe('cookie values and options', () => {
   });
 
   it('turns maxAge (ms) into Expires and Max-Age (s), and defaults the path', () => {
-    const opts = serializeOptions({ maxAge: 1500 }, 1_000_000);
+    const opts = serializeOptions({ maxAge: 1500 }, () => 1_000_000);
     assert.equal(opts.maxAge, 1);
     assert.equal((opts.expires as Date).getTime(), 1_001_500);
     assert.equal(opts.path, '/');
-    assert.equal(serializeOptions({ path: '/x' }, 0).path, '/x');
-    assert.equal(serializeOptions({ maxAge: 'soon' as unknown as number }, 0).maxAge, 'soon');
-    assert.equal(serializeOptions({ maxAge: '2000' as unknown as number }, 0).maxAge, 2);
+    assert.equal(serializeOptions({ path: '/x' }, () => 0).path, '/x');
+    assert.equal(serializeOptions({ maxAge: 'soon' as unknown as number }, () => 0).maxAge, 'soon');
+    assert.equal(serializeOptions({ maxAge: '2000' as unknown as number }, () => 0).maxAge, 2);
   });
 
   it("does not modify the caller's options", () => {
     const options = { maxAge: 1000 };
-    serializeOptions(options, 0);
+    serializeOptions(options, () => 0);
     assert.deepEqual(options, { maxAge: 1000 });
   });
 });
