@@ -3,11 +3,7 @@
 // no-op calls, the static files are a stat plus a stream (without conditional GET
 // or ranges), the nested query goes through qs, the view is compiled once and the
 // gzip is one zlib call: a floor for the cost of a framework, not a competitor.
-import { createReadStream, stat } from 'node:fs';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { gzip } from 'node:zlib';
 import {
   BODY_LIMIT_BYTES,
   COUNT,
@@ -27,6 +23,15 @@ import {
 } from './shared.mjs';
 
 const require = createRequire(import.meta.url);
+// Node's modules through `require`, not `import`: on Node 22 and later, importing
+// node:http from ESM builds a namespace of all its exports, and its lazy WebSocket,
+// CloseEvent and MessageEvent getters load undici (30 to 50 ms before the first
+// request). A floor for cold start must not pay that, and the other servers do not:
+// they load node:http from CommonJS. zlib loads only for the gzip workload.
+const { createReadStream, stat } = require('node:fs');
+const { createServer } = require('node:http');
+const { join } = require('node:path');
+const gzip = kind === 'gzip' ? require('node:zlib').gzip : undefined;
 
 function send(res, status, type, body) {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
