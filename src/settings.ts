@@ -29,10 +29,10 @@ function etagGenerator(weak: boolean): ETagFunction {
 /**
  * `app.get(setting)`: the app's own settings first, then those inherited from the
  * parent app's settings, but never a member of Object.prototype (Express 4.22 walks
- * the own properties of each settings object up to it). The walk runs only when one
- * read cannot tell: the value is missing, or Object.prototype has a member of that
- * name (a polluted prototype included). Several settings are read per request, and
- * on Node 26 each own-property check costs a builtin call.
+ * the own properties of each settings object up to it). One read answers, unless it
+ * found a value and Object.prototype has a member of that name (a polluted prototype
+ * included): the value may be that member's, and the walk decides. Several settings
+ * are read per request, and on Node 26 each own-property check is a builtin call.
  */
 export function readSetting(settings: object | null | undefined, setting: string): unknown {
   if (!settings) return undefined;

@@ -82,11 +82,14 @@ export function compilePattern(path: PathPattern, options: PatternOptions): Comp
  * The expression that runs for `regexp`: a copy without the `fast_slash` and
  * `fast_star` properties Express puts on `layer.regexp`. V8 runs `exec` on its fast
  * path only for a RegExp of the initial shape; one with properties added takes the
- * slow, generic path on every request. A global or sticky expression (only an app's
- * own can be) is run itself, so its `lastIndex` moves as it does in Express.
+ * slow, generic path on every request. An app's own expression that a copy would not
+ * reproduce runs itself, as in Express: a global or sticky one (its `lastIndex` moves
+ * between requests), or one with an `exec` of its own or of a subclass.
  */
 function matcherFor(regexp: RegExp): RegExp {
   if (regexp.global || regexp.sticky) return regexp;
+  if (Object.getPrototypeOf(regexp) !== RegExp.prototype || Object.prototype.hasOwnProperty.call(regexp, 'exec'))
+    return regexp;
   return new RegExp(regexp.source, regexp.flags);
 }
 

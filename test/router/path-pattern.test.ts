@@ -193,6 +193,19 @@ describe('compilePattern', () => {
     assert.equal(Object.getOwnPropertyNames(regexp).includes('fast_slash'), true);
   });
 
+  it("runs an app's RegExp with an exec of its own, or of a subclass, itself", () => {
+    class Prefixed extends RegExp {
+      override exec(input: string) {
+        return super.exec(input.replace(/^\/v\d+/, ''));
+      }
+    }
+    const own = /^\/x$/;
+    own.exec = (input: string) => RegExp.prototype.exec.call(/^\/y$/, input);
+    assert.deepEqual([...compilePattern(new Prefixed('^/items$'), { end: true }).exec('/v2/items')!], ['/items']);
+    assert.deepEqual([...compilePattern(own, { end: true }).exec('/y')!], ['/y']);
+    assert.equal(compilePattern(own, { end: true }).exec('/x'), undefined);
+  });
+
   it("runs an app's global or sticky RegExp itself: its lastIndex moves as in Express", () => {
     for (const flags of ['g', 'y']) {
       const regexp = new RegExp('^/abc', flags);
