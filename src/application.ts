@@ -19,7 +19,7 @@ import {
   paramMethod,
 } from './app-core';
 import { defineMembers, definePrototype } from './define-prototype';
-import { finalHandler } from './http/final-handler';
+import { lazy } from './http/lazy';
 import { queryLayer } from './query';
 import type { QueryParser } from './request';
 import type { RenderCallback } from './response/types';
@@ -222,13 +222,17 @@ export const application = definePrototype<ApplicationMethods>(Object.prototype,
   methods: { ...applicationCore, ...presetMethods, ...routingMethods },
 });
 
+/** The 404 and error pages: loaded by the first request that reaches them (cold start). */
+const finalHandlerModule = lazy(() => require('./http/final-handler') as typeof import('./http/final-handler'));
+
 /**
  * The app's final handler for one request. What it needs of the app (`env`, the
  * error logger) is read only when it runs, for a 404 or an error nobody handled:
  * most requests never get there, and no options object is made for them.
  */
 function lastHandler(app: Application, req: IncomingMessage, res: ServerResponse): NextFunction {
-  return (err?: unknown) => finalHandler(req, res, err, { env: app.get('env') as string, onerror: errorLogger(app) });
+  return (err?: unknown) =>
+    finalHandlerModule().finalHandler(req, res, err, { env: app.get('env') as string, onerror: errorLogger(app) });
 }
 
 const kErrorLogger = Symbol('webapp.errorLogger');

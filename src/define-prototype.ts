@@ -74,6 +74,35 @@ export function defineMembers<T extends object>(target: T, members: Members): T 
   return target;
 }
 
+/**
+ * Stand-ins for a group of methods whose module a first request does not need
+ * (cold start: `res.redirect`, `res.sendFile`, `res.format`, `res.cookie`...).
+ * Each loads the group on its first call and forwards to the method of that name.
+ * The stand-ins stay the members: code that saved `res.redirect`, or patched it and
+ * calls the original, gets the same function each time. `arities` names every
+ * method of the group with its `length` (Express's, which callers may inspect);
+ * a test compares both with the loaded group.
+ */
+export function lazyMethods<T extends Record<string, AnyFunction>>(
+  arities: { readonly [K in keyof T]: number },
+  load: () => T,
+): T {
+  let group: T | undefined;
+  const methods: Record<string, AnyFunction> = {};
+  for (const [name, arity] of Object.entries(arities)) {
+    // A computed method name gives the stand-in the member's `name`.
+    const standIn = {
+      [name](this: never, ...args: never[]) {
+        group ??= load();
+        return (group[name] as (...rest: never[]) => unknown).apply(this, args);
+      },
+    }[name]!;
+    Object.defineProperty(standIn, 'length', { value: arity });
+    methods[name] = standIn;
+  }
+  return methods as T;
+}
+
 /** A new prototype object over `base`, carrying `members`. `T` is the type the caller declares for it. */
 export function definePrototype<T extends object>(base: object | null, members: Members): T {
   return defineMembers(Object.create(base) as T, members);

@@ -8,14 +8,22 @@ import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from '
 import { isIP } from 'node:net';
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
-import { acceptsOther, acceptsTypes, offers } from './http/negotiation';
 import { parseOriginalUrl, parseUrl } from './http/parse-url';
-import { parseRange, type RangeOptions } from './http/range-parser';
-import { typeIs } from './http/type-is';
+import type { RangeOptions } from './http/range-parser';
 import { lazy } from './http/lazy';
 import { definePrototype } from './define-prototype';
 
 const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'));
+// Content negotiation, `req.range` and `req.is`: not needed before a request asks (cold start).
+const negotiation = lazy(() => require('./http/negotiation') as typeof import('./http/negotiation'));
+const rangeParser = lazy(() => require('./http/range-parser') as typeof import('./http/range-parser'));
+const typeIsModule = lazy(() => require('./http/type-is') as typeof import('./http/type-is'));
+
+/** The best of `offered` for the request's Accept-Encoding, Accept-Charset or Accept-Language, or false. */
+function acceptsOf(headers: IncomingHttpHeaders, kind: 'encodings' | 'charsets' | 'languages', offered: unknown[]) {
+  const { acceptsOther, offers } = negotiation();
+  return acceptsOther(headers, kind, offers(offered));
+}
 
 /** A Host value without its port; an IPv6 literal (`[::1]:3000`) keeps its brackets. Shared with 3.x's `req.host`. */
 export function withoutPort(host: string): string {
@@ -79,35 +87,36 @@ const methods = {
 
   /** The best of the offered types (MIME types or extensions) for the Accept header, or false. */
   accepts(this: RequestThis, ...types: unknown[]) {
+    const { acceptsTypes, offers } = negotiation();
     return acceptsTypes(this.headers, offers(types));
   },
   acceptsEncodings(this: RequestThis, ...encodings: unknown[]) {
-    return acceptsOther(this.headers, 'encodings', offers(encodings));
+    return acceptsOf(this.headers, 'encodings', encodings);
   },
   acceptsCharsets(this: RequestThis, ...charsets: unknown[]) {
-    return acceptsOther(this.headers, 'charsets', offers(charsets));
+    return acceptsOf(this.headers, 'charsets', charsets);
   },
   acceptsLanguages(this: RequestThis, ...languages: unknown[]) {
-    return acceptsOther(this.headers, 'languages', offers(languages));
+    return acceptsOf(this.headers, 'languages', languages);
   },
   acceptsEncoding(this: RequestThis, ...encodings: unknown[]) {
     deprecate('req.acceptsEncoding: Use acceptsEncodings instead');
-    return acceptsOther(this.headers, 'encodings', offers(encodings));
+    return acceptsOf(this.headers, 'encodings', encodings);
   },
   acceptsCharset(this: RequestThis, ...charsets: unknown[]) {
     deprecate('req.acceptsCharset: Use acceptsCharsets instead');
-    return acceptsOther(this.headers, 'charsets', offers(charsets));
+    return acceptsOf(this.headers, 'charsets', charsets);
   },
   acceptsLanguage(this: RequestThis, ...languages: unknown[]) {
     deprecate('req.acceptsLanguage: Use acceptsLanguages instead');
-    return acceptsOther(this.headers, 'languages', offers(languages));
+    return acceptsOf(this.headers, 'languages', languages);
   },
 
   /** The Range header parsed against `size`: ranges with `type`, -1 unsatisfiable, -2 malformed. */
   range(this: RequestThis, size: number, options?: RangeOptions) {
     const range = this.get('Range');
     if (!range) return undefined;
-    return parseRange(size, range, options);
+    return rangeParser().parseRange(size, range, options);
   },
 
   /** Deprecated: `req.params`, then `req.body`, then `req.query`, else the default. */
@@ -130,7 +139,7 @@ const methods = {
   is(this: RequestThis, types?: unknown, ...more: unknown[]) {
     // One named parameter keeps `req.is.length` at 1, as in Express.
     const list = Array.isArray(types) ? (types as unknown[]) : arguments.length === 0 ? [] : [types, ...more];
-    return typeIs(this, list);
+    return typeIsModule().typeIs(this, list);
   },
 };
 

@@ -24,9 +24,15 @@ function requireResponse(express, method) {
   if (typeof express.response[method] !== 'function') unsupported(`no res.${method}() in this build`);
 }
 
-function requireExtra(extras, name) {
-  if (typeof extras[name] !== 'function') unsupported(`no ${name}() in this build`);
-  return extras[name];
+/**
+ * `extras[name]`, else the framework's own member of that name. Read only by the
+ * scenario that uses it: webapp loads `json` and `urlencoded` on first read, and
+ * reading them up front would charge every scenario (cold start, RSS) for the body parsers.
+ */
+function requireExtra(express, extras, name) {
+  const middleware = extras[name] ?? express[name];
+  if (typeof middleware !== 'function') unsupported(`no ${name}() in this build`);
+  return middleware;
 }
 
 function nestedRouters(express) {
@@ -62,13 +68,15 @@ function defineApp(express, app, extras) {
       app.use('/api', nestedRouters(express));
       return;
     case 'body':
-      app.post('/body', requireExtra(extras, 'json')({ limit: BODY_LIMIT }), (req, res) =>
+      app.post('/body', requireExtra(express, extras, 'json')({ limit: BODY_LIMIT }), (req, res) =>
         res.json(summariseBody(req.body)),
       );
       return;
     case 'form':
-      app.post('/form', requireExtra(extras, 'urlencoded')({ extended: true, limit: BODY_LIMIT }), (req, res) =>
-        res.json(summariseForm(req.body)),
+      app.post(
+        '/form',
+        requireExtra(express, extras, 'urlencoded')({ extended: true, limit: BODY_LIMIT }),
+        (req, res) => res.json(summariseForm(req.body)),
       );
       return;
     case 'query':
@@ -92,12 +100,12 @@ function defineApp(express, app, extras) {
       app.get('/page', (req, res) => res.render('page', VIEW_LOCALS));
       return;
     case 'gzip':
-      app.use(requireExtra(extras, 'compress')());
+      app.use(requireExtra(express, extras, 'compress')());
       app.get('/gzip', (req, res) => res.type('html').send(GZIP_TEXT));
       return;
     case 'cookies':
       requireResponse(express, 'cookie');
-      app.use(requireExtra(extras, 'cookieParser')());
+      app.use(requireExtra(express, extras, 'cookieParser')());
       app.get('/cookies', (req, res) => {
         res.cookie(SET_COOKIE.name, SET_COOKIE.value);
         res.send(String(req.cookies.theme));
@@ -111,6 +119,6 @@ function defineApp(express, app, extras) {
 /** `extras`: json, urlencoded (default: the framework's own), compress and cookieParser. */
 export function startExpressStyle(express, extras = {}) {
   const app = express();
-  defineApp(express, app, { json: express.json, urlencoded: express.urlencoded, ...extras });
+  defineApp(express, app, extras);
   const server = app.listen(0, '127.0.0.1', () => announce(server.address().port));
 }

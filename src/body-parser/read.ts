@@ -8,8 +8,8 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
-import zlib from 'node:zlib';
 import { inCallerContext } from '../http/async-context';
+import { lazy } from '../http/lazy';
 import { whenRequestRead } from '../http/on-finished';
 import { decoderFor, type BodyDecoder } from './charset';
 import {
@@ -25,6 +25,13 @@ import {
   verifyFailed,
 } from './errors';
 import type { NextFunction } from '../types/public';
+
+/**
+ * Why lazy: most bodies arrive without a Content-Encoding, and on Node 26 loading
+ * zlib also loads its zip archive modules (about 250 KB of source); an app that
+ * parses JSON should not pay that at start or in memory until a compressed body comes.
+ */
+const zlib = lazy(() => require('node:zlib') as typeof import('node:zlib'));
 
 export type Verify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null) => void;
 
@@ -52,13 +59,13 @@ function contentStream(req: IncomingMessage, inflate: boolean): Readable {
   let stream: Transform;
   switch (encoding) {
     case 'deflate':
-      stream = zlib.createInflate();
+      stream = zlib().createInflate();
       break;
     case 'gzip':
-      stream = zlib.createGunzip();
+      stream = zlib().createGunzip();
       break;
     case 'br':
-      stream = zlib.createBrotliDecompress();
+      stream = zlib().createBrotliDecompress();
       break;
     case 'identity':
       return req;

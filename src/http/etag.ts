@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import * as crypto from 'node:crypto';
+import crypto = require('node:crypto');
 import type { Stats } from 'node:fs';
 
 const EMPTY_ENTITY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';

@@ -4,11 +4,16 @@
  * MIME tables give them (`text/*`, JSON and JavaScript get `utf-8`).
  */
 import { extname } from 'node:path';
-import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
 import { defaultType, charsetOf, definitionCount, lookupType } from '../http/mime';
+import { lazy } from '../http/lazy';
 import { vary as appendVary } from '../http/vary';
 import type { Response } from './types';
+
+/** Only `res.attachment` needs it (cold start). */
+const contentDispositionModule = lazy(
+  () => require('../http/content-disposition') as typeof import('../http/content-disposition'),
+);
 
 const HAS_CHARSET = /;\s*charset\s*=/;
 
@@ -133,7 +138,7 @@ export const headerMethods = {
 
   attachment(this: Response, filename?: string) {
     if (filename) this.type(extname(filename));
-    this.set('Content-Disposition', contentDisposition(filename));
+    this.set('Content-Disposition', contentDispositionModule().contentDisposition(filename));
     return this;
   },
 };

@@ -5,16 +5,38 @@
  * methods are grouped by concern in the modules beside this one.
  */
 import { ServerResponse } from 'node:http';
-import { definePrototype } from '../define-prototype';
+import { definePrototype, lazyMethods } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
-import { cookieMethods } from './cookies';
-import { deprecatedSendfile, fileMethods } from './files';
-import { formatMethods } from './format';
+import { lazy } from '../http/lazy';
+import type { cookieMethods } from './cookies';
+import type { deprecatedSendfile, fileMethods } from './files';
+import type { formatMethods } from './format';
 import { installHeaderStore } from './header-store';
 import { headerMethods } from './headers';
-import { redirectMethods } from './redirect';
+import type { redirectMethods } from './redirect';
 import { renderMethods } from './render';
 import { sendMethods } from './send';
+
+/*
+ * Why lazy: a first request (and most requests) needs none of these groups, so
+ * their modules, and what they load (Content-Disposition, the static file sender,
+ * HTML escaping, HTTP errors, cookie signing), wait for the first call
+ * (cold start, and memory for apps that never use them).
+ */
+const loadFiles = lazy(() => require('./files') as typeof import('./files'));
+const cookieStandIns = lazyMethods<typeof cookieMethods>(
+  { cookie: 3, clearCookie: 2 },
+  () => (require('./cookies') as typeof import('./cookies')).cookieMethods,
+);
+const fileStandIns = lazyMethods<typeof fileMethods>({ sendFile: 3, download: 4 }, () => loadFiles().fileMethods);
+const formatStandIns = lazyMethods<typeof formatMethods>(
+  { format: 1 },
+  () => (require('./format') as typeof import('./format')).formatMethods,
+);
+const redirectStandIns = lazyMethods<typeof redirectMethods>(
+  { location: 1, redirect: 1 },
+  () => (require('./redirect') as typeof import('./redirect')).redirectMethods,
+);
 
 export type { CookieOptions, Response } from './types';
 
@@ -33,18 +55,18 @@ type SendfileArgs = Parameters<typeof deprecatedSendfile>;
 function sendfile(this: unknown, _path: SendfileArgs[0], _options?: SendfileArgs[1], _callback?: SendfileArgs[2]) {
   deprecate('res.sendfile: Use res.sendFile instead');
   // Passed on as received: the sender tells `(path, fn)` from `(path, options, fn)` by argument type.
-  return deprecatedSendfile.apply(this as never, Array.prototype.slice.call(arguments) as SendfileArgs);
+  return loadFiles().deprecatedSendfile.apply(this as never, Array.prototype.slice.call(arguments) as SendfileArgs);
 }
 
 export const response = definePrototype<ResponsePrototype>(ServerResponse.prototype, {
   methods: {
     ...sendMethods,
     ...headerMethods,
-    ...cookieMethods,
-    ...redirectMethods,
-    ...formatMethods,
+    ...cookieStandIns,
+    ...redirectStandIns,
+    ...formatStandIns,
     ...renderMethods,
-    ...fileMethods,
+    ...fileStandIns,
     sendfile,
   },
 });

@@ -1,9 +1,12 @@
 /**
  * Cold start: `require('webapp')` and a first request load neither the static
- * server, the body parsers, the query-string parser nor the MIME database and
- * negotiation packages; the export's members for them load on first read and are
- * then the very functions of their modules. Tested on the built output, in a
- * fresh process, because module caches are per process.
+ * server, the body parsers, the query-string parser, the MIME database and
+ * negotiation packages, nor the response methods and request helpers a plain
+ * `res.send` does not use (redirects, files, format, cookies, negotiation,
+ * `req.is`, `req.range`, the 404 page); the export's members for them load on
+ * first read and are then the very functions of their modules, and the methods
+ * load on first call. Tested on the built output, in a fresh process, because
+ * module caches are per process.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -33,6 +36,15 @@ const NOT_BEFORE_USE = [
   '/negotiator/',
   '/proxy-addr/',
   '/node_modules/cookie/',
+  '/response/cookies.js',
+  '/response/files.js',
+  '/response/format.js',
+  '/response/redirect.js',
+  '/http/content-disposition.js',
+  '/http/final-handler.js',
+  '/http/negotiation.js',
+  '/http/range-parser.js',
+  '/http/type-is.js',
 ];
 
 before(() => {
@@ -104,5 +116,93 @@ describe('lazy loading', () => {
       keys: ['json', 'query', 'raw', 'static', 'text', 'urlencoded'],
       assigned: 'replaced',
     });
+  });
+
+  it('loads a response method group on its first call; the member stays the same function', () => {
+    const result = runScript(`
+      const http = require('node:http');
+      const webapp = require(${JSON.stringify(entry)});
+      const loaded = (part) => Object.keys(require.cache).some((file) => file.includes(part));
+      const app = webapp();
+      const redirectBefore = webapp.response.redirect;
+      app.get('/go', (req, res) => res.redirect('/there'));
+      app.get('/kind', (req, res) => res.format({ text: () => res.send('text'), json: () => res.json({ ok: 1 }) }));
+      app.get('/jar', (req, res) => res.cookie('a', 'b').send(String(req.is('json')) + ' ' + req.accepts('json')));
+      const get = (path, headers) => new Promise((resolve) => {
+        http.get({ host: '127.0.0.1', port: server.address().port, path, headers }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode, body, location: res.headers.location,
+            cookie: res.headers['set-cookie'], type: res.headers['content-type'] }));
+        });
+      });
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const before = { redirect: loaded('/response/redirect.js'), format: loaded('/response/format.js'),
+          cookies: loaded('/response/cookies.js'), finalHandler: loaded('/http/final-handler.js') };
+        const go = await get('/go');
+        const kind = await get('/kind', { accept: 'application/json' });
+        const jar = await get('/jar', { accept: 'application/json' });
+        const missing = await get('/missing');
+        server.close();
+        console.log(JSON.stringify({
+          before,
+          after: { redirect: loaded('/response/redirect.js'), format: loaded('/response/format.js'),
+            cookies: loaded('/response/cookies.js'), finalHandler: loaded('/http/final-handler.js') },
+          go, kind, jar, missing: missing.status,
+          sameMember: webapp.response.redirect === redirectBefore,
+          names: ['redirect', 'location', 'format', 'cookie', 'clearCookie', 'sendFile', 'download']
+            .map((name) => webapp.response[name].name),
+        }));
+      });
+    `);
+    const none = { redirect: false, format: false, cookies: false, finalHandler: false };
+    assert.deepEqual(result.before, none);
+    assert.deepEqual(result.after, { redirect: true, format: true, cookies: true, finalHandler: true });
+    assert.deepEqual(result.go, {
+      status: 302,
+      body: 'Found. Redirecting to /there',
+      location: '/there',
+      type: 'text/plain; charset=utf-8',
+    });
+    assert.deepEqual(result.kind, {
+      status: 200,
+      body: '{"ok":1}',
+      type: 'application/json; charset=utf-8',
+    });
+    assert.deepEqual(result.jar, {
+      status: 200,
+      body: 'null json',
+      cookie: ['a=b; Path=/'],
+      type: 'text/html; charset=utf-8',
+    });
+    assert.equal(result.missing, 404);
+    assert.equal(result.sameMember, true);
+    assert.deepEqual(result.names, ['redirect', 'location', 'format', 'cookie', 'clearCookie', 'sendFile', 'download']);
+  });
+
+  it('parses a body without Content-Encoding without loading zlib, and loads it for a gzip body', () => {
+    const result = runScript(`
+      const http = require('node:http');
+      const zlibLoaded = () => process.moduleLoadList.includes('NativeModule zlib');
+      const webapp = require(${JSON.stringify(entry)});
+      const app = webapp();
+      app.post('/', webapp.json(), (req, res) => res.json({ got: req.body, zlib: zlibLoaded() }));
+      const post = (body, headers) => new Promise((resolve) => {
+        const req = http.request({ host: '127.0.0.1', port: server.address().port, method: 'POST', path: '/',
+          headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve(JSON.parse(text)));
+        });
+        req.end(body);
+      });
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const plain = await post('{"a":1}');
+        const gzip = await post(require('node:zlib').gzipSync('{"b":2}'), { 'content-encoding': 'gzip' });
+        server.close();
+        console.log(JSON.stringify({ plain, gzip }));
+      });
+    `);
+    assert.deepEqual(result, { plain: { got: { a: 1 }, zlib: false }, gzip: { got: { b: 2 }, zlib: true } });
   });
 });
