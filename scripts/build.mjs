@@ -24,6 +24,20 @@ if (existsSync(middlewareTypes))
   appendFileSync(middlewareTypes, "export { serveStatic as static } from '../static';\n");
 
 const require = createRequire(import.meta.url);
+
+// A member the CommonJS export loads on first read (webapp.json, webapp.static...)
+// cannot be read by the ESM wrapper without loading it, for every `import` of the
+// package (cold start). So its named export is a function of the same name and
+// arity that reads the member on its first call and forwards to it, and its own
+// properties (static.mime) are getters over the member's. The default export is
+// the CommonJS object itself, where the member is the module's function.
+const LAZY_EXPORT = `function lazyExport(name, arity, properties) {
+  const forward = { [name](...args) { return cjs[name].apply(this, args); } }[name];
+  Object.defineProperty(forward, 'length', { value: arity });
+  for (const property of properties)
+    Object.defineProperty(forward, property, { enumerable: true, get: () => cjs[name][property] });
+  return forward;
+}`;
 const entries = [
   { esm: 'index.mjs', cjs: '../cjs/index.js', defaultExport: true },
   { esm: 'body-parser.mjs', cjs: '../cjs/body-parser/index.js', defaultExport: true },
@@ -44,7 +58,22 @@ for (const entry of entries) {
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
   const lines = [`import cjs from '${entry.cjs}';`];
   if (entry.defaultExport) lines.push('export default cjs;');
-  for (const name of names)
-    lines.push(`const _${name} = cjs[${JSON.stringify(name)}];`, `export { _${name} as ${name} };`);
+  // A lazy member is an accessor with a setter (index.ts's lazyMember: assigning it
+  // replaces it); TypeScript's `export { x } from` getters have none, and their modules
+  // are loaded already.
+  const lazy = names.filter((name) => typeof Object.getOwnPropertyDescriptor(loaded, name).set === 'function');
+  if (lazy.length > 0) lines.push(LAZY_EXPORT);
+  for (const name of names) {
+    const key = JSON.stringify(name);
+    if (lazy.includes(name)) {
+      // Read here, at build time only: the member's arity and own properties (static.mime).
+      const member = loaded[name];
+      const extras = Object.keys(member).map(JSON.stringify).join(', ');
+      lines.push(`const _${name} = lazyExport(${key}, ${member.length}, [${extras}]);`);
+    } else {
+      lines.push(`const _${name} = cjs[${key}];`);
+    }
+    lines.push(`export { _${name} as ${name} };`);
+  }
   writeFileSync(join(dist, 'esm', entry.esm), lines.join('\n') + '\n');
 }

@@ -69,6 +69,46 @@ describe('package entry points (built output)', () => {
     assert.deepEqual(JSON.parse(out), { same: true, router: true, application: true, app: 'function' });
   });
 
+  it('import { json, static } from "webapp" loads them on first call, with their arity and static.mime', () => {
+    const out = run(
+      'esm-lazy.mjs',
+      `import webapp, { json, urlencoded, static as serveStatic, query } from 'webapp';
+       import { createRequire } from 'node:module';
+       const require = createRequire(import.meta.url);
+       const loaded = (part) => Object.keys(require.cache).some((file) => file.includes(part));
+       const before = { bodyParser: loaded('/body-parser/'), static: loaded('/static/') };
+       const app = webapp();
+       app.post('/', json(), urlencoded({ extended: false }), (req, res) => res.json(req.body));
+       app.use('/files', serveStatic(${JSON.stringify(root)}));
+       app.get('/q', query(), (req, res) => res.json(req.query));
+       const server = app.listen(0, '127.0.0.1', async () => {
+         const base = 'http://127.0.0.1:' + server.address().port;
+         const posted = await fetch(base + '/', { method: 'POST', headers: { 'content-type': 'application/json' },
+           body: '{"a":1}' }).then((r) => r.json());
+         const file = (await fetch(base + '/files/package.json')).status;
+         const q = await fetch(base + '/q?x=1').then((r) => r.json());
+         server.close();
+         console.log(JSON.stringify({
+           before, after: { bodyParser: loaded('/body-parser/'), static: loaded('/static/') },
+           posted, file, q,
+           names: [json.name, serveStatic.name, urlencoded.name],
+           lengths: [json.length, serveStatic.length],
+           sameMime: serveStatic.mime === webapp.static.mime && typeof serveStatic.mime.define,
+         }));
+       });`,
+    );
+    assert.deepEqual(JSON.parse(out), {
+      before: { bodyParser: false, static: false },
+      after: { bodyParser: true, static: true },
+      posted: { a: 1 },
+      file: 200,
+      q: { x: '1' },
+      names: ['json', 'static', 'urlencoded'],
+      lengths: [1, 2],
+      sameMime: 'function',
+    });
+  });
+
   it('serves a request from the built package', () => {
     const out = run(
       'serve.cjs',
