@@ -24,18 +24,24 @@ if (existsSync(middlewareTypes))
   appendFileSync(middlewareTypes, "export { serveStatic as static } from '../static';\n");
 
 const require = createRequire(import.meta.url);
+const { isLazyMember } = require(join(dist, 'cjs/define-prototype.js'));
 
-// A member the CommonJS export loads on first read (webapp.json, webapp.static...)
+// A member the CommonJS export loads on first read (webapp.json, webapp.static, the
+// members of webapp/middleware and webapp/v3: defineLazyMembers in src/define-prototype.ts)
 // cannot be read by the ESM wrapper without loading it, for every `import` of the
 // package (cold start). So its named export is a function of the same name and
 // arity that reads the member on its first call and forwards to it, and its own
-// properties (static.mime) are getters over the member's. The default export is
+// properties (static.mime, errorHandler.title, session.Store) read and write the member's. The default export is
 // the CommonJS object itself, where the member is the module's function.
 const LAZY_EXPORT = `function lazyExport(name, arity, properties) {
   const forward = { [name](...args) { return cjs[name].apply(this, args); } }[name];
   Object.defineProperty(forward, 'length', { value: arity });
   for (const property of properties)
-    Object.defineProperty(forward, property, { enumerable: true, get: () => cjs[name][property] });
+    Object.defineProperty(forward, property, {
+      enumerable: true,
+      get: () => cjs[name][property],
+      set: (value) => { cjs[name][property] = value; },
+    });
   return forward;
 }`;
 const entries = [
@@ -58,10 +64,7 @@ for (const entry of entries) {
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
   const lines = [`import cjs from '${entry.cjs}';`];
   if (entry.defaultExport) lines.push('export default cjs;');
-  // A lazy member is an accessor with a setter (index.ts's lazyMember: assigning it
-  // replaces it); TypeScript's `export { x } from` getters have none, and their modules
-  // are loaded already.
-  const lazy = names.filter((name) => typeof Object.getOwnPropertyDescriptor(loaded, name).set === 'function');
+  const lazy = names.filter((name) => isLazyMember(loaded, name));
   if (lazy.length > 0) lines.push(LAZY_EXPORT);
   for (const name of names) {
     const key = JSON.stringify(name);

@@ -103,6 +103,45 @@ export function lazyMethods<T extends Record<string, AnyFunction>>(
   return methods as T;
 }
 
+/** The getters `defineLazyMembers` made, for `isLazyMember`. */
+const lazyGetters = new WeakSet<Getter>();
+
+/**
+ * Members loaded on first read: `loaders[name]()` is called by the first read of
+ * `name` (cold start: a module's export, like `webapp.json` or
+ * `require('webapp/middleware').multipart`, should not load what its user never
+ * reads). Enumerable and configurable, in `loaders`' order.
+ * - `settle: true`: the first read or an assignment replaces the getter with a
+ *   plain data member (Express 4's `express.json`, a writable property).
+ * - `settle: false`: the member stays a getter without a setter, returning what
+ *   the first read loaded (Connect 2's bundle in Express 3, `export { x } from`).
+ */
+export function defineLazyMembers(target: object, loaders: Record<string, () => unknown>, settle: boolean): void {
+  for (const [name, load] of Object.entries(loaders)) {
+    let get: Getter;
+    let set: Setter | undefined;
+    if (settle) {
+      set = (value: unknown) => defineValue(target, name, value);
+      get = () => {
+        const value = load();
+        defineValue(target, name, value);
+        return value;
+      };
+    } else {
+      let loaded: { value: unknown } | undefined;
+      get = () => (loaded ??= { value: load() }).value;
+    }
+    lazyGetters.add(get);
+    Object.defineProperty(target, name, { configurable: true, enumerable: true, get, set });
+  }
+}
+
+/** Whether `target[name]` is a member `defineLazyMembers` made and nobody has read yet (scripts/build.mjs asks). */
+export function isLazyMember(target: object, name: string): boolean {
+  const get = Object.getOwnPropertyDescriptor(target, name)?.get;
+  return get !== undefined && lazyGetters.has(get);
+}
+
 /** A new prototype object over `base`, carrying `members`. `T` is the type the caller declares for it. */
 export function definePrototype<T extends object>(base: object | null, members: Members): T {
   return defineMembers(Object.create(base) as T, members);

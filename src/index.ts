@@ -5,7 +5,7 @@
  * `const express = require('webapp')` works wherever Express 4 did.
  */
 import { createApp } from './app-core';
-import { defineMembers } from './define-prototype';
+import { defineLazyMembers, defineMembers } from './define-prototype';
 import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
@@ -190,15 +190,6 @@ const LAZY_MEMBERS: Record<string, () => unknown> = {
   graceful: () => (require('./shutdown') as typeof import('./shutdown')).graceful,
 };
 
-/** A lazy member: loaded by its first read, replaced by a plain property on first read or write. */
-function lazyMember(name: string, load: () => unknown) {
-  const settle = (value: unknown) => {
-    defineMembers(webapp, { values: { [name]: value } });
-    return value;
-  };
-  return { get: () => settle(load()), set: settle };
-}
-
 /** A removed 3.x middleware: reading it throws, saying where it went. */
 function removedMiddleware(name: string) {
   return () => {
@@ -219,7 +210,9 @@ defineMembers(webapp, {
     Route: RouteClass,
     Router: RouterFactory,
   },
-  getters: Object.fromEntries(Object.entries(LAZY_MEMBERS).map(([name, load]) => [name, lazyMember(name, load)])),
+});
+defineLazyMembers(webapp, LAZY_MEMBERS, true);
+defineMembers(webapp, {
   hidden: Object.fromEntries(REMOVED_MIDDLEWARE.map((name) => [name, removedMiddleware(name)])),
 });
 

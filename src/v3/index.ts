@@ -4,13 +4,14 @@
  * `response`, `Router`, `Route`) and the middleware 3.x bundled.
  */
 import { createApp } from '../app-core';
-import { defineMembers } from '../define-prototype';
+import { defineLazyMembers, defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { application3, type Application3 } from './application';
 import { request3 } from './request';
 import { response3 } from './response';
 import { Route3, Router3 } from './router';
 import * as bundle from '../middleware';
+import { middlewareLoaders } from '../middleware/bundle';
 import type { serveStatic } from '../static';
 import { mime3, type MimeModule } from '../http/mime-module';
 
@@ -63,10 +64,10 @@ declare namespace webapp3 {
   export const mime: MimeModule;
 }
 
+// The bundle's middleware, each loaded on first read, as Connect 2 defined them for Express 3.
+defineLazyMembers(webapp3, middlewareLoaders, false);
 defineMembers(webapp3, {
   values: {
-    // Every middleware of the bundle, including those added after these lines were written.
-    ...Object.fromEntries(Object.entries(bundle).filter(([name]) => name !== 'default')),
     middleware: bundle,
     mime: mime3,
     application: application3,

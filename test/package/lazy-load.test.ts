@@ -10,8 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { before, describe, it } from 'node:test';
 
 const root = resolve(__dirname, '../..');
@@ -204,5 +205,78 @@ describe('lazy loading', () => {
       });
     `);
     assert.deepEqual(result, { plain: { got: { a: 1 }, zlib: false }, gzip: { got: { b: 2 }, zlib: true } });
+  });
+
+  it('webapp/middleware and webapp/v3 load a bundled middleware on its first read, and only it', () => {
+    const result = runScript(`
+      const loaded = (part) => Object.keys(require.cache).some((file) => file.includes(part));
+      const middleware = require(${JSON.stringify(resolve(root, 'dist/cjs/middleware/index.js'))});
+      const v3 = require(${JSON.stringify(resolve(root, 'dist/cjs/v3/index.js'))});
+      const before = {
+        cookieParser: loaded('/middleware/cookie-parser.js'), multipart: loaded('/middleware/multipart/'),
+        busboy: loaded('/node_modules/busboy/'), session: loaded('/middleware/session/'), mimeDb: loaded('/mime-db/') };
+      const cookieParser = middleware.cookieParser;
+      const descriptor = Object.getOwnPropertyDescriptor(middleware, 'cookieParser');
+      console.log(JSON.stringify({
+        before,
+        after: { cookieParser: loaded('/middleware/cookie-parser.js'), multipart: loaded('/middleware/multipart/'),
+          session: loaded('/middleware/session/') },
+        type: typeof cookieParser,
+        stable: middleware.cookieParser === cookieParser,
+        sameInV3: v3.cookieParser === cookieParser && v3.middleware.cookieParser === cookieParser,
+        getter: typeof descriptor.get === 'function' && descriptor.set === undefined && descriptor.enumerable,
+        keys: Object.keys(middleware).length,
+        multipart: typeof v3.multipart,
+        multipartLoaded: loaded('/middleware/multipart/'),
+      }));
+    `);
+    assert.deepEqual(result, {
+      before: { cookieParser: false, multipart: false, busboy: false, session: false, mimeDb: false },
+      after: { cookieParser: true, multipart: false, session: false },
+      type: 'function',
+      stable: true,
+      sameInV3: true,
+      getter: true,
+      keys: 22,
+      multipart: 'function',
+      multipartLoaded: true,
+    });
+  });
+
+  it("webapp/middleware's ESM named exports load their module on first call; their properties are the member's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapp-lazy-esm-'));
+    const esmMiddleware = resolve(root, 'dist/esm/middleware.mjs');
+    try {
+      const file = join(dir, 'probe.mjs');
+      writeFileSync(
+        file,
+        `import { createRequire } from 'node:module';
+         import { cookieParser, errorHandler, session } from ${JSON.stringify(esmMiddleware)};
+         const require = createRequire(import.meta.url);
+         const loaded = (part) => Object.keys(require.cache).some((file) => file.includes(part));
+         const before = {
+           cookieParser: loaded('/middleware/cookie-parser.js'), session: loaded('/middleware/session/'),
+         };
+         const handler = cookieParser('secret');
+         errorHandler.title = 'Probe';
+         const cjs = require(${JSON.stringify(resolve(root, 'dist/cjs/middleware/index.js'))});
+         console.log(JSON.stringify({
+           before, handler: typeof handler, arity: cookieParser.length === cjs.cookieParser.length,
+           title: cjs.errorHandler.title, store: session.Store === cjs.session.Store,
+           sessionLoaded: loaded('/middleware/session/'),
+         }));`,
+      );
+      const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+      assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), {
+        before: { cookieParser: false, session: false },
+        handler: 'function',
+        arity: true,
+        title: 'Probe',
+        store: true,
+        sessionLoaded: true,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
