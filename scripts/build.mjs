@@ -27,12 +27,13 @@ const require = createRequire(import.meta.url);
 const { isLazyMember } = require(join(dist, 'cjs/define-prototype.js'));
 
 // A member the CommonJS export loads on first read (webapp.json, webapp.static, the
-// members of webapp/middleware and webapp/v3: defineLazyMembers in src/define-prototype.ts)
-// cannot be read by the ESM wrapper without loading it, for every `import` of the
-// package (cold start). So its named export is a function of the same name and
-// arity that reads the member on its first call and forwards to it, and its own
-// properties (static.mime, errorHandler.title, session.Store) read and write the member's. The default export is
-// the CommonJS object itself, where the member is the module's function.
+// members of webapp/middleware and webapp/v3: defineLazyMembers in
+// src/define-prototype.ts) cannot be read by the ESM wrapper without loading it, for
+// every `import` of the package (cold start). So its named export is a function of the
+// same name and arity that reads the member on its first call and forwards to it, and
+// its own properties (static.mime, errorHandler.title, session.Store) read and write
+// the member's. The default export is the CommonJS object itself, where the member is
+// the module's function.
 const LAZY_EXPORT = `function lazyExport(name, arity, properties) {
   const forward = { [name](...args) { return cjs[name].apply(this, args); } }[name];
   Object.defineProperty(forward, 'length', { value: arity });

@@ -39,5 +39,6 @@ export declare const session: MiddlewareBundle['session'];
 // transpilers (esbuild writes it as a bare identifier), so it is declared only in
 // the published index.d.ts (scripts/build.mjs adds the line).
 
-// `module.exports`, not `exports`: a transpiler may replace the former (esbuild does).
+// On `module.exports` rather than `exports`: a transpiler may assign a new object to
+// `module.exports` (esbuild does), which the `exports` variable would not follow.
 defineLazyMembers(module.exports, middlewareLoaders, false);
