@@ -36,6 +36,8 @@
  * Everything here runs once, at load (or once per app); nothing runs per request.
  */
 
+import { lazy } from './http/lazy';
+
 /** A function of any signature; `this` and parameters are the caller's business. */
 type AnyFunction = (this: never, ...args: never[]) => unknown;
 type Getter = (this: never) => unknown;
@@ -87,14 +89,13 @@ export function lazyMethods<T extends Record<string, AnyFunction>>(
   arities: { readonly [K in keyof T]: number },
   load: () => T,
 ): T {
-  let group: T | undefined;
+  const group = lazy(load);
   const methods: Record<string, AnyFunction> = {};
   for (const [name, arity] of Object.entries(arities)) {
     // A computed method name gives the stand-in the member's `name`.
     const standIn = {
       [name](this: never, ...args: never[]) {
-        group ??= load();
-        return (group[name] as (...rest: never[]) => unknown).apply(this, args);
+        return (group()[name] as (...rest: never[]) => unknown).apply(this, args);
       },
     }[name]!;
     Object.defineProperty(standIn, 'length', { value: arity });
@@ -128,8 +129,7 @@ export function defineLazyMembers(target: object, loaders: Record<string, () => 
         return value;
       };
     } else {
-      let loaded: { value: unknown } | undefined;
-      get = () => (loaded ??= { value: load() }).value;
+      get = lazy(load);
     }
     lazyGetters.add(get);
     Object.defineProperty(target, name, { configurable: true, enumerable: true, get, set });
