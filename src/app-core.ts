@@ -148,12 +148,15 @@ export function initLayer(app: Pick<CoreApp, 'enabled' | 'request' | 'response'>
     res: ServerResponse & { req?: IncomingMessage; locals?: object },
     next: NextFunction,
   ) {
-    if (app.enabled('x-powered-by')) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
     req.res = res;
     res.req = req;
     req.next = next;
     adoptRequestPrototype(req, app.request);
     adoptResponsePrototype(res, app.response);
+    // After the prototypes (Express sets it before): a response that was not born with
+    // the app's prototype then stages it like every other header, where before the swap
+    // it would go through Node's own store and be moved from there.
+    if (app.enabled('x-powered-by')) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
     res.locals = res.locals || createLocals();
     next();
   };

@@ -109,11 +109,41 @@ function hasPrototype(obj: object, appProto: object): boolean {
   return (obj as Marked)[kLayerFor] === appProto || Object.getPrototypeOf(obj) === appProto;
 }
 
+/**
+ * V8 before 13 (Node 20 and 22) gives an object whose prototype was replaced a map
+ * of its own, outside any transition tree, and each property added to it afterwards
+ * copies that map and its whole descriptor array (about 1 KB for a response) instead
+ * of following a transition other objects share. Every swapped request then has
+ * maps no other request has: property reads in the app and in Node go megamorphic,
+ * and the copies fill old space until a mark-compact. It is most of why Express
+ * on Node 20 runs a third as fast as on Node 24, where V8 shares those transitions.
+ * Deleting a property right after the swap makes V8 turn the object into a
+ * dictionary with a map all such objects share (V8's normalized-map cache), and
+ * properties added later go into the dictionary without new maps: a request
+ * entering a mounted sub-app, or reaching the app through a wrapper of the server's
+ * request listener, costs about what one born with the app's prototype does.
+ * Measured in bench/README.md ("Requests whose prototype is swapped").
+ */
+const swapLeavesDetachedMap = Number(process.versions.v8.split('.')[0]) < 13;
+const kSwapping = Symbol('webapp.prototypeSwap');
+
+/** `Object.setPrototypeOf` for HTTP/1 requests and responses; see swapLeavesDetachedMap. */
+function swapPrototype(obj: object, proto: object): void {
+  if (!swapLeavesDetachedMap) {
+    Object.setPrototypeOf(obj, proto);
+    return;
+  }
+  const carrier = obj as { [kSwapping]?: undefined };
+  carrier[kSwapping] = undefined;
+  Object.setPrototypeOf(obj, proto);
+  delete carrier[kSwapping];
+}
+
 /** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */
 export function adoptRequestPrototype(req: object, appRequest: object): void {
   if (hasPrototype(req, appRequest)) return;
   if (req instanceof IncomingMessage) {
-    Object.setPrototypeOf(req, appRequest);
+    swapPrototype(req, appRequest);
   } else {
     const native = nativePrototypeOf(req);
     const headers = (req as { headers?: Record<string, unknown> }).headers;
@@ -129,7 +159,7 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
 export function adoptResponsePrototype(res: object, appResponse: object): void {
   if (hasPrototype(res, appResponse)) return;
   if (res instanceof ServerResponse) {
-    Object.setPrototypeOf(res, appResponse);
+    swapPrototype(res, appResponse);
     return;
   }
   Object.setPrototypeOf(res, http2Prototype(appResponse, ServerResponse.prototype, nativePrototypeOf(res)));

@@ -1,6 +1,7 @@
 // The one app definition express@4, express@5 and webapp all run, in the idiom of
 // Express's guide. What is not in the framework comes in `extras`: express uses
 // compression and cookie-parser from npm, webapp its own webapp/middleware.
+import http from 'node:http';
 import {
   BODY_LIMIT,
   COUNT,
@@ -50,6 +51,18 @@ function defineApp(express, app, extras) {
     case 'hello':
       requireResponse(express, 'send');
       app.get('/', (req, res) => res.send('Hello World'));
+      return;
+    // Not scenarios of the standard run, for bench/cpu.mjs (bench/README.md, "Requests
+    // whose prototype is swapped"): GET /api → 'Hello World' from a mounted app, and
+    // from the app itself to compare with.
+    case 'subapp': {
+      const sub = express();
+      sub.get('/', (req, res) => res.send('Hello World'));
+      app.use('/api', sub);
+      return;
+    }
+    case 'subapp-direct':
+      app.get('/api', (req, res) => res.send('Hello World'));
       return;
     case 'json':
       requireResponse(express, 'json');
@@ -120,5 +133,11 @@ function defineApp(express, app, extras) {
 export function startExpressStyle(express, extras = {}) {
   const app = express();
   defineApp(express, app, extras);
-  const server = app.listen(0, '127.0.0.1', () => announce(server.address().port));
+  const ready = () => announce(server.address().port);
+  // BENCH_LISTENER=wrapped: the app reached through a function of the server's own, as
+  // behind socket.io or a wrapper; webapp then cannot construct the requests itself.
+  const server =
+    process.env.BENCH_LISTENER === 'wrapped'
+      ? http.createServer((req, res) => app(req, res)).listen(0, '127.0.0.1', ready)
+      : app.listen(0, '127.0.0.1', ready);
 }
