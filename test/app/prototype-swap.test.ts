@@ -21,14 +21,22 @@ const entry = resolve(__dirname, '../../dist/cjs/index.js');
 
 type Setup = 'mounted sub-app' | 'wrapped listener' | 'app.listen';
 
-/** Serves two concurrent requests under `setup`; V8's answer on whether their req and res share maps. */
-function compareMaps(setup: Setup): { sameRequestMap: boolean; sameResponseMap: boolean; bodies: string[] } {
+/** How many rounds of two concurrent requests are compared (see the assertions). */
+const ROUNDS = 3;
+
+/**
+ * Serves ROUNDS pairs of concurrent requests under `setup`; how many pairs V8 says
+ * share the request map and the response map, and the bodies of the last pair.
+ */
+function compareMaps(setup: Setup): { sharedRequestMaps: number; sharedResponseMaps: number; bodies: string[] } {
   const source = `
     const http = require('node:http');
     const webapp = require(${JSON.stringify(entry)});
     const setup = ${JSON.stringify(setup)};
     const app = webapp();
     const held = [];
+    let sharedRequestMaps = 0;
+    let sharedResponseMaps = 0;
     function handler(req, res) {
       // What middleware does after the app took the request over.
       req.user = { id: req.params.id };
@@ -37,14 +45,10 @@ function compareMaps(setup: Setup): { sameRequestMap: boolean; sameResponseMap: 
       res.timing = 2;
       held.push({ req, res });
       if (held.length < 2) return;
-      const [a, b] = held;
-      const result = {
-        sameRequestMap: %HaveSameMap(a.req, b.req),
-        sameResponseMap: %HaveSameMap(a.res, b.res),
-      };
-      for (const { req, res } of held) {
-        res.json({ ...result, id: req.user.id, app: req.app === app ? 'parent' : 'sub' });
-      }
+      const [a, b] = held.splice(0);
+      if (%HaveSameMap(a.req, b.req)) sharedRequestMaps++;
+      if (%HaveSameMap(a.res, b.res)) sharedResponseMaps++;
+      for (const { req, res } of [a, b]) res.send(req.user.id + ' ' + (req.app === app ? 'parent' : 'sub'));
     }
     if (setup === 'mounted sub-app') {
       const sub = webapp();
@@ -71,13 +75,12 @@ function compareMaps(setup: Setup): { sameRequestMap: boolean; sameResponseMap: 
             res.on('end', () => resolve(body));
           }).on('error', reject);
         });
-      const warm = [get('w1'), get('w2')];
-      await Promise.all(warm);
-      held.length = 0;
-      const bodies = await Promise.all([get('1'), get('2')]);
+      await Promise.all([get('w1'), get('w2')]);
+      sharedRequestMaps = sharedResponseMaps = 0;
+      let bodies;
+      for (let round = 0; round < ${ROUNDS}; round++) bodies = await Promise.all([get('1'), get('2')]);
       server.close();
-      const parsed = bodies.map((body) => JSON.parse(body));
-      console.log(JSON.stringify({ ...parsed[0], bodies: parsed.map((p) => p.id + ' ' + p.app) }));
+      console.log(JSON.stringify({ sharedRequestMaps, sharedResponseMaps, bodies }));
     });
   `;
   const out = execFileSync(process.execPath, ['--allow-natives-syntax', '-e', source], {
@@ -88,25 +91,38 @@ function compareMaps(setup: Setup): { sameRequestMap: boolean; sameResponseMap: 
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
+/**
+ * All pairs must share their maps, but one: V8 finds the shared dictionary map in a
+ * cache that another normalisation between the two requests could in principle
+ * replace. Without the fix no pair on Node 20 or 22 shares a map.
+ */
+function assertShared(result: { sharedRequestMaps: number; sharedResponseMaps: number }, where: string): void {
+  assert.ok(
+    result.sharedRequestMaps >= ROUNDS - 1,
+    `requests ${where}: ${result.sharedRequestMaps} of ${ROUNDS} pairs share a map`,
+  );
+  assert.ok(
+    result.sharedResponseMaps >= ROUNDS - 1,
+    `responses ${where}: ${result.sharedResponseMaps} of ${ROUNDS} pairs share a map`,
+  );
+}
+
 describe(`requests whose prototype is swapped keep shared hidden classes (${process.version})`, () => {
   it('in a mounted sub-app, after middleware adds properties', () => {
     const result = compareMaps('mounted sub-app');
     assert.deepEqual(result.bodies, ['1 sub', '2 sub']);
-    assert.equal(result.sameRequestMap, true, 'two requests in the sub-app have different request maps');
-    assert.equal(result.sameResponseMap, true, 'two requests in the sub-app have different response maps');
+    assertShared(result, 'in a sub-app');
   });
 
   it('behind a function that calls the app as its request listener', () => {
     const result = compareMaps('wrapped listener');
     assert.deepEqual(result.bodies, ['1 parent', '2 parent']);
-    assert.equal(result.sameRequestMap, true, 'two wrapped requests have different request maps');
-    assert.equal(result.sameResponseMap, true, 'two wrapped responses have different response maps');
+    assertShared(result, 'behind a wrapper');
   });
 
   it('and requests born with the app prototypes share them too', () => {
     const result = compareMaps('app.listen');
     assert.deepEqual(result.bodies, ['1 parent', '2 parent']);
-    assert.equal(result.sameRequestMap, true);
-    assert.equal(result.sameResponseMap, true);
+    assertShared(result, 'born with the app prototypes');
   });
 });
