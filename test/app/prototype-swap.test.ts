@@ -92,36 +92,53 @@ function compareMaps(setup: Setup): { sharedRequestMaps: number; sharedResponseM
 }
 
 /**
- * All pairs must share their maps, but one: V8 finds the shared dictionary map in a
- * cache that another normalisation between the two requests could in principle
- * replace. Without the fix no pair on Node 20 or 22 shares a map.
+ * Up to this many processes per setup. The shared dictionary map comes from a
+ * small V8 cache indexed by a hash of the prototype's random identity hash; in
+ * about one process in 150 (seen here) two of its entries evict each other at
+ * every request and no pair shares a map, where a new process draws new hashes.
+ * Without the fix no pair on Node 20 or 22 ever shares.
  */
+const ATTEMPTS = 3;
+
+/** Runs `setup` in fresh processes until every pair shares its maps, at most ATTEMPTS times; the last result. */
+function compareMapsInSomeProcess(setup: Setup) {
+  let result = compareMaps(setup);
+  for (let attempt = 1; attempt < ATTEMPTS && !allShared(result); attempt++) result = compareMaps(setup);
+  return result;
+}
+
+function allShared(result: { sharedRequestMaps: number; sharedResponseMaps: number }): boolean {
+  return result.sharedRequestMaps === ROUNDS && result.sharedResponseMaps === ROUNDS;
+}
+
 function assertShared(result: { sharedRequestMaps: number; sharedResponseMaps: number }, where: string): void {
-  assert.ok(
-    result.sharedRequestMaps >= ROUNDS - 1,
+  assert.equal(
+    result.sharedRequestMaps,
+    ROUNDS,
     `requests ${where}: ${result.sharedRequestMaps} of ${ROUNDS} pairs share a map`,
   );
-  assert.ok(
-    result.sharedResponseMaps >= ROUNDS - 1,
+  assert.equal(
+    result.sharedResponseMaps,
+    ROUNDS,
     `responses ${where}: ${result.sharedResponseMaps} of ${ROUNDS} pairs share a map`,
   );
 }
 
 describe(`requests whose prototype is swapped keep shared hidden classes (${process.version})`, () => {
   it('in a mounted sub-app, after middleware adds properties', () => {
-    const result = compareMaps('mounted sub-app');
+    const result = compareMapsInSomeProcess('mounted sub-app');
     assert.deepEqual(result.bodies, ['1 sub', '2 sub']);
     assertShared(result, 'in a sub-app');
   });
 
   it('behind a function that calls the app as its request listener', () => {
-    const result = compareMaps('wrapped listener');
+    const result = compareMapsInSomeProcess('wrapped listener');
     assert.deepEqual(result.bodies, ['1 parent', '2 parent']);
     assertShared(result, 'behind a wrapper');
   });
 
   it('and requests born with the app prototypes share them too', () => {
-    const result = compareMaps('app.listen');
+    const result = compareMapsInSomeProcess('app.listen');
     assert.deepEqual(result.bodies, ['1 parent', '2 parent']);
     assertShared(result, 'born with the app prototypes');
   });
