@@ -123,6 +123,8 @@ function hasPrototype(obj: object, appProto: object): boolean {
  * entering a mounted sub-app, or reaching the app through a wrapper of the server's
  * request listener, went from 3 to 5 times the CPU of one born with the app's
  * prototypes to about 1.6 times (bench/README.md, "Requests whose prototype is swapped").
+ * That cache is small and hashed by prototype: in about one process in 150 two of its
+ * entries evict each other, and that process's swapped requests cost what they did.
  */
 const swapLeavesDetachedMap = Number(process.versions.v8.split('.')[0]) < 13;
 const kSwapping = Symbol('webapp.prototypeSwap');
