@@ -287,17 +287,17 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
 function ignore(): void {}
 
 /**
- * Pipes the byte window to the response (pipe gives back-pressure: a slow client
- * pauses the reads) and destroys the stream, closing its descriptor, as soon as
- * the response is done for any reason, a client abort included.
- */
-/**
  * Read size for streamed files: twice fs's default halves the read calls and the
  * writes per megabyte (measured: a fifth less server time per 1 MB download) while
  * back-pressure still holds one chunk per connection at most.
  */
 const STREAM_CHUNK = 128 * 1024;
 
+/**
+ * Pipes the byte window to the response (pipe gives back-pressure: a slow client
+ * pauses the reads) and destroys the stream, closing its descriptor, as soon as
+ * the response is done for any reason, a client abort included.
+ */
 function streamFile(res: ServerResponse, path: string, start: number, end: number, hooks: SendHooks): void {
   const stream = createReadStream(path, { start, end, highWaterMark: STREAM_CHUNK });
   hooks.stream?.();
