@@ -1,7 +1,7 @@
 // The one app definition express@4, express@5 and webapp all run, in the idiom of
 // Express's guide. What is not in the framework comes in `extras`: express uses
 // compression and cookie-parser from npm, webapp its own webapp/middleware.
-import http from 'node:http';
+import { createRequire } from 'node:module';
 import {
   BODY_LIMIT,
   COUNT,
@@ -20,6 +20,12 @@ import {
   unsupported,
   viewsRoot,
 } from './shared.mjs';
+
+// node:http through `require`, as bench/servers/node-http.mjs loads it and the frameworks
+// do: imported from ESM on Node 22 and later, its namespace's lazy WebSocket getters
+// load undici, 30 to 50 ms and several MB that would be charged to the server's cold
+// start and RSS.
+const http = createRequire(import.meta.url)('node:http');
 
 function requireResponse(express, method) {
   if (typeof express.response[method] !== 'function') unsupported(`no res.${method}() in this build`);
