@@ -1,15 +1,19 @@
 // webapp, loaded from the BUILT package (run `npm run build` first; bench/run.mjs
 // does unless given --no-build), and written exactly as the express@4 server;
 // gzip and cookies come from webapp/middleware instead of compression and cookie-parser.
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { kind, unsupported } from './shared.mjs';
 import { startExpressStyle } from './express-app.mjs';
 
+// Node's modules through `require`, as the node:http server loads them: `node:fs`
+// imported from ESM builds a namespace of all its exports, whose lazy `promises`
+// getter loads fs/promises and readline (8 to 10 ms at start) that webapp does not use.
+const require = createRequire(import.meta.url);
+const { existsSync } = require('node:fs');
+const { fileURLToPath } = require('node:url');
+
 const entry = fileURLToPath(new URL('../../dist/cjs/index.js', import.meta.url));
 if (!existsSync(entry)) unsupported('dist/cjs/index.js missing: run npm run build');
-const require = createRequire(import.meta.url);
 const webapp = require(entry);
 
 // Only the workloads that use webapp/middleware load it: the others measure what
