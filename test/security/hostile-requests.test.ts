@@ -22,16 +22,13 @@ import cookieParser from 'cookie-parser';
 import express from 'express';
 import webapp = require('../../src/index');
 import { cookieParser as webappCookieParser } from '../../src/middleware/cookie-parser';
-import { prng } from '../support/prng';
+import { chance, pick, prng, type Random } from '../support/prng';
 import { listen, close } from '../support/raw-http';
 
 const SEED = 0x40571e;
 const CASES = 400;
 
 type Any = any;
-type Random = () => number;
-const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)];
-const chance = (random: Random, p: number): boolean => random() < p;
 
 let root: string;
 before(() => {

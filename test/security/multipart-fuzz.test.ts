@@ -18,7 +18,7 @@ import webapp = require('../../src/index');
 import { bodyParser } from '../../src/middleware/body-parser';
 import { multipart } from '../../src/middleware/multipart';
 import { captureStderr } from '../support/capture-stderr';
-import { prng } from '../support/prng';
+import { chance, pick, prng, type Random } from '../support/prng';
 import { rawRequest, withServer, type RequestSpec } from '../support/raw-http';
 
 const SEED = 0x5eed11;
@@ -26,10 +26,6 @@ const SEED = 0x5eed11;
 const CASES = 1000;
 
 type Any = any;
-type Random = () => number;
-
-const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)];
-const chance = (random: Random, p: number): boolean => random() < p;
 
 const NAMES = [
   'a',

@@ -9,3 +9,11 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+export type Random = () => number;
+
+/** One item of `list`, chosen by `random`. */
+export const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)];
+
+/** True with probability `p`. */
+export const chance = (random: Random, p: number): boolean => random() < p;
