@@ -1,19 +1,24 @@
 import { Buffer } from 'node:buffer';
-import crypto = require('node:crypto');
 import type { Stats } from 'node:fs';
+import { lazy } from './lazy';
+import { ONE_BLOCK_MAX_BYTES, sha1OneBlockBase64 } from './sha1';
 
 const EMPTY_ENTITY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
 
 type OneShotHash = (algorithm: string, data: string | Buffer, encoding: 'base64') => string;
 
 /**
- * Why: Node's one-shot `crypto.hash` (20.12+) skips the Hash object that
- * createHash builds; every dynamic response hashes its body for the ETag.
+ * SHA-1 in base64 through node:crypto, loaded by the first body longer than one
+ * block (sha1.ts says why not before). Node's one-shot `crypto.hash` (20.12+)
+ * skips the Hash object that createHash builds.
  */
-const sha1Base64: (data: string | Buffer) => string =
-  typeof (crypto as { hash?: OneShotHash }).hash === 'function'
-    ? (data) => (crypto as unknown as { hash: OneShotHash }).hash('sha1', data, 'base64')
+const cryptoSha1Base64 = lazy((): ((data: string | Buffer) => string) => {
+  const crypto: typeof import('node:crypto') = require('node:crypto');
+  const hash = (crypto as { hash?: OneShotHash }).hash;
+  return typeof hash === 'function'
+    ? (data) => hash('sha1', data, 'base64')
     : (data) => crypto.createHash('sha1').update(data).digest('base64');
+});
 
 /**
  * ETag values of recent string bodies, strong and weak. Why: an app answers many
@@ -48,8 +53,9 @@ function rememberedTag(body: string, weak: boolean): string {
 /** Entity tag of a body: hex byte length and the first 27 characters of its base64 SHA-1. */
 export function entityTag(body: string | Buffer): string {
   if (body.length === 0) return EMPTY_ENTITY_TAG;
-  const hash = sha1Base64(body).substring(0, 27);
   const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  const hash =
+    length <= ONE_BLOCK_MAX_BYTES ? sha1OneBlockBase64(body, length) : cryptoSha1Base64()(body).substring(0, 27);
   return `"${length.toString(16)}-${hash}"`;
 }
 
