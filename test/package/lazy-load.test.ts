@@ -84,7 +84,8 @@ describe('lazy loading', () => {
         console.log(JSON.stringify({ first, loaded, cryptoAfterFirst, long, cryptoAfterLong: cryptoLoaded() }));
       });
     `);
-    const first = result.first as Record<string, string>;
+    type Answer = { status: number; body: string; etag: string };
+    const first = result.first as Answer;
     assert.equal(first.status, 200);
     assert.equal(first.body, 'hello');
     assert.equal(first.etag, etag('hello', { weak: true }));
@@ -98,7 +99,7 @@ describe('lazy loading', () => {
     }
     assert.equal(result.cryptoAfterFirst, false, 'node:crypto was loaded for a short body');
     // A body longer than one SHA-1 block is hashed by node:crypto, loaded then.
-    const long = result.long as Record<string, string>;
+    const long = result.long as Answer;
     assert.equal(long.etag, etag('x'.repeat(56), { weak: true }));
     assert.equal(result.cryptoAfterLong, true);
   });
