@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { before, describe, it } from 'node:test';
 
 const etag: (entity: string, options: { weak: boolean }) => string = require('etag');
+const signCookie: (value: string, secret: string) => string = require('cookie-signature').sign;
 
 const root = resolve(__dirname, '../..');
 const entry = resolve(root, 'dist/cjs/index.js');
@@ -224,6 +225,38 @@ describe('lazy loading', () => {
       });
     `);
     assert.deepEqual(result, { plain: { got: { a: 1 }, zlib: false }, gzip: { got: { b: 2 }, zlib: true } });
+  });
+
+  it('reads and sets unsigned cookies without loading node:crypto; the first signature loads it', () => {
+    const result = runScript(`
+      const http = require('node:http');
+      const cryptoLoaded = () => process.moduleLoadList.includes('NativeModule crypto');
+      const webapp = require(${JSON.stringify(entry)});
+      const { cookieParser } = require(${JSON.stringify(resolve(root, 'dist/cjs/middleware/index.js'))});
+      const app = webapp();
+      app.use(cookieParser('secret'));
+      app.get('/plain', (req, res) => res.cookie('seen', '1').send(String(req.cookies.theme)));
+      app.get('/signed', (req, res) => res.cookie('id', '7', { signed: true }).send('ok'));
+      const get = (path) => new Promise((resolve) => {
+        http.get({ host: '127.0.0.1', port: server.address().port, path, headers: { cookie: 'theme=dark' } }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ body, cookie: res.headers['set-cookie'], crypto: cryptoLoaded() }));
+        });
+      });
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const plain = await get('/plain');
+        const signed = await get('/signed');
+        server.close();
+        console.log(JSON.stringify({ plain, signed }));
+      });
+    `);
+    assert.deepEqual(result.plain, { body: 'dark', cookie: ['seen=1; Path=/'], crypto: false });
+    assert.deepEqual(result.signed, {
+      body: 'ok',
+      cookie: ['id=' + encodeURIComponent('s:' + signCookie('7', 'secret')) + '; Path=/'],
+      crypto: true,
+    });
   });
 
   it('webapp/middleware and webapp/v3 load a bundled middleware on its first read, and only it', () => {
