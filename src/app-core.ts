@@ -11,6 +11,7 @@ import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { adoptServer, serverClasses } from './server-classes';
 import { releaseHeaders, setOwnHeader } from './response/header-store';
+import { hotSettings, markPlainSettingReads, readsOwnSettings } from './settings';
 import type { RenderCallback } from './response/types';
 import type { Handler, NextFunction } from './router/layer';
 import { renderView } from './view';
@@ -142,7 +143,10 @@ export function mountedApp(sub: Pick<CoreApp, 'handle'>): Handler {
  * Express's `expressInit` layer: links req/res, gives them the app's prototypes,
  * sets X-Powered-By. `createLocals` makes `res.locals` (3.x's is callable).
  */
-export function initLayer(app: Pick<CoreApp, 'enabled' | 'request' | 'response'>, createLocals: () => object) {
+export function initLayer(
+  app: Pick<CoreApp, 'enabled' | 'set' | 'settings' | 'request' | 'response'>,
+  createLocals: () => object,
+) {
   return function expressInit(
     req: IncomingMessage & { res?: ServerResponse; next?: NextFunction },
     res: ServerResponse & { req?: IncomingMessage; locals?: object },
@@ -156,7 +160,8 @@ export function initLayer(app: Pick<CoreApp, 'enabled' | 'request' | 'response'>
     // After the prototypes (Express sets it before): a response that was not born with
     // the app's prototype then stages it like every other header, where before the swap
     // it would go through Node's own store and be moved from there.
-    if (app.enabled('x-powered-by')) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
+    const poweredBy = readsOwnSettings(app) ? hotSettings.poweredBy(app.settings) : app.enabled('x-powered-by');
+    if (poweredBy) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
     res.locals = res.locals || createLocals();
     next();
   };
@@ -236,3 +241,6 @@ export const applicationCore = {
     return server.listen(...(args as Parameters<http.Server['listen']>));
   },
 };
+
+// `enabled(name)` is `Boolean(this.set(name))`: a plain read wherever `set` is one.
+markPlainSettingReads(applicationCore.enabled);

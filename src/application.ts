@@ -28,7 +28,14 @@ import { splitUseArguments } from './router/route';
 import type { NextFunction } from './router/layer';
 import { methodMembers, type MethodMembers } from './router/methods';
 import type { PathPattern } from './router/path-pattern';
-import { compileETag, compileQueryParser, compileTrust, queryParserOf, readSetting } from './settings';
+import {
+  compileETag,
+  compileQueryParser,
+  compileTrust,
+  markPlainSettingReads,
+  queryParserOf,
+  readSetting,
+} from './settings';
 import { isTraced, requestChannel } from './tracing/channels';
 import { isRequestTraced, traceRequest } from './tracing/request';
 import { View } from './view';
@@ -216,6 +223,9 @@ const routingMethods = {
     return this;
   },
 } satisfies Partial<ApplicationMethods>;
+
+// With one argument, `set(name)` is `readSetting(this.settings, name)` and `get(name)` is `this.set(name)`.
+markPlainSettingReads(presetMethods.set, routingMethods.get);
 
 /** The 4.x preset: the shared core plus what Express 4 does its own way. */
 export const application = definePrototype<ApplicationMethods>(Object.prototype, {

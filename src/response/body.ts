@@ -8,7 +8,7 @@
 import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { setCharset } from '../http/content-type';
-import { hashesStrings, type ETagFunction } from '../settings';
+import { hashesStrings, hotSettings, readsOwnSettings, type ETagFunction } from '../settings';
 import { hasNonAsciiHeader, isPlainHeaderValue, ownHeaderList, stagedHeader, stageValidHeader } from './header-store';
 import { contentTypeValue, hasOwnHeaderMethods, htmlContentType } from './headers';
 import type { Response } from './types';
@@ -80,12 +80,15 @@ function writeContentType(res: Response, head: Head, value: string): void {
   }
 }
 
-/** `res.set('Content-Type', type)` unless a Content-Type is set: how `res.json` and `res.jsonp` begin. */
-export function setDefaultType(res: Response, type: string): void {
+/**
+ * `res.set('Content-Type', type)` unless a Content-Type is set: how `res.json` begins.
+ * `value` is what that call would set (`contentTypeValue(type)`), when the caller knows it.
+ */
+export function setDefaultType(res: Response, type: string, value?: string): void {
   const head = headOf(res);
   if (readHeader(res, head, 'content-type', 'Content-Type')) return;
   if (head === null) res.set('Content-Type', type);
-  else writeContentType(res, head, contentTypeValue(type));
+  else writeContentType(res, head, value ?? contentTypeValue(type));
 }
 
 /**
@@ -136,7 +139,9 @@ function headWrittenAsLatin1(res: Response, generateETag: boolean, body: string)
  * becomes its UTF-8 bytes.
  */
 function setLength(res: Response, head: Head, body: string | Buffer): string | Buffer {
-  const etagFn = res.app.get('etag fn') as ETagFunction | undefined;
+  const app = res.app;
+  const etagFn = (readsOwnSettings(app) ? hotSettings.etagFn(app.settings) : app.get('etag fn')) as
+    ETagFunction | undefined;
   const generateETag = typeof etagFn === 'function' && !readHeader(res, head, 'etag', 'ETag');
   // The built-in generators hash a string as its UTF-8 bytes, and make tags of printable ASCII.
   const builtIn = generateETag && hashesStrings(etagFn);

@@ -7,7 +7,9 @@
 import { STATUS_CODES } from 'node:http';
 import { deprecate } from '../http/deprecate';
 import { isSendable, setBody, setDefaultType } from './body';
+import { contentTypeValue } from './headers';
 import { respond } from './respond';
+import { hotSettings, readsOwnSettings } from '../settings';
 import type { Response } from './types';
 
 export { removeEntityHeaders } from './respond';
@@ -43,6 +45,12 @@ function statusAsBody(res: Response, status: number): string | undefined {
   return STATUS_CODES[status];
 }
 
+/**
+ * What `res.json` sets when no Content-Type is: a media type with a slash is not
+ * looked up in the MIME tables, and its charset is fixed, so this never changes.
+ */
+const JSON_CONTENT_TYPE = contentTypeValue('application/json');
+
 const ESCAPED: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026' };
 
 /**
@@ -65,6 +73,15 @@ export function stringifyJson(value: unknown, replacer: unknown, spaces: unknown
 
 function jsonOf(res: Response, value: unknown): string | undefined {
   const app = res.app;
+  if (readsOwnSettings(app)) {
+    const settings = app.settings;
+    return stringifyJson(
+      value,
+      hotSettings.jsonReplacer(settings),
+      hotSettings.jsonSpaces(settings),
+      hotSettings.jsonEscape(settings),
+    );
+  }
   return stringifyJson(value, app.get('json replacer'), app.get('json spaces'), app.get('json escape'));
 }
 
@@ -109,7 +126,7 @@ export const sendMethods = {
   // `_obj` is named for the method's arity (1); the body is read from `arguments` for the legacy forms.
   json(this: Response, _obj?: unknown) {
     const body = jsonOf(this, legacyBody(this, 'json', arguments));
-    setDefaultType(this, 'application/json');
+    setDefaultType(this, 'application/json', JSON_CONTENT_TYPE);
     return this.send(body);
   },
 

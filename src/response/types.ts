@@ -12,6 +12,7 @@ export type { CookieOptions, RenderCallback };
 /** The application as the response sees it: settings and rendering. */
 export interface ResponseApp {
   get(setting: string): unknown;
+  settings: Record<string, unknown>;
   render(name: string, options: object, callback: RenderCallback): void;
 }
 

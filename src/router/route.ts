@@ -27,6 +27,9 @@ for (const name of METHODS) LOWER_METHODS[name] = name.toLowerCase();
 
 /** A method name in lower case (a non-string is returned as it is, as Express does). */
 function lowerMethod(method: unknown): unknown {
+  // GET first: most requests are, and a comparison with a constant is cheaper than
+  // the lookup in LOWER_METHODS (an object of ~40 keys V8 keeps as a dictionary).
+  if (method === 'GET') return 'get';
   return typeof method === 'string' ? LOWER_METHODS[method] || method.toLowerCase() : method;
 }
 
