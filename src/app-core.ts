@@ -13,7 +13,7 @@ import { adoptServer, serverClasses } from './server-classes';
 import { releaseHeaders, setOwnHeader } from './response/header-store';
 import { hotSettings, markPlainSettingReads, readsOwnSettings } from './settings';
 import type { RenderCallback } from './response/types';
-import type { Handler, NextFunction } from './router/layer';
+import { runnableInPlace, type Handler, type NextFunction } from './router/layer';
 import { renderView } from './view';
 
 /** What rendering reads from an app. */
@@ -147,11 +147,11 @@ export function initLayer(
   app: Pick<CoreApp, 'enabled' | 'set' | 'settings' | 'request' | 'response'>,
   createLocals: () => object,
 ) {
-  return function expressInit(
+  const init = (
     req: IncomingMessage & { res?: ServerResponse; next?: NextFunction },
     res: ServerResponse & { req?: IncomingMessage; locals?: object },
     next: NextFunction,
-  ) {
+  ): void => {
     req.res = res;
     res.req = req;
     req.next = next;
@@ -163,8 +163,11 @@ export function initLayer(
     const poweredBy = readsOwnSettings(app) ? hotSettings.poweredBy(app.settings) : app.enabled('x-powered-by');
     if (poweredBy) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
     res.locals = res.locals || createLocals();
-    next();
   };
+  return runnableInPlace(function expressInit(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
+    init(req, res, next);
+    next();
+  }, init);
 }
 
 /**

@@ -13,7 +13,7 @@ import { parseUrl } from './http/parse-url';
 import { lazy } from './http/lazy';
 import type { ExtendedParseOptions } from './querystring';
 import { kQueryParser, type QueryParser } from './request';
-import type { NextFunction } from './router/layer';
+import { runnableInPlace, type NextFunction } from './router/layer';
 
 const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
 
@@ -26,7 +26,7 @@ interface QueryRequest extends IncomingMessage {
 
 /** The app's query layer: names the parser `req.query` will use, unless the request has one or a query. */
 export function queryLayer(parser: QueryParser) {
-  return function query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
+  const useParser = (req: QueryRequest): void => {
     // Express's test, `!req.query`, first: on a webapp request without a parser yet the
     // lazy accessor parses nothing, and on Node 26 this read costs much less than the
     // own-property check. A truthy `query` counts only if it is the request's own (set
@@ -34,8 +34,11 @@ export function queryLayer(parser: QueryParser) {
     if (req[kQueryParser] === undefined && (!req.query || !Object.prototype.hasOwnProperty.call(req, 'query'))) {
       req[kQueryParser] = parser;
     }
-    next();
   };
+  return runnableInPlace(function query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
+    useParser(req);
+    next();
+  }, useParser);
 }
 
 /**

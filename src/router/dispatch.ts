@@ -10,8 +10,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
-import { refreshTracingState } from '../tracing/layer';
-import type { Layer, NextFunction } from './layer';
+import { isTracingActive, refreshTracingState } from '../tracing/layer';
+import { Layer, kInPlace, type InPlaceWork, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
 import type { Route } from './route';
 import type { Router } from './index';
@@ -26,6 +26,10 @@ export interface RoutedRequest extends IncomingMessage {
   next?: NextFunction;
   route?: Route;
 }
+
+/** Layer's own methods: where something replaced them, every layer goes through the walk. */
+const layerMatch = Layer.prototype.match;
+const layerHandleRequest = Layer.prototype.handle_request;
 
 /** After this many layers run synchronously, dispatch continues on a fresh stack. */
 const MAX_SYNC_DEPTH = 100;
@@ -85,7 +89,43 @@ export class Dispatch {
     req.next = this.next;
     req.baseUrl = this.parentUrl;
     req.originalUrl = req.originalUrl || req.url;
+    const ran = this.runLeadingInPlace();
+    if (ran < 0) return;
+    this.sync = ran;
     this.step(undefined);
+  }
+
+  /**
+   * Runs the layers every app puts first in its router (`query`, `expressInit`) in
+   * place: their work, without a trip through `next` and the walk for each. Every
+   * request of every app passes them, and the walk costs more than their work. Only
+   * while nothing could tell: each is at the front with its own function (nothing
+   * wrapped it), Layer's `match` and `handle_request` are webapp's, no tracing channel
+   * listens, and the path parses (else the walk runs no layer). What differs from the
+   * walk is unseen: the two layers' own `params` and `path`, and `req.params` while
+   * they run. Returns how many ran, or -1 when one threw and its error went on.
+   */
+  private runLeadingInPlace(): number {
+    if (isTracingActive() || getPathname(this.req) == null) return 0;
+    const stack = this.router.stack;
+    let ran = 0;
+    for (; ran < stack.length; ran++) {
+      const layer = stack[ran];
+      const work = (layer.handle as { [kInPlace]?: InPlaceWork })[kInPlace];
+      if (work === undefined || layer.regexp.fast_slash !== true) break;
+      if (layer.match !== layerMatch || layer.handle_request !== layerHandleRequest) break;
+      try {
+        work(this.req, this.res, this.next);
+      } catch (err) {
+        // As the walk goes on after a layer that threw: with the error, from the next layer.
+        this.cursor.skipTo(ran + 1);
+        this.sync = ran + 1;
+        this.step(err);
+        return -1;
+      }
+    }
+    this.cursor.skipTo(ran);
+    return ran;
   }
 
   /** `next(err)`: finds the next layer that matches and runs it, or leaves the router. */

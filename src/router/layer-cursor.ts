@@ -4,7 +4,7 @@
  * candidates for the path is the cursor's business, not the loop's.
  */
 import type { Layer } from './layer';
-import { LayerIndex, firstAtLeast } from './layer-index';
+import { LayerIndex, MIN_INDEXED_LAYERS, firstAtLeast } from './layer-index';
 
 /** Where a router keeps its layer index between requests (rebuilt when the stack changes). */
 export const kLayerIndex = Symbol('webapp.layerIndex');
@@ -35,6 +35,11 @@ export class LayerCursor {
     this.seekIndex = undefined;
   }
 
+  /** Moves to a position ahead, as if the layers before it had been looked at. */
+  skipTo(position: number): void {
+    this.position = position;
+  }
+
   /** Whether every layer has been looked at. */
   get exhausted(): boolean {
     return this.position >= this.owner.stack.length;
@@ -51,7 +56,11 @@ export class LayerCursor {
     // every layer; the whole check (LayerIndex.for) runs whenever the path changes,
     // which includes each request's first layer.
     const seen = this.seekIndex;
-    if (seen !== undefined && path === this.seekPath && seen.hasLengthOf(this.owner.stack)) return;
+    if (seen === undefined) {
+      // A stack too small to index (most routers) is scanned whole, whatever the path:
+      // there is nothing to narrow, at every layer of every request.
+      if (this.candidates === undefined && this.owner.stack.length < MIN_INDEXED_LAYERS) return;
+    } else if (path === this.seekPath && seen.hasLengthOf(this.owner.stack)) return;
     this.reseek(path);
   }
 

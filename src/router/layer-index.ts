@@ -10,7 +10,7 @@
 import type { Layer } from './layer';
 
 /** Below this many layers a plain scan is as fast as the index. */
-const MIN_INDEXED_LAYERS = 16;
+export const MIN_INDEXED_LAYERS = 16;
 
 export class LayerIndex {
   private readonly bySegment = new Map<string, number[]>();

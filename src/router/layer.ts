@@ -23,6 +23,22 @@ import type { NextFunction } from '../types/public';
  */
 export type Handler = { bivarianceHack(...args: unknown[]): unknown }['bivarianceHack'];
 
+/**
+ * On the function of a layer webapp puts at the front of every app's router (`query`,
+ * `expressInit`): the layer's work without the call to `next`, which the dispatch
+ * may run in place of calling the layer (see `runLeadingInPlace` in dispatch.ts).
+ */
+export const kInPlace = Symbol('webapp.inPlace');
+
+/** The work of an in-place layer: what it does to the request and response before its `next()`. */
+export type InPlaceWork = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
+
+/** Marks `fn` as a layer function whose work `work` is, run in place while nothing wraps it. */
+export function runnableInPlace<T extends Handler>(fn: T, work: InPlaceWork): T {
+  Object.defineProperty(fn, kInPlace, { value: work });
+  return fn;
+}
+
 export class Layer {
   handle: Handler;
   name: string;
