@@ -1,0 +1,234 @@
+// Instructions per request of one or more servers, counted by valgrind's callgrind:
+// the same number on every run, where requests per second and CPU time move by 10 to
+// 30% on a shared machine. A change of 1 or 2% to the hot path shows here and nowhere
+// else. What it counts is user-space instructions of the server process: not the
+// kernel's side of the socket, not cache misses, not other threads (the server runs
+// with --single-threaded, so V8 compiles and collects on its main thread, and both are
+// reported apart from the rest). Fewer instructions have always meant fewer µs here,
+// but the ratio between the two differs between code paths.
+//
+//   node bench/instructions.mjs [--node=26] [--warmup=20000] [--requests=3000] [--top=25]
+//     [--path=/] [--method=GET] [--body-file=F --content-type=T] [--header='name: value']
+//     label='command args...' [label='command args...' ...]
+//
+// Each command prints `listening <port>` when ready, as bench/servers/*.mjs do:
+//   node bench/instructions.mjs node='bench/servers/node-http.mjs hello' webapp='bench/servers/webapp.mjs hello'
+// The first server is the reference: the others are listed with what differs from it.
+// Needs valgrind (`apt-get install -y valgrind`). About a minute per server.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { nodeBinary } from '../scripts/node-lines.mjs';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    node: { type: 'string' },
+    warmup: { type: 'string', default: '20000' },
+    requests: { type: 'string', default: '3000' },
+    top: { type: 'string', default: '25' },
+    path: { type: 'string', default: '/' },
+    method: { type: 'string', default: 'GET' },
+    'body-file': { type: 'string' },
+    'content-type': { type: 'string', default: 'application/octet-stream' },
+    header: { type: 'string', multiple: true, default: [] },
+  },
+});
+if (positionals.length === 0) {
+  console.error("usage: node bench/instructions.mjs [options] label='server.mjs args' ...");
+  process.exit(2);
+}
+
+const nodePath = values.node ? nodeBinary(values.node).path : process.execPath;
+const body = values['body-file'] ? readFileSync(values['body-file']) : null;
+const headers = Object.fromEntries(
+  values.header.map((line) => [line.slice(0, line.indexOf(':')).trim(), line.slice(line.indexOf(':') + 1).trim()]),
+);
+if (body) Object.assign(headers, { 'content-type': values['content-type'], 'content-length': body.length });
+
+/** Sends `count` requests over 8 keep-alive connections; every answer must be 2xx or 3xx. */
+async function load(port, count) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  let sent = 0;
+  const connection = async () => {
+    while (sent < count) {
+      sent++;
+      await new Promise((resolve, reject) => {
+        const request = http.request(
+          { host: '127.0.0.1', port, path: values.path, method: values.method, headers, agent },
+          (res) => {
+            if (res.statusCode >= 400) reject(new Error(`${values.path} answered ${res.statusCode}`));
+            res.resume().on('end', resolve);
+          },
+        );
+        request.on('error', reject).end(body);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, connection));
+  agent.destroy();
+}
+
+/** Starts the server under callgrind, collection on; resolves once it listens. */
+function start(label, command, dir) {
+  const args = [
+    '--tool=callgrind',
+    '--dump-instr=yes',
+    '--dump-line=no',
+    '--compress-strings=no',
+    '--compress-pos=no',
+    `--callgrind-out-file=${join(dir, 'callgrind.%p')}`,
+    nodePath,
+    // V8 compiles and collects on the main thread, where callgrind sees them; the
+    // perf map names the functions V8 compiled, by address.
+    '--single-threaded',
+    '--perf-basic-prof',
+    ...command.split(' '),
+  ];
+  const child = spawn('valgrind', args, {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const ready = /listening (\d+)/.exec(output);
+      if (ready) resolve({ label, child, port: Number(ready[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`${label} exited (${code}) before listening`)));
+    child.once('error', reject);
+  });
+}
+
+/** The functions V8 compiled, sorted by start address, from the perf map the process wrote. */
+function readPerfMap(pid) {
+  const entries = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [start, size, ...name] = line.split(' ');
+      return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') };
+    })
+    .sort((a, b) => a.start - b.start);
+  return (address) => {
+    let low = 0;
+    let high = entries.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      if (entries[mid].start > address) high = mid - 1;
+      else if (entries[mid].end <= address) low = mid + 1;
+      else return entries[mid].name;
+    }
+    return 'JIT code (unnamed)';
+  };
+}
+
+/** What an entry belongs to: V8 compiling, V8 collecting garbage, or the work itself. */
+function categoryOf(name) {
+  if (/compiler::|maglev::|Turbofan|turboshaft|Pipeline|Zone::|baseline::/.test(name)) return 'compile';
+  if (/Scaveng|Heap::|heap::|GC|Marking|Sweeper|IterateObjectCache|RootScavenge|Evacuat/.test(name)) return 'gc';
+  return 'work';
+}
+
+/**
+ * Self instructions by function from a callgrind dump: named functions as callgrind
+ * names them, code V8 compiled by the perf map's names. A cost line right after a
+ * `calls=` line is the call's inclusive cost, counted where the callee is.
+ */
+function readDump(file, nameOf) {
+  const self = new Map();
+  let fn = '';
+  let afterCall = false;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('fn=')) fn = line.slice(3);
+    else if (line.startsWith('calls=')) afterCall = true;
+    else if (line.startsWith('0x')) {
+      if (afterCall) {
+        afterCall = false;
+        continue;
+      }
+      const [address, cost] = line.split(' ');
+      const name = fn.startsWith('0x') || fn === '???' ? nameOf(parseInt(address, 16)) : fn;
+      self.set(name, (self.get(name) ?? 0) + Number(cost));
+    } else afterCall = false;
+  }
+  return self;
+}
+
+/** The dump `callgrind_control -d` asked for, once callgrind has written it (within seconds). */
+async function dumpFile(dir) {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const name = readdirSync(dir).find((file) => /^callgrind\.\d+\.\d+$/.test(file));
+    if (name && /^totals:/m.test(readFileSync(join(dir, name), 'utf8').slice(-4096))) return name;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return undefined;
+}
+
+async function measure(label, command) {
+  const dir = mkdtempSync(join(tmpdir(), 'webapp-instructions-'));
+  const server = await start(label, command, dir);
+  try {
+    await load(server.port, Number(values.warmup));
+    execFileSync('callgrind_control', ['-z', String(server.child.pid)], { stdio: 'ignore' });
+    await load(server.port, Number(values.requests));
+    execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
+    const dump = await dumpFile(dir);
+    if (!dump) throw new Error(`${label}: callgrind wrote no dump`);
+    const self = readDump(join(dir, dump), readPerfMap(server.child.pid));
+    const perRequest = new Map([...self].map(([name, cost]) => [name, cost / Number(values.requests)]));
+    const totals = { work: 0, compile: 0, gc: 0 };
+    for (const [name, cost] of perRequest) totals[categoryOf(name)] += cost;
+    return { label, perRequest, totals };
+  } finally {
+    server.child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(`/tmp/perf-${server.child.pid}.map`, { force: true });
+  }
+}
+
+const round = (n) => Math.round(n).toLocaleString('en-US');
+const results = [];
+for (const spec of positionals) {
+  const at = spec.indexOf('=');
+  const label = spec.slice(0, at);
+  process.stderr.write(`${label} ...\n`);
+  results.push(await measure(label, spec.slice(at + 1)));
+}
+
+console.log(
+  `\nNode ${execFileSync(nodePath, ['--version'], { encoding: 'utf8' }).trim()}, ${values.method} ${values.path},`,
+);
+console.log(`instructions per request over ${values.requests} requests after ${values.warmup}\n`);
+console.log('| server | work | ÷ first | V8 compiling | V8 collecting |');
+console.log('|---|--:|--:|--:|--:|');
+for (const { label, totals } of results) {
+  const ratio = (totals.work / results[0].totals.work).toFixed(3);
+  console.log(`| ${label} | ${round(totals.work)} | ${ratio} | ${round(totals.compile)} | ${round(totals.gc)} |`);
+}
+
+const reference = results[0];
+for (const result of results) {
+  const rows = [...result.perRequest].filter(([name]) => categoryOf(name) === 'work');
+  if (result === reference) {
+    console.log(`\n${result.label}: the ${values.top} costliest functions\n`);
+    for (const [name, cost] of rows.sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+      console.log(`${round(cost).padStart(8)}  ${name.slice(0, 120)}`);
+    continue;
+  }
+  const differences = new Map(rows.map(([name, cost]) => [name, cost - (reference.perRequest.get(name) ?? 0)]));
+  for (const [name, cost] of reference.perRequest) {
+    if (categoryOf(name) === 'work' && !result.perRequest.has(name)) differences.set(name, -cost);
+  }
+  const sorted = [...differences].sort((a, b) => b[1] - a[1]);
+  console.log(`\n${result.label} against ${reference.label}: most added, then most saved\n`);
+  for (const [name, cost] of sorted.slice(0, Number(values.top)))
+    console.log(`${('+' + round(cost)).padStart(8)}  ${name.slice(0, 120)}`);
+  console.log('     ...');
+  for (const [name, cost] of sorted.slice(-Math.ceil(Number(values.top) / 2)))
+    console.log(`${round(cost).padStart(8)}  ${name.slice(0, 120)}`);
+}
