@@ -4,8 +4,9 @@
 // else. What it counts is user-space instructions of the server process: not the
 // kernel's side of the socket, not cache misses, not other threads (the server runs
 // with --single-threaded, so V8 compiles and collects on its main thread, and both are
-// reported apart from the rest). Fewer instructions have always meant fewer µs here,
-// but the ratio between the two differs between code paths.
+// reported apart from the rest). For one server before and after a change, fewer
+// instructions have meant less CPU time in every case measured here; between two
+// different servers the two can disagree (bench/README.md, "Instructions per request").
 //
 //   node bench/instructions.mjs [--node=26] [--warmup=20000] [--requests=3000] [--top=25]
 //     [--path=/] [--method=GET] [--body-file=F --content-type=T] [--header='name: value']

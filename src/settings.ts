@@ -48,7 +48,10 @@ export function readSetting(settings: object | null | undefined, setting: string
  * global cache (about 300 instructions with the `in` check, callgrind on Node
  * 20); `settings['etag fn']` is a load cached for the settings object's shape.
  * Same answers as `readSetting`, including the walk when Object.prototype has a
- * member of that name. Used only by `readsOwnSettings` apps (see there).
+ * member of that name. Used only by `readsOwnSettings` apps (see there). One
+ * function per setting, each spelling its name out twice, on purpose: a shared
+ * helper taking the name would bring the lookup back (or run the `in` check
+ * before knowing that the value, most often undefined, needs it).
  */
 export const hotSettings = {
   poweredBy(settings: Record<string, unknown>): unknown {
