@@ -201,7 +201,8 @@ export class Dispatch {
 
   /** Runs the matched layer, a `use` layer with its mount path stripped from `req.url`. */
   private enter(layer: Layer, layerError: unknown, layerPath: string, path: string): void {
-    if (layer.route !== undefined || stripMountPath(this, layerPath, path))
+    // Most middleware is mounted at `/` (an empty layer path): nothing to strip, and no call.
+    if (layer.route !== undefined || layerPath.length === 0 || stripMountPath(this, layerPath, path))
       callLayer(layer, layerError, this.req, this.res, this.next);
     else this.next(layerError);
     this.sync = 0;
