@@ -84,9 +84,10 @@ export const hotSettings = {
   },
 };
 
-/** Marks the methods that read a setting as `readSetting(this.settings, name)` does and nothing more. */
+/** On a preset's `get`, `set` or `enabled`: see markPlainSettingReads. */
 const kPlainSettingRead = Symbol('webapp.plainSettingRead');
 
+/** Marks the methods that read a setting as `readSetting(this.settings, name)` does and nothing more. */
 export function markPlainSettingReads(...methods: object[]): void {
   for (const method of methods) Object.defineProperty(method, kPlainSettingRead, { value: true });
 }
