@@ -39,6 +39,16 @@ export function runnableInPlace<T extends Handler>(fn: T, work: InPlaceWork): T 
   return fn;
 }
 
+/**
+ * `Boolean(value)` with `undefined` and `false` tested first. Why: for a value of
+ * unknown type V8 compiles a bare truth test to a chain of checks (false, '', 0,
+ * NaN, 0n, document.all); the values the walk mostly sees are undefined or false,
+ * and one comparison settles those.
+ */
+export function truthy(value: unknown): boolean {
+  return value !== undefined && value !== false && Boolean(value);
+}
+
 export class Layer {
   handle: Handler;
   name: string;

@@ -138,8 +138,11 @@ function runHandlers(
   let index = 0;
   let sync = 0;
   const next: NextFunction = (err?: unknown) => {
-    if (err === 'route') return done();
-    if (err === 'router') return done(err);
+    // `typeof` first, as in Dispatch.step: a bare comparison with a string compiles to a generic call.
+    if (typeof err === 'string') {
+      if (err === 'route') return done();
+      if (err === 'router') return done(err);
+    }
     // Why: a long chain of synchronous handlers would otherwise grow the call
     // stack without bound; yielding every 100 calls keeps it flat.
     if (++sync > MAX_SYNC_DEPTH) {

@@ -121,6 +121,68 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
+  it('what middleware passes to next: "route", "router", falsy values, boxed strings, errors', async () => {
+    // The walk tests `typeof` before comparing with "route" and "router", and `undefined`
+    // and `false` before the truth test of an error (src/router/dispatch.ts): every other
+    // value must still take Express's way.
+    const passes = (value: () => unknown) => (_req: Request, _res: Response, next: NextFunction) =>
+      (next as (err?: unknown) => void)(value());
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const router = fw.Router();
+        router.use(
+          '/leave',
+          hit('r1'),
+          passes(() => 'router'),
+          hit('never'),
+        );
+        router.use(
+          '/route',
+          hit('r2'),
+          passes(() => 'route'),
+          hit('r3'),
+        );
+        router.get('/leave', echo('never'));
+        router.get('/route', echo('router-route'));
+        app.use('/r', router);
+        app.get('/r/leave', hit('after-router'), echo('left'));
+        for (const [name, value] of [
+          ['zero', () => 0],
+          ['empty', () => ''],
+          ['false', () => false],
+          ['null', () => null],
+          ['nan', () => NaN],
+          ['boxed-route', () => new String('route')],
+          ['boxed-router', () => new String('router')],
+          ['other-string', () => 'routes'],
+          ['error', () => new Error('passed')],
+        ] as const) {
+          app.use('/' + name, hit(name), passes(value), hit('after-' + name));
+          app.get('/' + name, echo(name));
+        }
+        app.use(
+          (err: unknown, _req: Request, res: Response, _next: NextFunction) =>
+            void res.status(500).json({ handled: String(err), type: typeof err }),
+        );
+        return app;
+      },
+      [
+        '/r/leave',
+        '/r/route',
+        '/zero',
+        '/empty',
+        '/false',
+        '/null',
+        '/nan',
+        '/boxed-route',
+        '/boxed-router',
+        '/other-string',
+        '/error',
+      ].map((p) => get(p)),
+    );
+  });
+
   it('mounting: req.url stripping, baseUrl, originalUrl, nested routers and sub-apps', async () => {
     await assertSameResponses(
       (fw) => {
