@@ -5,7 +5,7 @@
  */
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import { defineMembers } from '../define-prototype';
-import { Layer, type Handler, type NextFunction } from './layer';
+import { Layer, truthy, type Handler, type NextFunction } from './layer';
 import { methodMembers, type MethodMembers } from './methods';
 import type { PathPattern } from './path-pattern';
 
@@ -152,7 +152,7 @@ function runHandlers(
     let layer = stack[index++];
     while (layer !== undefined && layer.method !== undefined && layer.method !== method) layer = stack[index++];
     if (layer === undefined) return done(err);
-    if (err) layer.handle_error(err, req, res, next);
+    if (truthy(err)) layer.handle_error(err, req, res, next);
     else layer.handle_request(req, res, next);
     sync = 0;
   };

@@ -160,6 +160,8 @@ describe('routing compatibility with express@4', () => {
         ] as const) {
           app.use('/' + name, hit(name), passes(value), hit('after-' + name));
           app.get('/' + name, echo(name));
+          // The same values between the handlers of one route.
+          app.get('/in-route/' + name, hit(name), passes(value), echo('in-route-' + name));
         }
         app.use(
           (err: unknown, _req: Request, res: Response, _next: NextFunction) =>
@@ -179,7 +181,9 @@ describe('routing compatibility with express@4', () => {
         '/boxed-router',
         '/other-string',
         '/error',
-      ].map((p) => get(p)),
+      ]
+        .flatMap((p) => (p.startsWith('/r/') ? [p] : [p, '/in-route' + p]))
+        .map((p) => get(p)),
     );
   });
 
