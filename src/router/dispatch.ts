@@ -215,12 +215,12 @@ export class Dispatch {
 }
 
 /**
- * A `use` layer sees the request URL without its mount path, and `req.baseUrl`
- * with it; `restoreUrl` puts both back. False when the path does not end at a
- * segment boundary after the mount path (`/admin` does not mount `/administrator`).
+ * A `use` layer sees the request URL without its mount path (never empty here: `enter`
+ * skips the call for a layer at `/`), and `req.baseUrl` with it; `restoreUrl` puts both
+ * back. False when the path does not end at a segment boundary after the mount path
+ * (`/admin` does not mount `/administrator`).
  */
 function stripMountPath(dispatch: Dispatch, layerPath: string, path: string): boolean {
-  if (layerPath.length === 0) return true;
   if (layerPath !== path.slice(0, layerPath.length)) return false;
   const c = path[layerPath.length];
   if (c && c !== '/' && c !== '.') return false;
