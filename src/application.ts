@@ -36,8 +36,7 @@ import {
   queryParserOf,
   readSetting,
 } from './settings';
-import { isTraced, requestChannel } from './tracing/channels';
-import { isRequestTraced, traceRequest } from './tracing/request';
+import { isRequestTraced, isTraced, requestChannel } from './tracing/channels';
 import { View } from './view';
 
 export type { RenderCallback };
@@ -135,7 +134,8 @@ const presetMethods = {
       done();
       return;
     }
-    if (isTraced(requestChannel) && !isRequestTraced(req)) return traceRequest(this, req, res, done, router);
+    if (isTraced(requestChannel) && !isRequestTraced(req))
+      return requestTracing().traceRequest(this, req, res, done, router);
     router.handle(req, res, done);
   },
 
@@ -231,6 +231,9 @@ markPlainSettingReads(presetMethods.set, routingMethods.get);
 export const application = definePrototype<ApplicationMethods>(Object.prototype, {
   methods: { ...applicationCore, ...presetMethods, ...routingMethods },
 });
+
+/** The code that publishes `webapp:request` traces: loaded when a request first finds a subscriber. */
+const requestTracing = lazy(() => require('./tracing/request') as typeof import('./tracing/request'));
 
 /** The 404 and error pages: loaded by the first request that reaches them (cold start). */
 const finalHandlerModule = lazy(() => require('./http/final-handler') as typeof import('./http/final-handler'));

@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
-import { isTracingActive, refreshTracingState } from '../tracing/layer';
+import { isTracingActive, refreshTracingState } from '../tracing/channels';
 import { Layer, kInPlace, truthy, type InPlaceWork, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
 import type { Route } from './route';

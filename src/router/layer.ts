@@ -5,7 +5,8 @@
  * walks `app._router.stack`, so they are kept as Express 4 has them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NO_ERROR, isTracingActive, traceLayer } from '../tracing/layer';
+import { lazy } from '../http/lazy';
+import { isTracingActive } from '../tracing/channels';
 import {
   compilePattern,
   type CompiledPattern,
@@ -17,6 +18,9 @@ import type { Route } from './route';
 
 export type { NextFunction } from '../types/public';
 import type { NextFunction } from '../types/public';
+
+/** The code that publishes `webapp:layer` traces: loaded when a request first finds a subscriber. */
+const layerTracing = lazy(() => require('../tracing/layer') as typeof import('../tracing/layer'));
 /**
  * Any middleware, handler or error handler. Declared through a method signature so
  * that functions with typed parameters (req: Request, ...) are assignable to it.
@@ -146,7 +150,7 @@ export class Layer {
       next(error);
       return;
     }
-    if (isTracingActive()) return traceLayer(this, error, req, res, next);
+    if (isTracingActive()) return layerTracing().traceLayer(this, error, req, res, next);
     invokeErrorHandler(this.handle, error, req, res, next);
   }
 
@@ -156,7 +160,10 @@ export class Layer {
       next();
       return;
     }
-    if (isTracingActive()) return traceLayer(this, NO_ERROR, req, res, next);
+    if (isTracingActive()) {
+      const tracing = layerTracing();
+      return tracing.traceLayer(this, tracing.NO_ERROR, req, res, next);
+    }
     invokeHandler(this.handle, req, res, next);
   }
 }

@@ -1,8 +1,11 @@
 /**
- * webapp's `node:diagnostics_channel` tracing channels and what they carry.
- * `tracingChannel('webapp:request')` traces each request through an app;
- * `tracingChannel('webapp:layer')` each middleware, route handler and error
- * handler a request runs through. docs/tracing.md describes the events.
+ * webapp's `node:diagnostics_channel` tracing channels, what they carry, and
+ * whether anyone listens. `tracingChannel('webapp:request')` traces each request
+ * through an app; `tracingChannel('webapp:layer')` each middleware, route handler
+ * and error handler a request runs through. docs/tracing.md describes the events.
+ *
+ * Only this module loads with webapp: the code that publishes the traces
+ * (request.ts, layer.ts) loads when a request first finds a subscriber.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -66,4 +69,31 @@ export function isTraced(channel: Channels<object>): boolean {
     channel.asyncEnd.hasSubscribers ||
     channel.error.hasSubscribers
   );
+}
+
+/** Where a traced request keeps its `webapp:request` trace. */
+export const kRequestTrace = Symbol('webapp.tracing.request');
+
+/** Whether the request is already traced by an app it went through first. */
+export function isRequestTraced(req: IncomingMessage): boolean {
+  return (req as IncomingMessage & { [kRequestTrace]?: RequestTrace })[kRequestTrace] !== undefined;
+}
+
+/**
+ * Whether someone listened to a webapp channel when a request last entered a router.
+ * Why not ask the channels at every layer: that is ten `hasSubscribers` getters, about
+ * 10 ns, and a request runs every layer of its chain (a tenth of the router's cost per
+ * layer). So a subscription made while requests are in flight applies from the next
+ * router a request enters.
+ */
+let layersTraced = false;
+
+/** Asks the channels again; the router calls it as a request enters. */
+export function refreshTracingState(): void {
+  layersTraced = isTraced(layerChannel) || isTraced(requestChannel);
+}
+
+/** Whether a layer call must go through `traceLayer` (see refreshTracingState). */
+export function isTracingActive(): boolean {
+  return layersTraced;
 }

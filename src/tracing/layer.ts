@@ -13,8 +13,8 @@ import { onFinished } from '../http/on-finished';
 import { callErrorHandler, callHandler, type Handler, type Layer, type NextFunction } from '../router/layer';
 import type { PathPattern } from '../router/path-pattern';
 import type { Route } from '../router/route';
-import { isTraced, layerChannel, requestChannel, type LayerKind, type LayerTrace } from './channels';
-import { kRequestTrace, type TracedRequest } from './request';
+import { isTraced, kRequestTrace, layerChannel, type LayerKind, type LayerTrace } from './channels';
+import type { TracedRequest } from './request';
 
 const kMount = Symbol('webapp.tracing.mount');
 const kRoute = Symbol('webapp.tracing.route');
@@ -38,25 +38,6 @@ interface RoutedRequest extends TracedRequest {
 
 /** Marks a call of a request handler (no error to pass) for `traceLayer`. */
 export const NO_ERROR: unique symbol = Symbol('webapp.tracing.noError');
-
-/**
- * Whether someone listened to a webapp channel when a request last entered a router.
- * Why not ask the channels at every layer: that is ten `hasSubscribers` getters, about
- * 10 ns, and a request runs every layer of its chain (a tenth of the router's cost per
- * layer). So a subscription made while requests are in flight applies from the next
- * router a request enters.
- */
-let layersTraced = false;
-
-/** Asks the channels again; the router calls it as a request enters. */
-export function refreshTracingState(): void {
-  layersTraced = isTraced(layerChannel) || isTraced(requestChannel);
-}
-
-/** Whether a layer call must go through `traceLayer` (see refreshTracingState). */
-export function isTracingActive(): boolean {
-  return layersTraced;
-}
 
 /**
  * `base` followed by a registered path, as a template:

@@ -7,16 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { onFinished } from '../http/on-finished';
 import type { NextFunction } from '../router/layer';
-import { requestChannel, type RequestTrace } from './channels';
-
-export const kRequestTrace = Symbol('webapp.tracing.request');
+import { kRequestTrace, requestChannel, type RequestTrace } from './channels';
 
 export type TracedRequest = IncomingMessage & { [kRequestTrace]?: RequestTrace };
-
-/** Whether the request is already traced by an app it went through first. */
-export function isRequestTraced(req: IncomingMessage): boolean {
-  return (req as TracedRequest)[kRequestTrace] !== undefined;
-}
 
 export function traceRequest(
   app: unknown,

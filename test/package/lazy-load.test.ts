@@ -54,6 +54,9 @@ const NOT_BEFORE_USE = [
   '/http/negotiation.js',
   '/http/range-parser.js',
   '/http/type-is.js',
+  '/http/on-finished.js',
+  '/tracing/layer.js',
+  '/tracing/request.js',
 ];
 
 before(() => {
@@ -256,6 +259,54 @@ describe('lazy loading', () => {
       body: 'ok',
       cookie: ['id=' + encodeURIComponent('s:' + signCookie('7', 'secret')) + '; Path=/'],
       crypto: true,
+    });
+  });
+
+  it('loads the tracing code when a request first finds a subscriber, and traces from then on', () => {
+    const result = runScript(`
+      const http = require('node:http');
+      const diagnosticsChannel = require('node:diagnostics_channel');
+      const webapp = require(${JSON.stringify(entry)});
+      const loaded = () => ['/tracing/layer.js', '/tracing/request.js', '/http/on-finished.js']
+        .filter((part) => Object.keys(require.cache).some((file) => file.includes(part)));
+      const app = webapp();
+      app.use(function logger(req, res, next) { next(); });
+      app.get('/users/:id', function show(req, res) { res.send(req.params.id); });
+      const get = (path) => new Promise((resolve) => {
+        http.get({ host: '127.0.0.1', port: server.address().port, path }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve(body));
+        });
+      });
+      const events = [];
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const untraced = await get('/users/1');
+        const before = loaded();
+        diagnosticsChannel.tracingChannel('webapp:layer').subscribe({
+          start: (trace) => events.push('layer ' + trace.kind + ' ' + trace.name + ' ' + trace.route),
+        });
+        diagnosticsChannel.tracingChannel('webapp:request').subscribe({
+          asyncEnd: (trace) => events.push('request ' + trace.route),
+        });
+        const traced = await get('/users/2');
+        await new Promise((resolve) => setImmediate(resolve));
+        server.close();
+        console.log(JSON.stringify({ untraced, before, traced, after: loaded(), events }));
+      });
+    `);
+    assert.deepEqual(result, {
+      untraced: '1',
+      before: [],
+      traced: '2',
+      after: ['/tracing/layer.js', '/tracing/request.js', '/http/on-finished.js'],
+      events: [
+        'layer middleware query /',
+        'layer middleware expressInit /',
+        'layer middleware logger /',
+        'layer request_handler show /users/:id',
+        'request /users/:id',
+      ],
     });
   });
 
