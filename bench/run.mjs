@@ -257,7 +257,7 @@ async function main() {
     `${options.warmup} s warm-up, then ${options.rounds} round${options.rounds === 1 ? '' : 's'} ` +
       `of ${options.duration} s per framework, rounds alternating between frameworks; ` +
       `${STATISTICS[options.stat].label} reported`,
-    `servers run with NODE_ENV=production; request bodies ${fixtures.payloads['1kb'].bytes} and ` +
+    `servers run with NODE_ENV=production and without NODE_EXTRA_CA_CERTS; request bodies ${fixtures.payloads['1kb'].bytes} and ` +
       `${fixtures.payloads['100kb'].bytes} bytes, parser limit 1 MB everywhere`,
   ];
   console.log(environment(nodes[0]).slice(1).join('\n'));
