@@ -21,6 +21,7 @@ import type { NextFunction } from '../types/public';
 
 /** The code that publishes `webapp:layer` traces: loaded when a request first finds a subscriber. */
 const layerTracing = lazy(() => require('../tracing/layer') as typeof import('../tracing/layer'));
+
 /**
  * Any middleware, handler or error handler. Declared through a method signature so
  * that functions with typed parameters (req: Request, ...) are assignable to it.
