@@ -257,8 +257,9 @@ async function main() {
     `${options.warmup} s warm-up, then ${options.rounds} round${options.rounds === 1 ? '' : 's'} ` +
       `of ${options.duration} s per framework, rounds alternating between frameworks; ` +
       `${STATISTICS[options.stat].label} reported`,
-    `servers run with NODE_ENV=production and without NODE_EXTRA_CA_CERTS; request bodies ${fixtures.payloads['1kb'].bytes} and ` +
-      `${fixtures.payloads['100kb'].bytes} bytes, parser limit 1 MB everywhere`,
+    'servers run with NODE_ENV=production and without NODE_EXTRA_CA_CERTS; ' +
+      `request bodies ${fixtures.payloads['1kb'].bytes} and ${fixtures.payloads['100kb'].bytes} bytes, ` +
+      'parser limit 1 MB everywhere',
   ];
   console.log(environment(nodes[0]).slice(1).join('\n'));
   const perLine = Math.ceil(estimateSeconds(options) / 60);
