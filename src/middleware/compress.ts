@@ -66,6 +66,8 @@ function createCompress(options?: CompressOptions): Middleware {
     /** The encoding chosen when the head was written; the compressor is made on the first write. */
     let method: Encoding | undefined;
     let stream: zlib.Gzip | zlib.Deflate | undefined;
+    /** The client is gone (or the response is done): writes no longer reach a compressor. */
+    let closed = false;
 
     const startStream = (encoding: Encoding) => {
       const compressor = encoding === 'gzip' ? zlib.createGzip(options) : zlib.createDeflate(options);
@@ -94,7 +96,7 @@ function createCompress(options?: CompressOptions): Middleware {
       if (ended) return false;
       if (!this.headersSent) this.writeHead(this.statusCode);
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
-      if (method === undefined) return write.call(this, chunk, encoding) as boolean;
+      if (method === undefined || closed) return write.call(this, chunk, encoding) as boolean;
       return (stream ?? startStream(method)).write(toBuffer(chunk, enc));
     } as ServerResponse['write'];
 
@@ -106,7 +108,7 @@ function createCompress(options?: CompressOptions): Middleware {
         if (!this.getHeader('Content-Length')) length = byteLength(chunk, enc);
         this.writeHead(this.statusCode);
       }
-      if (method === undefined) return end.call(this, chunk, encoding) as ServerResponse;
+      if (method === undefined || closed) return end.call(this, chunk, encoding) as ServerResponse;
       ended = true;
       // The whole body at once (res.send's way): one zlib call, no stream and no
       // events. The bytes are the stream's (zlib's one-shot calls run the same one).
@@ -123,6 +125,37 @@ function createCompress(options?: CompressOptions): Middleware {
       drainListeners.push(listener);
       return this;
     } as ServerResponse['on'];
+
+    // ... and are removed from where they went. EventEmitter's once() removes
+    // its wrapper through `res.removeListener`; were that not followed, every
+    // `once(res, 'drain')` of a back-pressured writer would stay on the
+    // compressor: one more listener per wait, each called on every later drain,
+    // and Node's MaxListeners warning after ten (Connect 2.30 and compression
+    // 1.8 leave them there).
+    const removeListener = res.removeListener as AnyFn;
+    res.removeListener = res.off = function compressRemoveListener(
+      this: ServerResponse,
+      type: string | symbol,
+      listener: Listener,
+    ) {
+      if (type === 'drain' && drainListeners) {
+        if (stream) stream.removeListener(type, listener);
+        const at = drainListeners.lastIndexOf(listener);
+        if (at !== -1) drainListeners.splice(at, 1);
+      }
+      return removeListener.call(this, type, listener);
+    } as ServerResponse['removeListener'];
+
+    // A client that goes away mid-response: free the compressor and what it
+    // holds. Without this, a writer that does not watch for the close (a
+    // periodic or event-driven push) fills the paused compressor with all it
+    // writes until the response is collected (Connect 2.30 did; compression
+    // 1.8, what Express 4 apps use, frees it). Later writes go to the closed
+    // response, which drops them, as they would without compress.
+    on.call(res, 'close', () => {
+      closed = true;
+      stream?.destroy();
+    });
 
     const passThrough = () => {
       for (const listener of drainListeners ?? []) on.call(res, 'drain', listener);

@@ -2,9 +2,11 @@
  * `timeout([ms = 5000], { respond })`: after `ms` (a number or a duration such
  * as `"10s"`) without a response head, `req.timedout` becomes true, `req` emits
  * `timeout`, and (unless `respond: false`) a 503 `Response timeout` error
- * (`code` ETIMEDOUT, `timeout`) goes to `next`. `req.clearTimeout()` cancels.
+ * (`code` ETIMEDOUT, `timeout`) goes to `next`. `req.clearTimeout()` cancels;
+ * so do the response's head, its end, and the connection closing.
  */
 import { createHttpError } from '../http/errors';
+import { onFinished } from '../http/on-finished';
 import { parseMs } from '../http/ms';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
@@ -22,8 +24,6 @@ export function timeout(time?: number | string, options?: TimeoutOptions): Middl
 
   return function timeout(req, res, next) {
     const timed = req as typeof req & TimedRequest;
-    const socket = req.socket;
-    const destroy = socket.destroy;
     const timer = setTimeout(() => {
       timed.timedout = true;
       req.emit('timeout', delay);
@@ -32,13 +32,14 @@ export function timeout(time?: number | string, options?: TimeoutOptions): Middl
       req.on('timeout', () => next(createHttpError(503, 'Response timeout', { code: 'ETIMEDOUT', timeout: delay })));
     }
     timed.clearTimeout = () => clearTimeout(timer);
-    // A destroyed socket will never be answered: stop the clock with it.
-    socket.destroy = function destroyAndClear(this: typeof socket, ...args: Parameters<typeof destroy>) {
-      clearTimeout(timer);
-      return destroy.apply(this, args);
-    };
     timed.timedout = false;
     onHeaders(res, () => clearTimeout(timer));
+    // A connection that closed will never be answered: stop the clock with it.
+    // Connect 2.30 wrapped `socket.destroy` for that, once per request: on a
+    // keep-alive connection the wrappers nest, and destroying a socket that had
+    // carried some ten thousand requests overflowed the stack (an uncaught
+    // RangeError). connect-timeout 1.9, used with Express 4, waits as here.
+    onFinished(res, () => clearTimeout(timer));
     next();
   };
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { compress } from '../../src/middleware/compress';
-import { assertSameAsConnect, requestAll, type Handler, type RequestSpec } from './support';
+import { assertSameAsConnect, chain, requestAll, withServer, type Handler, type RequestSpec } from './support';
 
 const connect = require('connect');
 
@@ -153,4 +154,88 @@ describe('compress', () => {
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.ok(Buffer.from(plain.body, 'latin1').equals(expected));
   });
+
+  it("a writer that waits with once(res, 'drain') leaves no listener behind on the compressor", async () => {
+    const gzips = captureGzips();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const piece = Buffer.alloc(64 * 1024, 'abcdefgh');
+    let waits = 0;
+    const pump: Handler = async (_req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      for (let i = 0; i < 40; i++) {
+        if (!res.write(piece)) {
+          waits++;
+          await once(res, 'drain');
+        }
+      }
+      res.end();
+    };
+    try {
+      const [answer] = await requestAll([compress(), pump], [{ path: '/', headers: { 'accept-encoding': 'gzip' } }]);
+      assert.equal(zlib.gunzipSync(Buffer.from(answer.body, 'latin1')).length, 40 * piece.length);
+    } finally {
+      process.off('warning', onWarning);
+      gzips.restore();
+    }
+    assert.ok(waits > 10, `the writer waited ${waits} times`);
+    assert.equal(gzips.streams.length, 1);
+    assert.equal(gzips.streams[0].listenerCount('drain'), 0);
+    assert.deepEqual(
+      warnings.map((w) => w.name),
+      [],
+    );
+  });
+
+  it('frees the compressor when the client goes away; later writes are dropped, not buffered', async () => {
+    const gzips = captureGzips();
+    const piece = Buffer.alloc(64 * 1024, 'abcdefgh');
+    let afterClose: (() => void) | undefined;
+    const written = new Promise<void>((resolve) => (afterClose = resolve));
+    // Writes without watching back-pressure (a periodic push), and goes on after the client left.
+    const pusher: Handler = (_req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.write(piece);
+      res.on('close', () => {
+        for (let i = 0; i < 20; i++) res.write(piece);
+        res.end();
+        afterClose!();
+      });
+    };
+    try {
+      await withServer(chain([compress(), pusher]), async (port) => {
+        await new Promise<void>((resolve, reject) => {
+          const req = http.get(
+            { host: '127.0.0.1', port, path: '/', agent: false, headers: { 'accept-encoding': 'gzip' } },
+            (res) => res.once('data', () => req.destroy()),
+          );
+          req.on('close', resolve);
+          req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve() : reject(err)));
+        });
+        await written;
+      });
+    } finally {
+      gzips.restore();
+    }
+    assert.equal(gzips.streams.length, 1);
+    assert.equal(gzips.streams[0].destroyed, true);
+    assert.equal(gzips.streams[0].writableLength, 0);
+  });
 });
+
+/** Captures the gzip streams compress() creates (Node's `createGzip` is read-only but configurable). */
+function captureGzips(): { streams: zlib.Gzip[]; restore(): void } {
+  const streams: zlib.Gzip[] = [];
+  const own = Object.getOwnPropertyDescriptor(zlib, 'createGzip')!;
+  const original = zlib.createGzip;
+  Object.defineProperty(zlib, 'createGzip', {
+    ...own,
+    value: (options?: zlib.ZlibOptions) => {
+      const stream = original(options);
+      streams.push(stream);
+      return stream;
+    },
+  });
+  return { streams, restore: () => Object.defineProperty(zlib, 'createGzip', own) };
+}

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
 import { describe, it } from 'node:test';
 import { timeout } from '../../src/middleware/timeout';
-import { assertSameAsConnect, requestAll, type Handler } from './support';
+import { assertSameAsConnect, chain, requestAll, type Handler } from './support';
+import { close, listen } from '../support/raw-http';
 
 const connect = require('connect');
 
@@ -49,5 +52,36 @@ describe('timeout', () => {
     };
     const [cleared] = await requestAll([timeout(10), cancel, report], [{ path: '/' }]);
     assert.equal(cleared.body, 'still false');
+  });
+
+  it('a keep-alive connection that carried 20,000 requests is destroyed without a stack overflow', async () => {
+    // Connect 2.30 wrapped socket.destroy once per request; the wrappers nested
+    // until destroying the socket threw RangeError (uncaught, in a real server).
+    const count = 20_000;
+    const STATUS_LINE = 'HTTP/1.1 200 OK';
+    let answered = 0;
+    const server = http.createServer(chain([timeout(60_000), fast]));
+    const port = await listen(server);
+    try {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      const all = new Promise<void>((resolve) => {
+        let tail = '';
+        socket.on('data', (chunk: Buffer) => {
+          const text = tail + chunk.toString('latin1');
+          answered += text.split(STATUS_LINE).length - 1;
+          // Short of a whole status line, so a line cut between chunks is counted once.
+          tail = text.slice(-(STATUS_LINE.length - 1));
+          if (answered >= count) resolve();
+        });
+        socket.on('close', resolve);
+      });
+      socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n'.repeat(count));
+      await all;
+      assert.equal(answered, count);
+      assert.doesNotThrow(() => server.closeAllConnections());
+    } finally {
+      await close(server);
+    }
   });
 });
