@@ -75,6 +75,7 @@ declare namespace webapp {
   export import IRouterHandler = PublicTypes.IRouterHandler;
   export import RouterOptions = PublicTypes.RouterOptions;
   export import CookieOptions = PublicTypes.CookieOptions;
+  export import MediaType = PublicTypes.MediaType;
   export import Locals = PublicTypes.Locals;
   export import Handler = PublicTypes.Handler;
   export import RequestHandler = PublicTypes.RequestHandler;

@@ -1,5 +1,6 @@
 /** Options shared by the four parsers, checked once when the middleware is made. */
-import type { IncomingMessage } from 'node:http';
+import type { Buffer } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseBytes } from '../http/bytes';
 import { parseMediaType } from '../http/content-type';
 import { hasBody, matchType } from '../http/type-is';
@@ -12,8 +13,13 @@ export interface Options {
   limit?: number | string;
   /** Media types to parse: a type, extension, wildcard, a list, or `fn(req)`. */
   type?: string | string[] | ((req: IncomingMessage) => unknown);
-  /** `verify(req, res, buf, encoding)`: throw to reject the body (403). */
-  verify?: Verify;
+  /**
+   * `verify(req, res, buf, encoding)`: throw to reject the body (403). `encoding`
+   * is null for `raw`. A method signature, as in @types/body-parser, so that a
+   * verify function (or a body-parser options object) typed with
+   * `encoding: string` is accepted as it is there.
+   */
+  verify?(req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null): void;
 }
 
 export interface CommonSettings {

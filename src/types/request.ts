@@ -6,6 +6,14 @@ import type { ParsedQs, ParamsDictionary, NextFunction } from './handlers';
 import type { Response } from './response';
 import type { Application } from './application';
 
+/** One entry of `req.accepted`: a media type of the Accept header, with its quality. */
+export interface MediaType {
+  value: string;
+  quality: number;
+  type: string;
+  subtype: string;
+}
+
 export interface RequestRanges extends Array<{ start: number; end: number }> {
   type: string;
 }
@@ -79,7 +87,7 @@ export interface Request<
    */
   range(size: number, options?: { combine?: boolean | undefined }): RequestRanges | -1 | -2 | undefined;
 
-  accepted: Array<{ value: string; quality: number; type: string; subtype: string }>;
+  accepted: MediaType[];
 
   /**
    * The named value from the route parameters, then the body, then the query.

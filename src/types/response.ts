@@ -45,8 +45,20 @@ export interface DownloadOptions extends SendFileOptions {}
  */
 export interface ServeStaticOptions<R extends http.ServerResponse = Response> extends Omit<
   StaticCoreOptions,
-  'setHeaders'
+  'setHeaders' | 'dotfiles' | 'index'
 > {
+  /**
+   * `'allow'`, `'deny'` or `'ignore'`; any other value throws when the middleware
+   * is made. Typed `string`, as in @types/serve-static, so that an options object
+   * typed with its `ServeStaticOptions` is accepted as by `express.static`.
+   */
+  dotfiles?: string | undefined;
+  /**
+   * Index files for directory paths ending in `/`; false disables. `true` throws
+   * when the middleware is made (as in serve-static), but is typed as
+   * @types/serve-static types it, for the same reason as `dotfiles`.
+   */
+  index?: boolean | string | string[] | undefined;
   /** Called as `setHeaders(res, path, stat)` before the file's headers are sent. */
   setHeaders?: ((res: R, path: string, stat: Stats) => any) | undefined;
 }
