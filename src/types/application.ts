@@ -33,8 +33,14 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
    * app.engine('html', require('ejs').renderFile);
    */
   engine(ext: string, fn: (path: string, options: object, callback: (e: any, rendered?: string) => void) => void): this;
-  /** The template engines registered by `app.engine`, by extension (`.ejs`). */
-  engines: Record<string, (path: string, options: object, callback: (e: any, rendered?: string) => void) => void>;
+  /**
+   * The template engines registered by `app.engine`, by extension (`.ejs`).
+   * Optional, as are the other members @types/express's `Application` lacks
+   * (`request`, `response`, `del`, and the method matchers listed on IRouter),
+   * so that its `Application`, and through `req.app` its `Request`, is
+   * assignable to webapp's; `Express`, what `webapp()` returns, has them all.
+   */
+  engines?: Record<string, (path: string, options: object, callback: (e: any, rendered?: string) => void) => void>;
 
   /**
    * Sets a setting; with one argument (`app.set(name)`), reads it.
@@ -136,13 +142,15 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
    * @example
    * admin.on('mount', (parent) => console.log('mounted on', parent.mountpath));
    */
-  on: (event: string, callback: (parent: Application) => void) => this;
+  // A method, not a function-typed property: its parameters are then compared
+  // both ways, so @types/express's `on: (event: 'mount', ...)` fits here.
+  on(event: string, callback: (parent: Application) => void): this;
 
   mountpath: string | string[];
   parent?: Application;
 
-  request: Request;
-  response: Response;
+  request?: Request;
+  response?: Response;
 
   /**
    * Routes DELETE requests.
@@ -150,10 +158,22 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
    * @example
    * app.del('/item/:id', (req, res) => res.sendStatus(204));
    */
-  del: IRouterMatcher<this, 'delete'>;
+  del?: IRouterMatcher<this, 'delete'>;
 }
 
 export interface Express extends Application {
   request: Request;
   response: Response;
+
+  // Optional in Application (see `engines` there); an app has them all.
+  engines: Record<string, (path: string, options: object, callback: (e: any, rendered?: string) => void) => void>;
+  /** @deprecated use `app.delete`. */
+  del: IRouterMatcher<this, 'delete'>;
+  acl: IRouterMatcher<this>;
+  bind: IRouterMatcher<this>;
+  mkcalendar: IRouterMatcher<this>;
+  query: IRouterMatcher<this>;
+  rebind: IRouterMatcher<this>;
+  source: IRouterMatcher<this>;
+  unbind: IRouterMatcher<this>;
 }

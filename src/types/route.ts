@@ -1,24 +1,41 @@
 /**
  * Routes (`router.route(path)`) and the layers of `router.stack`.
  */
-import type { RequestHandler, ErrorRequestHandler } from './handlers';
+import type { NextFunction } from './handlers';
 import type { IRouterHandler } from './router';
+import type { Request } from './request';
+import type { Response } from './response';
 
-/** What `router.stack` holds: the fields ecosystem code reads. */
+/**
+ * What `router.stack` holds, typed exactly as @types/express-serve-static-core
+ * types it. Why not closer to the runtime (whose `keys` are path-to-regexp key
+ * objects, `{ name, optional, offset }`, and whose `method` is unset on
+ * middleware layers): `stack` is part of `req.app`, so any difference here makes
+ * webapp's `Request` and @types/express's `Request` unassignable to each other,
+ * and code that hands one to the other (a `(req: Request) => ...` callback of
+ * multer, compression, passport; `compression.filter(req, res)`) stops compiling.
+ */
 export interface ILayer {
   route?: IRoute;
   name: string | '<anonymous>';
-  handle: RequestHandler | ErrorRequestHandler;
-  regexp: RegExp;
-  keys: Array<{ name: string | number; optional: boolean; offset?: number }>;
   params?: Record<string, any>;
+  keys: string[];
   path?: string;
+  method: string;
+  regexp: RegExp;
+  handle: (req: Request, res: Response, next: NextFunction) => any;
 }
 
+/**
+ * A route. The members @types/express's `IRoute` lacks (`methods`, and the
+ * methods from `link` on) are optional, so that its `IRoute` (and, through
+ * `req.app`, its `Request`) is assignable to webapp's; they are all there at
+ * runtime.
+ */
 export interface IRoute<Route extends string = string> {
   path: string;
   stack: ILayer[];
-  methods: Record<string, boolean>;
+  methods?: Record<string, boolean>;
   /**
    * Adds handlers for every method on this route.
    * @example
@@ -168,71 +185,71 @@ export interface IRoute<Route extends string = string> {
    * @example
    * app.route('/items/:id').link((req, res) => res.send(req.params.id));
    */
-  link: IRouterHandler<this, Route>;
+  link?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for UNLINK requests on this route.
    * @example
    * app.route('/items/:id').unlink((req, res) => res.send(req.params.id));
    */
-  unlink: IRouterHandler<this, Route>;
+  unlink?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for PROPFIND requests on this route.
    * @example
    * app.route('/items/:id').propfind((req, res) => res.send(req.params.id));
    */
-  propfind: IRouterHandler<this, Route>;
+  propfind?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for PROPPATCH requests on this route.
    * @example
    * app.route('/items/:id').proppatch((req, res) => res.send(req.params.id));
    */
-  proppatch: IRouterHandler<this, Route>;
+  proppatch?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for CONNECT requests on this route.
    * @example
    * app.route('/items/:id').connect((req, res) => res.send(req.params.id));
    */
-  connect: IRouterHandler<this, Route>;
+  connect?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for ACL requests on this route.
    * @example
    * app.route('/items/:id').acl((req, res) => res.send(req.params.id));
    */
-  acl: IRouterHandler<this, Route>;
+  acl?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for BIND requests on this route.
    * @example
    * app.route('/items/:id').bind((req, res) => res.send(req.params.id));
    */
-  bind: IRouterHandler<this, Route>;
+  bind?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for MKCALENDAR requests on this route.
    * @example
    * app.route('/items/:id').mkcalendar((req, res) => res.send(req.params.id));
    */
-  mkcalendar: IRouterHandler<this, Route>;
+  mkcalendar?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for QUERY requests on this route.
    * @example
    * app.route('/items/:id').query((req, res) => res.send(req.params.id));
    */
-  query: IRouterHandler<this, Route>;
+  query?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for REBIND requests on this route.
    * @example
    * app.route('/items/:id').rebind((req, res) => res.send(req.params.id));
    */
-  rebind: IRouterHandler<this, Route>;
+  rebind?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for SOURCE requests on this route.
    * @example
    * app.route('/items/:id').source((req, res) => res.send(req.params.id));
    */
-  source: IRouterHandler<this, Route>;
+  source?: IRouterHandler<this, Route>;
   /**
    * Adds handlers for UNBIND requests on this route.
    * @example
    * app.route('/items/:id').unbind((req, res) => res.send(req.params.id));
    */
-  unbind: IRouterHandler<this, Route>;
+  unbind?: IRouterHandler<this, Route>;
 }

@@ -55,15 +55,21 @@ export type ForeignErrorRequestHandler = ForeignMiddlewareSignatures['errorHandl
  */
 type NoInference<T> = [T][T extends any ? 0 : never];
 
+// One argument of a call that mixes in foreign middleware: a handler, or an
+// array of them, one level deep as in RequestHandlerParams (Express flattens
+// deeper nesting too). Not deeper: @types/express's IRouterMatcher takes one
+// level, and a matcher taking more would not accept it in its place, which
+// would make its Application and Request unassignable to webapp's.
+type MixedHandlerOf<P> = RequestHandler<NoInference<P>> | ForeignRequestHandler;
 /** One argument of a call that mixes webapp handlers (not error handlers) with foreign middleware. */
-type MixedHandler<P> = RequestHandler<NoInference<P>> | ForeignRequestHandler | MixedHandler<P>[];
-/** One argument of a call that mixes any webapp handler with foreign middleware. */
-type MixedHandlerParams<P> =
+type MixedHandler<P> = MixedHandlerOf<P> | MixedHandlerOf<P>[];
+type MixedHandlerParamsOf<P> =
   | RequestHandler<NoInference<P>>
   | ErrorRequestHandler<NoInference<P>>
   | ForeignRequestHandler
-  | ForeignErrorRequestHandler
-  | MixedHandlerParams<P>[];
+  | ForeignErrorRequestHandler;
+/** One argument of a call that mixes any webapp handler with foreign middleware. */
+type MixedHandlerParams<P> = MixedHandlerParamsOf<P> | MixedHandlerParamsOf<P>[];
 
 // `Method` names the HTTP method a matcher registers; kept for @types/express parity.
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
@@ -144,6 +150,14 @@ export interface IRouterHandler<T, Route extends string = string> {
   (...handlers: Array<MixedHandlerParams<RouteParameters<Route>>>): T;
 }
 
+/**
+ * A router's API, as @types/express-serve-static-core's `IRouter`. The method
+ * matchers it lacks (`acl`, `bind`, `mkcalendar`, `query`, `rebind`, `source`,
+ * `unbind`; its `query` is optional) are optional here too, so that its
+ * `IRouter` and `Application` (and through `req.app` its `Request`) are
+ * assignable to webapp's. `Router` and `Express`, the types of what
+ * `webapp.Router()` and `webapp()` return, declare them required.
+ */
 export interface IRouter extends RequestHandler {
   /**
    * Runs `handler` once per request before the routes whose path has the parameter
@@ -334,43 +348,43 @@ export interface IRouter extends RequestHandler {
    * @example
    * router.acl('/items/:id', (req, res) => res.send(req.params.id));
    */
-  acl: IRouterMatcher<this>;
+  acl?: IRouterMatcher<this>;
   /**
    * Routes BIND requests for `path` to the handlers, in order.
    * @example
    * router.bind('/items/:id', (req, res) => res.send(req.params.id));
    */
-  bind: IRouterMatcher<this>;
+  bind?: IRouterMatcher<this>;
   /**
    * Routes MKCALENDAR requests for `path` to the handlers, in order.
    * @example
    * router.mkcalendar('/items/:id', (req, res) => res.send(req.params.id));
    */
-  mkcalendar: IRouterMatcher<this>;
+  mkcalendar?: IRouterMatcher<this>;
   /**
    * Routes QUERY requests for `path` to the handlers, in order.
    * @example
    * router.query('/items/:id', (req, res) => res.send(req.params.id));
    */
-  query: IRouterMatcher<this>;
+  query?: IRouterMatcher<this>;
   /**
    * Routes REBIND requests for `path` to the handlers, in order.
    * @example
    * router.rebind('/items/:id', (req, res) => res.send(req.params.id));
    */
-  rebind: IRouterMatcher<this>;
+  rebind?: IRouterMatcher<this>;
   /**
    * Routes SOURCE requests for `path` to the handlers, in order.
    * @example
    * router.source('/items/:id', (req, res) => res.send(req.params.id));
    */
-  source: IRouterMatcher<this>;
+  source?: IRouterMatcher<this>;
   /**
    * Routes UNBIND requests for `path` to the handlers, in order.
    * @example
    * router.unbind('/items/:id', (req, res) => res.send(req.params.id));
    */
-  unbind: IRouterMatcher<this>;
+  unbind?: IRouterMatcher<this>;
 
   /**
    * Mounts middleware or routers at `path` (default `/`) within this router.
@@ -402,6 +416,15 @@ export interface Router extends IRouter {
   caseSensitive: boolean | undefined;
   mergeParams: boolean | undefined;
   strict: boolean | undefined;
+
+  // Optional in IRouter (see there); a router has them all.
+  acl: IRouterMatcher<this>;
+  bind: IRouterMatcher<this>;
+  mkcalendar: IRouterMatcher<this>;
+  query: IRouterMatcher<this>;
+  rebind: IRouterMatcher<this>;
+  source: IRouterMatcher<this>;
+  unbind: IRouterMatcher<this>;
 }
 
 export interface RouterOptions {
