@@ -2,8 +2,9 @@
  * The published types (dist/cjs/**\/*.d.ts) type-check typed Express 4 code:
  * the fixtures in test/types/fixtures/ are compiled by TypeScript 5.9 and 7.x
  * in scratch projects whose node_modules/webapp links to this package, as
- * a CommonJS project and once as an ESM (module nodenext) project, with
- * skipLibCheck off so webapp's own declarations are checked too.
+ * CommonJS projects (with and without esModuleInterop) and as ESM (module
+ * nodenext) projects, with skipLibCheck off so webapp's own declarations are
+ * checked too.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -61,7 +62,12 @@ function typeCheck(compiler: string, dir: string): Promise<{ code: number; outpu
   });
 }
 
-const projectNames = ['CommonJS project', 'ESM project', 'ESM project without @types/express'] as const;
+const projectNames = [
+  'CommonJS project',
+  'CommonJS project without esModuleInterop',
+  'ESM project',
+  'ESM project without @types/express',
+] as const;
 let projects: Record<(typeof projectNames)[number], string>;
 
 before(() => {
@@ -70,9 +76,18 @@ before(() => {
   scratch = mkdtempSync(join(tmpdir(), 'webapp-types-'));
   // Both module systems see middleware typed against @types/express; a third
   // project sees only @types/node, proving webapp's types stand alone.
-  const ecosystem = ['cors', 'morgan', 'cookie-parser', 'express-session', 'passport', 'multer'];
-  const standalone = ['app.ts', 'negative.ts', 'legacy.ts', 'augmentation.ts', 'static.ts'];
-  const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts'];
+  const ecosystem = [
+    'cors',
+    'morgan',
+    'cookie-parser',
+    'express-session',
+    'passport',
+    'passport-local',
+    'multer',
+    'compression',
+  ];
+  const standalone = ['app.ts', 'negative.ts', 'legacy.ts', 'augmentation.ts', 'static.ts', 'express-types.ts'];
+  const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts', 'interop.ts'];
   const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
   projects = {
     'CommonJS project': project(
@@ -81,6 +96,15 @@ before(() => {
       { ...nodenext, esModuleInterop: true },
       [...withEcosystem, 'merging.ts'],
       ['@types', ...ecosystem],
+    ),
+    // Without esModuleInterop a default import of webapp is an error (as of
+    // express): its fixture imports with `import = require` and `import * as`.
+    'CommonJS project without esModuleInterop': project(
+      'cjs-no-interop',
+      'commonjs',
+      nodenext,
+      ['commonjs.ts'],
+      ['@types/node'],
     ),
     'ESM project': project('esm', 'module', nodenext, withEcosystem, ['@types', ...ecosystem]),
     'ESM project without @types/express': project('esm-standalone', 'module', nodenext, standalone, ['@types/node']),
