@@ -96,7 +96,12 @@ function errorMessage(err: ErrorLike, status: number, env: string): string {
   let message: string | undefined;
   if (env !== 'production') {
     message = typeof err.stack === 'string' ? err.stack : undefined;
-    if (!message && typeof err.toString === 'function') message = err.toString();
+    // A throwing toString would escape here, after the app's stack: the phrase instead.
+    try {
+      if (!message && typeof err.toString === 'function') message = err.toString();
+    } catch {
+      message = undefined;
+    }
   }
   return message || String(STATUS_CODES[status]);
 }

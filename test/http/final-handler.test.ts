@@ -113,4 +113,44 @@ describe('final handler', () => {
       /^HTTP\/1\.1 401 Unauthorized\r\n[^]*<pre>Unauthorized<\/pre>/,
     );
   });
+
+  it('logs and answers a thrown value without a usable toString, and keeps serving', async () => {
+    const bare = () => Object.create(null) as object;
+    const throwing = () => ({
+      toString(): string {
+        throw new Error('toString');
+      },
+    });
+    const answers: string[] = [];
+    const logged: unknown[] = [];
+    const log = console.error;
+    console.error = (...args: unknown[]) => void logged.push(...args);
+    try {
+      for (const env of ['production', 'development']) {
+        const app = webapp();
+        app.set('env', env);
+        app.get('/bare', () => {
+          throw bare();
+        });
+        app.get('/throwing', (_req, _res, next) => next(throwing()));
+        app.get('/async', async () => Promise.reject(bare()));
+        app.get('/ok', (_req, res) => res.send('ok'));
+        const listener = app as unknown as http.RequestListener;
+        for (const path of ['/bare', '/throwing', '/async', '/ok']) answers.push(await rawAnswer(listener, path));
+      }
+      // The error logger runs from setImmediate, after the answer.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      console.error = log;
+    }
+    assert.deepEqual(
+      answers.map((answer) => answer.slice(0, answer.indexOf('\r\n'))),
+      Array(2)
+        .fill(['500 Internal Server Error', '500 Internal Server Error', '500 Internal Server Error', '200 OK'])
+        .flat()
+        .map((s) => 'HTTP/1.1 ' + s),
+    );
+    assert.match(answers[5], /<pre>Internal Server Error<\/pre>/);
+    assert.deepEqual(logged.slice(0, 3), ['[object Object]', '[object Object]', '[object Object]']);
+  });
 });
