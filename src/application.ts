@@ -253,9 +253,20 @@ const kErrorLogger = Symbol('webapp.errorLogger');
 /** The app's error logger for the final handler, made once per app rather than per request. */
 function errorLogger(app: Application & { [kErrorLogger]?: (err: unknown) => void }): (err: unknown) => void {
   return (app[kErrorLogger] ??= (err: unknown) => {
-    if (app.get('env') !== 'test') {
-      const error = err as { stack?: string; toString(): string };
-      console.error(error.stack || error.toString());
-    }
+    if (app.get('env') !== 'test') console.error(errorText(err));
   });
+}
+
+/**
+ * The logged text of an error: its stack, else its `toString()`. A thrown value
+ * with neither (`Object.create(null)`, a `toString` that throws) is logged by its
+ * type: the logger runs from `setImmediate`, where Express's throw ends the process.
+ */
+function errorText(err: unknown): string {
+  try {
+    const error = err as { stack?: string; toString(): string };
+    return error.stack || error.toString();
+  } catch {
+    return Object.prototype.toString.call(err);
+  }
 }

@@ -71,9 +71,15 @@ function errorStatusCode(err: ErrorLike): number | undefined {
   return undefined;
 }
 
+/**
+ * The response's own status when it is an error status, else 500. Written so that
+ * NaN (`res.status(parseInt(req.query.code))` on a bad query) also gives 500:
+ * finalhandler lets NaN through, Node then throws from `writeHead` after the
+ * request was read, outside any handler, and the process dies.
+ */
 function responseStatusCode(res: ServerResponse): number {
   const status = res.statusCode;
-  return typeof status !== 'number' || status < 400 || status > 599 ? 500 : status;
+  return typeof status === 'number' && status >= 400 && status <= 599 ? status : 500;
 }
 
 function errorHeaders(err: ErrorLike): Record<string, unknown> | undefined {
@@ -90,7 +96,12 @@ function errorMessage(err: ErrorLike, status: number, env: string): string {
   let message: string | undefined;
   if (env !== 'production') {
     message = typeof err.stack === 'string' ? err.stack : undefined;
-    if (!message && typeof err.toString === 'function') message = err.toString();
+    // A throwing toString would escape here, after the app's stack: the phrase instead.
+    try {
+      if (!message && typeof err.toString === 'function') message = err.toString();
+    } catch {
+      message = undefined;
+    }
   }
   return message || String(STATUS_CODES[status]);
 }
@@ -130,11 +141,27 @@ function writeErrorPage(
   res.removeHeader('Content-Encoding');
   res.removeHeader('Content-Language');
   res.removeHeader('Content-Range');
-  if (headers) for (const key of Object.keys(headers)) res.setHeader(key, headers[key] as string);
+  if (headers) setErrorHeaders(res, headers);
   res.setHeader('Content-Security-Policy', "default-src 'none'");
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body, 'utf8'));
   if (req.method === 'HEAD') res.end();
   else res.end(body, 'utf8');
+}
+
+/**
+ * The error's own headers (`err.headers`, as http-errors sets them). One Node
+ * refuses (a CR/LF in the value, a name that is not a token) is left out: this
+ * runs after the request was read, outside any handler, where finalhandler lets
+ * Node's throw end the process.
+ */
+function setErrorHeaders(res: ServerResponse, headers: Record<string, unknown>): void {
+  for (const key of Object.keys(headers)) {
+    try {
+      res.setHeader(key, headers[key] as string);
+    } catch {
+      // An invalid header is dropped; the error page still goes out.
+    }
+  }
 }

@@ -22,6 +22,11 @@ export const RANGE_MALFORMED = -2;
 export interface RangeOptions {
   /** Merge overlapping and adjacent ranges (the result keeps the order of first appearance). */
   combine?: boolean;
+  /**
+   * One part that cannot be satisfied makes the whole header unsatisfiable (`-1`),
+   * as range-parser 1.0 (Express 3.21's `req.range`, send 0.13) answers, where 1.2 skips it.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -51,7 +56,10 @@ export function parseRange(size: number, header: string, options?: RangeOptions)
       end = last;
     }
     if (end > last) end = last;
-    if (Number.isNaN(start) || Number.isNaN(end) || start > end || start < 0) continue;
+    if (Number.isNaN(start) || Number.isNaN(end) || start > end || start < 0) {
+      if (options?.strict) return RANGE_UNSATISFIABLE;
+      continue;
+    }
     ranges.push({ start, end });
   }
 

@@ -1,19 +1,32 @@
 /**
  * What a version of the `send` package adds and takes away on its own. Express 4
  * serves files with send 0.19; Express 3.21 and Connect 2.30 with send 0.13, whose
- * answers differ in two ways a client sees: the charset a file's Content-Type gets
- * (its mime 1.3 gives one to `text/*` only), and the headers a 304 keeps (it drops
- * every Content-* header but Content-Location, an app's own ones included).
+ * answers differ in ways a client sees: the charset a file's Content-Type gets
+ * (its mime 1.3 gives one to `text/*` only), the headers a 304 keeps (it drops
+ * every Content-* header but Content-Location, an app's own ones included), the
+ * conditional headers it judges (no If-Match or If-Unmodified-Since, so no 412;
+ * fresh 0.3's If-None-Match), and its Range parsing (range-parser 1.0: any unit,
+ * and one unsatisfiable part makes the whole header a 416).
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { isFresh, isFresh03 } from '../http/fresh';
 import { charsetOf, textCharsetOf } from '../http/mime';
+import { parseRange, type Ranges } from '../http/range-parser';
 
 export interface SendDialect {
   /** The charset a file of this media type is served with, or false. */
   charsetOf(type: string): string | false;
   /** Takes away the entity headers a 304 answer does not carry. */
   removeContentHeaders(res: ServerResponse): void;
+  /** Whether If-Match and If-Unmodified-Since are judged (a 412 when they fail). */
+  preconditions: boolean;
+  /** Whether the client's cached copy is still fresh (a 304). */
+  isFresh(reqHeaders: IncomingHttpHeaders, resHeaders: OutgoingHttpHeaders): boolean;
+  /** The ranges a Range header asks for in `size` bytes; -1 when unsatisfiable, -2 to send the whole file. */
+  ranges(size: number, header: string): Ranges | -1 | -2;
 }
+
+const BYTES_RANGE = /^ *bytes=/;
 
 /** send 0.19, as Express 4 serves files. */
 export const send019: SendDialect = {
@@ -25,6 +38,9 @@ export const send019: SendDialect = {
     res.removeHeader('Content-Range');
     res.removeHeader('Content-Type');
   },
+  preconditions: true,
+  isFresh,
+  ranges: (size, header) => (BYTES_RANGE.test(header) ? parseRange(size, header, { combine: true }) : -2),
 };
 
 /** send 0.13, as Express 3.21 and Connect 2.30 serve files. */
@@ -35,4 +51,7 @@ export const send013: SendDialect = {
       if (name.startsWith('content-') && name !== 'content-location') res.removeHeader(name);
     }
   },
+  preconditions: false,
+  isFresh: isFresh03,
+  ranges: (size, header) => parseRange(size, header, { strict: true }),
 };

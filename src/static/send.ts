@@ -5,7 +5,8 @@
  * streams the bytes with back-pressure. It never writes an error page itself:
  * every failure goes to `hooks.error` as an HTTP error, and the caller decides
  * (serve-static falls through, sendFile calls back or passes to `next`).
- * The behaviour is send 0.19's, as Express 4.22 uses it.
+ * The behaviour is send 0.19's, as Express 4.22 uses it; what send 0.13 (Express
+ * 3.21, Connect 2.30) does differently comes from the dialect (dialect.ts).
  */
 import { Buffer } from 'node:buffer';
 import { close, createReadStream, open, read, stat as statFile, type Stats } from 'node:fs';
@@ -13,10 +14,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import { createHttpError, toHttpError, type HttpError } from '../http/errors';
 import { statTag } from '../http/etag';
-import { isFresh } from '../http/fresh';
 import { defaultType, lookupType } from '../http/mime';
 import { onFinished } from '../http/on-finished';
-import { parseRange } from '../http/range-parser';
 import type { SendSettings } from './options';
 import { isConditionalGet, isPreconditionFailure, isRangeFresh } from './preconditions';
 import { resolveFilePath } from './resolve-path';
@@ -35,8 +34,6 @@ export interface SendHooks {
   /** The whole file was read. */
   end?(): void;
 }
-
-const BYTES_RANGE = /^ *bytes=/;
 
 export function hasTrailingSlash(urlPath: string): boolean {
   return urlPath.charCodeAt(urlPath.length - 1) === 0x2f; /* / */
@@ -193,7 +190,7 @@ function sendStat(
 
   const headers = req.headers;
   if (isConditionalGet(headers)) {
-    if (isPreconditionFailure(headers, res)) {
+    if (settings.dialect.preconditions && isPreconditionFailure(headers, res)) {
       hooks.error(createHttpError(412));
       return;
     }
@@ -201,7 +198,7 @@ function sendStat(
     const cachable = (status >= 200 && status < 300) || status === 304;
     if (
       cachable &&
-      isFresh(headers, {
+      settings.dialect.isFresh(headers, {
         etag: res.getHeader('ETag') as string | undefined,
         'last-modified': res.getHeader('Last-Modified') as string | undefined,
       })
@@ -222,8 +219,8 @@ function sendStat(
   }
 
   const rangeHeader = headers.range;
-  if (settings.acceptRanges && rangeHeader !== undefined && BYTES_RANGE.test(rangeHeader)) {
-    const ranges = isRangeFresh(headers, res) ? parseRange(length, rangeHeader, { combine: true }) : -2;
+  if (settings.acceptRanges && rangeHeader !== undefined) {
+    const ranges = isRangeFresh(headers, res) ? settings.dialect.ranges(length, rangeHeader) : -2;
     if (ranges === -1) {
       const contentRange = 'bytes */' + length;
       res.setHeader('Content-Range', contentRange);

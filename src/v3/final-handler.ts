@@ -31,9 +31,9 @@ export function finalHandler3(
       // Security fix over 3.x: a status outside 400..599 would make Node throw
       // while answering; 3.x crashed the request there, webapp answers 500.
       if (!status || status < 400 || status > 599 || !Number.isInteger(status)) status = 500;
-      const text = options.env === 'production' ? (STATUS_CODES[status] ?? '') : error.stack || error.toString();
+      const text = options.env === 'production' ? (STATUS_CODES[status] ?? '') : errorText(error);
       message = escapeHtml(text).replace(/\n/g, '<br>').replace(/ {2}/g, ' &nbsp;') + '\n';
-      if (options.env !== 'test') console.error(error.stack || error.toString());
+      if (options.env !== 'test') console.error(errorText(error));
     } else {
       status = 404;
       message = 'Cannot ' + escapeHtml(String(req.method)) + ' ' + escapeHtml(req.originalUrl || req.url || '') + '\n';
@@ -53,4 +53,17 @@ export function finalHandler3(
     };
     whenRequestRead(req, write);
   };
+}
+
+/**
+ * An error's stack, else its `toString()`; a thrown value with neither
+ * (`Object.create(null)`, a `toString` that throws) by its type. Thrown here, it
+ * would escape the app and end the process; 3.21 answered those with a 500.
+ */
+function errorText(error: ErrorLike): string {
+  try {
+    return error.stack || error.toString();
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
 }

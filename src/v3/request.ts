@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import proxyAddr = require('proxy-addr');
 import { parseUrl } from '../http/parse-url';
-import { isFresh } from '../http/fresh';
+import { isFresh03 } from '../http/fresh';
 import { defaultType, lookupType } from '../http/mime';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
@@ -162,7 +162,8 @@ const methods3 = {
   range(this: Request3, size: number) {
     const header = this.get('Range');
     if (!header) return undefined;
-    return parseRange(size, header);
+    // range-parser 1.0, as 3.21 parses: one unsatisfiable part makes the whole header -1.
+    return parseRange(size, header, { strict: true });
   },
   param(this: Request3, name: string, defaultValue?: unknown) {
     const params = this.params || {};
@@ -258,7 +259,7 @@ const getters3 = {
     const method = this.method;
     const status = this.res.statusCode;
     if (method !== 'GET' && method !== 'HEAD') return false;
-    if ((status >= 200 && status < 300) || status === 304) return isFresh(this.headers, this.res.getHeaders());
+    if ((status >= 200 && status < 300) || status === 304) return isFresh03(this.headers, this.res.getHeaders());
     return false;
   },
 } satisfies Record<string, (this: Request3) => unknown>;

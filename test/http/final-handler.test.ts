@@ -67,4 +67,90 @@ describe('final handler', () => {
       /^HTTP\/1.1 499 unknown\r\n[^]*<pre>undefined<\/pre>/,
     );
   });
+
+  // express@4 dies on both: finalhandler sets the bad status or header after the
+  // request was read, outside any handler, and Node's throw is uncaught.
+  it('a NaN response status (res.status(parseInt(query))) answers 500 and the server keeps serving', async () => {
+    const app = webapp();
+    app.set('env', 'production');
+    app.get('/code', (req, res) => {
+      res.status(parseInt(String(req.query.c), 10)).send('ok');
+    });
+    app.get('/fail', (req, res) => {
+      res.status(Number(req.query.c));
+      throw new Error('boom');
+    });
+    for (const path of ['/code?c=abc', '/fail?c=abc', '/fail?c=']) {
+      assert.match(
+        await rawAnswer(app as unknown as http.RequestListener, path),
+        /^HTTP\/1\.1 500 Internal Server Error\r\n/,
+        path,
+      );
+    }
+    assert.match(await rawAnswer(app as unknown as http.RequestListener, '/code?c=201'), /^HTTP\/1\.1 201 Created\r\n/);
+  });
+
+  it('leaves out an error header Node refuses and still sends the error page', async () => {
+    const app = webapp();
+    app.set('env', 'production');
+    app.get('/value', (req, _res, next) =>
+      next(
+        Object.assign(new Error('no'), {
+          status: 401,
+          headers: { 'WWW-Authenticate': 'Basic', 'X-Realm': `a\r\n${String(req.query.r)}` },
+        }),
+      ),
+    );
+    app.get('/name', (_req, _res, next) =>
+      next(Object.assign(new Error('no'), { status: 401, headers: { 'X\r\nBad': 'x' } })),
+    );
+    const value = await rawAnswer(app as unknown as http.RequestListener, '/value?r=Set-Cookie:%20a=1');
+    assert.match(value, /^HTTP\/1\.1 401 Unauthorized\r\n/);
+    assert.match(value, /\r\nWWW-Authenticate: Basic\r\n/);
+    assert.doesNotMatch(value, /X-Realm|Set-Cookie/);
+    assert.match(
+      await rawAnswer(app as unknown as http.RequestListener, '/name'),
+      /^HTTP\/1\.1 401 Unauthorized\r\n[^]*<pre>Unauthorized<\/pre>/,
+    );
+  });
+
+  it('logs and answers a thrown value without a usable toString, and keeps serving', async () => {
+    const bare = () => Object.create(null) as object;
+    const throwing = () => ({
+      toString(): string {
+        throw new Error('toString');
+      },
+    });
+    const answers: string[] = [];
+    const logged: unknown[] = [];
+    const log = console.error;
+    console.error = (...args: unknown[]) => void logged.push(...args);
+    try {
+      for (const env of ['production', 'development']) {
+        const app = webapp();
+        app.set('env', env);
+        app.get('/bare', () => {
+          throw bare();
+        });
+        app.get('/throwing', (_req, _res, next) => next(throwing()));
+        app.get('/async', async () => Promise.reject(bare()));
+        app.get('/ok', (_req, res) => res.send('ok'));
+        const listener = app as unknown as http.RequestListener;
+        for (const path of ['/bare', '/throwing', '/async', '/ok']) answers.push(await rawAnswer(listener, path));
+      }
+      // The error logger runs from setImmediate, after the answer.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      console.error = log;
+    }
+    assert.deepEqual(
+      answers.map((answer) => answer.slice(0, answer.indexOf('\r\n'))),
+      Array(2)
+        .fill(['500 Internal Server Error', '500 Internal Server Error', '500 Internal Server Error', '200 OK'])
+        .flat()
+        .map((s) => 'HTTP/1.1 ' + s),
+    );
+    assert.match(answers[5], /<pre>Internal Server Error<\/pre>/);
+    assert.deepEqual(logged.slice(0, 3), ['[object Object]', '[object Object]', '[object Object]']);
+  });
 });

@@ -5,14 +5,14 @@
  * mount point; `webapp.static` keeps 4.x's 301.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as bundle from '../../src/middleware/index';
 import { serveStatic } from '../../src/static';
 import webapp3 = require('../../src/v3/index');
-import { assertSameResponses } from '../support/differential';
+import { assertSameResponses, withoutStackFrames } from '../support/differential';
 import { assertSameAsConnect, requestAll, type RawResponse } from './support';
 
 const connect = require('connect');
@@ -124,6 +124,42 @@ describe('static (3.x)', () => {
         { path: '/download/' + name, headers: { 'If-None-Match': '*' } },
       ]),
       { oracle: express3, subject: webapp3 },
+    );
+  });
+
+  it('Range and conditionals as send 0.13: any unit, a bad part 416, several ranges all, no 412', async () => {
+    const { size, mtime } = statSync(join(root, 'noext'));
+    const strongTag = `"${size.toString(16)}-${mtime.getTime().toString(16)}"`;
+    const odd: Array<Record<string, string>> = [
+      { Range: 'items=0-1' },
+      { Range: 'bytes=0-1,5-1' },
+      { Range: 'bytes=0-1,3-4' },
+      { Range: 'bytes=0-1,' + 'bytes=0-0,'.repeat(40) + '0-0' },
+      { Range: 'bytes=-0' },
+      { Range: 'bytes=5-1' },
+      { Range: 'bytes=2-' },
+      { Range: 'bytes' },
+      { 'If-Match': '"nope"' },
+      { 'If-Match': 'garbage', Range: 'bytes=0-1' },
+      { 'If-Unmodified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+      { 'If-None-Match': '"x", *' },
+      { 'If-None-Match': strongTag },
+      { 'If-None-Match': '*', 'Cache-Control': 'max-age=0, no-cache-please' },
+    ];
+    const requests = odd.map((headers) => ({ path: '/noext', headers }));
+    const answers = await assertSameAsConnect([connect.static(root), notFound], [static3(root), notFound], requests);
+    assert.deepEqual(
+      answers.map((res) => res.status),
+      [206, 416, 200, 416, 416, 416, 206, 200, 200, 206, 200, 304, 200, 200],
+    );
+
+    // express@3.21's res.sendfile (send 0.13 too), against webapp/v3's.
+    await assertSameResponses(
+      (framework: Any) =>
+        framework().get('/send/:name', (req: Any, res: Any) => res.sendfile(req.params.name, { root })),
+      odd.map((headers) => ({ path: '/send/noext', headers })),
+      { oracle: express3, subject: webapp3 },
+      withoutStackFrames,
     );
   });
 

@@ -148,4 +148,30 @@ describe('webapp/v3 request compatibility with express@3', () => {
       pair,
     );
   });
+
+  it('range() as range-parser 1.0 (a bad part: -1), fresh as fresh 0.3 (`*` anywhere in If-None-Match)', async () => {
+    const probe = (framework: Any) => {
+      const app = framework();
+      app.get('/', (req: Any, res: Any) => {
+        res.setHeader('ETag', 'W/"abc"');
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ range: req.range(100) ?? 'undefined', fresh: req.fresh }));
+      });
+      return app;
+    };
+    await assertSameResponses(
+      probe,
+      [
+        withHeaders({ Range: 'bytes=0-1,200-300' }),
+        withHeaders({ Range: 'bytes=0-1,5-1' }),
+        withHeaders({ Range: 'bytes=0-0,bytes=0-0' }),
+        withHeaders({ Range: 'items=0-1' }),
+        withHeaders({ Range: 'bytes=-0' }),
+        withHeaders({ 'If-None-Match': '"x", *' }),
+        withHeaders({ 'If-None-Match': '"abc"' }),
+        withHeaders({ 'If-None-Match': '*', 'Cache-Control': 'no-cache-please' }),
+      ],
+      pair,
+    );
+  });
 });

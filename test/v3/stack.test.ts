@@ -108,6 +108,37 @@ describe('webapp/v3 middleware stack compatibility with express@3', () => {
     );
   });
 
+  it('a thrown value without a usable toString is a 500, as in 3.21, and the server keeps serving', async () => {
+    const log = console.error;
+    console.error = () => undefined;
+    try {
+      await assertSameResponses(
+        (framework: Any) => {
+          const app = framework();
+          app.set('env', 'development');
+          app.get('/bare', () => {
+            throw Object.create(null);
+          });
+          app.get('/throwing', (_req: Any, _res: Any, next: Any) =>
+            next({
+              toString() {
+                throw new Error('toString');
+              },
+            }),
+          );
+          app.get('/ok', reply('ok'));
+          return app;
+        },
+        [get('/bare'), get('/throwing'), get('/ok')],
+        pair,
+        // 3.21 shows the TypeError its router met converting the value; webapp its type.
+        (res) => ({ status: res.status, headers: {}, body: res.status === 500 ? '' : res.body }),
+      );
+    } finally {
+      console.error = log;
+    }
+  });
+
   it('the last handler logs the error outside the test env, and only there', async () => {
     const logged: string[] = [];
     const log = console.error;
