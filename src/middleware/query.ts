@@ -8,9 +8,12 @@ import { parseExtended } from '../querystring';
 import { query as queryMiddleware } from '../query';
 import type { Middleware } from './types';
 
-/** No query string (`null`) and an empty one both give `{}`. */
+/**
+ * No query string (`null`) and an empty one both give `{}`. qs 4 made an array of
+ * `a[20]=` (indexes up to 20 included); webapp's parser stops before arrayLimit.
+ */
 function parseWithoutPrototypes(queryString: string | null | undefined): unknown {
-  return parseExtended(queryString ?? '');
+  return parseExtended(queryString ?? '', { arrayLimit: 21 });
 }
 
 export function query(): Middleware {

@@ -41,9 +41,14 @@ export function createLocals(): Locals3 {
   return locals;
 }
 
-/** Connect 2's `query()` as Express 3 used it: qs with prototype keys allowed. */
+/**
+ * Connect 2's `query()` as Express 3 used it: qs 4 with prototype keys allowed.
+ * qs 4 made an array of `a[20]=` (indexes up to arrayLimit, 20, included);
+ * webapp's parser stops before arrayLimit, hence 21. The other differences from
+ * qs 4 are documented in docs/migrating-from-express-3.md.
+ */
 const parseQuery3: QueryParser = (queryString) =>
-  queryString ? parseExtended(queryString, { allowPrototypes: true }) : {};
+  queryString ? parseExtended(queryString, { allowPrototypes: true, arrayLimit: 21 }) : {};
 
 export interface Application3 extends EventEmitter, Application3Methods {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;

@@ -28,10 +28,14 @@ export function finalHandler3(
       const error = err as ErrorLike;
       if (error.statusCode) status = Number(error.statusCode);
       if (error.status) status = Number(error.status);
-      // Security fix over 3.x: a status outside 400..599 would make Node throw
-      // while answering; 3.x crashed the request there, webapp answers 500.
-      if (!status || status < 400 || status > 599 || !Number.isInteger(status)) status = 500;
-      const text = options.env === 'production' ? (STATUS_CODES[status] ?? '') : errorText(error);
+      // Security fix over 3.x: a status Node refuses (1000, NaN) made 3.x throw
+      // while answering, crashing the process; webapp answers 500 for anything
+      // outside 400..599.
+      if (!status || status < 400 || status >= 600) status = 500;
+      // 3.x's page names the status as given: `undefined` for one Node has no name for (450, 404.5).
+      const text = options.env === 'production' ? String(STATUS_CODES[status]) : errorText(error);
+      // Node sends a fractional status truncated (`404.5` answers 404), as under 3.x.
+      status = Math.trunc(status);
       message = escapeHtml(text).replace(/\n/g, '<br>').replace(/ {2}/g, ' &nbsp;') + '\n';
       if (options.env !== 'test') console.error(errorText(error));
     } else {

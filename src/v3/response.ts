@@ -311,7 +311,7 @@ const methods3 = {
       opts.maxAge = maxAge / 1000;
     }
     if (opts.path == null) opts.path = '/';
-    this.set('Set-Cookie', cookie.serialize(name, String(val), opts));
+    this.set('Set-Cookie', serializeCookie3(name, String(val), opts));
     return this;
   },
 
@@ -394,6 +394,18 @@ const methods3 = {
 };
 
 /** JSON text with the app's `json replacer` and `json spaces`. */
+/**
+ * `res.cookie` / `res.clearCookie`'s header. An empty name gives a nameless
+ * cookie (`=v; Path=/`), as 3.x did: nothing in it can change the header's
+ * meaning. Security fix over 3.x: any other name that is not a cookie token
+ * (`;`, `=`, spaces, controls) throws, where 3.x wrote it out, letting a name
+ * such as `a=x; Max-Age=9999; b` add attributes and set a cookie it named.
+ */
+function serializeCookie3(name: string, value: string, opts: Record<string, unknown>): string {
+  if (name === '') return cookie.serialize('_', value, opts).slice(1);
+  return cookie.serialize(name, value, opts);
+}
+
 function stringify3(value: unknown, app: { get(setting: string): unknown }): string {
   return JSON.stringify(
     value,

@@ -19,6 +19,9 @@ describe('query', () => {
       '/?a=%20x&a=y',
       '/p?x=%E0%A4%A',
       '/?=v&k=',
+      '/?a[20]=1',
+      '/?a[1]=x&a[20]=y',
+      '/?a[21]=1',
     ];
     await assertSameAsConnect(
       [connect.query(), show],
