@@ -235,6 +235,9 @@ export const application = definePrototype<ApplicationMethods>(Object.prototype,
 /** The code that publishes `webapp:request` traces: loaded when a request first finds a subscriber. */
 const requestTracing = lazy(() => require('./tracing/request') as typeof import('./tracing/request'));
 
+/** How an error is logged: loaded with the first one (cold start). */
+const errorTextModule = lazy(() => require('./http/error-text') as typeof import('./http/error-text'));
+
 /** The 404 and error pages: loaded by the first request that reaches them (cold start). */
 const finalHandlerModule = lazy(() => require('./http/final-handler') as typeof import('./http/final-handler'));
 
@@ -253,20 +256,6 @@ const kErrorLogger = Symbol('webapp.errorLogger');
 /** The app's error logger for the final handler, made once per app rather than per request. */
 function errorLogger(app: Application & { [kErrorLogger]?: (err: unknown) => void }): (err: unknown) => void {
   return (app[kErrorLogger] ??= (err: unknown) => {
-    if (app.get('env') !== 'test') console.error(errorText(err));
+    if (app.get('env') !== 'test') console.error(errorTextModule().errorText(err));
   });
-}
-
-/**
- * The logged text of an error: its stack, else its `toString()`. A thrown value
- * with neither (`Object.create(null)`, a `toString` that throws) is logged by its
- * type: the logger runs from `setImmediate`, where Express's throw ends the process.
- */
-function errorText(err: unknown): string {
-  try {
-    const error = err as { stack?: string; toString(): string };
-    return error.stack || error.toString();
-  } catch {
-    return Object.prototype.toString.call(err);
-  }
 }

@@ -5,6 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { errorText } from '../http/error-text';
 import { escapeHtml } from '../http/escape-html';
 import { whenRequestRead } from '../http/on-finished';
 
@@ -57,17 +58,4 @@ export function finalHandler3(
     };
     whenRequestRead(req, write);
   };
-}
-
-/**
- * An error's stack, else its `toString()`; a thrown value with neither
- * (`Object.create(null)`, a `toString` that throws) by its type. Thrown here, it
- * would escape the app and end the process; 3.21 answered those with a 500.
- */
-function errorText(error: ErrorLike): string {
-  try {
-    return error.stack || error.toString();
-  } catch {
-    return Object.prototype.toString.call(error);
-  }
 }

@@ -1,0 +1,14 @@
+/**
+ * The text an error is logged and shown as: its stack, else its `toString()`.
+ * A thrown value with neither (`Object.create(null)`, a `toString` that throws)
+ * is named by its type instead: the loggers and error pages run after the app's
+ * stack, where a throw would end the process.
+ */
+export function errorText(err: unknown): string {
+  try {
+    const error = err as { stack?: string; toString(): string };
+    return error.stack || error.toString();
+  } catch {
+    return Object.prototype.toString.call(err);
+  }
+}
