@@ -4,16 +4,13 @@
  * Security fix over 3.x: Connect 2 parsed with `allowPrototypes: true`, so
  * `?hasOwnProperty=x` shadowed Object.prototype methods; here it does not.
  */
-import { parseExtended } from '../querystring';
+import { QS4_ARRAY_LIMIT, parseExtended } from '../querystring';
 import { query as queryMiddleware } from '../query';
 import type { Middleware } from './types';
 
-/**
- * No query string (`null`) and an empty one both give `{}`. qs 4 made an array of
- * `a[20]=` (indexes up to 20 included); webapp's parser stops before arrayLimit.
- */
+/** No query string (`null`) and an empty one both give `{}`; arrays as qs 4 made them. */
 function parseWithoutPrototypes(queryString: string | null | undefined): unknown {
-  return parseExtended(queryString ?? '', { arrayLimit: 21 });
+  return parseExtended(queryString ?? '', { arrayLimit: QS4_ARRAY_LIMIT });
 }
 
 export function query(): Middleware {

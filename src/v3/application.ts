@@ -21,7 +21,7 @@ import { defineMembers, definePrototype } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { queryLayer } from '../query';
 import type { QueryParser } from '../request';
-import { parseExtended } from '../querystring';
+import { QS4_ARRAY_LIMIT, parseExtended } from '../querystring';
 import type { NextFunction } from '../router/layer';
 import { methodMembers, methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
@@ -43,12 +43,10 @@ export function createLocals(): Locals3 {
 
 /**
  * Connect 2's `query()` as Express 3 used it: qs 4 with prototype keys allowed.
- * qs 4 made an array of `a[20]=` (indexes up to arrayLimit, 20, included);
- * webapp's parser stops before arrayLimit, hence 21. The other differences from
- * qs 4 are documented in docs/migrating-from-express-3.md.
+ * The differences from qs 4 are documented in docs/migrating-from-express-3.md.
  */
 const parseQuery3: QueryParser = (queryString) =>
-  queryString ? parseExtended(queryString, { allowPrototypes: true, arrayLimit: 21 }) : {};
+  queryString ? parseExtended(queryString, { allowPrototypes: true, arrayLimit: QS4_ARRAY_LIMIT }) : {};
 
 export interface Application3 extends EventEmitter, Application3Methods {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;

@@ -393,7 +393,6 @@ const methods3 = {
   sendfile: fileMethods.sendfile,
 };
 
-/** JSON text with the app's `json replacer` and `json spaces`. */
 /**
  * `res.cookie` / `res.clearCookie`'s header. An empty name gives a nameless
  * cookie (`=v; Path=/`), as 3.x did: nothing in it can change the header's
@@ -406,6 +405,7 @@ function serializeCookie3(name: string, value: string, opts: Record<string, unkn
   return cookie.serialize(name, value, opts);
 }
 
+/** JSON text with the app's `json replacer` and `json spaces`. */
 function stringify3(value: unknown, app: { get(setting: string): unknown }): string {
   return JSON.stringify(
     value,
