@@ -11,8 +11,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
 import { isTracingActive, refreshTracingState } from '../tracing/channels';
-import { Layer, kInPlace, truthy, type InPlaceWork, type NextFunction } from './layer';
+import { Layer, invokeHandler, kInPlace, truthy, type Handler, type InPlaceWork, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
+import { processParams } from './params';
 import type { Route } from './route';
 import type { Router } from './index';
 
@@ -103,11 +104,14 @@ export class Dispatch {
    * wrapped it), Layer's `match` and `handle_request` are webapp's, no tracing channel
    * listens, and the path parses (else the walk runs no layer). What differs from the
    * walk is unseen: the two layers' own `params` and `path`, and `req.params` while
-   * they run. Returns how many ran, or -1 when one threw and its error went on.
+   * they run. A replaced `process_params` would see them, so it sends them through the
+   * walk too. Returns how many ran, or -1 when one threw and its error went on.
    */
   private runLeadingInPlace(): number {
-    if (isTracingActive() || getPathname(this.req) == null) return 0;
     const stack = this.router.stack;
+    // Routers other than an app's have none: nothing more to ask.
+    if (stack.length === 0 || (stack[0].handle as { [kInPlace]?: InPlaceWork })[kInPlace] === undefined) return 0;
+    if (isTracingActive() || this.router.process_params !== processParams || getPathname(this.req) == null) return 0;
     let ran = 0;
     for (; ran < stack.length; ran++) {
       const layer = stack[ran];
@@ -160,13 +164,30 @@ export class Dispatch {
       return;
     }
 
+    const router = this.router;
+    // Webapp's own `process_params` has nothing to do for a layer without param callbacks.
+    const ownParams = router.process_params === processParams;
+    // Without a pending error, tracing or a replaced `process_params`, a middleware at `/`
+    // runs straight from here (see `plainMiddleware`): most middleware is mounted there.
+    let plain = layerError === undefined && ownParams && !isTracingActive();
     const cursor = this.cursor;
     cursor.seek(path);
     let layer: Layer | undefined;
     while ((layer = cursor.next()) !== undefined) {
+      if (plain) {
+        const fn = plainMiddleware(layer);
+        if (fn !== undefined) {
+          this.runPlain(layer, fn);
+          return;
+        }
+      }
       const match = matchLayer(layer, path);
       if (match !== true) {
-        if (typeof match !== 'boolean') layerError = layerError || match;
+        if (typeof match !== 'boolean') {
+          // A pattern that threw: the error goes to the layers after it, so none is plain.
+          layerError = layerError || match;
+          plain = false;
+        }
         continue;
       }
       const route = layer.route;
@@ -180,16 +201,29 @@ export class Dispatch {
 
     const route = layer.route;
     if (truthy(route)) req.route = route;
-    const router = this.router;
     req.params = truthy(router.mergeParams) ? mergeParams(layer.params!, this.parentParams) : layer.params;
     // Read now: the layer's path belongs to its last match, which another request may redo while params run.
     const layerPath = layer.path!;
-    if (layer.keys.length === 0 || !hasParamHandlers(router, layer)) {
+    if (ownParams && (layer.keys.length === 0 || !hasParamHandlers(router, layer))) {
       // The common case needs no param callbacks, so no continuation closure either.
       this.enter(layer, layerError, layerPath, path);
       return;
     }
     this.enterAfterParams(layer, layerError, layerPath, path);
+  }
+
+  /**
+   * Runs a middleware `plainMiddleware` returned: what `match`, `enter` and
+   * `handle_request` would have done for it, without the checks they make.
+   */
+  private runPlain(layer: Layer, fn: Handler): void {
+    // A fresh `params` for every match, on the layer and the request, as Express gives.
+    const params = {};
+    layer.params = params;
+    layer.path = '';
+    this.req.params = truthy(this.router.mergeParams) ? mergeParams(params, this.parentParams) : params;
+    invokeHandler(fn, this.req, this.res, this.next);
+    this.sync = 0;
   }
 
   /**
@@ -302,6 +336,20 @@ function hasParamHandlers(router: Router, layer: Layer): boolean {
     if (Object.prototype.hasOwnProperty.call(params, key.name)) return true;
   }
   return false;
+}
+
+/**
+ * The function of a layer the walk may call without `match`, `enter` and
+ * `handle_request` between, or undefined. Only a middleware mounted at `/` (it
+ * matches every path and has no mount path to strip) whose function handles requests
+ * (three parameters or fewer), with Layer's own `match` and `handle_request` (a
+ * wrapper of either must see every call, as instrumentation that patches the
+ * prototype expects).
+ */
+function plainMiddleware(layer: Layer): Handler | undefined {
+  if (layer.route !== undefined || layer.regexp.fast_slash !== true) return undefined;
+  if (layer.match !== layerMatch || layer.handle_request !== layerHandleRequest) return undefined;
+  return layer.requestHandler();
 }
 
 /** The layer's match, or the error its pattern threw (a malformed percent-encoding). */

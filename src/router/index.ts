@@ -8,11 +8,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
-import { Dispatch, type ParamCall, type RoutedRequest } from './dispatch';
-import { Layer, forwardRejection, type Handler, type NextFunction } from './layer';
+import { Dispatch, type ParamCall } from './dispatch';
+import { Layer, type Handler, type NextFunction } from './layer';
 import type { LayerIndex } from './layer-index';
 import { kLayerIndex } from './layer-cursor';
 import { methodMembers, type HttpMethod, type MethodMembers } from './methods';
+import { processParams } from './params';
 import type { PathPattern } from './path-pattern';
 import { Route, splitUseArguments } from './route';
 
@@ -124,76 +125,7 @@ const routerMethods = {
     new Dispatch(this, req, res, out).start();
   },
 
-  /**
-   * Runs the `param` callbacks of the layer's parameters, in order, once per request
-   * per parameter value (a value seen before restores its result, an error is replayed).
-   */
-  process_params(
-    this: Router,
-    layer: Layer,
-    called: Record<string, ParamCall>,
-    rawReq: IncomingMessage,
-    res: ServerResponse,
-    done: NextFunction,
-  ): void {
-    const req = rawReq as RoutedRequest;
-    const params = this.params;
-    const keys = layer.keys;
-    let i = 0;
-    let paramIndex = 0;
-    let name: string;
-    let paramValue: unknown;
-    let callbacks: ParamHandler[] | undefined;
-    let call: ParamCall;
-
-    const nextParam = (err?: unknown): void => {
-      if (err) {
-        done(err);
-        return;
-      }
-      if (i >= keys.length) {
-        done();
-        return;
-      }
-      paramIndex = 0;
-      name = String(keys[i++].name);
-      paramValue = req.params![name];
-      callbacks = Object.prototype.hasOwnProperty.call(params, name) ? params[name] : undefined;
-      const previous = called[name];
-      if (paramValue === undefined || !callbacks) {
-        nextParam();
-        return;
-      }
-      if (previous && (previous.match === paramValue || (previous.error && previous.error !== 'route'))) {
-        req.params![name] = previous.value;
-        nextParam(previous.error);
-        return;
-      }
-      called[name] = call = { error: null, match: paramValue, value: paramValue };
-      paramCallback();
-    };
-
-    const paramCallback = (err?: unknown): void => {
-      const fn = callbacks![paramIndex++];
-      call.value = req.params![name];
-      if (err) {
-        call.error = err;
-        nextParam(err);
-        return;
-      }
-      if (!fn) {
-        nextParam();
-        return;
-      }
-      try {
-        forwardRejection(fn(req, res, paramCallback, paramValue, name), paramCallback);
-      } catch (e) {
-        paramCallback(e);
-      }
-    };
-
-    nextParam();
-  },
+  process_params: processParams,
 
   use(this: Router, ...args: unknown[]): Router {
     const { path, callbacks } = splitUseArguments(args);

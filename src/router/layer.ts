@@ -155,6 +155,11 @@ export class Layer {
     invokeErrorHandler(this.handle, error, req, res, next);
   }
 
+  /** @internal The function, when it handles requests (declares three parameters or fewer). */
+  requestHandler(): Handler | undefined {
+    return this.arity() > 3 ? undefined : this.handle;
+  }
+
   /** Calls a request handler; a function declaring four parameters is an error handler and is skipped. */
   handle_request(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     if (this.arity() > 3) {
@@ -216,7 +221,7 @@ export function callHandler(fn: Handler, req: IncomingMessage, res: ServerRespon
 }
 
 /** Runs a request handler; a throw or a rejection goes to `next`. */
-function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+export function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
   try {
     forwardRejection(fn(req, res, next), next);
   } catch (err) {

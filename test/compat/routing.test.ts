@@ -242,6 +242,38 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
+  it('middleware at /: a fresh req.params per layer, merged with the parent’s; layers’ params and path', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const router = fw.Router({ mergeParams: true });
+        const seen: unknown[] = [];
+        router.use((req: Request, _res: Response, next: NextFunction) => {
+          (req.params as Record<string, string>).added = 'by the first';
+          seen.push(req.params);
+          next();
+        });
+        router.use((req: Request, _res: Response, next: NextFunction) => {
+          seen.push(req.params);
+          next();
+        });
+        router.get('/:item', (req: Request, res: Response) => {
+          const stack = (router as unknown as { stack: Array<{ params?: unknown; path?: string }> }).stack;
+          res.json({
+            seen: seen.splice(0),
+            params: req.params,
+            freshEach: stack[0].params !== stack[1].params,
+            layerHoldsWhatRequestGot: stack[1].params !== undefined && Object.keys(stack[1].params).length === 0,
+            layerPaths: stack.map((layer) => layer.path ?? null),
+          });
+        });
+        app.use('/users/:id', router);
+        return app;
+      },
+      [get('/users/1/2'), get('/users/3/4?x=1')],
+    );
+  });
+
   it('app.param: once per request and value, arrays, errors, and locality to the router', async () => {
     await assertSameResponses(
       (fw) => {
