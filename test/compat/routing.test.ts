@@ -258,7 +258,7 @@ describe('routing compatibility with express@4', () => {
           next();
         });
         router.get('/:item', (req: Request, res: Response) => {
-          const stack = (router as unknown as { stack: Array<{ params?: unknown; path?: string }> }).stack;
+          const stack = (router as unknown as { stack: Array<{ params?: object; path?: string }> }).stack;
           res.json({
             seen: seen.splice(0),
             params: req.params,

@@ -96,8 +96,9 @@ describe('a wrapped router process_params', () => {
       const users = framework.Router();
       users.use((_req, _res, next) => next());
       users.get('/:id', (req, res) => res.send(req.params.id));
-      const original = users.process_params as AnyFunction;
-      (users as unknown as Record<string, AnyFunction>).process_params = function (this: unknown, ...args: unknown[]) {
+      const methods = users as unknown as Record<string, AnyFunction>;
+      const original = methods.process_params;
+      methods.process_params = function (this: unknown, ...args: unknown[]) {
         const layer = args[0] as SeenLayer;
         events.push(`${layer.name} ${layer.route?.path ?? layer.path}`);
         return original.apply(this, args);
