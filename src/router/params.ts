@@ -81,3 +81,6 @@ export function processParams(
 
   nextParam();
 }
+
+// Express's name for it, which a wrapper that logs or copies the name sees.
+Object.defineProperty(processParams, 'name', { value: 'process_params' });

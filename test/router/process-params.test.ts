@@ -89,6 +89,15 @@ describe('a wrapped router process_params', () => {
     assert.ok(ours.events.filter((event) => event.startsWith('layer query')).length === 4);
   });
 
+  it('is a method of the routers’ prototype under Express’s name', () => {
+    const [express, webapp] = frameworks.map(
+      ([, framework]) => framework.Router as unknown as Record<string, AnyFunction>,
+    );
+    assert.equal(typeof webapp.process_params, 'function');
+    assert.equal(webapp.process_params.name, express.process_params.name);
+    assert.equal(webapp.process_params.length, express.process_params.length);
+  });
+
   it('is called for every layer of a router whose own process_params was replaced', async () => {
     const seen = async (framework: Framework): Promise<string[]> => {
       const events: string[] = [];
