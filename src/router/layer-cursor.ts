@@ -25,6 +25,11 @@ export class LayerCursor {
   /** The path and index `candidates` were found for: a walk over the same ones keeps them. */
   declare private seekPath: string | undefined;
   declare private seekIndex: LayerIndex | undefined;
+  /**
+   * A stack shorter than this is scanned whole without asking the index: too small to
+   * index, or (raised past the stack's length) indexed without a layer to narrow by.
+   */
+  declare private scanBelow: number;
 
   constructor(owner: IndexedStack) {
     this.owner = owner;
@@ -33,6 +38,8 @@ export class LayerCursor {
     this.candidate = 0;
     this.seekPath = undefined;
     this.seekIndex = undefined;
+    // What an earlier request learnt of this stack: a chain of middleware is scanned at once.
+    this.scanBelow = owner[kLayerIndex]?.scanBelow ?? MIN_INDEXED_LAYERS;
   }
 
   /** Moves to a position ahead, as if the layers before it had been looked at. */
@@ -57,9 +64,9 @@ export class LayerCursor {
     // which includes each request's first layer.
     const seen = this.seekIndex;
     if (seen === undefined) {
-      // A stack too small to index (most routers) is scanned whole, whatever the path:
-      // there is nothing to narrow, at every layer of every request.
-      if (this.candidates === undefined && this.owner.stack.length < MIN_INDEXED_LAYERS) return;
+      // A stack too small to index (most routers), or one of middleware only, is scanned
+      // whole, whatever the path: there is nothing to narrow, at every layer of every request.
+      if (this.candidates === undefined && this.owner.stack.length < this.scanBelow) return;
     } else if (path === this.seekPath && seen.hasLengthOf(this.owner.stack)) return;
     this.reseek(path);
   }
@@ -68,6 +75,13 @@ export class LayerCursor {
   private reseek(path: string): void {
     const owner = this.owner;
     const index = (owner[kLayerIndex] = LayerIndex.for(owner.stack, owner[kLayerIndex]));
+    if (index !== undefined && !index.narrows) {
+      // Scanned like a small stack, until it grows (a scan is always right; the index only saves work).
+      this.scanBelow = index.scanBelow;
+      this.seekIndex = undefined;
+      this.candidates = undefined;
+      return;
+    }
     this.seekIndex = index;
     this.seekPath = path;
     this.candidates = index?.candidates(path);

@@ -100,6 +100,55 @@ describe('Router', () => {
     }
   });
 
+  it('a router of 8 to 15 layers (indexed) runs the layers Express runs, in its order', async () => {
+    const build = (framework: typeof express) => {
+      const app = framework();
+      const seen = (label: string) => (req: Req, _res: Res, next: Next) => {
+        (req.seen ??= []).push(label);
+        next();
+      };
+      app.use(seen('first'));
+      app.get('/items/:id', seen('items-a'));
+      app.get('/:any/:id', seen('param-first'));
+      app.use('/items', seen('items-mount'));
+      app.get(/^\/ITEMS\/\d+$/i, seen('regexp'));
+      app.get('/users/:id', seen('users'));
+      app.get('/items/:id', (req: Req, res: Res) => res.json({ id: req.params.id, seen: req.seen }));
+      app.get('/Users/:id', (req: Req, res: Res) => res.json({ user: req.params.id, seen: req.seen }));
+      return app;
+    };
+    const express4 = build(express);
+    const ours = build(webapp as unknown as typeof express);
+    for (const path of ['/items/7', '/ITEMS/8', '/users/9', '/USERS/10', '/other/1', '/items', '/']) {
+      const expected = await request(express4).get(path);
+      const actual = await request(ours).get(path);
+      assert.equal(actual.status, expected.status, path);
+      assert.equal(actual.text, expected.text, path);
+    }
+  });
+
+  it('a chain of middleware only is scanned, and finds a route added after the first requests', async () => {
+    const app = webapp();
+    for (let i = 0; i < 12; i++) {
+      app.use((req: Req, _res: Res, next: Next) => {
+        req.count = (req.count ?? 0) + 1;
+        next();
+      });
+    }
+    app.use((req: Req, res: Res, next: Next) => (req.url === '/' ? res.end(`ran ${req.count}`) : next()));
+    await request(app).get('/').expect(200, 'ran 12');
+    // A layer swapped in place keeps the stack's length: the scan still finds it.
+    const stack = app._router!.stack;
+    app.get('/swapped', (req: Req, res: Res) => res.end(`swapped after ${req.count}`));
+    stack[stack.length - 2] = stack.pop()!;
+    await request(app).get('/swapped').expect(200, 'swapped after 12');
+    await request(app).get('/').expect(404);
+    // A route added makes the stack longer: the router looks at it again.
+    app.get('/late', (req: Req, res: Res) => res.end(`late after ${req.count}`));
+    await request(app).get('/late').expect(200, 'late after 12');
+    await request(app).get('/swapped').expect(200, 'swapped after 12');
+  });
+
   it('sees a rewritten req.url in later layers (index follows the current path)', async () => {
     const app = webapp();
     for (let i = 0; i < 30; i++) app.get(`/page${i}`, send(`page ${i}`));
