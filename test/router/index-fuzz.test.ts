@@ -1,10 +1,10 @@
 /**
  * Apps of 2 to 24 layers of every kind (4 to 26 in the router, with `query` and
  * `expressInit`), generated from seeds, on express@4 and on webapp: the layers that run
- * for each request, in order, with the URL and params each sees, must be Express's. From 8 layers webapp's router walks its layer index, below
- * that (and for stacks whose layers have no literal first segment) a plain scan; both
- * must give Express's order, under every combination of strict and case-sensitive
- * routing.
+ * for each request, in order, with the URL and params each sees, must be Express's.
+ * From 8 layers webapp's router walks its layer index, below that (and for stacks whose
+ * layers have no literal first segment) a plain scan; both must give Express's order,
+ * under every combination of strict and case-sensitive routing.
  */
 import { describe, it } from 'node:test';
 import type http from 'node:http';
