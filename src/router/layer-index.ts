@@ -26,6 +26,13 @@ export class LayerIndex {
   private readonly length: number;
   private readonly first: Layer | undefined;
   private readonly last: Layer | undefined;
+  /**
+   * Whether any layer has a literal first segment. Without one (a chain of middleware)
+   * the index would list every layer for every path, and a plain scan does that for less.
+   */
+  readonly narrows: boolean;
+  /** Below what stack length a cursor scans without asking: past this stack's length when the index narrows nothing. */
+  readonly scanBelow: number;
 
   private constructor(stack: Layer[]) {
     this.stack = stack;
@@ -42,6 +49,8 @@ export class LayerIndex {
         list.push(i);
       }
     }
+    this.narrows = this.bySegment.size !== 0;
+    this.scanBelow = this.narrows ? MIN_INDEXED_LAYERS : stack.length + 1;
   }
 
   /** The index for `stack`, or undefined when the stack is too small to profit from one. */
@@ -59,19 +68,6 @@ export class LayerIndex {
   /** The cheaper part of `isFor`: the same array, with as many layers as when indexed. */
   hasLengthOf(stack: Layer[]): boolean {
     return stack === this.stack && stack.length === this.length;
-  }
-
-  /**
-   * Whether any layer has a literal first segment. Without one (a chain of middleware)
-   * the index would list every layer for every path, and a plain scan does that for less.
-   */
-  get narrows(): boolean {
-    return this.bySegment.size !== 0;
-  }
-
-  /** Below what stack length a cursor scans without asking: past this stack's length when the index narrows nothing. */
-  get scanBelow(): number {
-    return this.narrows ? MIN_INDEXED_LAYERS : this.length + 1;
   }
 
   /** Positions in the stack of the layers that may match `path`, ascending. */
