@@ -6,6 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleCore } from './bundle-core.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -81,3 +82,6 @@ for (const entry of entries) {
   }
   writeFileSync(join(dist, 'esm', entry.esm), lines.join('\n') + '\n');
 }
+
+// Last, as it deletes the core's own files: the wrappers above were written from them.
+await bundleCore(join(dist, 'cjs'));

@@ -21,6 +21,7 @@ const signCookie: (value: string, secret: string) => string = require('cookie-si
 
 const root = resolve(__dirname, '../..');
 const entry = resolve(root, 'dist/cjs/index.js');
+const coreBundle = resolve(root, 'dist/cjs/core.js');
 
 /**
  * Runs `source` in a new Node process; its last line of output is JSON. The source
@@ -101,11 +102,53 @@ describe('lazy loading', () => {
         part + ' was loaded before it was used',
       );
     }
+    // A module bundled into core.js runs at `require('webapp')`, wherever it is first used.
+    const bundled = require(coreBundle).ids as string[];
+    for (const part of NOT_BEFORE_USE) {
+      assert.deepEqual(
+        bundled.filter((id) => ('/' + id).includes(part)),
+        [],
+        part + ' is bundled into core.js',
+      );
+    }
     assert.equal(result.cryptoAfterFirst, false, 'node:crypto was loaded for a short body');
     // A body longer than one SHA-1 block is hashed by node:crypto, loaded then.
     const long = result.long as Answer;
     assert.equal(long.etag, etag('x'.repeat(56), { weak: true }));
     assert.equal(result.cryptoAfterLong, true);
+  });
+
+  it("reads two files of the package for require('webapp'), and every module exists once", () => {
+    const result = runScript(`
+      const packageFiles = () =>
+        Object.keys(require.cache)
+          .filter((file) => file.startsWith(${JSON.stringify(resolve(root, 'dist') + '/')}))
+          .map((file) => file.slice(${JSON.stringify(resolve(root, 'dist/cjs') + '/')}.length));
+      const webapp = require(${JSON.stringify(entry)});
+      const atRequire = packageFiles();
+      // Every entry point and lazy member: each of their modules that the core also needs
+      // must be the core's, never a second copy from a file.
+      void [webapp.json, webapp.static, webapp.query];
+      const middleware = require(${JSON.stringify(resolve(root, 'dist/cjs/middleware/index.js'))});
+      for (const name of Object.keys(middleware)) void middleware[name];
+      const v3 = require(${JSON.stringify(resolve(root, 'dist/cjs/v3/index.js'))});
+      v3.createServer();
+      require(${JSON.stringify(resolve(root, 'dist/cjs/otel/index.js'))});
+      require(${JSON.stringify(resolve(root, 'dist/cjs/body-parser/index.js'))});
+      const core = require(${JSON.stringify(coreBundle)}).ids;
+      console.log(JSON.stringify({ atRequire, afterAll: packageFiles(), core }));
+    `);
+    assert.deepEqual(result.atRequire, ['index.js', 'core.js']);
+    const core = result.core as string[];
+    assert.ok(core.length > 20 && core.includes('index.js') && core.includes('router/index.js'), String(core));
+    const afterAll = result.afterAll as string[];
+    assert.ok(afterAll.length > 40, 'the entry points loaded their own modules: ' + afterAll.join(' '));
+    assert.deepEqual(
+      afterAll.filter((id) => id !== 'index.js' && core.includes(id)),
+      [],
+      'a bundled module was also loaded from its own file',
+    );
+    for (const id of core) assert.equal(existsSync(resolve(root, 'dist/cjs', id)), id === 'index.js', id);
   });
 
   it("loads json, urlencoded, static and query on first read, as the modules' own functions", () => {
