@@ -1,0 +1,35 @@
+/**
+ * The built package under Jest, whose module registry loads every file itself (not
+ * through Node's `require` cache): many Express apps are tested this way. The modules
+ * `require('webapp')` loads live in dist/cjs/core.js and the files loaded later reach
+ * them through it (scripts/bundle-core.mjs), so under Jest too there is one instance
+ * of each module, and an app serves. Jest runs untransformed, as for a package in
+ * node_modules.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { before, describe, it } from 'node:test';
+
+const root = resolve(__dirname, '../..');
+const fixtures = join(__dirname, 'fixtures/jest');
+
+before(() => {
+  if (!existsSync(join(root, 'dist/cjs/core.js')))
+    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+});
+
+describe('under Jest', () => {
+  it('loads one instance of each module, and an app answers', () => {
+    const config = { rootDir: fixtures, testMatch: ['**/*.jest.cjs'], transform: {}, testEnvironment: 'node' };
+    const run = spawnSync(
+      process.execPath,
+      [require.resolve('jest/bin/jest'), '--ci', '--config', JSON.stringify(config), '--json'],
+      { cwd: root, encoding: 'utf8', timeout: 120_000 },
+    );
+    const report = JSON.parse(run.stdout) as { numPassedTests: number; numFailedTests: number };
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual({ passed: report.numPassedTests, failed: report.numFailedTests }, { passed: 2, failed: 0 });
+  });
+});
