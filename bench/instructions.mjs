@@ -10,7 +10,13 @@
 //
 //   node bench/instructions.mjs [--node=26] [--warmup=20000] [--requests=3000] [--top=25]
 //     [--path=/] [--method=GET] [--body-file=F --content-type=T] [--header='name: value']
-//     label='command args...' [label='command args...' ...]
+//     [--cache-sim] label='command args...' [label='command args...' ...]
+//
+// `--cache-sim` also counts L1 cache misses per request, of a simulated 32 KB L1 for
+// code and one for data (as on this machine's cores), with 1 MB behind them. At tens of
+// thousands of requests per second nearly every cache line of code a request runs has
+// been evicted since the last request, so code spread over more bytes costs time that
+// the instruction count does not show (bench/README.md, "Where the clock goes").
 //
 // Each command prints `listening <port>` when ready, as bench/servers/*.mjs do:
 //   node bench/instructions.mjs node='bench/servers/node-http.mjs hello' webapp='bench/servers/webapp.mjs hello'
@@ -36,6 +42,7 @@ const { values, positionals } = parseArgs({
     'body-file': { type: 'string' },
     'content-type': { type: 'string', default: 'application/octet-stream' },
     header: { type: 'string', multiple: true, default: [] },
+    'cache-sim': { type: 'boolean', default: false },
   },
 });
 if (positionals.length === 0) {
@@ -77,6 +84,7 @@ async function load(port, count) {
 function start(label, command, dir) {
   const args = [
     '--tool=callgrind',
+    ...(values['cache-sim'] ? ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64'] : []),
     '--dump-instr=yes',
     '--dump-line=no',
     '--compress-strings=no',
@@ -136,15 +144,20 @@ function categoryOf(name) {
 }
 
 /**
- * Self instructions by function from a callgrind dump: named functions as callgrind
- * names them, code V8 compiled by the perf map's names. A cost line right after a
- * `calls=` line is the call's inclusive cost, counted where the callee is.
+ * Self cost by function from a callgrind dump, `{ instructions, misses }` (misses: L1
+ * code and data misses, 0 without --cache-sim): named functions as callgrind names
+ * them, code V8 compiled by the perf map's names. A cost line right after a `calls=`
+ * line is the call's inclusive cost, counted where the callee is.
  */
 function readDump(file, nameOf) {
   const self = new Map();
+  const text = readFileSync(file, 'utf8');
+  const events = /^events: (.*)$/m.exec(text)[1].split(' ');
+  // Each cost line is an address, then one number per event (trailing zeros left out).
+  const missColumns = ['I1mr', 'D1mr', 'D1mw'].map((event) => events.indexOf(event) + 1).filter((i) => i > 0);
   let fn = '';
   let afterCall = false;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const line of text.split('\n')) {
     if (line.startsWith('fn=')) fn = line.slice(3);
     else if (line.startsWith('calls=')) afterCall = true;
     else if (line.startsWith('0x')) {
@@ -152,9 +165,12 @@ function readDump(file, nameOf) {
         afterCall = false;
         continue;
       }
-      const [address, cost] = line.split(' ');
-      const name = fn.startsWith('0x') || fn === '???' ? nameOf(parseInt(address, 16)) : fn;
-      self.set(name, (self.get(name) ?? 0) + Number(cost));
+      const fields = line.split(' ');
+      const name = fn.startsWith('0x') || fn === '???' ? nameOf(parseInt(fields[0], 16)) : fn;
+      const cost = self.get(name) ?? { instructions: 0, misses: 0 };
+      cost.instructions += Number(fields[1]);
+      for (const column of missColumns) cost.misses += Number(fields[column] ?? 0);
+      self.set(name, cost);
     } else afterCall = false;
   }
   return self;
@@ -181,10 +197,13 @@ async function measure(label, command) {
     const dump = await dumpFile(dir);
     if (!dump) throw new Error(`${label}: callgrind wrote no dump`);
     const self = readDump(join(dir, dump), readPerfMap(server.child.pid));
-    const perRequest = new Map([...self].map(([name, cost]) => [name, cost / Number(values.requests)]));
-    const totals = { work: 0, compile: 0, gc: 0 };
+    const count = Number(values.requests);
+    const perRequest = new Map([...self].map(([name, cost]) => [name, cost.instructions / count]));
+    const missesPerRequest = new Map([...self].map(([name, cost]) => [name, cost.misses / count]));
+    const totals = { work: 0, compile: 0, gc: 0, misses: 0 };
     for (const [name, cost] of perRequest) totals[categoryOf(name)] += cost;
-    return { label, perRequest, totals };
+    for (const [name, misses] of missesPerRequest) if (categoryOf(name) === 'work') totals.misses += misses;
+    return { label, perRequest, missesPerRequest, totals };
   } finally {
     server.child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
@@ -204,21 +223,37 @@ for (const spec of positionals) {
 console.log(
   `\nNode ${execFileSync(nodePath, ['--version'], { encoding: 'utf8' }).trim()}, ${values.method} ${values.path},`,
 );
+const cacheSim = values['cache-sim'];
 console.log(`instructions per request over ${values.requests} requests after ${values.warmup}\n`);
-console.log('| server | work | ÷ first | V8 compiling | V8 collecting |');
-console.log('|---|--:|--:|--:|--:|');
+console.log(
+  `| server | work | ÷ first | V8 compiling | V8 collecting |${cacheSim ? ' L1 misses of the work | ÷ first |' : ''}`,
+);
+console.log(`|---|--:|--:|--:|--:|${cacheSim ? '--:|--:|' : ''}`);
 for (const { label, totals } of results) {
   const ratio = (totals.work / results[0].totals.work).toFixed(3);
-  console.log(`| ${label} | ${round(totals.work)} | ${ratio} | ${round(totals.compile)} | ${round(totals.gc)} |`);
+  const misses = cacheSim
+    ? ` ${round(totals.misses)} | ${(totals.misses / results[0].totals.misses).toFixed(3)} |`
+    : '';
+  console.log(
+    `| ${label} | ${round(totals.work)} | ${ratio} | ${round(totals.compile)} | ${round(totals.gc)} |${misses}`,
+  );
+}
+
+/** A function's line: instructions (or their difference), and with --cache-sim its L1 misses. */
+function row(instructions, misses, name, signed) {
+  const sign = (n) => (signed && n >= 0 ? '+' : '') + round(n);
+  const missColumn = cacheSim ? `${sign(misses).padStart(7)} L1  ` : '';
+  return `${sign(instructions).padStart(8)}  ${missColumn}${name.slice(0, 120)}`;
 }
 
 const reference = results[0];
 for (const result of results) {
   const rows = [...result.perRequest].filter(([name]) => categoryOf(name) === 'work');
+  const missesOf = (r, name) => r.missesPerRequest.get(name) ?? 0;
   if (result === reference) {
     console.log(`\n${result.label}: the ${values.top} costliest functions\n`);
     for (const [name, cost] of rows.sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
-      console.log(`${round(cost).padStart(8)}  ${name.slice(0, 120)}`);
+      console.log(row(cost, missesOf(result, name), name, false));
     continue;
   }
   const differences = new Map(rows.map(([name, cost]) => [name, cost - (reference.perRequest.get(name) ?? 0)]));
@@ -226,10 +261,11 @@ for (const result of results) {
     if (categoryOf(name) === 'work' && !result.perRequest.has(name)) differences.set(name, -cost);
   }
   const sorted = [...differences].sort((a, b) => b[1] - a[1]);
+  const missDifference = (name) => missesOf(result, name) - missesOf(reference, name);
   console.log(`\n${result.label} against ${reference.label}: most added, then most saved\n`);
   for (const [name, cost] of sorted.slice(0, Number(values.top)))
-    console.log(`${('+' + round(cost)).padStart(8)}  ${name.slice(0, 120)}`);
+    console.log(row(cost, missDifference(name), name, true));
   console.log('     ...');
   for (const [name, cost] of sorted.slice(-Math.ceil(Number(values.top) / 2)))
-    console.log(`${round(cost).padStart(8)}  ${name.slice(0, 120)}`);
+    console.log(row(cost, missDifference(name), name, true));
 }
