@@ -84,4 +84,4 @@ for (const entry of entries) {
 }
 
 // Last, as it deletes the core's own files: the wrappers above were written from them.
-await bundleCore(join(dist, 'cjs'));
+bundleCore(join(dist, 'cjs'));

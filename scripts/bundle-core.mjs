@@ -87,7 +87,8 @@ function coreModule(cjsDir, id, core) {
     if (core.has(targetId)) return `${LOAD}(${JSON.stringify(targetId)})`;
     return `require(${JSON.stringify(specifier(cjsDir, target))})`;
   });
-  return `// ${id}\n${JSON.stringify(id)}: (function (exports, module) {\n${linked}}),\n`;
+  // The closing brace on a line of its own: the module's last line may be a comment.
+  return `// ${id}\n${JSON.stringify(id)}: (function (exports, module) {\n${linked}\n}),\n`;
 }
 
 function coreFile(cjsDir, ids, core) {
