@@ -7,7 +7,9 @@
  * `req.is`, `req.range`, the 404 page); the export's members for them load on
  * first read and are then the very functions of their modules, and the methods
  * load on first call. Tested on the built output, in a fresh process, because
- * module caches are per process.
+ * module caches are per process. The modules `require('webapp')` loads are bundled
+ * into dist/cjs/core.js (scripts/bundle-core.mjs): none of the lazy ones may be among
+ * them, and no module may be loaded both from there and from a file.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
