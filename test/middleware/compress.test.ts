@@ -60,6 +60,62 @@ describe('compress', () => {
     }
   });
 
+  it('a whole body up to 32 KB is compressed before res.end returns, a larger one on the thread pool', async () => {
+    // Text that compresses as a page does: repeated markup with varying numbers.
+    let text = '';
+    for (let i = 0; text.length < 80 * 1024; i++) text += `<li class="row">Row ${i}: ${(i * 7919) % 1000}</li>\n`;
+    const source = Buffer.from(text);
+    const endedInLine = new Map<number, boolean>();
+    const sized: Handler = (req, res) => {
+      const size = Number((req.url as string).slice(1));
+      res.setHeader('Content-Type', 'text/html');
+      res.end(source.subarray(0, size));
+      endedInLine.set(size, res.writableEnded);
+    };
+    const sizes = [1024, 32 * 1024, 32 * 1024 + 1, 80 * 1024];
+    for (const encoding of ['gzip', 'deflate'] as const) {
+      const requests = sizes.map((size) => ({ path: `/${size}`, headers: { 'accept-encoding': encoding } }));
+      const answers = await assertSameAsConnect([connect.compress(), sized], [compress(), sized], requests);
+      const oneShot = encoding === 'gzip' ? zlib.gzipSync : zlib.deflateSync;
+      answers.forEach((answer, i) => {
+        assert.equal(answer.headers['content-encoding'], encoding);
+        assert.ok(
+          Buffer.from(answer.body, 'latin1').equals(oneShot(source.subarray(0, sizes[i]))),
+          `${sizes[i]} bytes`,
+        );
+      });
+      assert.deepEqual(
+        [...endedInLine],
+        [
+          [1024, true],
+          [32 * 1024, true],
+          [32 * 1024 + 1, false],
+          [80 * 1024, false],
+        ],
+      );
+      endedInLine.clear();
+    }
+  });
+
+  it('options zlib rejects throw from res.end, in line as on the thread pool', async () => {
+    const thrown: string[] = [];
+    const ending: Handler = (req, res) => {
+      res.setHeader('Content-Type', 'text/html');
+      try {
+        res.end(Buffer.alloc(Number((req.url as string).slice(1)), 'a'));
+      } catch (err) {
+        thrown.push((err as NodeJS.ErrnoException).code as string);
+        res.destroy();
+      }
+    };
+    for (const size of [2048, 64 * 1024]) {
+      // The response is destroyed: the request fails, and the server's record is what counts.
+      const request = { path: `/${size}`, headers: { 'accept-encoding': 'gzip' } };
+      await requestAll([compress({ level: 42 }), ending], [request]).catch(() => undefined);
+    }
+    assert.deepEqual(thrown, ['ERR_OUT_OF_RANGE', 'ERR_OUT_OF_RANGE']);
+  });
+
   it('threshold, filter and HEAD match Connect 2.30', async () => {
     const requests = [
       { path: '/small', headers: { 'accept-encoding': 'gzip' } },
