@@ -52,7 +52,7 @@ export class View {
       fileName += this.ext;
     }
     if (!options.engines[this.ext]) {
-      // The engine module is named after the extension (`.ejs` → `ejs`) and cached once loaded.
+      // The engine module is named after the extension (`.ejs` gives `ejs`) and cached once loaded.
       const moduleName = this.ext.slice(1);
 
       const loaded = require(moduleName) as TemplateModule;

@@ -2,7 +2,7 @@
  * Body decoding by charset name. TextDecoder does the work, but body-parser
  * decodes with iconv-lite, whose names and tables differ from the WHATWG ones in
  * ways clients notice: WHATWG folds latin1 and us-ascii into windows-1252 (and
- * Node's decoder then maps 0x80-0x9f to C1 controls, not '€'), knows no
+ * Node's decoder then maps 0x80-0x9f to C1 controls, not the euro sign), knows no
  * 'binary', 'ucs2', 'base64' or 'hex', and reads 'utf-16' as little-endian even
  * after a big-endian BOM. Those names are handled here as iconv-lite does.
  */
@@ -14,7 +14,9 @@ export interface BodyDecoder {
 }
 
 /** windows-1252's 0x80-0x9f; the five bytes it leaves undefined decode to U+FFFD, as in iconv-lite. */
-const WINDOWS_1252_HIGH = '€\ufffd‚ƒ„…†‡ˆ‰Š‹Œ\ufffdŽ\ufffd\ufffd‘’“”•–—˜™š›œ\ufffdžŸ';
+const WINDOWS_1252_HIGH =
+  '\u20ac\ufffd\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\ufffd\u017d\ufffd' +
+  '\ufffd\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\ufffd\u017e\u0178';
 
 const latin1: BodyDecoder = { decode: (bytes) => bytes.toString('latin1') };
 

@@ -1,5 +1,5 @@
 /**
- * The Cookie request header read into an object of name → value that inherits nothing,
+ * The Cookie request header read into an object of name to value that inherits nothing,
  * with the rules of the `cookie` package's `parse` (0.7), which cookie-parser
  * uses: pairs split at `;`, name and value trimmed of spaces and tabs, one pair of
  * surrounding double quotes taken off the value, `%` escapes decoded (a value that

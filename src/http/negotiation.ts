@@ -10,7 +10,7 @@ import { lazy } from './lazy';
 const mimeTypes = lazy(() => require('mime-types') as typeof import('mime-types'));
 const loadNegotiator = lazy(() => require('negotiator') as typeof import('negotiator'));
 
-/** `json` → `application/json`; values with a slash are taken as media types. */
+/** `json` stands for `application/json`; values with a slash are taken as media types. */
 function extensionToMime(type: string): string | false {
   return type.indexOf('/') === -1 ? mimeTypes().lookup(type) : type;
 }

@@ -82,7 +82,7 @@ export function compareEntries(a: ListingEntry, b: ListingEntry): number {
   return byKind || a.name.toLocaleLowerCase().localeCompare(b.name.toLocaleLowerCase());
 }
 
-/** `/a b/c` + `d#e` → `/a%20b/c/d%23e`; `..` entries resolve to the parent. */
+/** `/a b/c` and `d#e` give `/a%20b/c/d%23e`; `..` entries resolve to the parent. */
 export function entryHref(directory: string, name: string): string {
   const segments = directory.split('/').map(encodeURIComponent);
   segments.push(encodeURIComponent(name));
