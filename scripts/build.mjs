@@ -90,8 +90,9 @@ assertLatin1(dist);
 /**
  * Node reads a CommonJS file into a string, and V8 keeps a string with one character
  * above U+00FF (one arrow in a comment) at two bytes per character: core.js's 191 KB
- * of source became 382 KB of young heap at every start, kept as long as the process
- * runs (lazy compilation reads it). Escapes in string literals (`\u2014`) are fine.
+ * of source became 382 KB of heap in every process, for as long as it runs (V8 keeps a
+ * script's source to compile its functions lazily). Escapes in string literals
+ * (`\u2014`) are fine.
  */
 function assertLatin1(dir) {
   const found = [];
