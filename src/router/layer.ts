@@ -68,6 +68,11 @@ export class Layer {
   readonly pattern: CompiledPattern;
   /** @internal the path as registered: tracing joins these into route templates */
   readonly pathPattern: PathPattern;
+  /**
+   * @internal The empty `params` the dispatch leaves on a middleware at `/` it ran:
+   * one of the layer's own (frozen: never shared by requests), not a new one per match.
+   */
+  readonly noParams: Record<string, string> = Object.freeze({});
 
   constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
     this.handle = fn;

@@ -274,6 +274,30 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
+  it("the `next` a router's layers receive: a function named next, one parameter, req.next, one per router", async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const router = fw.Router();
+        const seen: Array<{ where: string; name: string; length: number; isReqNext: boolean }> = [];
+        let appNext: unknown;
+        const describe = (where: string) => (req: Request, _res: Response, next: NextFunction) => {
+          seen.push({ where, name: next.name, length: next.length, isReqNext: req.next === next });
+          if (where === 'app') appNext = next;
+          next();
+        };
+        app.use(describe('app'));
+        router.use(describe('router'));
+        router.get('/x', (req: Request, res: Response) => {
+          res.json({ seen: seen.splice(0), routerNextIsAppNext: req.next === appNext });
+        });
+        app.use('/r', router);
+        return app;
+      },
+      [get('/r/x'), get('/r/x?again=1')],
+    );
+  });
+
   it('app.param: once per request and value, arrays, errors, and locality to the router', async () => {
     await assertSameResponses(
       (fw) => {
