@@ -47,6 +47,22 @@ export class LayerCursor {
     this.position = position;
   }
 
+  /** Stack position of the next layer to look at. */
+  get nextPosition(): number {
+    return this.position;
+  }
+
+  /**
+   * The next layer, without moving past it, when the stack is scanned whole (so no
+   * path can narrow the walk) and has one left; else undefined.
+   */
+  peekScanned(): Layer | undefined {
+    if (this.seekIndex !== undefined || this.candidates !== undefined) return undefined;
+    const stack = this.owner.stack;
+    if (stack.length >= this.scanBelow || this.position >= stack.length) return undefined;
+    return stack[this.position];
+  }
+
   /** Whether every layer has been looked at. */
   get exhausted(): boolean {
     return this.position >= this.owner.stack.length;

@@ -274,7 +274,7 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
-  it("the `next` a router's layers receive: a function named next, one parameter, req.next, one per router", async () => {
+  it("the `next` a router's layers receive: named next, one parameter, req.next, one per router", async () => {
     await assertSameResponses(
       (fw) => {
         const app = production(fw);
