@@ -221,20 +221,20 @@ export class Dispatch {
   /**
    * `next()` in a run of middleware at `/`, taken without the walk: when the layer
    * calling it was run by `runPlain` and nothing the walk reads has changed since (the
-   * same `req.url`, so the same path and no mount path to put back; a stack scanned
-   * whole; no tracing; webapp's `process_params`), the walk would run the next layer
-   * if it is plain, and so does this, in about 70 fewer instructions per layer. False
-   * when the walk must look (and it then checks everything again).
+   * same `req.url`, so the same path and no mount path to put back; the same layers
+   * to look at, see LayerCursor.peek; no tracing; webapp's `process_params`), the walk
+   * would run the next layer if it is plain, and so does this, in about 70 fewer
+   * instructions per layer. False when the walk must look (it then checks everything).
    */
   private continuePlainRun(): boolean {
     const url = this.plainRunUrl;
     if (url === undefined || url !== this.req.url || this.sync >= MAX_SYNC_DEPTH) return false;
-    const layer = this.cursor.peekScanned();
+    const layer = this.cursor.peek();
     if (layer === undefined || this.router.process_params !== processParams || isTracingActive()) return false;
     const fn = plainMiddleware(layer);
     if (fn === undefined) return false;
     this.sync++;
-    this.cursor.skipTo(this.cursor.nextPosition + 1);
+    this.cursor.advance();
     this.runPlain(layer, fn);
     return true;
   }

@@ -47,20 +47,30 @@ export class LayerCursor {
     this.position = position;
   }
 
-  /** Stack position of the next layer to look at. */
-  get nextPosition(): number {
-    return this.position;
+  /**
+   * The next layer that may match, without moving past it, when finding it needs no
+   * new look at the path: a stack scanned whole, or the index's candidates for the
+   * path last sought, the stack still of the same length (what `seek` checks before
+   * keeping them). Undefined at the end of the stack, or when `seek` must run first.
+   */
+  peek(): Layer | undefined {
+    const stack = this.owner.stack;
+    const candidates = this.candidates;
+    let position = this.position;
+    if (candidates === undefined) {
+      if (this.seekIndex !== undefined || stack.length >= this.scanBelow) return undefined;
+    } else {
+      if (this.candidate >= candidates.length || !this.seekIndex!.hasLengthOf(stack)) return undefined;
+      position = candidates[this.candidate];
+    }
+    return position < stack.length ? stack[position] : undefined;
   }
 
-  /**
-   * The next layer, without moving past it, when the stack is scanned whole (so no
-   * path can narrow the walk) and has one left; else undefined.
-   */
-  peekScanned(): Layer | undefined {
-    if (this.seekIndex !== undefined || this.candidates !== undefined) return undefined;
-    const stack = this.owner.stack;
-    if (stack.length >= this.scanBelow || this.position >= stack.length) return undefined;
-    return stack[this.position];
+  /** Moves past the layer `peek` returned, as `next` would have. */
+  advance(): void {
+    const candidates = this.candidates;
+    if (candidates !== undefined) this.position = candidates[this.candidate++] + 1;
+    else this.position++;
   }
 
   /** Whether every layer has been looked at. */
