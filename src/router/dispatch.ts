@@ -4,9 +4,9 @@
  *
  * Why a class and a small `next` closure: the state lives in two objects of fixed
  * shape (this and its LayerCursor) and `next` is the only function made per request
- * per router (the layers need a plain function; see `nextFor`). Nothing else is allocated unless the
- * request needs it (param callbacks, an OPTIONS answer), so a request in flight
- * keeps as little as possible alive across scavenges.
+ * per router (the layers need a plain function; see `nextFor`). Nothing else is
+ * allocated unless the request needs it (param callbacks, an OPTIONS answer), so a
+ * request in flight keeps as little as possible alive across scavenges.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
