@@ -182,41 +182,43 @@ describe('a run of middleware at /', () => {
       });
 
       it('goes through a router.process_params replaced before or during the request', async () => {
-        await assertSameResponses(
-          (fw) => {
-            const app = appWith(fw, unrelatedRoutes);
-            app.use(hit('first'));
-            const router = (app as unknown as { _router: Record<string, AnyFunction> })._router;
-            const wrap = (label: string) => {
-              const original = router.process_params;
-              router.process_params = function (this: unknown, ...args: unknown[]) {
-                const layer = args[0] as StackLayer;
-                hit(`${label}:${layer.name}`)(args[2], args[3] as ServerResponse, () => undefined);
-                return original.apply(this, args);
+        for (const when of ['before', 'during'] as const) {
+          await assertSameResponses(
+            (fw) => {
+              const app = appWith(fw, unrelatedRoutes);
+              app.use(hit('first'));
+              const router = (app as unknown as { _router: Record<string, AnyFunction> })._router;
+              const wrap = (label: string) => {
+                const original = router.process_params;
+                router.process_params = function (this: unknown, ...args: unknown[]) {
+                  const layer = args[0] as StackLayer;
+                  hit(`${label}:${layer.name}`)(args[2], args[3] as ServerResponse, () => undefined);
+                  return original.apply(this, args);
+                };
+                return original;
               };
-              return original;
-            };
-            if (fw.name === 'never') wrap('never');
-            app.use((req: Request, res: Response, next: NextFunction) => {
-              if (req.query.wrap) {
-                const original = wrap('mid');
-                res.on('finish', () => {
-                  router.process_params = original;
-                });
-              }
-              next();
-            });
-            app.use(function second(req: Request, res: Response, next: NextFunction) {
-              hit('second')(req, res, next);
-            });
-            app.use(function third(req: Request, res: Response, next: NextFunction) {
-              hit('third')(req, res, next);
-            });
-            app.get('/', answer('end'));
-            return app;
-          },
-          [get('/'), get('/?wrap=1')],
-        );
+              if (when === 'before') wrap('before');
+              app.use((req: Request, res: Response, next: NextFunction) => {
+                if (when === 'during' && req.query.wrap) {
+                  const original = wrap('during');
+                  res.on('finish', () => {
+                    router.process_params = original;
+                  });
+                }
+                next();
+              });
+              app.use(function second(req: Request, res: Response, next: NextFunction) {
+                hit('second')(req, res, next);
+              });
+              app.use(function third(req: Request, res: Response, next: NextFunction) {
+                hit('third')(req, res, next);
+              });
+              app.get('/', answer('end'));
+              return app;
+            },
+            [get('/'), get('/?wrap=1')],
+          );
+        }
       });
 
       it("follows next called twice, next('route') and a throw as express@4 does", async () => {
