@@ -32,6 +32,11 @@ function answer(tag: string) {
   };
 }
 
+/** `hit(name)` as a function of that name: the layer's `name`, which wrappers of the layer methods report. */
+function namedHit(name: string) {
+  return Object.defineProperty(hit(name), 'name', { value: name });
+}
+
 /** A middleware that records the URL it saw in the trail. */
 function sawUrl(name: string) {
   return (req: Request, res: ServerResponse, next: NextFunction) => hit(`${name}@${req.url}`)(req, res, next);
@@ -105,9 +110,7 @@ describe('a run of middleware at /', () => {
               next();
             });
             app.use(hit('between'));
-            app.use(function target(req: Request, res: Response, next: NextFunction) {
-              hit('target')(req, res, next);
-            });
+            app.use(namedHit('target'));
             return app;
           },
           [get('/'), get('/again')],
@@ -154,9 +157,7 @@ describe('a run of middleware at /', () => {
               });
               next();
             });
-            app.use(function after(req: Request, res: Response, next: NextFunction) {
-              hit('after')(req, res, next);
-            });
+            app.use(namedHit('after'));
             app.get('/', answer('end'));
             return app;
           },
@@ -207,12 +208,8 @@ describe('a run of middleware at /', () => {
                 }
                 next();
               });
-              app.use(function second(req: Request, res: Response, next: NextFunction) {
-                hit('second')(req, res, next);
-              });
-              app.use(function third(req: Request, res: Response, next: NextFunction) {
-                hit('third')(req, res, next);
-              });
+              app.use(namedHit('second'));
+              app.use(namedHit('third'));
               app.get('/', answer('end'));
               return app;
             },
