@@ -25,7 +25,8 @@ import {
 // do: imported from ESM on Node 22 and later, its namespace's lazy WebSocket getters
 // load undici, 30 to 50 ms and several MB that would be charged to the server's cold
 // start and RSS.
-const http = createRequire(import.meta.url)('node:http');
+const require = createRequire(import.meta.url);
+const http = require('node:http');
 
 function requireResponse(express, method) {
   if (typeof express.response[method] !== 'function') unsupported(`no res.${method}() in this build`);
@@ -52,6 +53,21 @@ function nestedRouters(express) {
   return api;
 }
 
+/** helmet, cors, morgan (into a stream that drops the lines), response-time, cookie-parser, json, a router. */
+function productionStack(express, app) {
+  const { Writable } = require('node:stream');
+  const discard = new Writable({ write: (chunk, encoding, done) => done() });
+  app.use(require('helmet')());
+  app.use(require('cors')());
+  app.use(require('morgan')('combined', { stream: discard }));
+  app.use(require('response-time')());
+  app.use(require('cookie-parser')('secret'));
+  app.use(express.json());
+  const api = express.Router();
+  api.get('/users/:id', (req, res) => res.json({ id: req.params.id, name: 'Ada' }));
+  app.use('/api', api);
+}
+
 function defineApp(express, app, extras) {
   switch (kind) {
     case 'hello':
@@ -69,6 +85,12 @@ function defineApp(express, app, extras) {
     }
     case 'subapp-direct':
       app.get('/api', (req, res) => res.send('Hello World'));
+      return;
+    // Also not a standard scenario (bench/README.md, "A production stack"): GET
+    // /api/users/42 through the middleware a production app typically runs, the same
+    // npm packages for every framework, as a user who swaps `require('express')` keeps them.
+    case 'stack':
+      productionStack(express, app);
       return;
     case 'json':
       requireResponse(express, 'json');
