@@ -172,6 +172,39 @@ function cookies(req, res) {
   sendText(res, 200, theme ? decodeURIComponent(theme[1]) : 'undefined');
 }
 
+/**
+ * Not a standard scenario (bench/README.md, "A production stack"): the npm middleware
+ * of express-app.mjs's `stack`, called in a loop on Node's own objects, then
+ * GET /api/users/:id answered with JSON: what that stack costs without a framework.
+ */
+function stack() {
+  const { Writable } = require('node:stream');
+  const discard = new Writable({ write: (chunk, encoding, done) => done() });
+  const chain = [
+    require('helmet')(),
+    require('cors')(),
+    require('morgan')('combined', { stream: discard }),
+    require('response-time')(),
+    require('cookie-parser')('secret'),
+    require('body-parser').json(),
+  ];
+  const route = (req, res) => {
+    const user = /^\/api\/users\/([^/]+)\/?$/.exec(req.url);
+    if (user) sendJson(res, { id: decodeURIComponent(user[1]), name: 'Ada' });
+    else notFound(res);
+  };
+  return (req, res) => {
+    let index = 0;
+    const next = (error) => {
+      if (error) return sendText(res, 500, 'Internal Server Error');
+      const middleware = chain[index++];
+      if (middleware) middleware(req, res, next);
+      else route(req, res);
+    };
+    next();
+  };
+}
+
 const handlers = {
   hello,
   json,
@@ -186,8 +219,9 @@ const handlers = {
   ejs,
   gzip: gzipped,
   cookies,
+  stack,
 };
-const factories = new Set([routes, middleware, query, ejs]);
+const factories = new Set([routes, middleware, query, ejs, stack]);
 const handler = handlers[kind];
 if (!handler) throw new Error(`unknown workload ${kind}`);
 const server = createServer(factories.has(handler) ? handler() : handler);
