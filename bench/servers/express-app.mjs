@@ -12,6 +12,7 @@ import {
   announce,
   cityOf,
   kind,
+  productionMiddleware,
   routePath,
   sendFilePath,
   staticRoot,
@@ -25,8 +26,7 @@ import {
 // do: imported from ESM on Node 22 and later, its namespace's lazy WebSocket getters
 // load undici, 30 to 50 ms and several MB that would be charged to the server's cold
 // start and RSS.
-const require = createRequire(import.meta.url);
-const http = require('node:http');
+const http = createRequire(import.meta.url)('node:http');
 
 function requireResponse(express, method) {
   if (typeof express.response[method] !== 'function') unsupported(`no res.${method}() in this build`);
@@ -53,15 +53,9 @@ function nestedRouters(express) {
   return api;
 }
 
-/** helmet, cors, morgan (into a stream that drops the lines), response-time, cookie-parser, json, a router. */
+/** The production middleware (shared.mjs), the framework's json, a router. */
 function productionStack(express, app) {
-  const { Writable } = require('node:stream');
-  const discard = new Writable({ write: (chunk, encoding, done) => done() });
-  app.use(require('helmet')());
-  app.use(require('cors')());
-  app.use(require('morgan')('combined', { stream: discard }));
-  app.use(require('response-time')());
-  app.use(require('cookie-parser')('secret'));
+  for (const middleware of productionMiddleware()) app.use(middleware);
   app.use(express.json());
   const api = express.Router();
   api.get('/users/:id', (req, res) => res.json({ id: req.params.id, name: 'Ada' }));

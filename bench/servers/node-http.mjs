@@ -14,6 +14,7 @@ import {
   announce,
   cityOf,
   kind,
+  productionMiddleware,
   routePath,
   sendFilePath,
   staticRoot,
@@ -178,16 +179,7 @@ function cookies(req, res) {
  * GET /api/users/:id answered with JSON: what that stack costs without a framework.
  */
 function stack() {
-  const { Writable } = require('node:stream');
-  const discard = new Writable({ write: (chunk, encoding, done) => done() });
-  const chain = [
-    require('helmet')(),
-    require('cors')(),
-    require('morgan')('combined', { stream: discard }),
-    require('response-time')(),
-    require('cookie-parser')('secret'),
-    require('body-parser').json(),
-  ];
+  const chain = [...productionMiddleware(), require('body-parser').json()];
   const route = (req, res) => {
     const user = /^\/api\/users\/([^/]+)\/?$/.exec(req.url);
     if (user) sendJson(res, { id: decodeURIComponent(user[1]), name: 'Ada' });

@@ -2,6 +2,7 @@
 // workloads are built from, and the one-line handshake with bench/run.mjs
 // ("listening <port>" once ready, "unsupported <reason>" when the framework
 // cannot serve that workload, so the harness prints n/a instead of failing).
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 export { GZIP_TEXT, SET_COOKIE, VIEW_LOCALS } from '../lib/workloads.mjs';
@@ -43,6 +44,24 @@ export function summariseForm(form) {
 /** The answer to the nested query: one deep value, so only a nesting parser gets it right. */
 export function cityOf(query) {
   return String(query?.user?.address?.city ?? 'missing');
+}
+
+/**
+ * The npm middleware of the `stack` workload (bench/README.md, "A production stack"),
+ * before the body parser, made once here so every server runs the same stack:
+ * helmet, cors, morgan (into a stream that drops its lines), response-time, cookie-parser.
+ */
+export function productionMiddleware() {
+  const require = createRequire(import.meta.url);
+  const { Writable } = require('node:stream');
+  const discard = new Writable({ write: (chunk, encoding, done) => done() });
+  return [
+    require('helmet')(),
+    require('cors')(),
+    require('morgan')('combined', { stream: discard }),
+    require('response-time')(),
+    require('cookie-parser')('secret'),
+  ];
 }
 
 export function routePath(index) {
