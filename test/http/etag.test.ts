@@ -38,6 +38,37 @@ describe('etag', () => {
     assertSameTags(ours);
   });
 
+  it('tags bodies sent again as the first time: short and long, alternating, strong and weak', () => {
+    // Bodies are found again by content (short ones in a map, a long one against the last
+    // long body): each is made afresh, as a render makes its page, so no two are the same object.
+    const page = (n: number, last: string) =>
+      Array.from({ length: n }, (_, i) => `<li>item ${i} & co</li>`).join('') + last;
+    const texts = [
+      () => 'ok',
+      () => page(2, 'short'),
+      () => page(40, 'a'), // about 800 characters
+      () => page(40, 'b'), // the same length, a different last character
+      () => page(41, 'a'),
+      () => 'é'.repeat(300),
+      () => page(700, 'z'), // above the 16 KB kept
+    ];
+    const order = [0, 1, 2, 2, 3, 2, 4, 3, 3, 5, 2, 6, 6, 1, 0, 2];
+    for (const weak of [false, true, false]) {
+      for (const index of order) {
+        const body = texts[index]();
+        assert.equal(ours.etag(body, weak), theirs(body, { weak }), `text ${index} (${body.length}), weak ${weak}`);
+      }
+    }
+  });
+
+  it('keeps answering after many distinct short bodies fill and empty the map', () => {
+    for (let i = 0; i < 300; i++) {
+      const body = `status ${i}`;
+      assert.equal(ours.etag(body, i % 2 === 0), theirs(body, { weak: i % 2 === 0 }));
+    }
+    assert.equal(ours.etag('status 1', false), theirs('status 1'));
+  });
+
   it('tags the same on Node lines without the one-shot crypto.hash (before 20.12)', () => {
     // A fresh copy of the module tags while crypto.hash is absent, as on Node 20.0 to 20.11;
     // it looks for crypto.hash when its first long body loads node:crypto.
