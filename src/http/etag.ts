@@ -65,6 +65,7 @@ function rememberedTag(body: string, weak: boolean): string {
   return tag;
 }
 
+/** The ETag header value of a body, hashed now. */
 function taggedAs(body: string | Buffer, weak: boolean): string {
   return weak ? 'W/' + entityTag(body) : entityTag(body);
 }
