@@ -10,13 +10,21 @@
 //
 //   node bench/instructions.mjs [--node=26] [--warmup=20000] [--requests=3000] [--top=25]
 //     [--path=/] [--method=GET] [--body-file=F --content-type=T] [--header='name: value']
-//     [--cache-sim] label='command args...' [label='command args...' ...]
+//     [--cache-sim] [--callers=TEXT] label='command args...' [label='command args...' ...]
+//
+// `--callers=TEXT` also lists, per server, who calls the functions whose name contains
+// TEXT, and what those calls cost them inclusively per request (for a function of V8's
+// or the C library, such as a string flattening, whose self cost alone does not say
+// which code of the request asked for it).
 //
 // `--cache-sim` also counts L1 cache misses per request, of a simulated 32 KB L1 for
 // code and one for data (as on this machine's cores), with 1 MB behind them. At tens of
 // thousands of requests per second nearly every cache line of code a request runs has
 // been evicted since the last request, so code spread over more bytes costs time that
 // the instruction count does not show (bench/README.md, "Where the clock goes").
+//
+// Compiled functions are named without their folder and line (`JS:*'step dist/cjs/core.js`),
+// so two builds of webapp in two folders, before and after a change, compare row by row.
 //
 // Each command prints `listening <port>` when ready, as bench/servers/*.mjs do:
 //   node bench/instructions.mjs node='bench/servers/node-http.mjs hello' webapp='bench/servers/webapp.mjs hello'
@@ -43,6 +51,7 @@ const { values, positionals } = parseArgs({
     'content-type': { type: 'string', default: 'application/octet-stream' },
     header: { type: 'string', multiple: true, default: [] },
     'cache-sim': { type: 'boolean', default: false },
+    callers: { type: 'string' },
   },
 });
 if (positionals.length === 0) {
@@ -120,7 +129,11 @@ function readPerfMap(pid) {
     .filter(Boolean)
     .map((line) => {
       const [start, size, ...name] = line.split(' ');
-      return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') };
+      return {
+        start: parseInt(start, 16),
+        end: parseInt(start, 16) + parseInt(size, 16),
+        name: comparable(name.join(' ')),
+      };
     })
     .sort((a, b) => a.start - b.start);
   return (address) => {
@@ -134,6 +147,15 @@ function readPerfMap(pid) {
     }
     return 'JIT code (unnamed)';
   };
+}
+
+/**
+ * A JIT-compiled function's name without the folder of its package and its line:
+ * the same function of two builds (before and after a change, in two folders) is
+ * then one row of the comparison.
+ */
+function comparable(name) {
+  return name.replace(/ \S*\/(dist|node_modules|bench)\/(\S*?)(:\d+:\d+)?$/, ' $1/$2');
 }
 
 /** What an entry belongs to: V8 compiling, V8 collecting garbage, or the work itself. */
@@ -176,6 +198,36 @@ function readDump(file, nameOf) {
   return self;
 }
 
+/**
+ * Calls into functions whose name contains `text`, by caller and callee: inclusive
+ * instructions of those calls. A JIT-compiled caller is named by its call site's
+ * address, a JIT-compiled callee by its target address, through the perf map.
+ */
+function readCallers(file, nameOf, text) {
+  const calls = new Map();
+  const named = (name, address) => (name.startsWith('0x') || name === '???' ? nameOf(address) : name);
+  let fn = '';
+  let callee = '';
+  let target = 0;
+  let pending = false;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('fn=')) fn = line.slice(3);
+    else if (line.startsWith('cfn=')) callee = line.slice(4);
+    else if (line.startsWith('calls=')) {
+      target = parseInt(line.split(' ')[1], 16);
+      pending = true;
+    } else if (pending && line.startsWith('0x')) {
+      pending = false;
+      const [site, cost] = line.split(' ');
+      const calleeName = named(callee, target);
+      if (!calleeName.includes(text)) continue;
+      const key = `${named(fn, parseInt(site, 16))}  →  ${calleeName}`;
+      calls.set(key, (calls.get(key) ?? 0) + Number(cost));
+    } else pending = false;
+  }
+  return calls;
+}
+
 /** The dump `callgrind_control -d` asked for, once callgrind has written it (within seconds). */
 async function dumpFile(dir) {
   for (let attempt = 0; attempt < 50; attempt++) {
@@ -196,16 +248,24 @@ async function measure(label, command) {
     execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
     const dump = await dumpFile(dir);
     if (!dump) throw new Error(`${label}: callgrind wrote no dump`);
-    const self = readDump(join(dir, dump), readPerfMap(server.child.pid));
+    const nameOf = readPerfMap(server.child.pid);
+    const self = readDump(join(dir, dump), nameOf);
     const count = Number(values.requests);
+    const callers = values.callers ? readCallers(join(dir, dump), nameOf, values.callers) : new Map();
+    for (const [call, cost] of callers) callers.set(call, cost / count);
     const perRequest = new Map([...self].map(([name, cost]) => [name, cost.instructions / count]));
     const missesPerRequest = new Map([...self].map(([name, cost]) => [name, cost.misses / count]));
     const totals = { work: 0, compile: 0, gc: 0, misses: 0 };
     for (const [name, cost] of perRequest) totals[categoryOf(name)] += cost;
     for (const [name, misses] of missesPerRequest) if (categoryOf(name) === 'work') totals.misses += misses;
-    return { label, perRequest, missesPerRequest, totals };
+    return { label, perRequest, missesPerRequest, totals, callers };
   } finally {
-    server.child.kill('SIGTERM');
+    // callgrind writes a last dump as the process exits: the folder is removed after that.
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
     rmSync(dir, { recursive: true, force: true });
     rmSync(`/tmp/perf-${server.child.pid}.map`, { force: true });
   }
@@ -268,4 +328,12 @@ for (const result of results) {
   console.log('     ...');
   for (const [name, cost] of sorted.slice(-Math.ceil(Number(values.top) / 2)))
     console.log(row(cost, missDifference(name), name, true));
+}
+
+if (values.callers) {
+  for (const { label, callers } of results) {
+    console.log(`\n${label}: calls into functions named …${values.callers}…, inclusive instructions per request\n`);
+    for (const [call, cost] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+      console.log(`${round(cost).padStart(8)}  ${call.slice(0, 160)}`);
+  }
 }
