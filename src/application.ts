@@ -36,7 +36,7 @@ import {
   queryParserOf,
   readSetting,
 } from './settings';
-import { isRequestTraced, isTraced, requestChannel } from './tracing/channels';
+import { enterApp, isRequestTraced, isRequestTracingActive, leaveApp } from './tracing/channels';
 import { View } from './view';
 
 export type { RenderCallback };
@@ -134,9 +134,14 @@ const presetMethods = {
       done();
       return;
     }
-    if (isTraced(requestChannel) && !isRequestTraced(req))
-      return requestTracing().traceRequest(this, req, res, done, router);
-    router.handle(req, res, done);
+    const outer = enterApp(req);
+    try {
+      if (isRequestTracingActive() && !isRequestTraced(req))
+        return requestTracing().traceRequest(this, req, res, done, router);
+      router.handle(req, res, done);
+    } finally {
+      leaveApp(outer);
+    }
   },
 
   use(...args: unknown[]) {

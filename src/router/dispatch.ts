@@ -10,8 +10,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
-import { isTracingActive, refreshTracingState } from '../tracing/channels';
-import { Layer, invokeHandler, kInPlace, truthy, type Handler, type InPlaceWork, type NextFunction } from './layer';
+import { enterRouter, isTracingActive } from '../tracing/channels';
+import { Layer, invokeHandler, truthy, type Handler, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
 import { processParams } from './params';
 import type { Route } from './route';
@@ -89,8 +89,8 @@ export class Dispatch {
 
   /** Enters the router: the first layer runs. */
   start(): void {
-    refreshTracingState();
     const req = this.req;
+    enterRouter(req);
     req.next = this.next;
     req.baseUrl = this.parentUrl;
     req.originalUrl = req.originalUrl || req.url;
@@ -114,12 +114,12 @@ export class Dispatch {
   private runLeadingInPlace(): number {
     const stack = this.router.stack;
     // Routers other than an app's have none: nothing more to ask.
-    if (stack.length === 0 || (stack[0].handle as { [kInPlace]?: InPlaceWork })[kInPlace] === undefined) return 0;
+    if (stack.length === 0 || stack[0].inPlaceWork() === undefined) return 0;
     if (isTracingActive() || this.router.process_params !== processParams || getPathname(this.req) == null) return 0;
     let ran = 0;
     for (; ran < stack.length; ran++) {
       const layer = stack[ran];
-      const work = (layer.handle as { [kInPlace]?: InPlaceWork })[kInPlace];
+      const work = layer.inPlaceWork();
       if (work === undefined || layer.regexp.fast_slash !== true) break;
       if (layer.match !== layerMatch || layer.handle_request !== layerHandleRequest) break;
       try {
@@ -300,15 +300,19 @@ function nextFor(dispatch: Dispatch): NextFunction {
  * (`/admin` does not mount `/administrator`).
  */
 function stripMountPath(dispatch: Dispatch, layerPath: string, path: string): boolean {
-  if (layerPath !== path.slice(0, layerPath.length)) return false;
-  const c = path[layerPath.length];
-  if (c && c !== '/' && c !== '.') return false;
+  // `startsWith` and char codes: a slice or a one-character string to compare would be
+  // allocated at every mount path a request goes through.
+  if (!path.startsWith(layerPath)) return false;
+  const c = path.charCodeAt(layerPath.length);
+  if (c === c && c !== 0x2f /* / */ && c !== 0x2e /* . */) return false;
   const req = dispatch.req;
   const protohost = dispatch.protohost;
   dispatch.removed = layerPath;
-  req.url = protohost + req.url!.slice(protohost.length + layerPath.length);
-  if (!protohost && req.url[0] !== '/') {
-    req.url = '/' + req.url;
+  const rest = req.url!.slice(protohost.length + layerPath.length);
+  if (protohost.length !== 0) req.url = protohost + rest;
+  else if (rest.charCodeAt(0) === 0x2f) req.url = rest;
+  else {
+    req.url = '/' + rest;
     dispatch.slashAdded = true;
   }
   req.baseUrl = dispatch.parentUrl + (layerPath[layerPath.length - 1] === '/' ? layerPath.slice(0, -1) : layerPath);
@@ -415,7 +419,7 @@ function getPathname(req: IncomingMessage): string | null | undefined {
 }
 
 function getProtohost(url: string | undefined): string | undefined {
-  if (typeof url !== 'string' || url.length === 0 || url[0] === '/') return undefined;
+  if (typeof url !== 'string' || url.length === 0 || url.charCodeAt(0) === 0x2f /* / */) return undefined;
   const searchIndex = url.indexOf('?');
   const pathLength = searchIndex !== -1 ? searchIndex : url.length;
   const fqdnIndex = url.slice(0, pathLength).indexOf('://');

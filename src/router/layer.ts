@@ -73,8 +73,17 @@ export class Layer {
    * one of the layer's own (frozen: never shared by requests), not a new one per match.
    */
   readonly noParams: Record<string, string> = Object.freeze({});
+  /**
+   * @internal The in-place work of the function the layer was made with (see kInPlace),
+   * read once here: a symbol-keyed read of each router's first function per request
+   * went through V8's generic keyed-load code.
+   */
+  private readonly inPlace: InPlaceWork | undefined;
+  private readonly inPlaceOf: Handler;
 
   constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
+    this.inPlace = (fn as { [kInPlace]?: InPlaceWork })[kInPlace];
+    this.inPlaceOf = fn;
     this.handle = fn;
     this.name = fn.name || '<anonymous>';
     this.pattern = compilePattern(path, options);
@@ -158,6 +167,11 @@ export class Layer {
     }
     if (isTracingActive()) return layerTracing().traceLayer(this, error, req, res, next);
     invokeErrorHandler(this.handle, error, req, res, next);
+  }
+
+  /** @internal The work the dispatch may run in place of calling `handle` (see kInPlace), while nothing replaced it. */
+  inPlaceWork(): InPlaceWork | undefined {
+    return this.handle === this.inPlaceOf ? this.inPlace : undefined;
   }
 
   /** @internal The function, when it handles requests (declares three parameters or fewer). */

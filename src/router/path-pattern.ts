@@ -34,8 +34,8 @@ export interface CompiledPattern {
   keys: PathKey[];
   /** Lower-cased literal first segment every match has, when one exists. */
   segmentKey: string | undefined;
-  /** The matched portion of `path` and the raw captures, or undefined when no match. */
-  exec(path: string): RegExpExecArray | string[] | undefined;
+  /** The matched portion of `path` and the raw captures, or undefined when no match (read only: it may be shared). */
+  exec(path: string): readonly string[] | undefined;
 }
 
 /** Characters with a meaning in path-to-regexp 0.1 patterns (`.` is always literal there). */
@@ -147,11 +147,19 @@ function literalPattern(
       return undefined;
     };
   } else {
+    // A mount path mostly matches letter for letter: its match is then the pattern's own
+    // text, in an array made once, where a slice and an array would be made per request.
+    // Not frozen: reads of a frozen array's elements at the match's one read site went
+    // through V8's generic keyed load (the caller only reads it).
+    const matched: readonly string[] = [base];
+    const matchedWithSlash: readonly string[] = [base + '/'];
     exec = (p) => {
-      if (!startsWith(p, base, sensitive)) return undefined;
+      const exact = p.startsWith(base);
+      if (!exact && (sensitive || !startsWith(p, base, false))) return undefined;
       if (p.length === length) return [p];
       if (p.charCodeAt(length) !== 0x2f) return undefined;
       const withSlash = p.length === length + 1 || p.charCodeAt(length + 1) === 0x2f;
+      if (exact) return withSlash ? matchedWithSlash : matched;
       return [p.slice(0, withSlash ? length + 1 : length)];
     };
   }
@@ -164,9 +172,10 @@ function literalPattern(
  * flag (and no `u` flag) does for an ASCII pattern.
  */
 export function startsWith(str: string, prefix: string, sensitive: boolean): boolean {
+  // The native comparison first: most paths that match have the pattern's own case.
+  if (str.startsWith(prefix)) return true;
   const length = prefix.length;
-  if (str.length < length) return false;
-  if (sensitive) return str.startsWith(prefix);
+  if (sensitive || str.length < length) return false;
   for (let i = 0; i < length; i++) {
     const a = str.charCodeAt(i);
     const b = prefix.charCodeAt(i);

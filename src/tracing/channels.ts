@@ -80,20 +80,60 @@ export function isRequestTraced(req: IncomingMessage): boolean {
 }
 
 /**
- * Whether someone listened to a webapp channel when a request last entered a router.
- * Why not ask the channels at every layer: that is ten `hasSubscribers` getters, about
- * 10 ns, and a request runs every layer of its chain (a tenth of the router's cost per
- * layer). So a subscription made while requests are in flight applies from the next
- * router a request enters.
+ * Whether someone listened to a webapp channel when a request last entered an app, or a
+ * router outside an app. Why not ask the channels at every layer: that is a dozen
+ * `hasSubscribers` getters, and a request runs every layer of its chain (a tenth of the
+ * router's cost per layer). Nor at every router: an app and three nested routers asked
+ * them four times per request. So a subscription made while requests are in flight
+ * applies from the next request that enters an app or router.
  */
 let layersTraced = false;
+let requestsTraced = false;
 
-/** Asks the channels again; the router calls it as a request enters. */
-export function refreshTracingState(): void {
-  layersTraced = isTraced(layerChannel) || isTraced(requestChannel);
+/**
+ * The request an app is running on this call stack (undefined between events): the
+ * routers and apps it enters within that run have had the channels asked for it.
+ */
+let routedRequest: object | undefined;
+
+function askChannels(): void {
+  requestsTraced = isTraced(requestChannel);
+  layersTraced = requestsTraced || isTraced(layerChannel);
 }
 
-/** Whether a layer call must go through `traceLayer` (see refreshTracingState). */
+/**
+ * Called as a request enters an app: asks the channels, unless the app is mounted in
+ * one that is running the request on this call stack. Returns what `leaveApp` must
+ * restore when this app returns.
+ */
+export function enterApp(req: object): object | undefined {
+  const outer = routedRequest;
+  if (outer !== req) {
+    askChannels();
+    routedRequest = req;
+  }
+  return outer;
+}
+
+/** Called as the app that `enterApp` returned `outer` for returns. */
+export function leaveApp(outer: object | undefined): void {
+  routedRequest = outer;
+}
+
+/**
+ * Called as a request enters a router: asks the channels, unless an app running the
+ * request on this call stack has (a router outside any app asks for itself).
+ */
+export function enterRouter(req: object): void {
+  if (routedRequest !== req) askChannels();
+}
+
+/** Whether a layer call must go through `traceLayer` (see enterApp). */
 export function isTracingActive(): boolean {
   return layersTraced;
+}
+
+/** Whether `webapp:request` had subscribers when the request entered (see enterApp). */
+export function isRequestTracingActive(): boolean {
+  return requestsTraced;
 }

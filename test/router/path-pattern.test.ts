@@ -57,6 +57,9 @@ const PATHS = [
   '/foo//',
   '/FOO',
   '/Foo',
+  // A mount path matched in another case than the pattern's, before more of the path.
+  '/FOO/bar',
+  '/Foo//x',
   '/foo/bar',
   '/foo/bar/',
   '/foobar',

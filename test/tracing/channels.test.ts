@@ -8,6 +8,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import type http from 'node:http';
 import { afterEach, describe, it } from 'node:test';
 import webapp = require('../../src/index');
+import * as channels from '../../src/tracing/channels';
 import { isTraced, type LayerTrace, type RequestTrace } from '../../src/tracing/channels';
 import { rawRequest, withServer } from '../support/raw-http';
 import { tracedApp } from '../support/traced-app';
@@ -264,6 +265,75 @@ describe('tracing channels', () => {
       });
     } finally {
       recording?.stop();
+    }
+  });
+
+  it('a subscription made in a router applies to routers nested in it from the next request', async () => {
+    let recording: ReturnType<typeof record> | undefined;
+    const app = webapp();
+    const outer = webapp.Router();
+    const inner = webapp.Router();
+    outer.use(function subscribing(_req, _res, next) {
+      recording ??= record();
+      next();
+    });
+    inner.get('/', function handler(_req, res) {
+      res.end('ok');
+    });
+    outer.use('/inner', inner);
+    app.use('/outer', outer);
+    const layerStarts = () =>
+      recording!.events.filter(([channel, event]) => channel === 'layer' && event === 'start').map((e) => e[3]);
+    try {
+      await withServer(app, async (port) => {
+        assert.equal((await rawRequest(port, { path: '/outer/inner' })).body, 'ok');
+        assert.deepEqual(layerStarts(), []);
+        assert.equal((await rawRequest(port, { path: '/outer/inner' })).body, 'ok');
+        assert.deepEqual(layerStarts(), ['query', 'expressInit', 'router', 'subscribing', 'router', 'handler']);
+      });
+    } finally {
+      recording?.stop();
+    }
+  });
+
+  it('asks the channels once per request, however deeply its routers and apps nest', async () => {
+    // Counts the asks: an own getter on each of webapp's channel objects in front of the prototype's.
+    let asks = 0;
+    const spied = [channels.layerChannel, channels.requestChannel];
+    for (const channel of spied) {
+      Object.defineProperty(channel, 'hasSubscribers', {
+        configurable: true,
+        get() {
+          asks++;
+          return false;
+        },
+      });
+    }
+    const flat = webapp();
+    flat.get('/a/b/c/d', (_req, res) => res.end('ok'));
+    const nested = webapp();
+    const sub = webapp();
+    const a = webapp.Router();
+    const b = webapp.Router();
+    b.get('/d', (_req, res) => res.end('ok'));
+    a.use('/c', b);
+    sub.use('/b', a);
+    nested.use('/a', sub);
+    const asksPerRequest = async (app: typeof flat) => {
+      let counted = 0;
+      await withServer(app, async (port) => {
+        asks = 0;
+        for (let i = 0; i < 3; i++) assert.equal((await rawRequest(port, { path: '/a/b/c/d' })).body, 'ok');
+        counted = asks / 3;
+      });
+      return counted;
+    };
+    try {
+      const flatAsks = await asksPerRequest(flat);
+      assert.equal(flatAsks, spied.length);
+      assert.equal(await asksPerRequest(nested), flatAsks);
+    } finally {
+      for (const channel of spied) delete (channel as { hasSubscribers?: boolean }).hasSubscribers;
     }
   });
 
