@@ -134,14 +134,10 @@ const presetMethods = {
       done();
       return;
     }
-    const outer = enterApp(req);
-    try {
-      if (isRequestTracingActive() && !isRequestTraced(req))
-        return requestTracing().traceRequest(this, req, res, done, router);
-      router.handle(req, res, done);
-    } finally {
-      leaveApp(outer);
-    }
+    enterApp();
+    if (isRequestTracingActive() && !isRequestTraced(req)) requestTracing().traceRequest(this, req, res, done, router);
+    else router.handle(req, res, done);
+    leaveApp();
   },
 
   use(...args: unknown[]) {

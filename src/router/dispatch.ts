@@ -90,7 +90,7 @@ export class Dispatch {
   /** Enters the router: the first layer runs. */
   start(): void {
     const req = this.req;
-    enterRouter(req);
+    enterRouter();
     req.next = this.next;
     req.baseUrl = this.parentUrl;
     req.originalUrl = req.originalUrl || req.url;

@@ -296,7 +296,7 @@ describe('tracing channels', () => {
     }
   });
 
-  it('asks the channels once per request, however deeply its routers and apps nest', async () => {
+  it('asks the channels once per request and app, however deeply its routers nest', async () => {
     // Counts the asks: an own getter on each of webapp's channel objects in front of the prototype's.
     let asks = 0;
     const spied = [channels.layerChannel, channels.requestChannel];
@@ -311,14 +311,20 @@ describe('tracing channels', () => {
     }
     const flat = webapp();
     flat.get('/a/b/c/d', (_req, res) => res.end('ok'));
-    const nested = webapp();
-    const sub = webapp();
+    const nestedRouters = webapp();
     const a = webapp.Router();
     const b = webapp.Router();
-    b.get('/d', (_req, res) => res.end('ok'));
-    a.use('/c', b);
-    sub.use('/b', a);
-    nested.use('/a', sub);
+    const c = webapp.Router();
+    c.get('/d', (_req, res) => res.end('ok'));
+    b.use('/c', c);
+    a.use('/b', b);
+    nestedRouters.use('/a', a);
+    const nestedApps = webapp();
+    const sub = webapp();
+    const router = webapp.Router();
+    router.get('/c/d', (_req, res) => res.end('ok'));
+    sub.use('/b', router);
+    nestedApps.use('/a', sub);
     const asksPerRequest = async (app: typeof flat) => {
       let counted = 0;
       await withServer(app, async (port) => {
@@ -331,9 +337,40 @@ describe('tracing channels', () => {
     try {
       const flatAsks = await asksPerRequest(flat);
       assert.equal(flatAsks, spied.length);
-      assert.equal(await asksPerRequest(nested), flatAsks);
+      assert.equal(await asksPerRequest(nestedRouters), flatAsks);
+      // A mounted app asks as it is entered, as the outer one did.
+      assert.equal(await asksPerRequest(nestedApps), 2 * flatAsks);
     } finally {
       for (const channel of spied) delete (channel as { hasSubscribers?: boolean }).hasSubscribers;
+    }
+  });
+
+  it('a router outside any app asks as each request enters it', async () => {
+    let recording: ReturnType<typeof record> | undefined;
+    const router = webapp.Router();
+    router.use(function subscribing(_req, _res, next) {
+      recording ??= record();
+      next();
+    });
+    router.get('/', function handler(_req, res) {
+      res.end('ok');
+    });
+    // A router as a plain request listener, as `router(req, res, done)` is usable without an app.
+    const listener = (req: http.IncomingMessage, res: http.ServerResponse) =>
+      (router as unknown as http.RequestListener & ((...args: unknown[]) => void))(req, res, () =>
+        res.end('not found'),
+      );
+    const layerStarts = () =>
+      recording!.events.filter(([channel, event]) => channel === 'layer' && event === 'start').map((e) => e[3]);
+    try {
+      await withServer(listener, async (port) => {
+        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
+        assert.deepEqual(layerStarts(), []);
+        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
+        assert.deepEqual(layerStarts(), ['subscribing', 'handler']);
+      });
+    } finally {
+      recording?.stop();
     }
   });
 
