@@ -54,6 +54,36 @@ function record(): { events: Event[]; stop: () => void } {
   };
 }
 
+/**
+ * A middleware named `subscribing` that subscribes to both channels as the first request
+ * passes it. `assertTracedFromSecondRequest` sends two requests to `path`: the first
+ * subscribed while in flight, so none of its layers is traced; the second's traced
+ * layers must be `expected`.
+ */
+function subscribesInFlight() {
+  let recording: ReturnType<typeof record> | undefined;
+  const layerStarts = () =>
+    recording!.events.filter(([channel, event]) => channel === 'layer' && event === 'start').map((e) => e[3]);
+  return {
+    subscribing(_req: unknown, _res: unknown, next: () => void) {
+      recording ??= record();
+      next();
+    },
+    async assertTracedFromSecondRequest(listener: http.RequestListener, path: string, expected: string[]) {
+      try {
+        await withServer(listener, async (port) => {
+          assert.equal((await rawRequest(port, { path })).body, 'ok');
+          assert.deepEqual(layerStarts(), []);
+          assert.equal((await rawRequest(port, { path })).body, 'ok');
+          assert.deepEqual(layerStarts(), expected);
+        });
+      } finally {
+        recording?.stop();
+      }
+    },
+  };
+}
+
 let stop: (() => void) | undefined;
 afterEach(() => stop?.());
 
@@ -245,55 +275,34 @@ describe('tracing channels', () => {
   });
 
   it('a subscription made while a request is in flight applies from the next request entering a router', async () => {
-    let recording: ReturnType<typeof record> | undefined;
+    const probe = subscribesInFlight();
     const app = webapp();
-    app.use(function subscribing(_req, _res, next) {
-      recording ??= record();
-      next();
-    });
+    app.use(probe.subscribing);
     app.get('/', function handler(_req, res) {
       res.end('ok');
     });
-    const layerStarts = () =>
-      recording!.events.filter(([channel, event]) => channel === 'layer' && event === 'start').map((e) => e[3]);
-    try {
-      await withServer(app, async (port) => {
-        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
-        assert.deepEqual(layerStarts(), []);
-        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
-        assert.deepEqual(layerStarts(), ['query', 'expressInit', 'subscribing', 'handler']);
-      });
-    } finally {
-      recording?.stop();
-    }
+    await probe.assertTracedFromSecondRequest(app, '/', ['query', 'expressInit', 'subscribing', 'handler']);
   });
 
   it('a subscription made in a router applies to routers nested in it from the next request', async () => {
-    let recording: ReturnType<typeof record> | undefined;
+    const probe = subscribesInFlight();
     const app = webapp();
     const outer = webapp.Router();
     const inner = webapp.Router();
-    outer.use(function subscribing(_req, _res, next) {
-      recording ??= record();
-      next();
-    });
+    outer.use(probe.subscribing);
     inner.get('/', function handler(_req, res) {
       res.end('ok');
     });
     outer.use('/inner', inner);
     app.use('/outer', outer);
-    const layerStarts = () =>
-      recording!.events.filter(([channel, event]) => channel === 'layer' && event === 'start').map((e) => e[3]);
-    try {
-      await withServer(app, async (port) => {
-        assert.equal((await rawRequest(port, { path: '/outer/inner' })).body, 'ok');
-        assert.deepEqual(layerStarts(), []);
-        assert.equal((await rawRequest(port, { path: '/outer/inner' })).body, 'ok');
-        assert.deepEqual(layerStarts(), ['query', 'expressInit', 'router', 'subscribing', 'router', 'handler']);
-      });
-    } finally {
-      recording?.stop();
-    }
+    await probe.assertTracedFromSecondRequest(app, '/outer/inner', [
+      'query',
+      'expressInit',
+      'router',
+      'subscribing',
+      'router',
+      'handler',
+    ]);
   });
 
   it('asks the channels once per request and app, however deeply its routers nest', async () => {
@@ -346,12 +355,9 @@ describe('tracing channels', () => {
   });
 
   it('a router outside any app asks as each request enters it', async () => {
-    let recording: ReturnType<typeof record> | undefined;
+    const probe = subscribesInFlight();
     const router = webapp.Router();
-    router.use(function subscribing(_req, _res, next) {
-      recording ??= record();
-      next();
-    });
+    router.use(probe.subscribing);
     router.get('/', function handler(_req, res) {
       res.end('ok');
     });
@@ -360,18 +366,7 @@ describe('tracing channels', () => {
       (router as unknown as http.RequestListener & ((...args: unknown[]) => void))(req, res, () =>
         res.end('not found'),
       );
-    const layerStarts = () =>
-      recording!.events.filter(([channel, event]) => channel === 'layer' && event === 'start').map((e) => e[3]);
-    try {
-      await withServer(listener, async (port) => {
-        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
-        assert.deepEqual(layerStarts(), []);
-        assert.equal((await rawRequest(port, { path: '/' })).body, 'ok');
-        assert.deepEqual(layerStarts(), ['subscribing', 'handler']);
-      });
-    } finally {
-      recording?.stop();
-    }
+    await probe.assertTracedFromSecondRequest(listener, '/', ['subscribing', 'handler']);
   });
 
   it('with nobody subscribed, requests carry no trace state', async () => {
