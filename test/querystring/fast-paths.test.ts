@@ -73,6 +73,31 @@ describe('parseExtended fast paths: the same answers as qs', () => {
     for (const value of values) same(`key%21+=${value}&${value}=x`, OPTION_SETS[0]);
   });
 
+  it('reads short and long parts alike: the one-pass scan, the searched long part, the decoder of long strings', () => {
+    // Parts and keys around the lengths where the parser changes method (128 characters
+    // for a part, 32 for a string to decode), each holding what decides its split and
+    // its decoding at the start, the middle or the end.
+    const specials = ['=', ']=', '[', ']', '%21', '+', '%zz', '%E2%9C%93', '%5B', '%5D', 'a[b]=', '[]='];
+    const random = prng(0x5ca9);
+    const filler = (length: number) => 'x'.repeat(Math.max(0, length));
+    for (let i = 0; i < 3000; i++) {
+      const count = 1 + Math.floor(random() * 3);
+      const parts: string[] = [];
+      for (let j = 0; j < count; j++) {
+        const target = [8, 30, 31, 32, 33, 34, 126, 127, 128, 129, 130, 260][Math.floor(random() * 12)];
+        const pieces = 1 + Math.floor(random() * 3);
+        let part = '';
+        for (let k = 0; k < pieces; k++) {
+          part += filler(Math.floor((random() * target) / pieces));
+          part += specials[Math.floor(random() * specials.length)];
+        }
+        parts.push(part + filler(target - part.length));
+      }
+      const input = parts.join('&');
+      for (const options of OPTION_SETS) same(input, options);
+    }
+  });
+
   it('orders flat and nested keys as qs does, whichever comes first', () => {
     const keys = ['a', 'b', '0', '7', '4294967295', 'a[b]', 'a[0]', 'a[]', '[a]', '[0]', 'b[c][d]', '0[a]', ''];
     const skipped = ['__proto__', 'toString', '__proto__[x]', 'a[__proto__]', 'hasOwnProperty'];
