@@ -117,6 +117,24 @@ describe('body-parser errors', () => {
     assert.equal(error.received, 4);
   });
 
+  it("request.aborted when a stream other than Node's request closes before its end", async () => {
+    // Node's request emits `aborted` before it closes early, and the reader listens to
+    // that alone; a stream that only closes (HTTP/2's request, a look-alike) is listened to for `close`.
+    const { PassThrough } = await import('node:stream');
+    const fake = Object.assign(new PassThrough(), {
+      headers: { 'content-type': 'text/plain', 'content-length': '10' },
+      complete: false,
+    });
+    const error = await new Promise<Record<string, unknown>>((resolve) => {
+      bodyParser.text()(fake as never, {} as never, (err?: unknown) => resolve(err as Record<string, unknown>));
+      fake.write('abcd', () => fake.destroy());
+    });
+    assert.equal(error.status, 400);
+    assert.equal(error.type, 'request.aborted');
+    assert.equal(error.expected, 10);
+    assert.equal(error.received, 4);
+  });
+
   it('request.aborted: the server stays healthy after a client aborts mid-upload', async () => {
     shared.parser = bodyParser.json();
     await rawExchange(
