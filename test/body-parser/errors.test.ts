@@ -46,6 +46,25 @@ async function send(headers: Record<string, string>, body: string | Buffer) {
   return json(res.status, await res.json());
 }
 
+/**
+ * What `text()` passes to next for a stream made to look like a request (a text/plain
+ * body of 10 announced bytes, `complete` as given) that `feed` writes to.
+ */
+async function textFromStream(
+  complete: boolean,
+  feed: (fake: import('node:stream').PassThrough) => void,
+): Promise<Record<string, unknown>> {
+  const { PassThrough } = await import('node:stream');
+  const fake = Object.assign(new PassThrough(), {
+    headers: { 'content-type': 'text/plain', 'content-length': '10' },
+    complete,
+  });
+  return new Promise((resolve) => {
+    bodyParser.text()(fake as never, {} as never, (err?: unknown) => resolve(err as Record<string, unknown>));
+    feed(fake);
+  });
+}
+
 describe('body-parser errors', () => {
   it('entity.too.large (413) before reading when Content-Length is over the limit, with limit and length', async () => {
     shared.parser = bodyParser.json({ limit: 10 });
@@ -102,15 +121,7 @@ describe('body-parser errors', () => {
   });
 
   it('request.size.invalid (400) when a stream ends with fewer bytes than its Content-Length', async () => {
-    const { PassThrough } = await import('node:stream');
-    const fake = Object.assign(new PassThrough(), {
-      headers: { 'content-type': 'text/plain', 'content-length': '10' },
-      complete: true,
-    });
-    const error = await new Promise<Record<string, unknown>>((resolve) => {
-      bodyParser.text()(fake as never, {} as never, (err?: unknown) => resolve(err as Record<string, unknown>));
-      fake.end('abcd');
-    });
+    const error = await textFromStream(true, (fake) => fake.end('abcd'));
     assert.equal(error.status, 400);
     assert.equal(error.type, 'request.size.invalid');
     assert.equal(error.expected, 10);
@@ -120,15 +131,7 @@ describe('body-parser errors', () => {
   it("request.aborted when a stream other than Node's request closes before its end", async () => {
     // Node's request emits `aborted` before it closes early, and the reader listens to
     // that alone; a stream that only closes (HTTP/2's request, a look-alike) is listened to for `close`.
-    const { PassThrough } = await import('node:stream');
-    const fake = Object.assign(new PassThrough(), {
-      headers: { 'content-type': 'text/plain', 'content-length': '10' },
-      complete: false,
-    });
-    const error = await new Promise<Record<string, unknown>>((resolve) => {
-      bodyParser.text()(fake as never, {} as never, (err?: unknown) => resolve(err as Record<string, unknown>));
-      fake.write('abcd', () => fake.destroy());
-    });
+    const error = await textFromStream(false, (fake) => fake.write('abcd', () => fake.destroy()));
     assert.equal(error.status, 400);
     assert.equal(error.type, 'request.aborted');
     assert.equal(error.expected, 10);
