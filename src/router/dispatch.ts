@@ -304,7 +304,7 @@ function stripMountPath(dispatch: Dispatch, layerPath: string, path: string): bo
   // allocated at every mount path a request goes through.
   if (!path.startsWith(layerPath)) return false;
   const c = path.charCodeAt(layerPath.length);
-  if (c === c && c !== 0x2f /* / */ && c !== 0x2e /* . */) return false;
+  if (path.length > layerPath.length && c !== 0x2f /* / */ && c !== 0x2e /* . */) return false;
   const req = dispatch.req;
   const protohost = dispatch.protohost;
   dispatch.removed = layerPath;
