@@ -16,7 +16,8 @@
  * - Objects with per-instance state that nobody calls or walks (Layer, Route,
  *   Router3, Route3, View, Dispatch, LayerCursor) are classes. Only their
  *   members generated from the HTTP method list (`route.get(...)`...) are
- *   installed here, with the attributes Express's assignments give them.
+ *   installed here (`defineClassMembers`), with the attributes Express's
+ *   assignments give them.
  *
  * Attributes are those Express's own declarations make, so that code which
  * enumerates or redefines members sees the same object:
@@ -57,23 +58,83 @@ export interface Members {
   hidden?: Record<string, Getter>;
 }
 
+/**
+ * The descriptors every member is defined with, refilled for each: a fresh object
+ * literal per member was most of what defining them allocated at load (with
+ * `Object.entries`' pairs), and load-time garbage counts: it is what brings on the
+ * first scavenges before a server's first answer (bench/README.md, "Cold start:
+ * the garbage of defining members").
+ */
+const dataMember: PropertyDescriptor = { configurable: true, enumerable: true, writable: true, value: undefined };
+const accessorMember: PropertyDescriptor = { configurable: true, enumerable: true, get: undefined, set: undefined };
+
 function defineValue(target: object, name: string, value: unknown): void {
-  Object.defineProperty(target, name, { configurable: true, enumerable: true, writable: true, value });
+  dataMember.value = value;
+  Object.defineProperty(target, name, dataMember);
+  dataMember.value = undefined;
 }
 
-/** Installs `members` on `target` (a function, a class prototype, a module export) and returns it. */
+function defineAccessor(target: object, name: string, enumerable: boolean, get: Getter, set: Setter | undefined): void {
+  accessorMember.enumerable = enumerable;
+  accessorMember.get = get;
+  accessorMember.set = set;
+  Object.defineProperty(target, name, accessorMember);
+  accessorMember.get = accessorMember.set = undefined;
+}
+
+/**
+ * Installs `members` on `target` (a function, a class prototype, a module export) and returns it.
+ * Indexed loops over `Object.keys`: this runs once, before any of it is optimized, and
+ * an interpreted `for...of` allocates a result object per step.
+ */
 export function defineMembers<T extends object>(target: T, members: Members): T {
-  for (const [name, method] of Object.entries(members.methods ?? {})) defineValue(target, name, method);
-  for (const [alias, name] of Object.entries(members.aliases ?? {}))
-    defineValue(target, alias, (target as Record<string, unknown>)[name]);
-  for (const [name, value] of Object.entries(members.values ?? {})) defineValue(target, name, value);
-  for (const [name, accessor] of Object.entries(members.getters ?? {})) {
-    const { get, set } = typeof accessor === 'function' ? { get: accessor, set: undefined } : accessor;
-    Object.defineProperty(target, name, { configurable: true, enumerable: true, get, set });
+  const { methods, aliases, values, getters, hidden } = members;
+  if (methods !== undefined) {
+    const names = Object.keys(methods);
+    for (let i = 0; i < names.length; i++) defineValue(target, names[i], methods[names[i]]);
   }
-  for (const [name, get] of Object.entries(members.hidden ?? {}))
-    Object.defineProperty(target, name, { configurable: true, enumerable: false, get });
+  if (aliases !== undefined) {
+    const names = Object.keys(aliases);
+    for (let i = 0; i < names.length; i++)
+      defineValue(target, names[i], (target as Record<string, unknown>)[aliases[names[i]]]);
+  }
+  if (values !== undefined) {
+    const names = Object.keys(values);
+    for (let i = 0; i < names.length; i++) defineValue(target, names[i], values[names[i]]);
+  }
+  if (getters !== undefined) {
+    const names = Object.keys(getters);
+    for (let i = 0; i < names.length; i++) {
+      const accessor = getters[names[i]];
+      if (typeof accessor === 'function') defineAccessor(target, names[i], true, accessor, undefined);
+      else defineAccessor(target, names[i], true, accessor.get, accessor.set);
+    }
+  }
+  if (hidden !== undefined) {
+    const names = Object.keys(hidden);
+    for (let i = 0; i < names.length; i++) defineAccessor(target, names[i], false, hidden[names[i]], undefined);
+  }
   return target;
+}
+
+/**
+ * `defineMembers` for a class's prototype (Route's and Router3's HTTP-method members).
+ * V8 keeps a class prototype's properties in fast mode from the start, and adding
+ * members one at a time to such an object copies its property list at each: Route's
+ * 35 cost 27 KB of young-generation memory at load (Node 20 and 26). Deleting a
+ * property puts the object in dictionary mode first, where the same members cost
+ * 5 KB; V8 turns a prototype back to fast mode the first time a property lookup
+ * goes through it, so calls on the instances are compiled as before.
+ */
+export function defineClassMembers(Class: { prototype: object }, members: Members): void {
+  const proto = Class.prototype as Record<string, unknown>;
+  // Two, and the first deleted: deleting only the last property added can undo its
+  // addition without leaving fast mode.
+  proto.__webappSetupFirst = undefined;
+  proto.__webappSetupSecond = undefined;
+  delete proto.__webappSetupFirst;
+  delete proto.__webappSetupSecond;
+  defineMembers(proto, members);
 }
 
 /**

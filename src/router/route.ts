@@ -4,7 +4,7 @@
  * tools that list endpoints read them.
  */
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
-import { defineMembers } from '../define-prototype';
+import { defineClassMembers } from '../define-prototype';
 import { Layer, truthy, type Handler, type NextFunction } from './layer';
 import { methodMembers, type MethodMembers } from './methods';
 import type { PathPattern } from './path-pattern';
@@ -115,7 +115,7 @@ export class Route {
   }
 }
 
-defineMembers(Route.prototype, {
+defineClassMembers(Route, {
   methods: methodMembers(
     (method) =>
       function addHandlers(this: Route, ...handlers: unknown[]) {

@@ -4,7 +4,7 @@
  * holding numbered captures with named parameters as properties.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defineMembers } from '../define-prototype';
+import { defineClassMembers } from '../define-prototype';
 import { parseUrl } from '../http/parse-url';
 import {
   callErrorHandler,
@@ -252,7 +252,7 @@ export class Router3 {
   }
 }
 
-defineMembers(Router3.prototype, {
+defineClassMembers(Router3, {
   methods: methodMembers(
     (method) =>
       function addRoute(this: Router3, path: string, ...handlers: unknown[]) {
