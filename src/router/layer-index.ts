@@ -40,7 +40,10 @@ export class LayerIndex {
     this.first = stack[0];
     this.last = stack[stack.length - 1];
     for (let i = 0; i < stack.length; i++) {
-      const key = stack[i].pattern?.segmentKey;
+      const layer = stack[i];
+      // A layer whose `regexp` was replaced matches by the new one (Layer.match): its
+      // compiled pattern, and the segment it had, say nothing of it any more.
+      const key = layer.regexp === layer.pattern?.regexp ? layer.pattern.segmentKey : undefined;
       if (key === undefined) {
         this.unkeyed.push(i);
       } else {

@@ -116,7 +116,9 @@ export class Layer {
       this.path = path;
       return true;
     }
-    const found = this.pattern.exec(path);
+    // `regexp` is the layer's as Express has it, and code may replace it: the compiled
+    // pattern matches only for the expression it was compiled with.
+    const found = regexp === this.pattern.regexp ? this.pattern.exec(path) : (regexp.exec(path) ?? undefined);
     if (found === undefined) return this.noMatch();
 
     const params: Record<string, string> = {};
