@@ -33,6 +33,7 @@ import {
   compileQueryParser,
   compileTrust,
   markPlainSettingReads,
+  isBuiltInQueryParser,
   queryParserOf,
   readSetting,
 } from './settings';
@@ -123,7 +124,8 @@ const presetMethods = {
       caseSensitive: this.enabled('case sensitive routing'),
       strict: this.enabled('strict routing'),
     } satisfies RouterOptions);
-    this._router.use(queryLayer(queryParserOf(this.get('query parser fn')) as QueryParser));
+    const parser = this.get('query parser fn');
+    this._router.use(queryLayer(queryParserOf(parser) as QueryParser, !isBuiltInQueryParser(parser)));
     this._router.use(initLayer(this, () => Object.create(null)));
   },
 

@@ -1,8 +1,13 @@
 /**
  * Filling `req.query`, the one module for it. Two jobs, each done once:
- * - `queryLayer(parser)`: the first layer of every app, 4.x and 3.x. It only
- *   records which parser applies (the first app's, as in Express); `req.query`
- *   parses on first read (src/request.ts), so requests that never read it pay nothing.
+ * - `queryLayer(parser, parseNow)`: the first layer of every app, 4.x and 3.x. It
+ *   records which parser applies (the first app's, as in Express); with Express's
+ *   own parsers `req.query` parses on first read (src/request.ts), so requests that
+ *   never read it pay nothing. A parser of the app's own may throw (qs with
+ *   `strictDepth`, a validating function): it runs here, as in Express, so that its
+ *   error goes to the app's error handlers rather than out of a later read of
+ *   `req.query`, which a callback may make outside any handler (and which would then
+ *   end the process).
  * - `query(options)`: the public middleware (`webapp.query`, and `query()` of
  *   `webapp/middleware`). It parses at once, because the requests it sees need
  *   not be webapp's and may lack the lazy accessor.
@@ -12,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from './http/parse-url';
 import { lazy } from './http/lazy';
 import type { ExtendedParseOptions } from './querystring';
-import { kQueryParser, type QueryParser } from './request';
+import { kQueryParser, parseQuery, type QueryParser } from './request';
 import { runnableInPlace, type NextFunction } from './router/layer';
 
 const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
@@ -25,7 +30,7 @@ interface QueryRequest extends IncomingMessage {
 }
 
 /** The app's query layer: names the parser `req.query` will use, unless the request has one or a query. */
-export function queryLayer(parser: QueryParser) {
+export function queryLayer(parser: QueryParser, parseNow = false) {
   const useParser = (req: QueryRequest): void => {
     // Express's test, `!req.query`, first: on a webapp request without a parser yet the
     // lazy accessor parses nothing, and on Node 26 this read costs much less than the
@@ -33,6 +38,8 @@ export function queryLayer(parser: QueryParser) {
     // by whatever handled the request first), not the accessor's.
     if (req[kQueryParser] === undefined && (!req.query || !Object.prototype.hasOwnProperty.call(req, 'query'))) {
       req[kQueryParser] = parser;
+      // A throw here is the layer's error, as in Express.
+      if (parseNow) parseQuery(req);
     }
   };
   return runnableInPlace(function query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {

@@ -218,18 +218,28 @@ const getters = {
   },
 } satisfies Record<string, (this: RequestThis) => unknown>;
 
+/**
+ * Parses the request's query with the parser its app's query layer attached, and
+ * keeps the result where `req.query` reads it. The query layer calls it for parsers
+ * that may throw (src/query.ts); on a request that has not taken the app's prototype
+ * yet, there is no accessor to read.
+ */
+export function parseQuery(req: IncomingMessage): unknown {
+  const carrier = req as RequestThis;
+  const parse = carrier[kQueryParser];
+  if (!parse) return undefined;
+  // The query of the URL the request entered the app with, split exactly as
+  // parseurl does for Express: null when there is none (a '#' before '?' included).
+  const queryString = parseOriginalUrl(carrier)?.query ?? null;
+  const value = parse(queryString as string);
+  carrier[kQuery] = value;
+  return value;
+}
+
 /** Express sets `req.query` per request; webapp parses it on first read (see kQueryParser). */
 const query = {
   get(this: RequestThis) {
-    if (kQuery in this) return this[kQuery];
-    const parse = this[kQueryParser];
-    if (!parse) return undefined;
-    // The query of the URL the request entered the app with, split exactly as
-    // parseurl does for Express: null when there is none (a '#' before '?' included).
-    const queryString = parseOriginalUrl(this)?.query ?? null;
-    const value = parse(queryString as string);
-    this[kQuery] = value;
-    return value;
+    return kQuery in this ? this[kQuery] : parseQuery(this);
   },
   // `req.query = {...}` is common in Express middleware: the assigned value wins.
   set(this: RequestThis, value: unknown) {

@@ -178,6 +178,17 @@ function trustNone(): boolean {
 }
 
 /**
+ * Whether the compiled `query parser fn` is one of Express's three (`'extended'`,
+ * `'simple'`, `false`), which parse any string without throwing. Any other parser
+ * (the app's own function, qs options) may throw, and Express runs it in the query
+ * layer, where a throw becomes an error for the app's error handlers; webapp then
+ * parses in that layer too instead of on first read (src/query.ts).
+ */
+export function isBuiltInQueryParser(compiled: unknown): boolean {
+  return compiled === parseSimpleQuery || compiled === newObject || compiled === parseExtendedQueryString;
+}
+
+/**
  * The parser the app's query layer uses for the compiled setting. A function is
  * used as is; anything else (the setting removed by hand, or qs options) means
  * what Express 4's `query(options)` makes of it: qs semantics with those

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import request from 'supertest';
 import webapp = require('../../src/index');
 import { kQueryParser } from '../../src/request';
+import qs from 'qs';
 import { fakeRequest } from './fake';
 import { assertSameResponses, type Framework } from '../support/differential';
 
@@ -101,6 +102,27 @@ describe('req.query', () => {
         };
       },
       ['object', 'string', 'empty', 'null', 'getter', 'none'].map((name) => ({ path: `/${name}?a[b]=1` })),
+    );
+  });
+
+  it("a parser of the app's own that throws: the error goes to the error handlers, read later or never", async () => {
+    // qs with strictDepth throws past the depth; Express parses in its query layer, so
+    // the error reaches the app's error handlers whether or not a route reads req.query.
+    // Read later from a callback, a lazy parse would throw outside every handler.
+    const strict = (text: string) => qs.parse(text, { depth: 1, strictDepth: true });
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.set('query parser', strict);
+        app.get('/ignores', (_req, res) => res.send('ok'));
+        app.get('/later', (req, res) => setImmediate(() => res.json(req.query)));
+        app.use((err: Error, _req: unknown, res: Any, _next: unknown) => {
+          res.statusCode = 400;
+          res.end('bad query: ' + err.message);
+        });
+        return app;
+      },
+      [{ path: '/ignores?a[b][c]=1' }, { path: '/later?a[b][c]=1' }, { path: '/later?a[b]=1' }, { path: '/ignores' }],
     );
   });
 
