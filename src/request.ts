@@ -88,7 +88,9 @@ const methods = {
   /** The best of the offered types (MIME types or extensions) for the Accept header, or false. */
   accepts(this: RequestThis, ...types: unknown[]) {
     const { acceptsTypes, offers } = negotiation();
-    return acceptsTypes(this.headers, offers(types));
+    // A comma splits only `req.accepts('json, html')`: one string (see splitTypeLists).
+    const oneTypeList = types.length === 1 && typeof types[0] === 'string';
+    return acceptsTypes(this.headers, offers(types), oneTypeList);
   },
   acceptsEncodings(this: RequestThis, ...encodings: unknown[]) {
     return acceptsOf(this.headers, 'encodings', encodings);

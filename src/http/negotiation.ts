@@ -31,7 +31,9 @@ export function offers(args: ArrayLike<unknown>): string[] {
  * SPEC 4.4 (and Express's own documentation) lets `req.accepts('json, html')`
  * name several types in one string. The accepts package never split them (it
  * answers false, or the whole string without an Accept header), so a comma is
- * the one place we follow the documented behaviour over the observed one.
+ * the one place we follow the documented behaviour over the observed one, and
+ * only there: a single string argument. In an array or among several arguments
+ * (as `res.format` passes its keys) a string with a comma is one type, as in Express.
  */
 function splitTypeLists(types: string[]): string[] {
   if (!types.some((type) => typeof type === 'string' && type.indexOf(',') !== -1)) return types;
@@ -43,8 +45,12 @@ function splitTypeLists(types: string[]): string[] {
   return split;
 }
 
-export function acceptsTypes(headers: IncomingHttpHeaders, offered: string[]): string | string[] | false {
-  const types = splitTypeLists(offered);
+export function acceptsTypes(
+  headers: IncomingHttpHeaders,
+  offered: string[],
+  oneTypeList = false,
+): string | string[] | false {
+  const types = oneTypeList ? splitTypeLists(offered) : offered;
   const negotiator = new (loadNegotiator())({ headers });
   if (types.length === 0) return negotiator.mediaTypes();
   if (!headers.accept) return types[0];

@@ -1,6 +1,7 @@
 /** req.accepts, acceptsCharsets, acceptsEncodings, acceptsLanguages and the deprecated singular aliases. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { assertSameResponses, withoutStackFrames, type Framework } from '../support/differential';
 import { fakeRequest } from './fake';
 
 const req = (headers: Record<string, string>) => fakeRequest({ headers });
@@ -76,8 +77,26 @@ describe('req.accepts with a comma-delimited list (SPEC 4.4)', () => {
   it('treats "json, html" as two offers', () => {
     assert.equal(req({ accept: 'text/*, application/json' }).accepts('json, text'), 'json');
     assert.equal(req({ accept: 'text/*;q=.5, application/json' }).accepts('html, json'), 'json');
-    assert.equal(req({ accept: 'text/html' }).accepts(['png', 'gif, html']), 'html');
     assert.equal(req({}).accepts('json, html'), 'json');
     assert.equal(req({ accept: 'image/png' }).accepts('json, html'), false);
+  });
+
+  it('splits only a single string: in an array or among arguments a comma is part of one type, as in express@4', async () => {
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.get('/array', (request, res) => res.json({ found: request.accepts(['png', 'gif, html']) }));
+        app.get('/args', (request, res) => res.json({ found: request.accepts('text', 'json, html') }));
+        app.get('/format', (_request, res) => res.format({ 'json, html': () => res.send('several') }));
+        return app;
+      },
+      ['/array', '/args', '/format'].flatMap((path) => [
+        { path },
+        { path, headers: { accept: 'text/html' } },
+        { path, headers: { accept: 'application/json' } },
+      ]),
+      undefined,
+      withoutStackFrames,
+    );
   });
 });
