@@ -81,7 +81,7 @@ describe('req.accepts with a comma-delimited list (SPEC 4.4)', () => {
     assert.equal(req({ accept: 'image/png' }).accepts('json, html'), false);
   });
 
-  it('splits only a single string: in an array or among arguments a comma is part of one type, as in express@4', async () => {
+  it('splits only a single string: in an array or among arguments a comma is part of one type', async () => {
     await assertSameResponses(
       (framework: Framework) => {
         const app = framework();
