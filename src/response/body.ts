@@ -99,6 +99,8 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
   if (body === undefined) return undefined;
   const head = headOf(res);
   let type = readHeader(res, head, 'content-type', 'Content-Type');
+  // Whether the type is set below, in Express's casing and with its charset: not again.
+  const typeSetHere = !type;
   if (typeof body === 'string') {
     if (!type) {
       if (head === null) {
@@ -116,9 +118,13 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
     // A function, symbol or bigint has no bytes: this throws, as Express 4 does.
     return setLength(res, head, Buffer.from(body as string));
   }
-  // The types send/json/jsonp set themselves already read as setCharset would write
-  // them: skip parsing and re-setting the header on that common path.
-  if (typeof type === 'string' && !UTF8_TYPES.has(type)) res.set('Content-Type', setCharset(type, 'utf-8'));
+  // Express sets a string body's Content-Type again, which also writes its name as
+  // `Content-Type` whatever casing the app set it with. The types send/json/jsonp set
+  // themselves already read as setCharset would write them: no parse for those.
+  if (typeof type === 'string') {
+    if (!UTF8_TYPES.has(type)) res.set('Content-Type', setCharset(type, 'utf-8'));
+    else if (!typeSetHere) writeValidHeader(res, head, 'content-type', 'Content-Type', type);
+  }
   return setLength(res, head, body === null ? '' : body);
 }
 

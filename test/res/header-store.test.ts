@@ -159,6 +159,13 @@ function headerApiApp(framework: Framework): http.RequestListener {
     res.end('flushed');
   });
 
+  // res.send sets a string body's Content-Type again, in Express's casing; a Buffer's it leaves.
+  app.get('/type-lower/:kind', (req, res: Res) => {
+    const kind = (req as unknown as { params: { kind: string } }).params.kind;
+    res.set(kind === 'json' ? 'content-TYPE' : 'content-type', kind === 'json' ? 'application/json' : 'text/plain');
+    res.send(kind === 'buffer' ? Buffer.from('bytes') : kind === 'json' ? '{}' : 'text');
+  });
+
   app.get('/web-headers', (_req, res: Res) => {
     res.setHeaders(
       new Map<string, string | string[]>([
@@ -220,6 +227,7 @@ describe('the response header API', () => {
 
   it('writes the same head, line for line, in the same order and casing', async () => {
     const paths = ['/api', '/write-head/object', '/write-head/array', '/write-head/reason', '/no-length', '/close'];
+    paths.push('/type-lower/text', '/type-lower/json', '/type-lower/buffer');
     const heads = async (framework: Framework) => {
       const app = headerApiApp(framework);
       return withServer(app, async (port) => Promise.all(paths.map((path) => rawHead(port, path))));
