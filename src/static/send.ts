@@ -211,6 +211,11 @@ function sendStat(
   }
 
   // `start`/`end` options cut a window out of the file; ranges are relative to it.
+  const windowError = invalidWindow(settings.start, settings.end);
+  if (windowError !== undefined) {
+    hooks.error(windowError);
+    return;
+  }
   let offset = settings.start;
   let length = Math.max(0, stat.size - offset);
   if (settings.end !== undefined) {
@@ -244,6 +249,26 @@ function sendStat(
   }
   if (length > 0 && length <= SMALL_FILE) sendSmallFile(res, path, offset, length, hooks);
   else streamFile(res, path, offset, Math.max(offset, offset + length - 1), hooks);
+}
+
+/**
+ * The error for `start`/`end` options fs cannot read a window by: `start` an integer
+ * from 0, `end` one from `start` on (or Infinity). Express's `send` hands other values
+ * to `fs.createReadStream`, which throws outside any handler and ends the process; a
+ * negative `start` read here would send fewer bytes than the Content-Length said.
+ * Here the request gets a 500 (the sendFile callback, or the error handlers).
+ */
+function invalidWindow(start: unknown, end: unknown): HttpError | undefined {
+  let problem: string | undefined;
+  if (!Number.isSafeInteger(start) || (start as number) < 0)
+    problem = `"start" must be an integer from 0; got ${describeOption(start)}`;
+  else if (end !== undefined && end !== Infinity && (!Number.isSafeInteger(end) || (end as number) < (start as number)))
+    problem = `"end" must be an integer from "start" (${describeOption(start)}) on; got ${describeOption(end)}`;
+  return problem === undefined ? undefined : createHttpError(500, 'Invalid file window: ' + problem);
+}
+
+function describeOption(value: unknown): string {
+  return typeof value === 'number' ? String(value) : 'a value of type ' + typeof value;
 }
 
 /**

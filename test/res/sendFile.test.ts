@@ -367,6 +367,51 @@ describe('res.sendFile callback and errors (webapp)', () => {
 });
 
 describe('res.sendFile robustness', () => {
+  it('answers start/end options fs cannot read by with a 500 (express@4 ends the process)', async () => {
+    const app = webapp();
+    const windows: Record<string, object> = {
+      negative: { start: -1 },
+      fraction: { start: 1.5 },
+      text: { start: '2' },
+      'end-before-start': { start: 5, end: 2 },
+      'end-negative': { end: -1 },
+      'end-null': { end: null },
+      window: { start: 2, end: 5 },
+      'to-infinity': { start: 4, end: Infinity },
+      'past-the-end': { start: 100 },
+    };
+    app.get('/:window', (req: Request, res: Response) =>
+      res.sendFile(join(fx.root, 'nums.txt'), windows[req.params.window] as object),
+    );
+    app.use(((err, _req, res, _next) => {
+      res.statusCode = 599;
+      res.end(`${err.status} ${err.message}`);
+    }) as ErrorRequestHandler);
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      const content = fs.readFileSync(join(fx.root, 'nums.txt'), 'latin1');
+      for (const name of ['negative', 'fraction', 'text', 'end-before-start', 'end-negative', 'end-null']) {
+        const response = await rawRequest(port, '/' + name);
+        assert.equal(response.status, 599, name);
+        assert.match(response.text, /^500 Invalid file window: "(start|end)" must be an integer/, name);
+      }
+      const cases: Array<[string, string]> = [
+        ['window', content.slice(2, 6)],
+        ['to-infinity', content.slice(4)],
+        ['past-the-end', ''],
+      ];
+      for (const [name, body] of cases) {
+        const response = await rawRequest(port, '/' + name);
+        assert.equal(response.status, 200, name);
+        assert.equal(response.text, body, name);
+        assert.equal(response.headers['content-length'], String(Buffer.byteLength(body, 'latin1')), name);
+      }
+    } finally {
+      await close(server);
+    }
+  });
+
   it('passes an invalid headers option value to next(err) instead of crashing', async () => {
     const app = webapp();
     app.get('/', (_req: Request, res: Response) =>
