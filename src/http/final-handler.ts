@@ -95,8 +95,15 @@ function errorHeaders(err: ErrorLike): Record<string, unknown> | undefined {
 function errorMessage(err: ErrorLike, status: number, env: string): string {
   let message: string | undefined;
   if (env !== 'production') {
-    message = typeof err.stack === 'string' ? err.stack : undefined;
-    // A throwing toString would escape here, after the app's stack: the phrase instead.
+    // Any truthy `stack` is printed as text, as Express's page does (`5`, `a,b`). A
+    // symbol or a throwing toString would escape here, after the app's stack (Express's
+    // page ends the process on those): the next fallback instead.
+    try {
+      const stack = err.stack;
+      if (stack && typeof stack !== 'symbol') message = String(stack);
+    } catch {
+      message = undefined;
+    }
     try {
       if (!message && typeof err.toString === 'function') message = err.toString();
     } catch {

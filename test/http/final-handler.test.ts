@@ -43,6 +43,30 @@ describe('final handler', () => {
     assert.match(plain.body, /Cannot GET \/unknown/);
   });
 
+  it("an error's stack that is not a string is printed as text outside production, as express@4 does", async () => {
+    const stacks: Record<string, unknown> = {
+      number: 5,
+      array: ['a', 'b'],
+      object: { toString: () => 'custom stack' },
+      true: true,
+      empty: '',
+      zero: 0,
+    };
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.set('env', 'development');
+        app.get('/:kind', (req, _res, next) => {
+          const err = Object.assign(new Error('msg'), { status: 400 });
+          Object.defineProperty(err, 'stack', { value: stacks[req.params.kind] });
+          next(err);
+        });
+        return app;
+      },
+      Object.keys(stacks).map((kind) => ({ path: '/' + kind })),
+    );
+  });
+
   it('an error status without a reason phrase (499, 450, 404.5): the same status line and page', async () => {
     const define = (framework: Framework) => {
       const app = framework();
