@@ -511,6 +511,34 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
     }
   });
 
+  it('express-ws: routers get .ws through applyTo(webapp.Router)', async () => {
+    // express-ws requires the express package and adds `ws` to its Router only; applied
+    // to webapp's Router (every router's prototype), `router.ws` works as documented there.
+    const WebSocket = require('ws');
+    const app: Any = webapp();
+    require('express-ws')(app).applyTo(webapp.Router);
+    const router: Any = webapp.Router();
+    router.ws('/echo/:room', (ws: Any, req: Any) =>
+      ws.on('message', (m: Buffer) => ws.send(`${req.params.room}: ${m}`)),
+    );
+    app.use('/ws', router);
+    const server = app.listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const client = new WebSocket(`ws://127.0.0.1:${server.address().port}/ws/echo/lobby`);
+      const reply = await new Promise((resolve, reject) => {
+        client.once('open', () => client.send('hello'));
+        client.once('message', (m: Buffer) => resolve(String(m)));
+        client.once('error', reject);
+      });
+      client.close();
+      assert.equal(reply, 'lobby: hello');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('pino-http, cookie-session, cls-rtracer across a body parser, express-openapi-validator', async () => {
     const pinoHttp = require('pino-http');
     const cookieSession = require('cookie-session');
