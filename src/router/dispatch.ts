@@ -13,6 +13,7 @@ import { parseUrl } from '../http/parse-url';
 import { enterRouter, isTracingActive } from '../tracing/channels';
 import { Layer, invokeHandler, truthy, type Handler, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
+import { layersOf } from './stack-edits';
 import { processParams } from './params';
 import type { Route } from './route';
 import type { Router } from './index';
@@ -112,7 +113,7 @@ export class Dispatch {
    * walk too. Returns how many ran, or -1 when one threw and its error went on.
    */
   private runLeadingInPlace(): number {
-    const stack = this.router.stack;
+    const stack = layersOf(this.router);
     // Routers other than an app's have none: nothing more to ask.
     if (stack.length === 0 || stack[0].inPlaceWork() === undefined) return 0;
     if (isTracingActive() || this.router.process_params !== processParams || getPathname(this.req) == null) return 0;

@@ -12,6 +12,7 @@ import { Dispatch, type ParamCall } from './dispatch';
 import { Layer, type Handler, type NextFunction } from './layer';
 import type { LayerIndex } from './layer-index';
 import { kLayerIndex } from './layer-cursor';
+import { kLayers, kStackView, watchStack } from './stack-edits';
 import { methodMembers, type HttpMethod, type MethodMembers } from './methods';
 import { processParams } from './params';
 import type { PathPattern } from './path-pattern';
@@ -48,6 +49,8 @@ export interface Router extends RouterMethods {
   strict: boolean | undefined;
   stack: Layer[];
   [kLayerIndex]?: LayerIndex;
+  [kLayers]?: Layer[];
+  [kStackView]?: Layer[];
 }
 
 type RouteMethod = (this: Router, path: PathPattern, ...handlers: unknown[]) => Router;
@@ -88,7 +91,8 @@ export const Router = function Router(options?: RouterOptions): Router {
   router.caseSensitive = opts.caseSensitive;
   router.mergeParams = opts.mergeParams;
   router.strict = opts.strict;
-  router.stack = [];
+  // A Proxy over the array walked, which counts edits made in place (stack-edits.ts).
+  watchStack(router);
   return router;
 } as RouterFactory;
 

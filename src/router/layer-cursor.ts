@@ -5,18 +5,23 @@
  */
 import type { Layer } from './layer';
 import { LayerIndex, MIN_INDEXED_LAYERS, firstAtLeast } from './layer-index';
+import { isWatched, layersOf, type WatchedStackOwner } from './stack-edits';
 
 /** Where a router keeps its layer index between requests (rebuilt when the stack changes). */
 export const kLayerIndex = Symbol('webapp.layerIndex');
 
-export interface IndexedStack {
-  stack: Layer[];
+export interface IndexedStack extends WatchedStackOwner {
   [kLayerIndex]?: LayerIndex;
 }
 
 export class LayerCursor {
   // Declared and set in the constructor rather than emitted as class fields: see Dispatch.
   declare private readonly owner: IndexedStack;
+  /**
+   * The layers walked: the router's stack as the request found it (Express too reads
+   * `router.stack` once per request, and sees edits made in place to that array).
+   */
+  declare private readonly layers: Layer[];
   /** Stack position of the next layer to look at; it only moves forward. */
   declare private position: number;
   /** The index's candidate positions for the current path, or undefined for a plain scan. */
@@ -33,13 +38,18 @@ export class LayerCursor {
 
   constructor(owner: IndexedStack) {
     this.owner = owner;
+    this.layers = layersOf(owner);
     this.position = 0;
     this.candidates = undefined;
     this.candidate = 0;
     this.seekPath = undefined;
     this.seekIndex = undefined;
-    // What an earlier request learnt of this stack: a chain of middleware is scanned at once.
-    this.scanBelow = owner[kLayerIndex]?.scanBelow ?? MIN_INDEXED_LAYERS;
+    // What an earlier request learnt of this stack: a chain of middleware is scanned at
+    // once. A stack the app put in place of the router's is never indexed: nothing
+    // would tell an index of its edits (stack-edits.ts).
+    this.scanBelow = !isWatched(owner)
+      ? Number.POSITIVE_INFINITY
+      : (owner[kLayerIndex]?.scanBelow ?? MIN_INDEXED_LAYERS);
   }
 
   /** Moves to a position ahead, as if the layers before it had been looked at. */
@@ -54,13 +64,13 @@ export class LayerCursor {
    * keeping them). Undefined at the end of the stack, or when `seek` must run first.
    */
   peek(): Layer | undefined {
-    const stack = this.owner.stack;
+    const stack = this.layers;
     const candidates = this.candidates;
     let position = this.position;
     if (candidates === undefined) {
       if (this.seekIndex !== undefined || stack.length >= this.scanBelow) return undefined;
     } else {
-      if (this.candidate >= candidates.length || !this.seekIndex!.hasLengthOf(stack)) return undefined;
+      if (this.candidate >= candidates.length || !this.seekIndex!.isFor(stack)) return undefined;
       position = candidates[this.candidate];
     }
     return position < stack.length ? stack[position] : undefined;
@@ -75,7 +85,7 @@ export class LayerCursor {
 
   /** Whether every layer has been looked at. */
   get exhausted(): boolean {
-    return this.position >= this.owner.stack.length;
+    return this.position >= this.layers.length;
   }
 
   /**
@@ -83,24 +93,23 @@ export class LayerCursor {
    * Called before each walk: a middleware may have rewritten `req.url` since the last.
    */
   seek(path: string): void {
-    // The same path as at the last layer, and no layer added or removed since (a chain
-    // of middleware calling next()): the candidates stand, and `candidate` already points
-    // past the layer last returned. Only the length is compared here, as this runs for
-    // every layer; the whole check (LayerIndex.for) runs whenever the path changes,
-    // which includes each request's first layer.
+    // The same path as at the last layer, and the stack as indexed (a chain of middleware
+    // calling next()): the candidates stand, and `candidate` already points past the
+    // layer last returned. Otherwise (a new path, which includes each request's first
+    // layer, or an edit) the index is asked again, and built again if it must be.
     const seen = this.seekIndex;
     if (seen === undefined) {
       // A stack too small to index (most routers), or one of middleware only, is scanned
       // whole, whatever the path: there is nothing to narrow, at every layer of every request.
-      if (this.candidates === undefined && this.owner.stack.length < this.scanBelow) return;
-    } else if (path === this.seekPath && seen.hasLengthOf(this.owner.stack)) return;
+      if (this.candidates === undefined && this.layers.length < this.scanBelow) return;
+    } else if (path === this.seekPath && seen.isFor(this.layers)) return;
     this.reseek(path);
   }
 
   /** The index for the stack as it is now, and its candidates for `path`. Out of line: see `seek`. */
   private reseek(path: string): void {
     const owner = this.owner;
-    const index = (owner[kLayerIndex] = LayerIndex.for(owner.stack, owner[kLayerIndex]));
+    const index = (owner[kLayerIndex] = LayerIndex.for(this.layers, owner[kLayerIndex]));
     if (index !== undefined && !index.narrows) {
       // Scanned like a small stack, until it grows (a scan is always right; the index only saves work).
       this.scanBelow = index.scanBelow;
@@ -116,7 +125,7 @@ export class LayerCursor {
 
   /** The next layer that may match, or undefined at the end of the stack. */
   next(): Layer | undefined {
-    const stack = this.owner.stack;
+    const stack = this.layers;
     const candidates = this.candidates;
     if (candidates !== undefined) {
       if (this.candidate >= candidates.length) {

@@ -8,6 +8,7 @@
  * stack order, so the order of execution is exactly Express's.
  */
 import type { Layer } from './layer';
+import { stackEdits } from './stack-edits';
 
 /**
  * Below this many layers a plain scan is as fast as the index. With 8, an app's
@@ -21,11 +22,13 @@ export class LayerIndex {
   private readonly bySegment = new Map<string, number[]>();
   private readonly unkeyed: number[] = [];
   private readonly merged = new Map<string, number[]>();
-  /** Stack identity, length and ends at build time: a change to any rebuilds the index. */
+  /**
+   * The array indexed, its length, and the count of stack edits (stack-edits.ts) at
+   * build time: a change to any rebuilds the index.
+   */
   private readonly stack: Layer[];
   private readonly length: number;
-  private readonly first: Layer | undefined;
-  private readonly last: Layer | undefined;
+  private readonly edits: number;
   /**
    * Whether any layer has a literal first segment. Without one (a chain of middleware)
    * the index would list every layer for every path, and a plain scan does that for less.
@@ -37,8 +40,7 @@ export class LayerIndex {
   private constructor(stack: Layer[]) {
     this.stack = stack;
     this.length = stack.length;
-    this.first = stack[0];
-    this.last = stack[stack.length - 1];
+    this.edits = stackEdits();
     for (let i = 0; i < stack.length; i++) {
       const layer = stack[i];
       // A layer whose `regexp` was replaced matches by the new one (Layer.match): its
@@ -63,14 +65,14 @@ export class LayerIndex {
     return new LayerIndex(stack);
   }
 
-  /** Whether the stack is still the one indexed (the router's methods and direct pushes/splices). */
+  /**
+   * Whether the stack still holds what was indexed: the same array, as long, and no
+   * stack edited nor layer's `regexp` reassigned since (any router's: edits are rare,
+   * and one number is cheaper to compare than one per router). Asked per layer walked,
+   * so that an edit made by a layer is seen by the rest of the same walk, as in Express.
+   */
   isFor(stack: Layer[]): boolean {
-    return this.hasLengthOf(stack) && stack[0] === this.first && stack[stack.length - 1] === this.last;
-  }
-
-  /** The cheaper part of `isFor`: the same array, with as many layers as when indexed. */
-  hasLengthOf(stack: Layer[]): boolean {
-    return stack === this.stack && stack.length === this.length;
+    return stack === this.stack && stack.length === this.length && this.edits === stackEdits();
   }
 
   /** Positions in the stack of the layers that may match `path`, ascending. */

@@ -15,6 +15,7 @@ import {
   type PatternOptions,
 } from './path-pattern';
 import type { Route } from './route';
+import { noteStackEdit } from './stack-edits';
 
 export type { NextFunction } from '../types/public';
 import type { NextFunction } from '../types/public';
@@ -60,7 +61,13 @@ export class Layer {
   params: Record<string, string> | undefined = undefined;
   path: string | undefined = undefined;
   keys: PathKey[];
-  regexp: CompiledPattern['regexp'];
+  /**
+   * Express's `layer.regexp`, an enumerable property of the layer's own, as there. An
+   * accessor, so that code reassigning it counts as an edit of the stack the layer
+   * is in (stack-edits.ts): the layer index must then file the layer anew.
+   */
+  declare regexp: CompiledPattern['regexp'];
+  #regexp: CompiledPattern['regexp'];
   route: Route | undefined = undefined;
   /** The HTTP method (lower case) of a route's layer; undefined for `all`. */
   method: string | undefined = undefined;
@@ -89,8 +96,22 @@ export class Layer {
     this.pattern = compilePattern(path, options);
     this.pathPattern = path;
     this.keys = this.pattern.keys;
-    this.regexp = this.pattern.regexp;
+    this.#regexp = this.pattern.regexp;
+    Object.defineProperty(this, 'regexp', Layer.#regexpMember);
   }
+
+  /** One descriptor for every layer's `regexp`: the same accessor pair keeps all layers of one shape. */
+  static readonly #regexpMember: PropertyDescriptor = {
+    configurable: true,
+    enumerable: true,
+    get(this: Layer) {
+      return this.#regexp;
+    },
+    set(this: Layer, value: CompiledPattern['regexp']) {
+      this.#regexp = value;
+      noteStackEdit();
+    },
+  };
 
   /**
    * Matches a request path; on success stores `params` and the matched `path`

@@ -1,13 +1,16 @@
 /**
- * A layer's `regexp` reassigned in place (code that renames a route, or swaps in a
- * hand-written expression): Express matches every layer by its `regexp` as it is at
- * each request, so the new expression decides from the next request on. webapp
- * matches through a pattern compiled from the path, which must give way to a
- * replaced expression, and its layer index (from 8 layers) must not file such a layer
- * under the segment of its old path once the index is built again (the stack
- * growing, shrinking or changing at either end rebuilds it).
+ * Code that edits a router's stack in place between requests (hot-reloading tools,
+ * tests that swap a route): Express walks the stack as it is at every request, so a
+ * layer replaced or moved, or a layer's `regexp` reassigned, answers from the next
+ * request on, and an edit made by a layer is seen by the rest of that walk. webapp's
+ * layer index (from 8 layers) must see every such edit (src/router/stack-edits.ts).
+ * The apps are asked once before each edit, so that the index exists when it comes.
  */
+import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
 import { describe, it } from 'node:test';
+import express from 'express';
+import webapp = require('../../src/index');
 import type http from 'node:http';
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
 
@@ -61,6 +64,85 @@ function gets(...paths: string[]): RequestSpec[] {
 
 const EDIT: RequestSpec = { method: 'POST', path: '/edit' };
 
+describe('a router stack edited in place between requests answers as edited', () => {
+  it('a layer in the middle replaced by assignment', async () => {
+    const define = editedApp(10, (framework, stack) => {
+      stack[indexOfRoute(stack, '/c')] = routeLayer(framework, '/new', 'route new');
+    });
+    await assertSameResponses(define, [...gets('/c', '/new'), EDIT, ...gets('/new', '/c', '/d')]);
+  });
+
+  it('a layer replaced through splice, the length unchanged', async () => {
+    const define = editedApp(10, (framework, stack) => {
+      stack.splice(indexOfRoute(stack, '/d'), 1, routeLayer(framework, '/e', 'shadow e'));
+    });
+    await assertSameResponses(define, [...gets('/e', '/d'), EDIT, ...gets('/e', '/d', '/f')]);
+  });
+
+  it('layers in the middle reordered', async () => {
+    const define = editedApp(10, (framework, stack) => {
+      stack.splice(indexOfRoute(stack, '/e') + 1, 0, routeLayer(framework, '/e', 'second e'));
+      stack.splice(indexOfRoute(stack, '/c'), 1);
+      const from = indexOfRoute(stack, '/d');
+      const moved = stack.splice(from, 4).reverse();
+      stack.splice(from, 0, ...moved);
+    });
+    await assertSameResponses(define, [...gets('/e', '/f'), EDIT, ...gets('/e', '/f', '/d', '/g', '/c')]);
+  });
+
+  it("a mounted router's own stack edited in place", async () => {
+    const define = (framework: Framework): http.RequestListener => {
+      const app = framework() as unknown as RoutedApp;
+      const router = framework.Router() as unknown as { stack: StackLayer[]; get: RoutedApp['get'] };
+      for (let i = 0; i < 10; i++) router.get('/' + i, (_req, res) => res.send('sub ' + i));
+      app.use('/s', router);
+      app.post('/edit', (_req, res) => {
+        router.stack[3] = routeLayer(framework, '/zz', 'sub zz');
+        res.send('edited');
+      });
+      app.use((_req: unknown, res: Res) => res.status(404).send('fallback'));
+      return app as unknown as http.RequestListener;
+    };
+    await assertSameResponses(define, [...gets('/s/3', '/s/zz'), EDIT, ...gets('/s/3', '/s/zz', '/s/4')]);
+  });
+
+  it("a stack the app put in place of the router's, then edited in place", async () => {
+    const define = (framework: Framework): http.RequestListener => {
+      const app = framework() as unknown as RoutedApp;
+      for (const name of NAMES) app.get('/' + name, (_req, res) => res.send('route ' + name));
+      app.post('/replace', (_req, res) => {
+        app._router.stack = app._router.stack.filter((layer) => layer.route?.path !== '/b');
+        res.send('replaced');
+      });
+      app.post('/edit', (_req, res) => {
+        const stack = app._router.stack;
+        stack[indexOfRoute(stack, '/c')] = routeLayer(framework, '/new', 'route new');
+        res.send('edited');
+      });
+      app.use((_req: unknown, res: Res) => res.status(404).send('fallback'));
+      return app as unknown as http.RequestListener;
+    };
+    const replace: RequestSpec = { method: 'POST', path: '/replace' };
+    await assertSameResponses(define, [...gets('/b', '/c'), replace, ...gets('/b', '/c'), EDIT, ...gets('/new', '/c')]);
+  });
+
+  it('a layer that edits the stack: the rest of the same walk sees the edit', async () => {
+    const define = (framework: Framework): http.RequestListener => {
+      const app = framework() as unknown as RoutedApp;
+      app.use((req: http.IncomingMessage, _res: unknown, next: () => void) => {
+        if (req.url === '/swap') {
+          const stack = app._router.stack;
+          stack[indexOfRoute(stack, '/swap')] = routeLayer(framework, '/swap', 'swapped in the walk');
+        }
+        next();
+      });
+      for (const name of [...NAMES, 'swap']) app.get('/' + name, (_req, res) => res.send('route ' + name));
+      return app as unknown as http.RequestListener;
+    };
+    await assertSameResponses(define, gets('/a', '/swap', '/swap', '/j'));
+  });
+});
+
 describe("a layer's regexp reassigned in place", () => {
   it('on a small stack (scanned): the new expression matches, the old one no more', async () => {
     const define = editedApp(3, (framework, stack) => {
@@ -69,21 +151,49 @@ describe("a layer's regexp reassigned in place", () => {
     await assertSameResponses(define, [...gets('/b', '/renamed'), EDIT, ...gets('/renamed', '/b', '/c')]);
   });
 
+  it('on an indexed stack: the layer is filed by its new expression', async () => {
+    const define = editedApp(10, (framework, stack) => {
+      stack[indexOfRoute(stack, '/g')].regexp = routeLayer(framework, '/renamed', '').regexp;
+    });
+    await assertSameResponses(define, [...gets('/g', '/renamed'), EDIT, ...gets('/renamed', '/g', '/h')]);
+  });
+
   it('a hand-written expression with a parameter, and keys to name it', async () => {
-    const define = editedApp(3, (_framework, stack) => {
+    const define = editedApp(10, (_framework, stack) => {
       const layer = stack[indexOfRoute(stack, '/b')];
       layer.regexp = /^\/items\/(\d+)\/?$/i;
       layer.keys = [{ name: 'id', optional: false }];
     });
-    await assertSameResponses(define, [EDIT, ...gets('/items/42', '/items/x', '/b')]);
+    await assertSameResponses(define, [...gets('/items/42'), EDIT, ...gets('/items/42', '/items/x', '/b')]);
   });
+});
 
-  it('on an indexed stack, once a layer is added: filed by its new expression', async () => {
-    const define = editedApp(10, (framework, stack) => {
-      stack[indexOfRoute(stack, '/g')].regexp = routeLayer(framework, '/renamed', '').regexp;
-      // Moves the fallback: the stack's last layer changes, so the index is built again.
-      stack.splice(stack.length - 1, 0, routeLayer(framework, '/late', 'late'));
+describe('what code that reads a router stack sees of it', () => {
+  it('an array of the same layers, as express@4 shows it', () => {
+    const apps = [express(), webapp()].map((make) => {
+      const app = make as unknown as RoutedApp;
+      app.get('/a', (_req, res) => res.send('a'));
+      app.use('/b', (_req: unknown, res: Res) => res.send('b'));
+      return app._router.stack;
     });
-    await assertSameResponses(define, [...gets('/g', '/renamed'), EDIT, ...gets('/renamed', '/g', '/late', '/h')]);
+    for (const stack of apps) {
+      assert.ok(Array.isArray(stack));
+      assert.ok(stack instanceof Array);
+      assert.equal(stack.length, 4);
+    }
+    const [theirs, ours] = apps;
+    for (let i = 0; i < theirs.length; i++) {
+      // Express's own enumerable members, `regexp` among them, are there (webapp's layers have more).
+      const keys = Object.keys(ours[i]);
+      for (const key of Object.keys(theirs[i])) assert.ok(keys.includes(key), key);
+      assert.equal(String(ours[i].regexp), String(theirs[i].regexp));
+    }
+    assert.equal(JSON.stringify(ours.map((layer) => layer.route?.path ?? null)), '[null,null,"/a",null]');
+    // Node 26's util.inspect marks a Proxy (`Proxy([ [Layer], ... ])`); earlier lines show the array.
+    assert.match(inspect(ours, { depth: 0 }), /^(Proxy\()?\[\s*\[?Layer/);
+    assert.deepEqual(
+      [...ours].map((layer) => layer.regexp instanceof RegExp),
+      [true, true, true, true],
+    );
   });
 });
