@@ -79,9 +79,30 @@ const nodeMethods = {
   },
 } as unknown as Record<string, Method>;
 
-/** Calls Node's own `name` method on `res` with the arguments of the store method that called it. */
+/** The header API as it is now where Node puts it: Node's own methods, or what code patched in their place. */
+const currentMethods = ServerResponse.prototype as unknown as Record<string, Method>;
+
+/**
+ * Calls the `name` method of `http.ServerResponse.prototype` on `res` with the
+ * arguments of the store method that called it: Node's own, or a patch of it.
+ */
 function nodeMethod(res: ServerResponse, name: string, args: IArguments): unknown {
-  return nodeMethods[name].apply(res, args as unknown as never[]);
+  return currentMethods[name].apply(res, args as unknown as never[]);
+}
+
+/**
+ * Whether code has put a `setHeader` of its own in place of Node's on
+ * `http.ServerResponse.prototype` (or `OutgoingMessage.prototype`) since webapp
+ * loaded, or on ServerResponse's before: security tools and instrumentation patch
+ * it there to see or change every header a server sets (add `Secure` to cookies,
+ * drop a header). Asked as each response first stages a header; while it holds, new
+ * responses keep their headers in Node's store, and every header call goes through
+ * the methods there (the other patched ones too), as on Express. One method, not the
+ * nine: Node's prototypes are in dictionary mode, and each read is a lookup (about
+ * 85 instructions per response).
+ */
+function nodeHeaderApiPatched(): boolean {
+  return currentMethods.setHeader !== nodeMethods.setHeader;
 }
 
 /** Characters outside printable ASCII and tab: values with them are checked by Node. */
@@ -147,7 +168,10 @@ function lowerOf(name: string): string {
 function staged(res: StoreHolder): StagedList | null {
   let list = res[kStaged];
   if (list === null) return null;
-  if (list === undefined) res[kStaged] = list = [];
+  if (list === undefined) {
+    if (nodeHeaderApiPatched()) return (res[kStaged] = null);
+    res[kStaged] = list = [];
+  }
   // Once the head is written, Node's store holds what was written from the list.
   if (res[kOutHeaders!] && !res._header) takeOverNodeStore(res, list);
   return list;

@@ -465,6 +465,66 @@ describe('the response header API', () => {
   });
 });
 
+describe("a patch of Node's header methods on http.ServerResponse.prototype", () => {
+  it('a patched setHeader (and getHeader with it) sees the headers of later responses, as on express@4', async () => {
+    // What a security tool or instrumentation does: drop a header, harden cookies, watch reads.
+    const proto = http.ServerResponse.prototype;
+    const nodeSetHeader = proto.setHeader;
+    const nodeGetHeader = proto.getHeader;
+    let reads = 0;
+    const patched = {
+      setHeader(this: http.ServerResponse, name: string, value: number | string | readonly string[]) {
+        if (/^x-powered-by$/i.test(name)) return this;
+        if (/^set-cookie$/i.test(name)) value = ([] as string[]).concat(value as string).map((c) => c + '; Secure');
+        return nodeSetHeader.call(this, name, value);
+      },
+      getHeader(this: http.ServerResponse, name: string) {
+        reads++;
+        return nodeGetHeader.call(this, name);
+      },
+    };
+    const define = (framework: Framework) => {
+      const app = framework();
+      app.get('/', (_req, res) => {
+        res.cookie('sid', 'abc');
+        res.set('X-Custom', 'kept');
+        res.send('hi');
+      });
+      return app as unknown as http.RequestListener;
+    };
+    const answer = (framework: Framework) =>
+      withServer(define(framework), async (port) => {
+        const res = await fetch(`http://127.0.0.1:${port}/`);
+        return {
+          poweredBy: res.headers.has('x-powered-by'),
+          cookie: res.headers.get('set-cookie'),
+          custom: res.headers.get('x-custom'),
+          body: await res.text(),
+        };
+      });
+    Object.assign(proto, patched);
+    let expected, actual, expressReads, webappReads;
+    try {
+      expected = await answer(express as unknown as Framework);
+      expressReads = reads;
+      reads = 0;
+      actual = await answer(webapp as unknown as Framework);
+      webappReads = reads;
+    } finally {
+      Object.assign(proto, { setHeader: nodeSetHeader, getHeader: nodeGetHeader });
+    }
+    assert.deepEqual(expected, { poweredBy: false, cookie: 'sid=abc; Path=/; Secure', custom: 'kept', body: 'hi' });
+    assert.deepEqual(actual, expected);
+    assert.ok(expressReads > 0 && webappReads > 0, `reads: express ${expressReads}, webapp ${webappReads}`);
+    // The patch removed: webapp's own store again, and its headers.
+    const after = await withServer(define(webapp as unknown as Framework), async (port) => {
+      const res = await fetch(`http://127.0.0.1:${port}/`);
+      return { poweredBy: res.headers.get('x-powered-by'), cookie: res.headers.get('set-cookie') };
+    });
+    assert.deepEqual(after, { poweredBy: 'webapp', cookie: 'sid=abc; Path=/' });
+  });
+});
+
 describe('where Node keeps no header slot webapp can find', () => {
   it('installs no store, and responses use Node own API with the same answers', () => {
     // A child process in which `Symbol(kOutHeaders)` is hidden while webapp loads.
