@@ -4,7 +4,6 @@
  * `text/*`), `+suffix` forms (`+json`), `urlencoded` and `multipart`.
  */
 import type { IncomingMessage } from 'node:http';
-import { parseMediaType } from './content-type';
 import { lazy } from './lazy';
 
 const mimeTypes = lazy(() => require('mime-types') as typeof import('mime-types'));
@@ -26,12 +25,40 @@ export function hasBody(req: Pick<IncomingMessage, 'headers'> & { stream?: { end
   return stream != null && stream.endAfterHeaders === false;
 }
 
+/**
+ * The type part of a Content-Type value as type-is 1.6 reads it (through media-typer
+ * 0.3): spaces around it, but no tab or other white space; and its parameters,
+ * `; name=value` one after another up to the end, spaces only around `;` and `=`, a
+ * quoted value's escapes limited to printable ASCII. Stricter than the Content-Type
+ * grammar the charset is read with: a value type-is refuses is not the parser's type,
+ * and the body stays unread, as in Express.
+ */
+const TYPE_PART = / *([A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}) */y;
+const PARAMETER =
+  /; *[!#$%&'*+\-.0-9A-Z^_`a-z|~]+ *= *(?:"(?:[ !\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\x20-\x7e])*"|[!#$%&'*+\-.0-9A-Z^_`a-z|~]+) */y;
+
+/** The lower-cased `type/subtype` of a Content-Type value type-is accepts, or null. */
+function mediaTyperType(value: string): string | null {
+  const semicolon = value.indexOf(';');
+  const end = semicolon === -1 ? value.length : semicolon;
+  TYPE_PART.lastIndex = 0;
+  const type = TYPE_PART.exec(value);
+  if (type === null || TYPE_PART.lastIndex !== end) return null;
+  let index = end;
+  while (index < value.length) {
+    PARAMETER.lastIndex = index;
+    if (!PARAMETER.test(value)) return null;
+    index = PARAMETER.lastIndex;
+  }
+  return type[1].toLowerCase();
+}
+
 /** The bare, lower-cased media type of a Content-Type value, or null when it is not one. */
 function normalizeContentType(value: string | undefined): string | null {
-  if (!value) return null;
+  if (!value || typeof value !== 'string') return null;
   try {
-    const type = parseMediaType(value).type;
-    if (!MEDIA_TYPE.test(type)) return null;
+    const type = mediaTyperType(value);
+    if (type === null || !MEDIA_TYPE.test(type)) return null;
     // The subtype's last '+' starts a structured-syntax suffix: the name before it
     // must be valid on its own, and an empty suffix is dropped ('x/y+' is 'x/y').
     const plus = type.lastIndexOf('+');
