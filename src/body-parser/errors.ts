@@ -40,12 +40,17 @@ export function unsupportedEncoding(encoding: string, inflateDisabled: boolean):
   return createHttpError(415, message, { encoding, type: 'encoding.unsupported' });
 }
 
-/** 413 `entity.too.large`: refused from Content-Length (`expected`, `length`) or while reading (`received`). */
-export function entityTooLarge(
-  limit: number,
-  sizes: { expected?: number; length?: number; received?: number },
-): HttpError {
-  return createHttpError(413, 'request entity too large', { ...sizes, limit, type: 'entity.too.large' });
+/**
+ * 413 `entity.too.large`: refused from Content-Length (`expected`, `length`, then
+ * `limit`) or while reading (`limit`, then `received`). The keys in raw-body's order:
+ * `Object.keys(err)` and `JSON.stringify(err)` list them so.
+ */
+export function entityTooLarge(limit: number, sizes: { expected: number } | { received: number }): HttpError {
+  const props =
+    'received' in sizes
+      ? { limit, received: sizes.received, type: 'entity.too.large' }
+      : { expected: sizes.expected, length: sizes.expected, limit, type: 'entity.too.large' };
+  return createHttpError(413, 'request entity too large', props);
 }
 
 /** 400 `request.size.invalid`: the body ended with a byte count other than its Content-Length. */

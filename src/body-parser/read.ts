@@ -101,7 +101,7 @@ function collect(
   done: (err: Error | null, chunks?: Buffer[], length?: number) => void,
 ): void {
   if (announced !== null && announced > limit) {
-    done(entityTooLarge(limit, { expected: announced, length: announced }));
+    done(entityTooLarge(limit, { expected: announced }));
     return;
   }
   const state = (stream as Readable & { _readableState?: { encoding?: unknown } })._readableState;

@@ -83,13 +83,29 @@ export function createHttpError(status: number, message?: string, props?: Record
 }
 
 /**
+ * An error of one of http-errors' classes (`createError(401)`, `new NotFound()`), made
+ * by the app's copy of that package: its `status`, `statusCode` and `expose` come from
+ * its class's prototype, as webapp's own errors' do. http-errors, which body-parser and
+ * Express's middleware use, leaves such an error as it is when the status agrees,
+ * rather than giving it those fields as its own.
+ */
+function isHttpErrorsClassInstance(err: HttpError): boolean {
+  return (
+    typeof err.status === 'number' &&
+    err.statusCode === err.status &&
+    typeof err.expose === 'boolean' &&
+    !Object.prototype.hasOwnProperty.call(err, 'status')
+  );
+}
+
+/**
  * Adds HTTP error fields to an existing error (http-errors' `createError(status, err)`
  * form): `expose`, `statusCode` and `status` become its own, in that order, unless it
- * is one of webapp's HTTP errors of that status already; then `props` are copied on.
+ * is an HTTP error of that status already (webapp's, or http-errors'); then `props` are copied on.
  */
 export function toHttpError(status: number, cause: Error, props?: Record<string, unknown>): HttpError {
   const err = cause as HttpError;
-  if (!(err instanceof HttpErrorBase) || err.status !== status) {
+  if (!(err instanceof HttpErrorBase || isHttpErrorsClassInstance(err)) || err.status !== status) {
     err.expose = status < 500;
     err.statusCode = status;
     err.status = status;

@@ -525,6 +525,11 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
       () => Object.assign(new Error('hidden'), { status: 400, expose: false }),
       () => Object.assign(new Error('server side'), { status: 503 }),
       () => Object.assign(new Error('odd status'), { status: 200 }),
+      // http-errors' own errors (the copy body-parser uses): left as they are when the status is theirs.
+      () => require('http-errors')(401, 'from http-errors'),
+      () => require('http-errors')(403, 'forbidden, from http-errors'),
+      () => require('http-errors')(502),
+      () => require('http-errors')(499, 'an unnamed status'),
     ];
     for (const make of thrown) {
       await same(

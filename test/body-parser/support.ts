@@ -59,6 +59,8 @@ export function serverFor(parser: Parser): http.Server {
             charset: e.charset ?? null,
             encoding: e.encoding ?? null,
             hasBody: 'body' in e,
+            // Own enumerable keys, in order: JSON.stringify(err) and Object.keys(err) show them.
+            keys: Object.keys(e),
           }),
         );
         return;
