@@ -29,13 +29,29 @@ const windows1252: BodyDecoder = {
   decode: (bytes) => bytes.toString('latin1').replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]),
 };
 
+/**
+ * Three ASCII control bytes that some of ICU's converters put in each other's place,
+ * as IBM's code pages order them (Shift_JIS on Node 20 to 26, IBM866 on Node 20: `1a
+ * 1c 7f` decodes to U+001C U+007F U+001A). iconv-lite reads them as ASCII, and so
+ * does the WHATWG standard.
+ */
+const CONTROLS = '\x1a\x1c\x7f';
+const CONTROL_BYTES = Buffer.from(CONTROLS, 'latin1');
+
 function textDecoder(label: string): BodyDecoder | undefined {
+  let decoder: TextDecoder;
   try {
-    const decoder = new TextDecoder(label);
-    return { decode: (bytes) => decoder.decode(bytes) };
+    decoder = new TextDecoder(label);
   } catch {
     return undefined;
   }
+  // Asked once per charset (decoderFor caches): a decoder that moves the controls
+  // gets them put back; no multi-byte sequence of these charsets ends in one of them.
+  const probe = decoder.decode(CONTROL_BYTES);
+  if (probe === CONTROLS || [...probe].sort().join('') !== CONTROLS)
+    return { decode: (bytes) => decoder.decode(bytes) };
+  const original = new Map([...probe].map((char, i) => [char, CONTROLS[i]]));
+  return { decode: (bytes) => decoder.decode(bytes).replace(/[\x1a\x1c\x7f]/g, (char) => original.get(char)!) };
 }
 
 /**

@@ -376,6 +376,26 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     );
   });
 
+  it('ASCII control bytes decode as iconv-lite reads them, in every charset (ICU moves three in two)', async () => {
+    const controls = Buffer.from([0x41, 0x1a, 0x1c, 0x7f, 0x42, 0x00, 0x09, 0x1b, 0x0a]);
+    const charsets = [
+      'shift_jis',
+      'sjis',
+      'ibm866',
+      'cp866',
+      'euc-jp',
+      'gbk',
+      'big5',
+      'euc-kr',
+      'koi8-r',
+      'iso-8859-2',
+    ];
+    await same(
+      (m) => m.text(),
+      charsets.map((charset) => post('text/plain; charset=' + charset, controls)),
+    );
+  });
+
   it('charsets TextDecoder knows but iconv-lite does not: 415, as body-parser documents, on any Node', async () => {
     // x-user-defined decodes on Node 26 only; the others decode on every line. body-parser says 415 for all.
     const whatwgOnly = [
