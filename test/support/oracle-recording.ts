@@ -86,7 +86,18 @@ export function isOracleListener(listener: unknown): boolean {
   const use = (listener as { use?: unknown }).use;
   if (typeof use !== 'function') return false;
 
-  return use === require('connect').proto.use || use === require('express3').application.use;
+  return use === loadedOnly('connect')?.proto.use || use === loadedOnly('express3')?.application.use;
+}
+
+/**
+ * A module the test process has loaded already, else undefined: a listener cannot be
+ * an app of a package nobody loaded, and loading Connect 2 to find out would patch
+ * `http.ServerResponse.prototype` (its setHeader and appendHeader) for every server of
+ * the process, webapp's included, which then go through the patch as they must.
+ */
+function loadedOnly(name: string): any {
+  const path = require.resolve(name);
+  return require.cache[path] ? require(path) : undefined;
 }
 
 export interface RecordedAnswer {
