@@ -233,7 +233,15 @@ export function parseQuery(req: IncomingMessage): unknown {
   // The query of the URL the request entered the app with, split exactly as
   // parseurl does for Express: null when there is none (a '#' before '?' included).
   const queryString = parseOriginalUrl(carrier)?.query ?? null;
-  const value = parse(queryString as string);
+  let value: unknown;
+  try {
+    value = parse(queryString as string);
+  } catch (err) {
+    // As in Express, where the throw leaves `req.query` unset: the error handlers read
+    // undefined, and do not run the parser (and throw) again.
+    carrier[kQuery] = undefined;
+    throw err;
+  }
   carrier[kQuery] = value;
   return value;
 }

@@ -116,9 +116,9 @@ describe('req.query', () => {
         app.set('query parser', strict);
         app.get('/ignores', (_req, res) => res.send('ok'));
         app.get('/later', (req, res) => setImmediate(() => res.json(req.query)));
-        app.use((err: Error, _req: unknown, res: Any, _next: unknown) => {
+        app.use((err: Error, req: Any, res: Any, _next: unknown) => {
           res.statusCode = 400;
-          res.end('bad query: ' + err.message);
+          res.end(`bad query: ${err.message}; req.query: ${JSON.stringify(req.query) ?? 'undefined'}`);
         });
         return app;
       },
