@@ -12,7 +12,7 @@ import { Dispatch, type ParamCall } from './dispatch';
 import { Layer, type Handler, type NextFunction } from './layer';
 import type { LayerIndex } from './layer-index';
 import { kLayerIndex } from './layer-cursor';
-import { kLayers, kStackView, watchStack } from './stack-edits';
+import { kLayers, kStackView, layersOf, watchStack } from './stack-edits';
 import { methodMembers, type HttpMethod, type MethodMembers } from './methods';
 import { processParams } from './params';
 import type { PathPattern } from './path-pattern';
@@ -140,7 +140,7 @@ const routerMethods = {
       }
       const layer = new Layer(path, { sensitive: this.caseSensitive, strict: false, end: false }, fn as Handler);
       layer.route = undefined;
-      this.stack.push(layer);
+      layersOf(this).push(layer);
     }
     return this;
   },
@@ -153,7 +153,7 @@ const routerMethods = {
       route.dispatch.bind(route),
     );
     layer.route = route;
-    this.stack.push(layer);
+    layersOf(this).push(layer);
     return route;
   },
 } satisfies Partial<RouterMethods>;

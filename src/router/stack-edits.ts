@@ -11,7 +11,9 @@
  *   the array (no trap), writes of any kind (an element, `length`, what `push`,
  *   `splice`, `reverse` or `sort` do) count as edits. `Array.isArray`, `JSON`,
  *   `util.inspect` and iteration see the array. webapp's own walk reads the array
- *   itself (`layersOf`), which costs nothing per layer.
+ *   itself (`layersOf`), which costs nothing per layer, and `use`/`route` push onto
+ *   it directly: a longer stack is rebuilt by its length, and a router filled while
+ *   the server runs does not count against every other router's index.
  * - A layer's `regexp` is an accessor of its own (see Layer), whose setter counts.
  * - A stack the app put in place of the router's (`router.stack = list.filter(...)`)
  *   is not watched: the router then walks it without an index, reading it whole at
