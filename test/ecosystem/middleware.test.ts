@@ -4,6 +4,7 @@
  * answers must match (differential), so "works" means "works as on Express".
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -509,6 +510,29 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
       server.closeAllConnections();
       server.close();
     }
+  });
+
+  it("express-rate-limit's check that a limiter is made at start, not in a route handler", () => {
+    // It looks for Express's stack frame `Layer.handle [as handle_request]` within the
+    // default ten. Run on the built package in plain Node: under this suite's TypeScript
+    // loader, source maps rename the frames.
+    const root = join(__dirname, '..', '..');
+    const child = (entry: string) => `
+      const fw = require(${JSON.stringify(entry)});
+      const { rateLimit } = require(${JSON.stringify(require.resolve('express-rate-limit'))});
+      const logged = [];
+      console.error = (...args) => logged.push(args.map(String).join(' '));
+      const app = fw();
+      app.get('/late', (req, res) => { rateLimit({ limit: 5 }); res.send('made'); });
+      const server = app.listen(0, '127.0.0.1', async () => {
+        await (await fetch('http://127.0.0.1:' + server.address().port + '/late')).text();
+        server.close();
+        process.stdout.write(String(logged.some((line) => line.includes('ERR_ERL_CREATED_IN_REQUEST_HANDLER'))));
+      });`;
+    const warned = (entry: string) =>
+      spawnSync(process.execPath, ['-e', child(entry)], { encoding: 'utf8', timeout: 20_000 }).stdout;
+    assert.equal(warned(require.resolve('express')), 'true');
+    assert.equal(warned(join(root, 'dist', 'cjs', 'index.js')), 'true');
   });
 
   it('express-ws: routers get .ws through applyTo(webapp.Router)', async () => {
