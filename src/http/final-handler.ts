@@ -153,9 +153,21 @@ function writeErrorPage(
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body, 'utf8'));
-  if (req.method === 'HEAD') res.end();
-  else res.end(body, 'utf8');
+  // HTTP/2 refuses HTTP/1's connection headers (a route that set Keep-Alive, or copied
+  // an upstream's Transfer-Encoding, failed with that error): the page goes without them.
+  if (req.httpVersionMajor >= 2) for (const name of HTTP1_CONNECTION_HEADERS) res.removeHeader(name);
+  try {
+    if (req.method === 'HEAD') res.end();
+    else res.end(body, 'utf8');
+  } catch (err) {
+    // This runs outside any handler (finalhandler lets Node's throw end the process):
+    // a response that cannot be written is closed instead.
+    res.destroy(err as Error);
+  }
 }
+
+/** Headers HTTP/2 responses may not carry (Node's ERR_HTTP2_INVALID_CONNECTION_HEADERS). */
+const HTTP1_CONNECTION_HEADERS = ['Connection', 'Keep-Alive', 'Proxy-Connection', 'Transfer-Encoding', 'Upgrade'];
 
 /**
  * The error's own headers (`err.headers`, as http-errors sets them). One Node

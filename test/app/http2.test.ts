@@ -71,4 +71,38 @@ describe('HTTP/2', () => {
       server.close();
     }
   });
+
+  it("a route setting HTTP/1's connection headers over HTTP/2: an error page; the server keeps serving", async () => {
+    // Node's HTTP/2 response refuses Keep-Alive, Transfer-Encoding...: res.send throws in
+    // the route, and the final handler's page must go out without them (it had ended the
+    // process, from outside any handler).
+    for (const withErrorHandler of [false, true]) {
+      const app = webapp();
+      app.get('/keep-alive', (_req: Any, res: Any) => {
+        res.set('Keep-Alive', 'timeout=5');
+        res.send('x');
+      });
+      app.get('/chunked', (_req: Any, res: Any) => {
+        res.set('Transfer-Encoding', 'chunked');
+        res.send('x');
+      });
+      app.get('/', (_req: Any, res: Any) => res.send('ok'));
+      if (withErrorHandler) app.use((_err: Error, _req: Any, res: Any, _next: Any) => res.status(502).send('bad'));
+      const server = http2.createServer(app as Any);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      try {
+        for (const path of ['/keep-alive', '/chunked']) {
+          const answer = await h2request(session, { ':path': path });
+          // The error handler's own send fails the same way: the page keeps the status it set.
+          assert.equal(answer.status, withErrorHandler ? 502 : 500, path);
+          assert.match(answer.body, /HTTP\/1 Connection specific headers are forbidden/, path);
+        }
+        assert.deepEqual(await h2request(session, { ':path': '/' }), { status: 200, body: 'ok' });
+      } finally {
+        session.close();
+        server.close();
+      }
+    }
+  });
 });
