@@ -8,7 +8,6 @@ import { lazy } from './lazy';
 
 const mimeTypes = lazy(() => require('mime-types') as typeof import('mime-types'));
 
-const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 const SUBTYPE_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.-]{0,126}$/;
 const SUFFIX_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}$/;
 
@@ -56,21 +55,17 @@ function mediaTyperType(value: string): string | null {
 /** The bare, lower-cased media type of a Content-Type value, or null when it is not one. */
 function normalizeContentType(value: string | undefined): string | null {
   if (!value || typeof value !== 'string') return null;
-  try {
-    const type = mediaTyperType(value);
-    if (type === null || !MEDIA_TYPE.test(type)) return null;
-    // The subtype's last '+' starts a structured-syntax suffix: the name before it
-    // must be valid on its own, and an empty suffix is dropped ('x/y+' is 'x/y').
-    const plus = type.lastIndexOf('+');
-    if (plus === -1) return type;
-    const slash = type.indexOf('/');
-    const subtype = type.slice(slash + 1, plus);
-    const suffix = type.slice(plus + 1);
-    if (!SUBTYPE_NAME.test(subtype) || (suffix && !SUFFIX_NAME.test(suffix))) return null;
-    return suffix ? type : type.slice(0, plus);
-  } catch {
-    return null;
-  }
+  const type = mediaTyperType(value);
+  if (type === null) return null;
+  // The subtype's last '+' starts a structured-syntax suffix: the name before it
+  // must be valid on its own, and an empty suffix is dropped ('x/y+' is 'x/y').
+  const plus = type.lastIndexOf('+');
+  if (plus === -1) return type;
+  const slash = type.indexOf('/');
+  const subtype = type.slice(slash + 1, plus);
+  const suffix = type.slice(plus + 1);
+  if (!SUBTYPE_NAME.test(subtype) || (suffix && !SUFFIX_NAME.test(suffix))) return null;
+  return suffix ? type : type.slice(0, plus);
 }
 
 /** An expected type as a media type pattern, or false for an unknown extension. */

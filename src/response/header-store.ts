@@ -60,26 +60,14 @@ const kOutHeaders = findOutHeadersSymbol();
 
 type Method = (this: ServerResponse, ...args: never[]) => unknown;
 
-/**
- * Node's own methods: the header API where OutgoingMessage defines it, `writeHead`
- * where ServerResponse does (read at each call, so a wrapper installed there later
- * still sees every head written).
- */
-const nodeMethods = {
-  setHeader: OutgoingMessage.prototype.setHeader,
-  appendHeader: (OutgoingMessage.prototype as { appendHeader?: unknown }).appendHeader,
-  getHeader: OutgoingMessage.prototype.getHeader,
-  hasHeader: OutgoingMessage.prototype.hasHeader,
-  getHeaders: OutgoingMessage.prototype.getHeaders,
-  getHeaderNames: OutgoingMessage.prototype.getHeaderNames,
-  getRawHeaderNames: (OutgoingMessage.prototype as { getRawHeaderNames?: unknown }).getRawHeaderNames,
-  removeHeader: OutgoingMessage.prototype.removeHeader,
-  get writeHead() {
-    return ServerResponse.prototype.writeHead;
-  },
-} as unknown as Record<string, Method>;
+/** Node's own setHeader, as webapp found it at load: what a patch is told apart from. */
+const nodeSetHeader = OutgoingMessage.prototype.setHeader;
 
-/** The header API as it is now where Node puts it: Node's own methods, or what code patched in their place. */
+/**
+ * The header API as it is now where Node puts it (`writeHead` on ServerResponse, the
+ * rest on OutgoingMessage): Node's own methods, or what code patched in their place,
+ * read at each call, so a wrapper installed later still sees every call.
+ */
 const currentMethods = ServerResponse.prototype as unknown as Record<string, Method>;
 
 /**
@@ -102,7 +90,7 @@ function nodeMethod(res: ServerResponse, name: string, args: IArguments): unknow
  * 85 instructions per response).
  */
 function nodeHeaderApiPatched(): boolean {
-  return currentMethods.setHeader !== nodeMethods.setHeader;
+  return currentMethods.setHeader !== nodeSetHeader;
 }
 
 /** Characters outside printable ASCII and tab: values with them are checked by Node. */
@@ -362,7 +350,7 @@ const storeMethods = {
       this[kStaged] = null;
       return nodeMethod(this, 'writeHead', arguments);
     }
-    const writeHead = nodeMethods.writeHead as (...args: unknown[]) => ServerResponse;
+    const writeHead = currentMethods.writeHead as (...args: unknown[]) => ServerResponse;
     // The staged headers go into Node's store, where Node's writeHead finds them as it
     // finds headers given to setHeader: validated already (here, when they were set),
     // so it writes them without checking every name and value a second time.

@@ -5,7 +5,7 @@
  */
 import type { Layer } from './layer';
 import { LayerIndex, MIN_INDEXED_LAYERS, firstAtLeast } from './layer-index';
-import { isWatched, layersOf, type WatchedStackOwner } from './stack-edits';
+import { kLayers, layersOf, type WatchedStackOwner } from './stack-edits';
 
 /** Where a router keeps its layer index between requests (rebuilt when the stack changes). */
 export const kLayerIndex = Symbol('webapp.layerIndex');
@@ -47,9 +47,8 @@ export class LayerCursor {
     // What an earlier request learnt of this stack: a chain of middleware is scanned at
     // once. A stack the app put in place of the router's is never indexed: nothing
     // would tell an index of its edits (stack-edits.ts).
-    this.scanBelow = !isWatched(owner)
-      ? Number.POSITIVE_INFINITY
-      : (owner[kLayerIndex]?.scanBelow ?? MIN_INDEXED_LAYERS);
+    this.scanBelow =
+      this.layers !== owner[kLayers] ? Number.POSITIVE_INFINITY : (owner[kLayerIndex]?.scanBelow ?? MIN_INDEXED_LAYERS);
   }
 
   /** Moves to a position ahead, as if the layers before it had been looked at. */

@@ -75,8 +75,3 @@ export function layersOf(owner: WatchedStackOwner): Layer[] {
   const visible = owner.stack;
   return visible === owner[kStackView] ? owner[kLayers]! : visible;
 }
-
-/** Whether `owner`'s stack is the watched one: only then may an index stand between requests. */
-export function isWatched(owner: WatchedStackOwner): boolean {
-  return owner.stack === owner[kStackView];
-}

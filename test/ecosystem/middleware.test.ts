@@ -38,6 +38,17 @@ function withoutVolatile(res: RawResponse): RawResponse {
   return { ...res, headers };
 }
 
+/** Opens a WebSocket to `url`, sends `message`, and resolves with the first message back. */
+function webSocketReply(url: string, message: string): Promise<string> {
+  const WebSocket = require('ws');
+  const client = new WebSocket(url);
+  return new Promise<string>((resolve, reject) => {
+    client.once('open', () => client.send(message));
+    client.once('message', (m: Buffer) => resolve(String(m)));
+    client.once('error', reject);
+  }).finally(() => client.close());
+}
+
 describe('ecosystem middleware on webapp (differential against express@4)', () => {
   it('helmet sets its headers and removes X-Powered-By', async () => {
     await assertSameResponses(
@@ -488,7 +499,6 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
   });
 
   it('express-ws: app.ws routes take WebSocket upgrades through the app, with req.query', async () => {
-    const WebSocket = require('ws');
     const app: Any = webapp();
     require('express-ws')(app);
     app.ws('/echo', (ws: Any, req: Any) => ws.on('message', (m: Buffer) => ws.send(`${req.query.room}: ${m}`)));
@@ -497,14 +507,7 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
     try {
       await new Promise((resolve) => server.once('listening', resolve));
       const port = server.address().port;
-      const client = new WebSocket(`ws://127.0.0.1:${port}/echo?room=lobby`);
-      const reply = await new Promise((resolve, reject) => {
-        client.once('open', () => client.send('hello'));
-        client.once('message', (m: Buffer) => resolve(String(m)));
-        client.once('error', reject);
-      });
-      client.close();
-      assert.equal(reply, 'lobby: hello');
+      assert.equal(await webSocketReply(`ws://127.0.0.1:${port}/echo?room=lobby`, 'hello'), 'lobby: hello');
       assert.equal(await (await fetch(`http://127.0.0.1:${port}/status`)).text(), 'up');
     } finally {
       server.closeAllConnections();
@@ -538,7 +541,6 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
   it('express-ws: routers get .ws through applyTo(webapp.Router)', async () => {
     // express-ws requires the express package and adds `ws` to its Router only; applied
     // to webapp's Router (every router's prototype), `router.ws` works as documented there.
-    const WebSocket = require('ws');
     const app: Any = webapp();
     require('express-ws')(app).applyTo(webapp.Router);
     const router: Any = webapp.Router();
@@ -549,14 +551,8 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
     const server = app.listen(0, '127.0.0.1');
     try {
       await new Promise((resolve) => server.once('listening', resolve));
-      const client = new WebSocket(`ws://127.0.0.1:${server.address().port}/ws/echo/lobby`);
-      const reply = await new Promise((resolve, reject) => {
-        client.once('open', () => client.send('hello'));
-        client.once('message', (m: Buffer) => resolve(String(m)));
-        client.once('error', reject);
-      });
-      client.close();
-      assert.equal(reply, 'lobby: hello');
+      const url = `ws://127.0.0.1:${server.address().port}/ws/echo/lobby`;
+      assert.equal(await webSocketReply(url, 'hello'), 'lobby: hello');
     } finally {
       server.closeAllConnections();
       server.close();
