@@ -173,6 +173,27 @@ describe('body-parser errors', () => {
     );
   });
 
+  // body-parser 1.20 never calls next here: it listens for `aborted` on the decompressor.
+  it('request.aborted reaches next for a gzip body whose client goes away mid-upload', async () => {
+    const seen = new Promise<Record<string, unknown>>((resolve) => {
+      const parse = bodyParser.json();
+      shared.parser = (req, res, next) =>
+        parse(req, res, (err?: unknown) => {
+          resolve(err as Record<string, unknown>);
+          next(err);
+        });
+    });
+    const gz = zlib.gzipSync(JSON.stringify({ big: 'z'.repeat(10000) }));
+    const head =
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+      `Content-Encoding: gzip\r\nContent-Length: ${gz.length}\r\n\r\n`;
+    await rawExchange([head, gz.subarray(0, 20)], { end: false });
+    const error = await seen;
+    assert.equal(error.status, 400);
+    assert.equal(error.type, 'request.aborted');
+    assert.equal(error.code, 'ECONNABORTED');
+  });
+
   it('an aborted gzip upload and an aborted chunked upload leave the server healthy', async () => {
     shared.parser = bodyParser.json();
     const gz = zlib.gzipSync(JSON.stringify({ big: 'z'.repeat(10000) }));
