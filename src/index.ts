@@ -4,6 +4,7 @@
  * `json`, `raw`, `text`, `urlencoded`, `static`, `query`), so
  * `const express = require('webapp')` works wherever Express 4 did.
  */
+import type * as http from 'node:http';
 import { createApp } from './app-core';
 import { defineLazyMembers, defineMembers } from './define-prototype';
 import { application, type Application } from './application';
@@ -14,7 +15,6 @@ import type bodyParser = require('./body-parser');
 // Not `import type`: the namespace below re-exports its interfaces with `export import`
 // (elided from the JavaScript, as the namespace is ambient).
 import * as PublicTypes from './types/public';
-import type { MimeModule } from './http/mime-module';
 
 function createApplication(): Application {
   return createApp<Application>(application, requestPrototype, responsePrototype);
@@ -96,11 +96,28 @@ declare namespace webapp {
   export import DownloadOptions = PublicTypes.DownloadOptions;
   export import ServeStaticOptions = PublicTypes.ServeStaticOptions;
   export import RenderCallback = PublicTypes.RenderCallback;
+  // Named here so that declaration emit can name what `router.stack`, `req.range()`,
+  // `app.use` and `webapp.static.mime` return (TS2742 otherwise, under `declaration`).
+  export import ILayer = PublicTypes.ILayer;
+  export import RequestRanges = PublicTypes.RequestRanges;
+  export import ApplicationRequestHandler = PublicTypes.ApplicationRequestHandler;
+  export import SendOptions = PublicTypes.SendOptions;
+  export import MimeModule = PublicTypes.MimeModule;
   export type OptionsJson = bodyParser.OptionsJson;
   export type OptionsText = bodyParser.OptionsText;
   export type OptionsUrlencoded = bodyParser.OptionsUrlencoded;
   export type Options = bodyParser.Options;
 
+  /**
+   * What the body parsers return: middleware over Node's request and response, as
+   * body-parser's (connect's `NextHandleFunction` in @types/body-parser), so that it
+   * also fits a connect stack or a bare `http.createServer` callback.
+   */
+  export type BodyParserMiddleware = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    next: (err?: any) => void,
+  ) => void;
   /** The application prototype every app is made from; patch it to add app methods to all apps. */
   export const application: Application;
   /**
@@ -135,7 +152,13 @@ declare namespace webapp {
    * @example
    * app.use('/assets', webapp.static('public', { maxAge: '1d', setHeaders: (res) => res.set('X-Static', '1') }));
    */
-  const serveStaticHandler: ((root: string, options?: ServeStaticOptions<Response>) => PublicTypes.Handler) & {
+  /** What `webapp.static` returns: serve-static's middleware (as @types/serve-static's `RequestHandler`). */
+  export type StaticMiddleware<R extends http.ServerResponse = Response> = (
+    req: http.IncomingMessage,
+    res: R,
+    next: (err?: any) => void,
+  ) => void;
+  const serveStaticHandler: ((root: string, options?: ServeStaticOptions<Response>) => StaticMiddleware) & {
     /** send's `mime` 1.x object: `webapp.static.mime.define({ 'text/x-foo': ['foo'] })`. */
     mime: MimeModule;
   };
@@ -151,25 +174,25 @@ declare namespace webapp {
    * @example
    * app.use(webapp.json({ limit: '1mb' }));
    */
-  export const json: (options?: OptionsJson) => PublicTypes.Handler;
+  export const json: (options?: OptionsJson) => BodyParserMiddleware;
   /**
    * Reads bodies into a Buffer in `req.body` (body-parser's `raw`).
    * @example
    * app.post('/webhook', webapp.raw({ type: 'application/octet-stream' }), (req, res) => res.send(req.body.length));
    */
-  export const raw: (options?: Options) => PublicTypes.Handler;
+  export const raw: (options?: Options) => BodyParserMiddleware;
   /**
    * Reads text bodies into a string in `req.body` (body-parser's `text`).
    * @example
    * app.use(webapp.text({ type: 'text/*' }));
    */
-  export const text: (options?: OptionsText) => PublicTypes.Handler;
+  export const text: (options?: OptionsText) => BodyParserMiddleware;
   /**
    * Parses URL-encoded form bodies into `req.body` (body-parser's `urlencoded`).
    * @example
    * app.use(webapp.urlencoded({ extended: false }));
    */
-  export const urlencoded: (options?: OptionsUrlencoded) => PublicTypes.Handler;
+  export const urlencoded: (options?: OptionsUrlencoded) => BodyParserMiddleware;
   /** Beyond Express: graceful shutdown for a server (docs/production.md). */
   export type GracefulOptions = import('./shutdown').GracefulOptions;
   export const graceful: typeof import('./shutdown').graceful;

@@ -7,9 +7,9 @@ import { readBody, type ParsedRequest } from './read';
 
 export interface OptionsJson extends Options {
   /** Passed to JSON.parse as its reviver. */
-  reviver?: (key: string, value: unknown) => unknown;
+  reviver?: ((key: string, value: unknown) => unknown) | undefined;
   /** Only objects and arrays (default true). */
-  strict?: boolean;
+  strict?: boolean | undefined;
 }
 
 /** The first character that is not JSON whitespace (space, tab, LF, CR), or undefined. */

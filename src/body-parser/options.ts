@@ -8,11 +8,11 @@ import type { Verify } from './read';
 
 export interface Options {
   /** Inflate gzip/deflate/br bodies (default true); false rejects encoded bodies with 415. */
-  inflate?: boolean;
+  inflate?: boolean | undefined;
   /** Maximum body size after inflation: bytes, or a string such as `'1mb'` (default `'100kb'`). */
-  limit?: number | string;
+  limit?: number | string | undefined;
   /** Media types to parse: a type, extension, wildcard, a list, or `fn(req)`. */
-  type?: string | string[] | ((req: IncomingMessage) => unknown);
+  type?: string | string[] | ((req: IncomingMessage) => unknown) | undefined;
   /**
    * `verify(req, res, buf, encoding)`: throw to reject the body (403). `encoding`
    * is null for `raw`. A method signature, as in @types/body-parser, so that a

@@ -6,7 +6,7 @@ import { readBody, type ParsedRequest } from './read';
 
 export interface OptionsText extends Options {
   /** Charset when the Content-Type names none (default utf-8). */
-  defaultCharset?: string;
+  defaultCharset?: string | undefined;
 }
 
 export function text(options?: OptionsText) {

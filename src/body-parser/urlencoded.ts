@@ -10,11 +10,11 @@ import { readBody, type ParsedRequest } from './read';
 
 export interface OptionsUrlencoded extends Options {
   /** Nested objects and arrays (qs) when true (the deprecated default), flat strings when false. */
-  extended?: boolean;
+  extended?: boolean | undefined;
   /** Most parameters accepted (default 1000); more is a 413. */
-  parameterLimit?: number;
+  parameterLimit?: number | undefined;
   /** Deepest nesting for extended parsing (default 32); deeper is a 400. */
-  depth?: number;
+  depth?: number | undefined;
 }
 
 /** Counts `&`-separated parameters, stopping as soon as the limit is passed (undefined then). */

@@ -1,7 +1,7 @@
 /**
  * Deprecation notices worded as Express's (depd) are, under webapp's name:
  *   "<date> webapp deprecated res.send(status): Use res.sendStatus(status) instead at lib/app.js:12:7"
- * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp silence it.
+ * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp (or express) silence it.
  */
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +10,18 @@ const seen = new Set<string>();
 /** webapp's own code (src/ or dist/cjs/): frames inside it are not the caller's. */
 const libraryDir = resolve(__dirname, '..');
 
+/**
+ * NO_DEPRECATION as depd reads it (names separated by spaces or commas, in any case,
+ * `*` for all). webapp's own notices also answer to `express`: a deployment that
+ * silenced Express's keeps them silent after swapping the package.
+ */
 function silenced(namespace: string): boolean {
   if (process.noDeprecation) return true;
-  const list = (process.env.NO_DEPRECATION ?? '').split(/[ ,]+/);
-  return list.includes('*') || list.includes(namespace);
+  const names = namespace === 'webapp' ? ['webapp', 'express'] : [namespace.toLowerCase()];
+  for (const name of (process.env.NO_DEPRECATION ?? '').split(/[ ,]+/)) {
+    if (name === '*' || names.includes(name.toLowerCase())) return true;
+  }
+  return false;
 }
 
 /** A stack frame's file: a path, or an ES module's `file:` URL. */

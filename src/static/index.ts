@@ -19,11 +19,11 @@ import type { NextFunction } from '../types/public';
 
 export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' | 'end'> {
   /** Client errors and 404 call `next()` (true, default) or `next(err)` (false). */
-  fallthrough?: boolean;
+  fallthrough?: boolean | undefined;
   /** Redirect a directory path without a trailing slash to the slash URL (default true). */
-  redirect?: boolean;
+  redirect?: boolean | undefined;
   /** Called as `setHeaders(res, path, stat)` before the file's headers are set. */
-  setHeaders?: (res: ServerResponse, path: string, stat: Stats) => void;
+  setHeaders?: ((res: ServerResponse, path: string, stat: Stats) => void) | undefined;
 }
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;

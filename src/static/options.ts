@@ -12,31 +12,31 @@ export type DotfilesMode = 'allow' | 'deny' | 'ignore';
 
 export interface SendOptions {
   /** Answer Range requests (`Accept-Ranges: bytes`). Default true. */
-  acceptRanges?: boolean;
+  acceptRanges?: boolean | undefined;
   /** Set Cache-Control. Default true. */
-  cacheControl?: boolean;
+  cacheControl?: boolean | undefined;
   /** How paths with a segment starting with a dot are served. */
-  dotfiles?: DotfilesMode;
+  dotfiles?: DotfilesMode | undefined;
   /** Weak ETag from size and modification time. Default true. */
-  etag?: boolean;
+  etag?: boolean | undefined;
   /** Extensions tried, in order, when the file is not found and its path has none. */
-  extensions?: string | string[] | false;
+  extensions?: string | string[] | false | undefined;
   /** Add `immutable` to Cache-Control. Default false. */
-  immutable?: boolean;
+  immutable?: boolean | undefined;
   /** Index files for directory paths ending in `/`; false disables. Default `index.html`. */
-  index?: string | string[] | false;
+  index?: string | string[] | false | undefined;
   /** Set Last-Modified. Default true. */
-  lastModified?: boolean;
+  lastModified?: boolean | undefined;
   /** Cache-Control max-age in milliseconds or an ms-format string; clipped to one year. */
-  maxAge?: number | string;
-  maxage?: number | string;
+  maxAge?: number | string | undefined;
+  maxage?: number | string | undefined;
   /** Directory that relative paths are resolved in, and that they may not leave. */
-  root?: string;
+  root?: string | undefined;
   /** Byte offsets that bound what is sent of every file (inclusive). */
-  start?: number;
-  end?: number;
+  start?: number | undefined;
+  end?: number | undefined;
   /** Deprecated: `true` is `dotfiles: 'allow'`, `false` is `dotfiles: 'ignore'`. */
-  hidden?: boolean;
+  hidden?: boolean | undefined;
 }
 
 export interface SendSettings {

@@ -27,3 +27,4 @@ export * from './route';
 export * from './request';
 export * from './response';
 export * from './application';
+export * from './mime';

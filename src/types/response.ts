@@ -23,21 +23,37 @@ export interface CookieOptions {
   partitioned?: boolean | undefined;
 }
 
-export interface SendFileOptions {
-  maxAge?: string | number | undefined;
-  root?: string | undefined;
-  lastModified?: boolean | undefined;
-  headers?: Record<string, unknown> | undefined;
-  dotfiles?: 'allow' | 'deny' | 'ignore' | undefined;
+/**
+ * The options of `res.sendFile` and `res.download`: send's, as @types/send types them
+ * (`extensions: true` is accepted by the type and throws when used, as in send), so
+ * that an options object typed with either typing is accepted by the other.
+ */
+export interface SendOptions {
   acceptRanges?: boolean | undefined;
   cacheControl?: boolean | undefined;
-  immutable?: boolean | undefined;
+  dotfiles?: 'allow' | 'deny' | 'ignore' | undefined;
+  /** Byte offset to stop at (inclusive). */
+  end?: number | undefined;
   etag?: boolean | undefined;
-  extensions?: string[] | string | false | undefined;
+  extensions?: string[] | string | boolean | undefined;
+  immutable?: boolean | undefined;
   index?: string[] | string | boolean | undefined;
+  lastModified?: boolean | undefined;
+  maxAge?: string | number | undefined;
+  root?: string | undefined;
+  /** Byte offset to start at. */
+  start?: number | undefined;
 }
 
-export interface DownloadOptions extends SendFileOptions {}
+export interface SendFileOptions extends SendOptions {
+  /** Headers to serve with the file. */
+  headers?: Record<string, unknown>;
+}
+
+export interface DownloadOptions extends SendOptions {
+  /** Headers to serve with the file; Content-Disposition is set from the file name. */
+  headers?: Record<string, unknown>;
+}
 
 /**
  * Options of `webapp.static(root, options)`. `setHeaders` receives webapp's
@@ -66,7 +82,18 @@ export interface ServeStaticOptions<R extends http.ServerResponse = Response> ex
 /** The callback of `res.render` and `app.render`: the error, or the rendered HTML. */
 export type RenderCallback = (err: Error | null, html?: string) => void;
 
-export type Send<ResBody = any, T = Response<ResBody>> = (body?: ResBody) => T;
+/**
+ * `res.send`, `res.json` and `res.jsonp`: @types/express's `(body?: ResBody) => T`,
+ * and the same with the body required as the last signature, the one TypeScript
+ * infers from. A helper typed against @types/express that infers the body type
+ * from the handler it must return (express-async-handler) otherwise infers
+ * `undefined` from the optional parameter, and `res.json(...)` takes nothing else.
+ */
+export type Send<ResBody = any, T = Response<ResBody>> = {
+  (body?: ResBody): T;
+  // Last: inference reads the last signature.
+  (body: ResBody): T;
+};
 
 export interface Response<
   ResBody = any,
@@ -91,7 +118,7 @@ export interface Response<
    * @example
    * res.links({ next: '/users?page=2', last: '/users?page=5' });
    */
-  links(links: Record<string, string>): this;
+  links(links: any): this;
 
   /**
    * Sends the body: a string (HTML by default), a Buffer (octet-stream), or an

@@ -22,4 +22,19 @@ describe('deprecation notices', () => {
     const [theirs] = captureStderr(() => app.del('/old', () => undefined));
     assert.equal(/ at (\S+):\d+:\d+\n$/.exec(theirs)![1], here);
   });
+
+  it("are silenced by NO_DEPRECATION as depd reads it, and by `express` for webapp's own", () => {
+    // Each call a message of its own: a notice prints once per message and call site.
+    const notices = (value: string, namespace?: string) =>
+      captureStderr(() => {
+        process.env.NO_DEPRECATION = value;
+        deprecate(`notice under ${value} for ${namespace}`, namespace);
+      });
+    for (const value of ['webapp', 'express', 'EXPRESS', 'other, Webapp', 'a b express', '*'])
+      assert.deepEqual(notices(value), [], value);
+    assert.equal(notices('body-parser').length, 1);
+    assert.equal(notices('expressive').length, 1);
+    assert.deepEqual(notices('Body-Parser', 'body-parser'), []);
+    assert.equal(notices('express', 'body-parser').length, 1);
+  });
 });

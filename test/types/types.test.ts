@@ -67,6 +67,7 @@ const projectNames = [
   'CommonJS project without esModuleInterop',
   'ESM project',
   'ESM project without @types/express',
+  'CommonJS project with exactOptionalPropertyTypes and declaration files',
 ] as const;
 let projects: Record<(typeof projectNames)[number], string>;
 
@@ -85,9 +86,10 @@ before(() => {
     'passport-local',
     'multer',
     'compression',
+    'express-async-handler',
   ];
   const standalone = ['app.ts', 'negative.ts', 'legacy.ts', 'augmentation.ts', 'static.ts', 'express-types.ts'];
-  const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts', 'interop.ts'];
+  const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts', 'interop.ts', 'helpers.ts'];
   const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
   projects = {
     'CommonJS project': project(
@@ -108,6 +110,22 @@ before(() => {
     ),
     'ESM project': project('esm', 'module', nodenext, withEcosystem, ['@types', ...ecosystem]),
     'ESM project without @types/express': project('esm-standalone', 'module', nodenext, standalone, ['@types/node']),
+    // Declaration emit names every exported value's type: each must be reachable from 'webapp'.
+    'CommonJS project with exactOptionalPropertyTypes and declaration files': project(
+      'cjs-exact',
+      'commonjs',
+      {
+        ...nodenext,
+        esModuleInterop: true,
+        exactOptionalPropertyTypes: true,
+        noEmit: false,
+        declaration: true,
+        emitDeclarationOnly: true,
+        outDir: 'out',
+      },
+      ['exact.ts'],
+      ['@types', 'compression'],
+    ),
   };
 });
 
