@@ -138,6 +138,23 @@ describe('final handler', () => {
     );
   });
 
+  it('closes the connection when its page cannot be written either, and keeps serving (express@4 throws)', async () => {
+    // A Trailer header makes Node refuse to end a response that is not chunked: the
+    // route's res.send throws, and so would the error page with the header still set.
+    // Express 4's finalhandler throws that out of its callback, ending the process.
+    const app = webapp();
+    app.set('env', 'test'); // no error log
+    app.get('/trailer', (_req, res) => {
+      res.set('Trailer', 'X-Checksum');
+      res.addTrailers({ 'X-Checksum': 'abc' });
+      res.send('hello');
+    });
+    app.get('/ok', (_req, res) => res.send('ok'));
+    const listener = app as unknown as http.RequestListener;
+    assert.equal(await rawAnswer(listener, '/trailer'), '');
+    assert.match(await rawAnswer(listener, '/ok'), /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nok$/);
+  });
+
   it('logs and answers a thrown value without a usable toString, and keeps serving', async () => {
     const bare = () => Object.create(null) as object;
     const throwing = () => ({
