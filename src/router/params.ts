@@ -73,11 +73,22 @@ export function processParams(
       return;
     }
     try {
-      forwardRejection(fn(req, res, paramCallback, paramValue, name), paramCallback);
+      forwardRejection(fn(req, res, paramCallback, paramValue, name), forwardRejected(call));
     } catch (e) {
       paramCallback(e);
     }
   };
+
+  /**
+   * A rejected callback's error, unless the callback already passed that same error
+   * on: express-async-errors wraps `param` callbacks and calls `next(err)` itself on a
+   * rejection, which would otherwise run the error handlers twice.
+   */
+  const forwardRejected =
+    (current: ParamCall) =>
+    (err: unknown): void => {
+      if (current.error !== err) paramCallback(err);
+    };
 
   nextParam();
 }

@@ -1,0 +1,3 @@
+/** `require('express/lib/application')` under an npm alias: the prototype every app is made from. */
+import { application } from '../application';
+export = application;

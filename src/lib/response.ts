@@ -1,0 +1,3 @@
+/** `require('express/lib/response')` under an npm alias: the response prototype of all apps. */
+import { response } from '../response';
+export = response;

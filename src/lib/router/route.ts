@@ -1,0 +1,3 @@
+/** `require('express/lib/router/route')` under an npm alias: the Route class. */
+import { Route } from '../../router/route';
+export = Route;
