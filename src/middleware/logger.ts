@@ -226,9 +226,11 @@ format(
   'common',
   ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" :status :res[content-length]',
 );
+// Connect 2.30 makes `default` morgan's `combined` (the access-log date), where morgan
+// 1.x's own deprecated `default` prints the web date.
 format(
   'default',
-  ':remote-addr - :remote-user [:date] ":method :url HTTP/:http-version" ' +
+  ':remote-addr - :remote-user [:date[clf]] ":method :url HTTP/:http-version" ' +
     ':status :res[content-length] ":referrer" ":user-agent"',
 );
 format(

@@ -54,7 +54,6 @@ const CLF_DATE = /\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000/g;
  */
 function normalize(line: string): string {
   return line
-    .replace(/\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]/g, '[DATE]')
     .replace(ISO_DATE, 'ISO')
     .replace(WEB_DATE, 'WEB')
     .replace(CLF_DATE, 'CLF')
