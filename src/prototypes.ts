@@ -149,9 +149,10 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
   } else {
     const native = nativePrototypeOf(req);
     const headers = (req as { headers?: Record<string, unknown> }).headers;
-    // HTTP/2 carries the host in :authority; the request API reads Host.
-    if (headers && headers.host === undefined && typeof headers[':authority'] === 'string')
-      headers.host = headers[':authority'];
+    // HTTP/2 carries the host in :authority; the request API reads Host. A Host header
+    // as well names the same host or should not be trusted (RFC 9113, 8.3.1): a front
+    // end that checked :authority may have passed any Host through.
+    if (headers && typeof headers[':authority'] === 'string') headers.host = headers[':authority'];
     Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
   }
   revealQueryAccessor(req);

@@ -74,8 +74,9 @@ export function query(options?: ExtendedParseOptions | QueryParserFunction) {
   if (typeof options === 'function') {
     parse = options;
     opts = undefined;
-  } else if (opts.allowPrototypes === undefined) {
-    opts.allowPrototypes = true;
+  } else {
+    querystring().assertImplementedOptions(opts, 'query');
+    if (opts.allowPrototypes === undefined) opts.allowPrototypes = true;
   }
   return function query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
     if (!req.query) req.query = parse(parseUrl(req)?.query, opts);

@@ -21,6 +21,44 @@ export interface ParseSettings {
   throwOnLimitExceeded: boolean;
 }
 
+/**
+ * qs options webapp's parser does not implement, each with the value that leaves qs's
+ * result as webapp gives it. Another value is refused when the middleware is made:
+ * ignored, it would change what the app receives (`plainObjects` and `parseArrays:
+ * false` are even chosen to make the result safer to read).
+ */
+const UNIMPLEMENTED_OPTIONS: Record<string, unknown> = {
+  allowDots: false,
+  allowEmptyArrays: false,
+  allowSparse: false,
+  charset: 'utf-8',
+  charsetSentinel: false,
+  comma: false,
+  decodeDotInKeys: false,
+  decoder: undefined,
+  delimiter: '&',
+  duplicates: 'combine',
+  ignoreQueryPrefix: false,
+  interpretNumericEntities: false,
+  parseArrays: true,
+  plainObjects: false,
+  strictNullHandling: false,
+};
+
+/** Throws for a qs option that would change the result and that webapp's parser does not implement. */
+export function assertImplementedOptions(options: object | undefined, caller: string): void {
+  if (options == null) return;
+  for (const name of Object.keys(UNIMPLEMENTED_OPTIONS)) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value !== undefined && value !== UNIMPLEMENTED_OPTIONS[name]) {
+      throw new TypeError(
+        `${caller}: the qs option ${name} (${String(value)}) is not supported; ` +
+          'pass a parser function instead, such as (str) => qs.parse(str, options)',
+      );
+    }
+  }
+}
+
 export function normaliseOptions(options: ExtendedParseOptions | undefined): ParseSettings {
   const opts = options ?? {};
   if (opts.throwOnLimitExceeded !== undefined && typeof opts.throwOnLimitExceeded !== 'boolean') {

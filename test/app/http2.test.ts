@@ -72,6 +72,24 @@ describe('HTTP/2', () => {
     }
   });
 
+  it('takes the host from :authority, also when a Host header names another', async () => {
+    const app = webapp();
+    app.get('/host', (req, res) => res.send(`${req.hostname} ${req.get('host')}`));
+    const server = http2.createSecureServer({ key, cert }, app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const answer = await h2request(port, {
+        ':path': '/host',
+        ':authority': 'app.example:8443',
+        host: 'evil.example',
+      });
+      assert.deepEqual(answer, { status: 200, body: 'app.example app.example:8443' });
+    } finally {
+      server.close();
+    }
+  });
+
   it("a route setting HTTP/1's connection headers over HTTP/2: an error page; the server keeps serving", async () => {
     // Node's HTTP/2 response refuses Keep-Alive, Transfer-Encoding...: res.send throws in
     // the route, and the final handler's page must go out without them (it had ended the

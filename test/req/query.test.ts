@@ -126,6 +126,35 @@ describe('req.query', () => {
     );
   });
 
+  it('webapp.query(options) refuses qs options its parser does not implement, when made; defaults pass', async () => {
+    // Ignored, each would change what the app reads: plainObjects and parseArrays: false
+    // are chosen to make req.query safer, and express.query passes them to qs.
+    for (const options of [
+      { plainObjects: true },
+      { parseArrays: false },
+      { allowDots: true },
+      { duplicates: 'last' },
+      { delimiter: ';' },
+      { strictNullHandling: true },
+      { ignoreQueryPrefix: true },
+      { decoder: (text: string) => text },
+    ]) {
+      assert.throws(() => webapp.query(options as object), {
+        name: 'TypeError',
+        message: new RegExp(`^query: the qs option ${Object.keys(options)[0]} \\(`),
+      });
+    }
+    // The values qs itself defaults to, and the options the parser implements, are accepted.
+    // On a bare Node server: in an app, the app's own query layer has filled req.query first.
+    const options = { plainObjects: false, parseArrays: true, delimiter: '&', depth: 1, arrayLimit: 3 };
+    const parse = webapp.query(options) as Any;
+    const app = (req: Any, res: Any) =>
+      parse(req, res, () => res.setHeader('Content-Type', 'application/json').end(JSON.stringify(req.query)));
+    const url = '/?a[b][c]=1&l[]=x&hasOwnProperty=y';
+    const expected = qs.parse(url.slice(2), { ...options, allowPrototypes: true });
+    await request(app).get(url).expect(200, expected);
+  });
+
   it('a mounted app sees the query of the original URL', async () => {
     const app: Any = webapp();
     const sub: Any = webapp();
