@@ -105,23 +105,34 @@ function createCompress(options?: CompressOptions): Middleware {
       return compressor;
     };
 
+    /**
+     * Ends the response with its compressed body. HTTP/2's `end(chunk)` writes the chunk
+     * through `this.write`, which is `compressWrite` by then: it must pass this one on.
+     */
+    let endingCompressed = false;
+    const endCompressed = (compressed: Buffer | undefined) => {
+      endingCompressed = true;
+      try {
+        end.call(res, compressed);
+      } finally {
+        endingCompressed = false;
+      }
+    };
+
     const compressWhole = (encoding: Encoding, body: Buffer) => {
       passThrough();
       if (body.length <= INLINE_LIMIT) {
-        const compressed = compressInline(encoding, body, options!);
-        end.call(res, compressed);
+        endCompressed(compressInline(encoding, body, options!));
         return;
       }
       const compress = encoding === 'gzip' ? zlib.gzip : zlib.deflate;
-      compress(body, options!, (err, compressed) => {
-        if (err) end.call(res);
-        else end.call(res, compressed);
-      });
+      compress(body, options!, (err, compressed) => endCompressed(err ? undefined : compressed));
     };
 
     (res as ServerResponse & { flush?: () => void }).flush = () => stream?.flush();
 
     res.write = function compressWrite(this: ServerResponse, chunk: unknown, encoding?: unknown) {
+      if (endingCompressed) return write.call(this, chunk, encoding) as boolean;
       if (ended) return false;
       if (!this.headersSent) this.writeHead(this.statusCode);
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
