@@ -22,7 +22,8 @@ export function finalHandler3(
   options: { env: string },
 ) {
   return (err?: unknown): void => {
-    let status = res.statusCode;
+    // A number: an error handler may have left any value there (`res.statusCode = err.status`).
+    let status = Number(res.statusCode);
     if (!err && res.headersSent) return;
     let message: string;
     if (err) {
@@ -32,7 +33,7 @@ export function finalHandler3(
       // Security fix over 3.x: a status Node refuses (1000, NaN) made 3.x throw
       // while answering, crashing the process; webapp answers 500 for anything
       // outside 400..599.
-      if (!status || status < 400 || status >= 600) status = 500;
+      if (!(status >= 400 && status < 600)) status = 500;
       // 3.x's page names the status as given: `undefined` for one Node has no name for (450, 404.5).
       const text = options.env === 'production' ? String(STATUS_CODES[status]) : errorText(error);
       // Node sends a fractional status truncated (`404.5` answers 404), as under 3.x.

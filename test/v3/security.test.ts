@@ -25,6 +25,18 @@ describe('webapp/v3 security fixes', () => {
     await request(app).get('/').expect(500);
   });
 
+  it('a status that is not a number, left by errorHandler, answers 500 instead of ending the process', async () => {
+    // errorHandler copies err.status into res.statusCode; Node then refuses to write the
+    // head, and the final handler found the string there (express3 ends the process too).
+    for (const status of ['abc', '<b>x</b>', '404abc', {}]) {
+      const app = webapp3();
+      app.set('env', 'test');
+      app.get('/', (_req: Any, _res: Any, next: Any) => next(Object.assign(new Error('x'), { status })));
+      app.use(webapp3.errorHandler());
+      await request(app).get('/').expect(500);
+    }
+  });
+
   it("does not patch Node's ServerResponse for other apps in the process (Connect 2 did)", async () => {
     const http = await import('node:http');
     assert.equal(Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, '_hasConnectPatch'), false);
