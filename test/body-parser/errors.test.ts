@@ -36,6 +36,17 @@ function rawExchange(chunks: Array<string | Buffer>, { end = true, waitMs = 0 } 
   });
 }
 
+/** Puts `parse` on the shared server and resolves with the error it passes to `next`. */
+function errorPassedOn(parse: typeof shared.parser): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    shared.parser = (req, res, next) =>
+      parse(req, res, (err?: unknown) => {
+        resolve(err as Record<string, unknown>);
+        next(err);
+      });
+  });
+}
+
 // `any`: the parsed JSON error body, whose fields each test reads.
 function json(status: number, body: any) {
   return { status, body };
@@ -149,14 +160,7 @@ describe('body-parser errors', () => {
   });
 
   it('request.aborted reaches next with received/expected, after the client destroys its socket mid-body', async () => {
-    const seen = new Promise<Record<string, unknown>>((resolve) => {
-      const parse = bodyParser.text();
-      shared.parser = (req, res, next) =>
-        parse(req, res, (err?: unknown) => {
-          resolve(err as Record<string, unknown>);
-          next(err);
-        });
-    });
+    const seen = errorPassedOn(bodyParser.text());
     const head = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n';
     await rawExchange([head, 'x'.repeat(100), 'y'.repeat(100)], { end: false });
     const error = await seen;
@@ -175,14 +179,7 @@ describe('body-parser errors', () => {
 
   // body-parser 1.20 never calls next here: it listens for `aborted` on the decompressor.
   it('request.aborted reaches next for a gzip body whose client goes away mid-upload', async () => {
-    const seen = new Promise<Record<string, unknown>>((resolve) => {
-      const parse = bodyParser.json();
-      shared.parser = (req, res, next) =>
-        parse(req, res, (err?: unknown) => {
-          resolve(err as Record<string, unknown>);
-          next(err);
-        });
-    });
+    const seen = errorPassedOn(bodyParser.json());
     const gz = zlib.gzipSync(JSON.stringify({ big: 'z'.repeat(10000) }));
     const head =
       'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +

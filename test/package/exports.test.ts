@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
+import { packageRoot as root, scratchProject } from '../support/scratch-project';
 
-const root = resolve(__dirname, '../..');
 let project: string;
 
 /** Runs a script in a scratch project whose node_modules/webapp links to this package. */
@@ -20,11 +19,7 @@ function run(file: string, source: string): string {
 }
 
 before(() => {
-  if (!existsSync(join(root, 'dist/cjs/index.js')))
-    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
-  project = mkdtempSync(join(tmpdir(), 'webapp-package-'));
-  mkdirSync(join(project, 'node_modules'));
-  symlinkSync(root, join(project, 'node_modules/webapp'), 'dir');
+  project = scratchProject('webapp-package-');
 });
 
 after(() => rmSync(project, { recursive: true, force: true }));

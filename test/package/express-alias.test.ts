@@ -6,13 +6,12 @@
  * whose node_modules/express is this package.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { packageRoot as root, scratchProject } from '../support/scratch-project';
 
-const root = resolve(__dirname, '../..');
 let project: string;
 
 /** Runs a script in the scratch project; what it printed on stderr must be nothing. */
@@ -25,11 +24,7 @@ function run(file: string, source: string): string {
 }
 
 before(() => {
-  if (!existsSync(join(root, 'dist/cjs/index.js')))
-    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
-  project = mkdtempSync(join(tmpdir(), 'webapp-alias-'));
-  mkdirSync(join(project, 'node_modules'));
-  symlinkSync(root, join(project, 'node_modules/express'), 'dir');
+  project = scratchProject('webapp-alias-', 'express');
   // Copied, not linked: Node resolves a linked package's own `require('express')` from
   // its real path, which would find the express@4 of this repository's node_modules.
   const asyncErrors = join(project, 'node_modules/express-async-errors');
