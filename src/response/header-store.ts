@@ -241,7 +241,7 @@ function stage(list: StagedList, lower: string, name: string, value: unknown): v
 export function releaseHeaders(res: ServerResponse): void {
   const holder = res as StoreHolder;
   const list = holder[kStaged];
-  // Once sent, the head is Node's; the list stays, for the readers.
+  // Once sent, the head and its headers are in Node's store (see the store's writeHead).
   if (!list || kOutHeaders === undefined || holder._header) return;
   holder[kStaged] = undefined;
   if (list.length === 0) return;
@@ -355,11 +355,17 @@ const storeMethods = {
     // finds headers given to setHeader: validated already (here, when they were set),
     // so it writes them without checking every name and value a second time.
     this[kOutHeaders!] = outHeadersOf(list);
+    // From here Node's store is this response's: a patch of writeHead (APM agents read
+    // `getHeaders()` in theirs) reads and sets headers there before Node writes them,
+    // and so does any reader once the head is out. Taking them back into the list now
+    // would leave Node's writeHead an empty store.
+    this[kStaged] = null;
     try {
       return typeof reason === 'string' ? writeHead.call(this, statusCode, reason) : writeHead.call(this, statusCode);
     } catch (err) {
       // A status code Node refuses: nothing was written, and the list stays the only store.
       this[kOutHeaders!] = null;
+      this[kStaged] = list;
       throw err;
     }
   },

@@ -523,6 +523,80 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
     });
     assert.deepEqual(after, { poweredBy: 'webapp', cookie: 'sid=abc; Path=/' });
   });
+
+  it('a patched writeHead that reads and sets headers (as APM agents do) writes them all, as express@4', async () => {
+    // elastic-apm-node's wrapper reads getHeaders() before calling Node's writeHead;
+    // others add a header of their own there, or read one back.
+    const proto = http.ServerResponse.prototype;
+    const nodeWriteHead = proto.writeHead;
+    const seen: string[] = [];
+    proto.writeHead = function writeHead(this: http.ServerResponse, ...args: unknown[]) {
+      seen.push(Object.keys(this.getHeaders()).sort().join(','));
+      if (this.hasHeader('content-type')) this.setHeader('X-Trace', String(this.getHeader('content-length')));
+      return (nodeWriteHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
+    } as typeof proto.writeHead;
+    try {
+      await assertSameResponses(
+        (framework) => {
+          const app = framework();
+          app.disable('x-powered-by');
+          app.get('/json', (_req, res) => res.json({ a: 1 }));
+          app.get('/cookie', (_req, res) => res.cookie('sid', 'abc').set('X-Custom', 'kept').send('hi'));
+          app.get('/redirect', (_req, res) => res.redirect('/json'));
+          app.get('/status', (_req, res) => res.status(201).end());
+          app.get('/explicit', (_req, res) => {
+            res.setHeader('X-Set', 'early');
+            res.writeHead(202, { 'X-Passed': 'along' });
+            res.end(`${res.getHeader('x-set')} ${res.getHeader('x-passed')}`);
+          });
+          return app;
+        },
+        [
+          { path: '/json' },
+          { path: '/cookie' },
+          { path: '/redirect' },
+          { path: '/status' },
+          { path: '/explicit' },
+          { path: '/missing' },
+          { path: '/json', method: 'HEAD' },
+        ],
+      );
+    } finally {
+      proto.writeHead = nodeWriteHead;
+    }
+    // The wrapper saw the staged headers on webapp's responses as on Express's.
+    const half = seen.length / 2;
+    assert.deepEqual(seen.slice(half), seen.slice(0, half));
+    assert.ok(
+      seen.some((names) => names.includes('etag')),
+      seen.join(' | '),
+    );
+  });
+
+  it('a patched writeHead reads the headers back after the response is sent', async () => {
+    const proto = http.ServerResponse.prototype;
+    const nodeWriteHead = proto.writeHead;
+    proto.writeHead = function writeHead(this: http.ServerResponse, ...args: unknown[]) {
+      this.getHeaders();
+      return (nodeWriteHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
+    } as typeof proto.writeHead;
+    const app = webapp();
+    let afterSend = '';
+    app.get('/', (_req, res) => {
+      res.set('X-Read', 'later').send('x');
+      afterSend = [res.getHeader('x-read'), res.getHeader('content-length'), res.getHeaderNames().join(',')].join(' ');
+    });
+    try {
+      await withServer(app as unknown as http.RequestListener, async (port) => {
+        const res = await fetch(`http://127.0.0.1:${port}/`);
+        assert.equal(res.headers.get('x-read'), 'later');
+        assert.equal(await res.text(), 'x');
+      });
+    } finally {
+      proto.writeHead = nodeWriteHead;
+    }
+    assert.equal(afterSend, 'later 1 x-powered-by,x-read,content-type,content-length,etag');
+  });
 });
 
 describe('where Node keeps no header slot webapp can find', () => {
