@@ -46,6 +46,11 @@ export interface LayerTrace {
   parent: LayerTrace | undefined;
   /** The request's trace, when `webapp:request` had subscribers as the request entered. */
   request: RequestTrace | undefined;
+  /**
+   * For an error handler, the error it was called with: what an agent reports as
+   * handled, whichever layer or `param` callback raised it (callbacks have no trace).
+   */
+  handledError: unknown;
   /** The error the layer threw, passed to next() or rejected with. */
   error?: unknown;
 }

@@ -101,6 +101,7 @@ export function traceLayer(
     route: handler ? inRoute.template : joinTemplate(base, layer.pathPattern),
     parent: mount?.trace,
     request: routed[kRequestTrace],
+    handledError: error === NO_ERROR ? undefined : error,
   };
   if (handler && trace.request !== undefined) trace.request.route = trace.route;
 

@@ -203,6 +203,39 @@ describe('tracing channels', () => {
     );
   });
 
+  it("an error handler's payload carries the error it was called with, a param callback's too", async () => {
+    const seen: Array<[string, string, unknown]> = [];
+    const handlers = {
+      start: (message: unknown) => {
+        const t = message as LayerTrace;
+        seen.push([t.kind, t.name, t.handledError instanceof Error ? t.handledError.message : t.handledError]);
+      },
+    };
+    layerChannel.subscribe(handlers as never);
+    stop = () => layerChannel.unsubscribe(handlers as never);
+    const app = webapp();
+    app.param('id', (_req, _res, next, id) => next(id === 'bad' ? new Error('bad id') : undefined));
+    app.get('/items/:id', function item(req, res) {
+      res.send(req.params.id);
+    });
+    app.use(function onError(err: Error, _req: webapp.Request, res: webapp.Response, _next: webapp.NextFunction) {
+      res.status(418).send(err.message);
+    });
+    const failed = await get(app, '/items/bad', []);
+    assert.deepEqual([failed.status, failed.body], [418, 'bad id']);
+    assert.deepEqual(seen.at(-1), ['error_handler', 'onError', 'bad id']);
+    seen.length = 0;
+    assert.equal((await get(app, '/items/7', [])).body, '7');
+    assert.deepEqual(
+      seen.map(([kind, , handled]) => [kind, handled]),
+      [
+        ['middleware', undefined],
+        ['middleware', undefined],
+        ['request_handler', undefined],
+      ],
+    );
+  });
+
   it('the layer payload links the enclosing router and the request', async () => {
     const seen: LayerTrace[] = [];
     const onStart = (message: unknown) => seen.push(message as LayerTrace);
