@@ -64,6 +64,16 @@ const SPAN_NAMES: Record<LayerKind, (trace: LayerTrace) => string> = {
   error_handler: (t) => 'error handler - ' + t.name,
 };
 
+/**
+ * Whether a layer names the server span, as the Express instrumentation names it: a
+ * route's handler by its template, and a middleware or router mounted at a path by
+ * that path (`GET /static`), until a handler inside names it again. Layers at `/`
+ * and error handlers leave the name as it is.
+ */
+function namesRequest(layer: LayerTrace): boolean {
+  return layer.kind === 'request_handler' || (layer.kind !== 'error_handler' && layer.route !== '/');
+}
+
 /** Subscribes to webapp's channels and turns their events into spans until `disable()`. */
 export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('webapp');
@@ -106,7 +116,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const layerHandlers = {
     start(message: unknown) {
       const layer = message as LayerTrace;
-      if (layer.kind === 'request_handler') nameServerSpan(layer);
+      if (namesRequest(layer)) nameServerSpan(layer);
       if (ignored.has(layer.kind)) return;
       const span = tracer.startSpan(
         SPAN_NAMES[layer.kind](layer),
