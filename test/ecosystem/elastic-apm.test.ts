@@ -8,14 +8,11 @@
  * the responses, and the transactions and errors that arrive, must be the same.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { gunzipSync } from 'node:zlib';
-import { watchChild } from '../support/child-output';
-import { rawRequest, type RawResponse } from '../support/differential';
+import type { RawResponse } from '../support/differential';
+import { runInstrumentedApp, startCollector } from '../support/instrumented-app';
 
 const PATHS = ['/api/users/42', '/items/7', '/items/bad', '/api/throw', '/api/teapot', '/login', '/missing'];
 /** The errors the app raises: a param callback's, a route's thrown one, a route's passed to next. */
@@ -29,31 +26,9 @@ interface Event {
   transaction: string;
 }
 
-/** An APM Server: the transactions and errors of every intake request, as they arrive. */
-async function startIntake(): Promise<{ port: number; events: Event[]; close(): void }> {
-  const events: Event[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method === 'POST' && req.url === '/intake/v2/events') {
-        const body = Buffer.concat(chunks);
-        events.push(...parseEvents(req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body));
-        res.statusCode = 202;
-        res.end();
-        return;
-      }
-      // The agent asks the server's version (GET /) before it sends.
-      res.setHeader('Content-Type', 'application/json');
-      res.end('{"version":"8.15.0"}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, events, close: () => server.close() };
-}
-
 /** The intake's body is lines of JSON, each an object with one key: metadata, transaction, span, error... */
-function parseEvents(body: Buffer): Event[] {
+function parseEvents(body: Buffer, req: IncomingMessage): Event[] {
+  if (req.method !== 'POST' || req.url !== '/intake/v2/events') return [];
   const found: Event[] = [];
   for (const line of body.toString('utf8').split('\n').filter(Boolean)) {
     const event = JSON.parse(line) as {
@@ -79,41 +54,33 @@ function parseEvents(body: Buffer): Event[] {
   return found;
 }
 
-/** What the two frameworks may answer differently: the clock, and the brand X-Powered-By names. */
-function comparable(response: RawResponse): RawResponse {
-  const headers = { ...response.headers };
-  delete headers.date;
-  if (headers['x-powered-by'] !== undefined) headers['x-powered-by'] = '(brand)';
-  return { ...response, headers };
-}
-
 async function observe(framework: 'express' | 'webapp'): Promise<{ responses: RawResponse[]; events: Event[] }> {
-  const intake = await startIntake();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(__dirname, 'fixtures/elastic-app.ts'), framework, String(intake.port)],
-    // The agent names an error's culprit after its file relative to the working directory.
-    { cwd: join(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const watched = watchChild(child);
-  const responses: RawResponse[] = [];
-  try {
-    const port = Number((await watched.printed(/listening (\d+)/))[1]);
-    for (const path of PATHS) responses.push(comparable(await rawRequest(port, { path })));
-    // One transaction per request and one error per raised error: the agent sends them
-    // in intake requests it ends every 100 ms (apiRequestTime).
-    const deadline = Date.now() + 15_000;
-    const count = (type: Event['type']) => intake.events.filter((event) => event.type === type).length;
-    while ((count('transaction') < PATHS.length || count('error') < ERRORS) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+  const intake = await startCollector(parseEvents, (req, res) => {
+    if (req.method === 'POST') {
+      res.statusCode = 202;
+      res.end();
+      return;
     }
+    // The agent asks the server's version (GET /) before it sends.
+    res.setHeader('Content-Type', 'application/json');
+    res.end('{"version":"8.15.0"}');
+  });
+  const count = (type: Event['type']) => intake.items.filter((event) => event.type === type).length;
+  try {
+    const responses = await runInstrumentedApp({
+      args: ['--import', 'tsx', join(__dirname, 'fixtures/elastic-app.ts'), framework, String(intake.port)],
+      // The agent names an error's culprit after its file relative to the working directory.
+      cwd: join(__dirname, '../..'),
+      paths: PATHS,
+      // One transaction per request and one error per raised error: the agent sends them
+      // in intake requests it ends every 100 ms (apiRequestTime).
+      arrived: () => count('transaction') >= PATHS.length && count('error') >= ERRORS,
+    });
+    const order = (event: Event) => `${event.type} ${event.transaction} ${event.description}`;
+    return { responses, events: intake.items.sort((a, b) => order(a).localeCompare(order(b))) };
   } finally {
-    child.kill();
-    await watched.exited;
     intake.close();
   }
-  const order = (event: Event) => `${event.type} ${event.transaction} ${event.description}`;
-  return { responses, events: intake.events.sort((a, b) => order(a).localeCompare(order(b))) };
 }
 
 describe('Elastic APM for Node (elastic-apm-node), with the docs/tracing.md subscriber on webapp', () => {

@@ -6,13 +6,9 @@
  * 127.0.0.1; the transactions and error events that arrive must be the same.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { watchChild } from '../support/child-output';
-import { rawRequest } from '../support/differential';
+import { runInstrumentedApp, startCollector } from '../support/instrumented-app';
 
 const PATHS = ['/users/42', '/api/items/7', '/boom/now', '/missing'];
 
@@ -23,26 +19,9 @@ interface Envelope {
   error?: string;
 }
 
-/** A Sentry ingest endpoint: every envelope item of type transaction or event, as it arrives. */
-async function startIngest(): Promise<{ port: number; items: Envelope[]; close(): void }> {
-  const items: Envelope[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      items.push(...parseEnvelope(body));
-      res.setHeader('Content-Type', 'application/json');
-      res.end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, items, close: () => server.close() };
-}
-
 /** An envelope is lines of JSON: a header, then item headers each followed by its payload. */
-function parseEnvelope(body: string): Envelope[] {
-  const lines = body.split('\n').filter(Boolean);
+function parseEnvelope(body: Buffer): Envelope[] {
+  const lines = body.toString('utf8').split('\n').filter(Boolean);
   const found: Envelope[] = [];
   for (let i = 1; i + 1 < lines.length; i += 2) {
     const { type } = JSON.parse(lines[i]) as { type: string };
@@ -65,27 +44,20 @@ function parseEnvelope(body: string): Envelope[] {
 }
 
 async function observe(framework: 'express' | 'webapp'): Promise<Envelope[]> {
-  const ingest = await startIngest();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(__dirname, 'fixtures/sentry-app.ts'), framework, String(ingest.port)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const watched = watchChild(child);
+  const ingest = await startCollector(parseEnvelope, (_req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end('{}');
+  });
   try {
-    const port = Number((await watched.printed(/listening (\d+)/))[1]);
-    for (const path of PATHS) {
-      const answer = await rawRequest(port, { path });
-      assert.ok([200, 404, 500].includes(answer.status), `${framework} ${path}: ${answer.status}`);
-    }
-    // One transaction per request and one error event: sent as each request finishes.
-    const deadline = Date.now() + 15_000;
-    while (ingest.items.length < PATHS.length + 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const answers = await runInstrumentedApp({
+      args: ['--import', 'tsx', join(__dirname, 'fixtures/sentry-app.ts'), framework, String(ingest.port)],
+      paths: PATHS,
+      // One transaction per request and one error event: sent as each request finishes.
+      arrived: () => ingest.items.length >= PATHS.length + 1,
+    });
+    for (const [i, answer] of answers.entries())
+      assert.ok([200, 404, 500].includes(answer.status), `${framework} ${PATHS[i]}: ${answer.status}`);
   } finally {
-    child.kill();
-    await watched.exited;
     ingest.close();
   }
   const order = (item: Envelope) => `${item.type} ${item.transaction}`;
