@@ -10,6 +10,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import {
   context,
   createContextKey,
+  diag,
   SpanStatusCode,
   trace,
   type Context,
@@ -74,6 +75,41 @@ function namesRequest(layer: LayerTrace): boolean {
   return layer.kind === 'request_handler' || (layer.kind !== 'error_handler' && layer.route !== '/');
 }
 
+/**
+ * The status message of a span whose layer failed with `error`. Never throws: a
+ * subscriber's throw is rethrown by diagnostics_channel as an uncaught exception,
+ * and an app may pass anything to `next` (an object without a prototype, or whose
+ * `toString` throws).
+ */
+function errorMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}
+
+type Handlers = Record<string, (message: unknown) => void>;
+
+/**
+ * The handlers, each made unable to throw: diagnostics_channel rethrows a subscriber's
+ * exception as an uncaught one, which ends the process, and a span is never worth a
+ * request (OpenTelemetry's instrumentations likewise only log their own failures).
+ */
+function guarded(handlers: Handlers): Handlers {
+  const safe: Handlers = {};
+  for (const [event, handler] of Object.entries(handlers)) {
+    safe[event] = (message) => {
+      try {
+        handler(message);
+      } catch (err) {
+        diag.error(`webapp/otel: ${event} handler failed`, err);
+      }
+    };
+  }
+  return safe;
+}
+
 /** Subscribes to webapp's channels and turns their events into spans until `disable()`. */
 export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('webapp');
@@ -82,7 +118,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const spans = new WeakMap<LayerTrace, Span>();
 
   /** The server span's context when the request entered: layers without a traced parent start under it. */
-  const requestHandlers = {
+  const requestHandlers = guarded({
     start(message: unknown) {
       const active = context.active();
       requests.set(message as RequestTrace, { context: active, server: trace.getSpan(active) });
@@ -92,7 +128,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
       const state = requests.get(request);
       if (state?.server && request.error instanceof Error) state.server.recordException(request.error);
     },
-  };
+  });
 
   const parentContext = (layer: LayerTrace): Context => {
     for (let parent = layer.parent; parent !== undefined; parent = parent.parent) {
@@ -113,7 +149,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     }
   };
 
-  const layerHandlers = {
+  const layerHandlers = guarded({
     start(message: unknown) {
       const layer = message as LayerTrace;
       if (namesRequest(layer)) nameServerSpan(layer);
@@ -132,14 +168,14 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
       const span = spans.get(layer);
       if (!span) return;
       const error = layer.error;
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
       if (error instanceof Error) span.recordException(error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
     },
     asyncStart(message: unknown) {
       const layer = message as LayerTrace;
       spans.get(layer)?.end();
     },
-  };
+  });
 
   const requestChannel = diagnosticsChannel.tracingChannel(REQUEST_CHANNEL);
   const layerChannel = diagnosticsChannel.tracingChannel(LAYER_CHANNEL);

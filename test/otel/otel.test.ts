@@ -12,6 +12,7 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { NextFunction, Request, Response } from '../../src/index';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -187,6 +188,40 @@ describe('webapp/otel', () => {
       handler.events.filter((e) => e.name === 'exception'),
       [],
     );
+  });
+
+  it('errors that cannot be made a string: the span status says what they are, and the app keeps serving', async () => {
+    // A subscriber's throw would come back as an uncaught exception and end this process.
+    const values: Record<string, () => unknown> = {
+      'null-prototype': () => Object.create(null),
+      'throwing-tostring': () => ({
+        toString() {
+          throw new Error('no string');
+        },
+      }),
+      'throwing-message': () =>
+        Object.defineProperty(new Error('x'), 'message', {
+          get() {
+            throw new Error('no message');
+          },
+        }),
+    };
+    const app = webapp();
+    app.get('/:kind', function passesOdd(req, _res, next) {
+      next(values[req.params.kind]());
+    });
+    app.use(function answers(_err: unknown, _req: Request, res: Response, _next: NextFunction) {
+      res.status(500).send('handled');
+    });
+    for (const kind of Object.keys(values)) {
+      exporter.reset();
+      const { status, body, spans } = await get('/' + kind, app);
+      assert.deepEqual([status, body], [500, 'handled'], kind);
+      const handler = byName(spans, 'request handler - /:kind')!;
+      assert.equal(handler.status.code, 2, kind);
+      assert.match(handler.status.message!, /^\[object (Object|Error)\]$/, kind);
+    }
+    assert.equal((await get('/api/users/1')).status, 200);
   });
 
   it('an error through layers whose kind is ignored: only the spans kept record it', async () => {
