@@ -36,6 +36,19 @@ const layerHandleRequest = Layer.prototype.handle_request;
 /** After this many layers run synchronously, dispatch continues on a fresh stack. */
 const MAX_SYNC_DEPTH = 100;
 
+/**
+ * Routers entered, or left for the router around them, on the current call stack. A
+ * router mounted in itself (`tree.use('/:segment', tree)`) nests as deep as the path
+ * has segments, and each level adds frames to the stack, on the way in and again on
+ * the way out; past MAX_NESTED_ROUTERS the next entry or exit continues on a fresh
+ * stack. Without it, a long path overflows the stack (Express 4 answers 500), and with
+ * a tracing subscriber the overflow can land in the subscriber, which Node rethrows as
+ * an uncaught exception. Counted without `finally`, which would keep V8 (Node 20) from
+ * inlining `start` into the app's entry; a continuation starts from zero.
+ */
+let nestedRouters = 0;
+const MAX_NESTED_ROUTERS = 64;
+
 export class Dispatch {
   // The fields are `declare`d and set in the constructor, in one place: emitted as
   // class fields they are defined one by one on each new object, which cost Node 26
@@ -88,8 +101,19 @@ export class Dispatch {
     this.next = nextFor(this);
   }
 
-  /** Enters the router: the first layer runs. */
+  /** Enters the router: the first layer runs (on a fresh stack when routers nest deep: see nestedRouters). */
   start(): void {
+    if (nestedRouters >= MAX_NESTED_ROUTERS) {
+      setImmediate(startOnFreshStack, this);
+      return;
+    }
+    nestedRouters++;
+    this.begin();
+    nestedRouters--;
+  }
+
+  /** @internal What `start` does, now (`startOnFreshStack` calls it too). */
+  begin(): void {
     const req = this.req;
     enterRouter();
     req.next = this.next;
@@ -99,6 +123,17 @@ export class Dispatch {
     if (ran < 0) return;
     this.sync = ran;
     this.step(undefined);
+  }
+
+  /** Leaves the router for the one around it, now (on a fresh stack when routers nest deep: see nestedRouters). */
+  private leave(err: unknown): void {
+    if (nestedRouters >= MAX_NESTED_ROUTERS) {
+      setImmediate(leaveOnFreshStack, this, err);
+      return;
+    }
+    nestedRouters++;
+    leaveRouter(this, err);
+    nestedRouters--;
   }
 
   /**
@@ -167,7 +202,7 @@ export class Dispatch {
     const req = this.req;
     const path = getPathname(req);
     if (path == null) {
-      leaveRouter(this, layerError);
+      this.leave(layerError);
       return;
     }
 
@@ -202,7 +237,7 @@ export class Dispatch {
       if (route === undefined || (!layerError && routeAccepts(this, route, req.method as string))) break;
     }
     if (layer === undefined) {
-      leaveRouter(this, layerError);
+      this.leave(layerError);
       return;
     }
 
@@ -278,6 +313,18 @@ export class Dispatch {
     else this.next(layerError);
     this.sync = 0;
   }
+}
+
+function startOnFreshStack(dispatch: Dispatch): void {
+  nestedRouters = 1;
+  dispatch.begin();
+  nestedRouters = 0;
+}
+
+function leaveOnFreshStack(dispatch: Dispatch, err: unknown): void {
+  nestedRouters = 1;
+  leaveRouter(dispatch, err);
+  nestedRouters = 0;
 }
 
 /**

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import type http from 'node:http';
 import { describe, it } from 'node:test';
 import express from 'express';
@@ -167,6 +168,39 @@ describe('Router', () => {
     for (let i = 0; i < 5000; i++) route.get((_req: Req, _res: Res, next: Next) => next());
     route.get(send('survived'));
     await request(app).get('/deep').expect(200, 'survived');
+  });
+
+  it('does not overflow the stack in a router mounted in itself, as deep as the path goes, traced or not', async () => {
+    // One level per path segment, in and out: Express 4 overflows the stack at about a
+    // thousand (and answers 500); with a tracing subscriber, the overflow could land in
+    // the subscriber, which Node rethrows as an uncaught exception.
+    const tree = webapp.Router();
+    tree.get('/leaf', (req: Req, res: Res) => res.end(`leaf under ${req.baseUrl.split('/').length - 2} levels`));
+    tree.use('/:segment', tree);
+    const app = webapp();
+    app.use('/t', tree);
+    const deep = '/t' + '/a'.repeat(3000);
+    const answer = async () => {
+      await request(app)
+        .get(deep + '/leaf')
+        .expect(200, 'leaf under 3000 levels');
+      await request(app)
+        .get(deep + '/none')
+        .expect(404);
+    };
+    await answer();
+    const seen: string[] = [];
+    const record = (message: unknown) => seen.push(String((message as { route: string }).route).slice(0, 20));
+    const handlers = { start: record, end: record, asyncStart: record, asyncEnd: record, error: record };
+    const layers = diagnosticsChannel.tracingChannel('webapp:layer');
+    layers.subscribe(handlers);
+    try {
+      await answer();
+    } finally {
+      layers.unsubscribe(handlers);
+    }
+    assert.ok(seen.length > 3000, `${seen.length} layer events`);
+    await request(app).get('/t/a/leaf').expect(200, 'leaf under 1 levels');
   });
 
   it('router.param runs for use() layers with params, once per value, and is local', async () => {
