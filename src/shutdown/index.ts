@@ -5,8 +5,8 @@
  *   const server = webapp.graceful(app.listen(3000), { timeout: 10_000 });
  *
  * From then on `server.close()` drains instead of waiting: the server stops
- * accepting, idle keep-alive sockets close at once, a connection with no
- * request yet gets a moment to send one (FRESH_CONNECTION_GRACE_MS), requests
+ * accepting, a connection with no request in progress (new, or kept alive between
+ * requests) gets a moment to send one (FRESH_CONNECTION_GRACE_MS), requests
  * in flight finish with their full response (sent with `Connection: close`, the
  * socket closes after it), HTTP/2 sessions get GOAWAY, and `timeout` ms later
  * whatever is left is destroyed. SIGTERM and SIGINT run that close and exit with code 0.
@@ -36,12 +36,13 @@ const kGraceful = Symbol('webapp.graceful');
 const DEFAULT_TIMEOUT = 10_000;
 
 /**
- * How long a connection with no request yet may stay open once the drain has
- * begun. Why not close it at once, as Node's `close()` does: a client that
- * connected just before the close has usually sent its request already, and the
- * server has not read it yet (its bytes are in the socket buffer); closing then
- * resets a request that was on time. One that sends nothing (a preconnect, a
- * pool's spare) is closed when this has passed.
+ * How long a connection with no request in progress may stay open once the drain
+ * has begun. Why not close it at once, as Node's `close()` does: a client that
+ * connected just before the close, or that reuses a kept-alive connection, has
+ * usually sent its request already, and the server has not read it yet (its bytes
+ * are in the socket buffer); closing then resets a request that was on time (under
+ * keep-alive load, one per connection). One that sends nothing (a preconnect, a
+ * pool's spare, an idle keep-alive connection) is closed when this has passed.
  */
 const FRESH_CONNECTION_GRACE_MS = 100;
 
@@ -121,8 +122,10 @@ class Drain {
   begin(): void {
     if (this.closing) return;
     this.closing = true;
-    // Idle keep-alive sockets: at once.
-    for (const [socket, count] of this.owed) if (count === 0) socket.destroy();
+    // Idle keep-alive sockets are not closed here but with the fresh connections, a
+    // moment later: a client reusing its connection may have sent the next request
+    // already (in the socket buffer, not yet read), and closing would reset it. Read
+    // now, it is answered with `Connection: close`.
     for (const res of this.responses.keys()) {
       // Not yet answered: the answer will say `Connection: close`, and Node ends the socket after it.
       if (!res.headersSent) res.shouldKeepAlive = false;
@@ -138,11 +141,15 @@ class Drain {
     });
   }
 
-  /** Connections that have not started a request by now: closed (one that has is answered with Connection: close). */
+  /**
+   * Connections with no request in progress by now, new or kept alive between
+   * requests: closed (one that has started a request is answered with Connection: close).
+   */
   private closeFresh(): void {
     // Node's idle list: connections between requests, those made before graceful()
     // was called included (and, on some Node lines, ones before their first request).
     this.server.closeIdleConnections?.();
+    for (const [socket, count] of this.owed) if (count === 0) socket.destroy();
     if (this.secure) {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
       for (const socket of this.secureSockets)

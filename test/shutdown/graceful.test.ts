@@ -1,10 +1,11 @@
 /**
  * webapp.graceful(server): close() drains. Requests started before the close
  * (a slow handler, a large download, a slow upload) finish byte-complete, idle
- * keep-alive sockets close at once, a connection made just before the close
- * still gets its first request answered, new connections are refused, and the server
- * ends up with no socket open. keepAliveTimeout is set far beyond the test's own
- * timeout, so a socket left to Node's keep-alive timer fails the test.
+ * keep-alive sockets close within a moment, a request already sent on one (a client
+ * reusing its connection) or on a connection made just before the close is
+ * answered, new connections are refused, and the server ends up with no socket
+ * open. keepAliveTimeout is set far beyond the test's own timeout, so a socket
+ * left to Node's keep-alive timer fails the test.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -77,7 +78,7 @@ for (const [kind, start] of Object.entries(servers)) {
     }
 
     it(
-      'finishes every started request byte-complete, closes idle sockets at once and refuses new connections',
+      'finishes every started request byte-complete, closes idle sockets and refuses new connections',
       { timeout: 15000 },
       async () => {
         const { app, entered, release } = inFlightApp();
@@ -163,6 +164,27 @@ for (const [kind, start] of Object.entries(servers)) {
           ['slow done'],
         );
         assert.equal(answers[0]!.headers.connection, 'close');
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
+      'answers the next request of a client reusing its kept-alive connection as the close begins',
+      { timeout: 15000 },
+      async () => {
+        const { server, port } = await withFarDeadline();
+        const reused = await connect(port);
+        const first = new Promise<void>((resolve) => reused.socket.once('data', () => resolve()));
+        reused.socket.write(get('/quick'));
+        await first;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        // The client's next request, sent back to back with the close, as under keep-alive load.
+        reused.socket.write(get('/quick'));
+        const answers = parseResponses(await reused.received);
+        assert.deepEqual(
+          answers.map((r) => `${r.status} ${r.body} ${r.headers.connection}`),
+          ['200 quick keep-alive', '200 quick close'],
+        );
         assert.equal(await serverClosed, undefined);
       },
     );
