@@ -114,9 +114,24 @@ class Drain {
     if (!this.responses.delete(res)) return;
     const left = (this.owed.get(socket) ?? 1) - 1;
     this.owed.set(socket, left);
-    // A response whose headers went out before the drain promised keep-alive:
-    // end the socket once it is written, rather than after keepAliveTimeout.
-    if (this.closing && left === 0 && !socket.destroyed) socket.end();
+    // A response whose headers went out before the drain promised keep-alive, and the
+    // client may send its next request as soon as it has the answer: a moment for it
+    // (answered with `Connection: close`), then the socket ends, rather than after
+    // keepAliveTimeout. Ended at once, the next request would be lost, or, read before
+    // the end reached the client, run with its answer written to a closed socket.
+    if (this.closing && left === 0 && !socket.destroyed) this.endWhenIdle(socket);
+  }
+
+  private endWhenIdle(socket: Socket): void {
+    const timer = setTimeout(() => {
+      if (!socket.destroyed && !this.owed.get(socket)) socket.end();
+    }, this.grace());
+    timer.unref();
+  }
+
+  /** How long a connection with no request in progress may stay open once the drain has begun. */
+  private grace(): number {
+    return Math.min(FRESH_CONNECTION_GRACE_MS, this.timeout);
   }
 
   begin(): void {
@@ -131,7 +146,7 @@ class Drain {
       if (!res.headersSent) res.shouldKeepAlive = false;
     }
     for (const session of this.sessions) session.close();
-    this.freshDeadline = setTimeout(() => this.closeFresh(), Math.min(FRESH_CONNECTION_GRACE_MS, this.timeout));
+    this.freshDeadline = setTimeout(() => this.closeFresh(), this.grace());
     this.freshDeadline.unref();
     this.deadline = setTimeout(() => this.forceEnd(), this.timeout);
     this.deadline.unref();

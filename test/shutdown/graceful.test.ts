@@ -190,6 +190,39 @@ for (const [kind, start] of Object.entries(servers)) {
     );
 
     it(
+      'answers the request a client sends right after a response that promised keep-alive ends in the drain',
+      { timeout: 15000 },
+      async () => {
+        const { app, entered, release } = inFlightApp();
+        const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
+        server.keepAliveTimeout = 10 * 60 * 1000;
+        const port = (server.address() as AddressInfo).port;
+        const streaming = await connect(port);
+        // The download's headers go out (keep-alive) before the close; its body ends during the drain.
+        let seen = 0;
+        const downloaded = new Promise<void>((resolve) =>
+          streaming.socket.on('data', (chunk: Buffer) => {
+            seen += chunk.length;
+            if (seen >= DOWNLOAD.length) resolve();
+          }),
+        );
+        streaming.socket.write(get('/download'));
+        await entered.download.promise;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        release.resolve();
+        await downloaded;
+        // What a keep-alive client does next: its next request, on the same connection.
+        streaming.socket.write(get('/quick'));
+        const answers = parseResponses(await streaming.received);
+        assert.deepEqual(
+          answers.map((r) => `${r.status} ${r.body.length} ${r.headers.connection}`),
+          [`200 ${DOWNLOAD.length} keep-alive`, '200 5 close'],
+        );
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
       'answers the first request of a connection made just before the close, with Connection: close',
       { timeout: 15000 },
       async () => {
