@@ -338,7 +338,10 @@ const storeMethods = {
   },
 
   writeHead(this: StoreHolder, statusCode: number, reason?: unknown, headers?: unknown) {
-    // A response whose headers were never touched through the store is Node's to write.
+    // A response whose headers were never touched through the store is Node's to write,
+    // and from here Node's store is its own: a patch of writeHead that sets or reads a
+    // header before calling Node's must find it there (see below).
+    if (this[kStaged] === undefined && !this._header) this[kStaged] = null;
     const list = this[kStaged] === undefined || this._header ? null : staged(this);
     if (!list) return nodeMethod(this, 'writeHead', arguments);
     if ((typeof reason === 'string' ? headers : reason) != null || hasNonAsciiHeader(this)) {

@@ -532,6 +532,7 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
     const seen: string[] = [];
     proto.writeHead = function writeHead(this: http.ServerResponse, ...args: unknown[]) {
       seen.push(Object.keys(this.getHeaders()).sort().join(','));
+      if (!this.hasHeader('x-agent')) this.setHeader('X-Agent', 'seen');
       if (this.hasHeader('content-type')) this.setHeader('X-Trace', String(this.getHeader('content-length')));
       return (nodeWriteHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
     } as typeof proto.writeHead;
@@ -544,6 +545,11 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
           app.get('/cookie', (_req, res) => res.cookie('sid', 'abc').set('X-Custom', 'kept').send('hi'));
           app.get('/redirect', (_req, res) => res.redirect('/json'));
           app.get('/status', (_req, res) => res.status(201).end());
+          // Nothing staged before the head goes out (X-Powered-By is off).
+          app.get('/stream', (_req, res) => {
+            res.write('a');
+            res.end('b');
+          });
           app.get('/explicit', (_req, res) => {
             res.setHeader('X-Set', 'early');
             res.writeHead(202, { 'X-Passed': 'along' });
@@ -556,6 +562,7 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
           { path: '/cookie' },
           { path: '/redirect' },
           { path: '/status' },
+          { path: '/stream' },
           { path: '/explicit' },
           { path: '/missing' },
           { path: '/json', method: 'HEAD' },
