@@ -342,7 +342,7 @@ const storeMethods = {
     // and from here Node's store is its own: a patch of writeHead that sets or reads a
     // header before calling Node's must find it there (see below).
     if (this[kStaged] === undefined && !this._header) this[kStaged] = null;
-    const list = this[kStaged] === undefined || this._header ? null : staged(this);
+    const list = this._header ? null : staged(this);
     if (!list) return nodeMethod(this, 'writeHead', arguments);
     if ((typeof reason === 'string' ? headers : reason) != null || hasNonAsciiHeader(this)) {
       // Headers passed along with staged ones: Node merges them by its own rules

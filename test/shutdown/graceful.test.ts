@@ -68,6 +68,17 @@ const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
 
 for (const [kind, start] of Object.entries(servers)) {
   describe(`graceful shutdown of ${kind}`, () => {
+    /**
+     * A graceful server over a fresh inFlightApp, with Node's keep-alive timer far beyond
+     * the test's timeout: a socket the drain leaves open fails the test.
+     */
+    async function withKeptAlive() {
+      const flight = inFlightApp();
+      const server = webapp.graceful(await start(flight.app), { signals: [] }) as http.Server;
+      server.keepAliveTimeout = 10 * 60 * 1000;
+      return { ...flight, server, port: (server.address() as AddressInfo).port };
+    }
+
     /** A graceful server whose deadline is far beyond the test's timeout: only the drain itself can end it. */
     async function withFarDeadline(): Promise<{ server: http.Server; port: number }> {
       const server = webapp.graceful(await start(inFlightApp().app), {
@@ -81,10 +92,7 @@ for (const [kind, start] of Object.entries(servers)) {
       'finishes every started request byte-complete, closes idle sockets and refuses new connections',
       { timeout: 15000 },
       async () => {
-        const { app, entered, release } = inFlightApp();
-        const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
-        server.keepAliveTimeout = 10 * 60 * 1000;
-        const port = (server.address() as AddressInfo).port;
+        const { server, port, entered, release } = await withKeptAlive();
 
         const idle = await connect(port);
         const answered = new Promise<void>((resolve) => idle.socket.once('data', () => resolve()));
@@ -147,10 +155,7 @@ for (const [kind, start] of Object.entries(servers)) {
       'answers a request that reaches a kept-alive socket during the drain with Connection: close',
       { timeout: 15000 },
       async () => {
-        const { app, entered, release } = inFlightApp();
-        const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
-        server.keepAliveTimeout = 10 * 60 * 1000;
-        const port = (server.address() as AddressInfo).port;
+        const { server, port, entered, release } = await withKeptAlive();
         const busy = await connect(port);
         busy.socket.write(get('/slow'));
         await entered.slow.promise;
@@ -193,10 +198,7 @@ for (const [kind, start] of Object.entries(servers)) {
       'answers the request a client sends right after a response that promised keep-alive ends in the drain',
       { timeout: 15000 },
       async () => {
-        const { app, entered, release } = inFlightApp();
-        const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
-        server.keepAliveTimeout = 10 * 60 * 1000;
-        const port = (server.address() as AddressInfo).port;
+        const { server, port, entered, release } = await withKeptAlive();
         const streaming = await connect(port);
         // The download's headers go out (keep-alive) before the close; its body ends during the drain.
         let seen = 0;
