@@ -596,15 +596,18 @@ describe('session: Store, MemoryStore, Session, Cookie', () => {
       req.session.cookie.maxAge = 5;
       req.session.cookie.originalMaxAge = 60000;
       req.session.touch();
+      // originalMaxAge is read back from the new expiry date (as in Connect 2.30), so a clock
+      // tick between setting and reading it makes it 59999: the check allows for that.
+      const { originalMaxAge } = req.session.cookie;
       res.end(
         JSON.stringify([
-          req.session.cookie.originalMaxAge,
+          originalMaxAge! > 59000 && originalMaxAge! <= 60000,
           req.session.cookie.maxAge > 50000,
           Object.keys(req.session),
         ]),
       );
     };
     const [res] = await requestAll([session({ secret: 's', cookie: { maxAge: 60000 } }), app], [{ path: '/' }]);
-    assert.equal(res.body, '[60000,true,["cookie"]]');
+    assert.equal(res.body, '[true,true,["cookie"]]');
   });
 });
