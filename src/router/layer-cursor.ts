@@ -2,6 +2,9 @@
  * A request's position in a router's stack. The dispatch loop asks it for the next
  * layer that may match; whether that walks every layer or only the layer index's
  * candidates for the path is the cursor's business, not the loop's.
+ *
+ * The dispatch extends it rather than holding one: a request makes one object per
+ * router it enters instead of two (see Dispatch).
  */
 import type { Layer } from './layer';
 import { LayerIndex, MIN_INDEXED_LAYERS, firstAtLeast } from './layer-index';
@@ -52,7 +55,7 @@ export class LayerCursor {
   }
 
   /** Moves to a position ahead, as if the layers before it had been looked at. */
-  skipTo(position: number): void {
+  protected skipTo(position: number): void {
     this.position = position;
   }
 
@@ -62,7 +65,7 @@ export class LayerCursor {
    * path last sought, the stack still of the same length (what `seek` checks before
    * keeping them). Undefined at the end of the stack, or when `seek` must run first.
    */
-  peek(): Layer | undefined {
+  protected peekLayer(): Layer | undefined {
     const stack = this.layers;
     const candidates = this.candidates;
     let position = this.position;
@@ -75,15 +78,15 @@ export class LayerCursor {
     return position < stack.length ? stack[position] : undefined;
   }
 
-  /** Moves past the layer `peek` returned, as `next` would have. */
-  advance(): void {
+  /** Moves past the layer `peekLayer` returned, as `nextLayer` would have. */
+  protected advance(): void {
     const candidates = this.candidates;
     if (candidates !== undefined) this.position = candidates[this.candidate++] + 1;
     else this.position++;
   }
 
   /** Whether every layer has been looked at. */
-  get exhausted(): boolean {
+  protected get exhausted(): boolean {
     return this.position >= this.layers.length;
   }
 
@@ -91,7 +94,7 @@ export class LayerCursor {
    * Narrows the walk to the layers that may match `path`, from the current position on.
    * Called before each walk: a middleware may have rewritten `req.url` since the last.
    */
-  seek(path: string): void {
+  protected seek(path: string): void {
     // The same path as at the last layer, and the stack as indexed (a chain of middleware
     // calling next()): the candidates stand, and `candidate` already points past the
     // layer last returned. Otherwise (a new path, which includes each request's first
@@ -123,7 +126,7 @@ export class LayerCursor {
   }
 
   /** The next layer that may match, or undefined at the end of the stack. */
-  next(): Layer | undefined {
+  protected nextLayer(): Layer | undefined {
     const stack = this.layers;
     const candidates = this.candidates;
     if (candidates !== undefined) {
