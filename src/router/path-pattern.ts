@@ -4,6 +4,8 @@
  * but most requests never run it:
  *  - a literal pattern (no parameter, wildcard, group or quantifier) is matched by
  *    string comparison that reproduces the regular expression's answer;
+ *  - so is a pattern of literal segments and whole-segment parameters
+ *    (`/users/:id/posts/:postId`), the commonest route with parameters;
  *  - any other string pattern has a literal prefix every match must start with,
  *    checked before the regular expression runs;
  *  - a pattern whose first path segment is literal exposes it as `segmentKey`, so a
@@ -64,6 +66,9 @@ export function compilePattern(path: PathPattern, options: PatternOptions): Comp
 
   const prefix = special === null ? path : requiredPrefix(path, special.index);
   const segmentKey = firstSegment(prefix);
+  if (!strict && SEGMENTS_AND_PARAMS.test(path)) {
+    return { regexp, keys, segmentKey, exec: segmentsMatcher(path, end, sensitive) };
+  }
   if (prefix.length <= 1) return { regexp, keys, segmentKey, exec: regexpExec };
   return {
     regexp,
@@ -167,6 +172,81 @@ function literalPattern(
 }
 
 /**
+ * A pattern of literal segments and parameters that each fill a segment of their own:
+ * `/:id`, `/users/:id/posts/:postId`. Other characters with a meaning (`*`, `(`, `?`...)
+ * or a parameter sharing its segment (`/:from-:to`, `/file.:ext`) compile differently.
+ */
+const SEGMENTS_AND_PARAMS = /^(?:\/(?:[^\\*:()?+[\]{}^$|/]+|:\w+))+$/;
+
+/**
+ * String matching equal to path-to-regexp's expression for a pattern that
+ * SEGMENTS_AND_PARAMS accepts, without `strict`. Each `/:name` compiles to
+ * `(?:\/([^/]+?))`: a whole, non-empty segment, captured; each literal segment matches
+ * itself (case-insensitively unless `sensitive`). After them comes `\/?$` for a route:
+ * the end, one trailing slash allowed; `\/?(?=\/|$)` for `use`: the end or a `/`, a
+ * trailing slash part of the match when another slash or the end follows it.
+ */
+function segmentsMatcher(path: string, end: boolean, sensitive: boolean): CompiledPattern['exec'] {
+  // The segments' text, with null for a parameter (there is at least one).
+  const segments = path
+    .slice(1)
+    .split('/')
+    .map((segment) => (segment.charCodeAt(0) === 0x3a /* : */ ? null : segment));
+  const count = segments.length;
+  return (p) => {
+    // The first capture in a variable and the others in an array made only for them:
+    // most patterns have one parameter, and their match is then a single array literal.
+    let first: string | undefined;
+    let more: string[] | undefined;
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      if (p.charCodeAt(at) !== 0x2f /* / */) return undefined;
+      at++;
+      const literal = segments[i];
+      if (literal !== null) {
+        if (!startsWithAt(p, at, literal, sensitive)) return undefined;
+        at += literal.length;
+        continue;
+      }
+      const from = at;
+      while (at < p.length && p.charCodeAt(at) !== 0x2f) at++;
+      if (at === from) return undefined;
+      const value = p.slice(from, at);
+      if (first === undefined) first = value;
+      else (more ??= []).push(value);
+    }
+    // What follows the last segment: the end, or a slash (the last character, or for
+    // `use` one that another slash may follow, then part of the match).
+    let matched = p;
+    if (at !== p.length) {
+      if (p.charCodeAt(at) !== 0x2f) return undefined;
+      const slashLast = at === p.length - 1;
+      if (end && !slashLast) return undefined;
+      if (!slashLast) matched = p.slice(0, p.charCodeAt(at + 1) === 0x2f ? at + 1 : at);
+    }
+    return more === undefined ? [matched, first!] : [matched, first!, ...more];
+  };
+}
+
+/** `str` holds the ASCII `text` at `position`, compared as `startsWith` does. */
+function startsWithAt(str: string, position: number, text: string, sensitive: boolean): boolean {
+  if (str.startsWith(text, position)) return true;
+  if (sensitive || str.length < position + text.length) return false;
+  for (let i = 0; i < text.length; i++) {
+    if (!sameLetter(str.charCodeAt(position + i), text.charCodeAt(i))) return false;
+  }
+  return true;
+}
+
+/** Two UTF-16 code units equal, ASCII letters compared without case (as a RegExp's `i` flag without `u`). */
+function sameLetter(a: number, b: number): boolean {
+  if (a === b) return true;
+  const lowerA = a >= 0x41 && a <= 0x5a ? a + 0x20 : a;
+  const lowerB = b >= 0x41 && b <= 0x5a ? b + 0x20 : b;
+  return lowerA === lowerB;
+}
+
+/**
  * `str` starts with the ASCII `prefix`; without `sensitive`, ASCII letters compare
  * case-insensitively and nothing else folds, which is what a RegExp with the `i`
  * flag (and no `u` flag) does for an ASCII pattern.
@@ -177,12 +257,7 @@ export function startsWith(str: string, prefix: string, sensitive: boolean): boo
   const length = prefix.length;
   if (sensitive || str.length < length) return false;
   for (let i = 0; i < length; i++) {
-    const a = str.charCodeAt(i);
-    const b = prefix.charCodeAt(i);
-    if (a === b) continue;
-    const lowerA = a >= 0x41 && a <= 0x5a ? a + 0x20 : a;
-    const lowerB = b >= 0x41 && b <= 0x5a ? b + 0x20 : b;
-    if (lowerA !== lowerB) return false;
+    if (!sameLetter(str.charCodeAt(i), prefix.charCodeAt(i))) return false;
   }
   return true;
 }

@@ -38,6 +38,12 @@ const PATTERNS: PathPattern[] = [
   '/x/.:y',
   '/x/.:y?',
   '/:foo/:bar',
+  '/users/:id/posts/:postId',
+  '/Users/:id/Edit',
+  '/v1.2/:id',
+  '/users/:id/',
+  '/:a/:b/:c',
+  '/a/:b/c',
   '/a/(b)',
   '/a|b',
   '/ä',
@@ -115,6 +121,26 @@ const PATHS = [
   '/one',
   '/two/3',
   '/y/z',
+  '/users/42/posts/7',
+  '/users/42/posts/7/',
+  '/users/42/posts/7//',
+  '/users//posts/7',
+  '/users/42/Posts/7',
+  '/USERS/42/EDIT',
+  '/users/42//',
+  '/users/42/x/',
+  '/users/\n',
+  '/users/4\u212a2',
+  '/v1.2/5',
+  '/v1x2/5',
+  '/a/1/c',
+  '/a/1/C/',
+  '/a//c',
+  '/a/1/cc',
+  '/1/2/3',
+  '/1/2/3/',
+  '/1/2/3//',
+  '/1/2/3/4',
   '/K',
   '/\u212a',
   '/foo\u212a',
@@ -153,6 +179,41 @@ describe('compilePattern', () => {
     assert.ok(compared > 10000);
   });
 
+  it('matches patterns of literal segments and parameters as path-to-regexp does, on random paths', () => {
+    // Seeded, so that a failure repeats: segments from a small alphabet (letters in both
+    // cases, the Kelvin sign, a dot, a percent escape), empty ones, and trailing slashes.
+    let seed = 20261129;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pick = <T>(list: readonly T[]) => list[random(list.length)];
+    const words = ['a', 'A', 'ab', 'users', 'Users', 'v1.2', '%41', 'x-y'];
+    const pathWords = [...words, '', '42', '\u212a', 'users.json', 'aB'];
+    let compared = 0;
+    for (let p = 0; p < 200; p++) {
+      // Parameter names must differ within a pattern: numbered by position.
+      const segments = Array.from({ length: 1 + random(4) }, (_, i) => (random(2) === 0 ? ':k' + i : pick(words)));
+      const pattern = '/' + segments.join('/');
+      for (const options of OPTIONS) {
+        const reference = pathToRegexp(pattern, [], options);
+        const compiled = compilePattern(pattern, options);
+        for (let q = 0; q < 25; q++) {
+          const parts = Array.from({ length: random(6) }, () => pick(pathWords));
+          const path = '/' + parts.join('/') + pick(['', '', '/', '//']);
+          const want = reference.exec(path);
+          const got = compiled.exec(path);
+          const label = `${pattern} ${JSON.stringify(options)} on ${JSON.stringify(path)}`;
+          if (want === null) assert.equal(got, undefined, label);
+          else assert.deepEqual(got && Array.from(got), Array.from(want), label);
+          if (want !== null) compared++;
+        }
+      }
+    }
+    // Enough of the random paths match for the comparison to say something.
+    assert.ok(compared > 500, `${compared} matches`);
+  });
+
   it('keeps the keys path-to-regexp reports (named, optional, numbered)', () => {
     assert.deepEqual(
       compilePattern('/users/:id/:op?', { end: true }).keys.map((k) => [k.name, k.optional]),
@@ -178,7 +239,7 @@ describe('compilePattern', () => {
 
   it("matches with a RegExp of its own, not the one carrying Express's fast_* flags", () => {
     // V8 runs exec on its fast path only for a RegExp without added properties.
-    const compiled = compilePattern('/users/:id', { end: true });
+    const compiled = compilePattern('/users/:id(\\d+)', { end: true });
     const regexp = compiled.regexp;
     const exec = RegExp.prototype.exec;
     let onFlagged = 0;
