@@ -62,7 +62,7 @@ export function finalHandler(
     req.socket?.destroy();
     return;
   }
-  whenRequestRead(req, () => writeErrorPage(req, res, status, headers, message));
+  whenRequestRead(req, () => writeErrorPage(req, res, status, headers, message, onerror));
 }
 
 function errorStatusCode(err: ErrorLike): number | undefined {
@@ -139,6 +139,7 @@ function writeErrorPage(
   status: number,
   headers: Record<string, unknown> | undefined,
   message: string,
+  onerror: FinalHandlerOptions['onerror'],
 ): void {
   if (res.headersSent || res.destroyed) return;
   const body = errorDocument(message);
@@ -161,8 +162,10 @@ function writeErrorPage(
     else res.end(body, 'utf8');
   } catch (err) {
     // This runs outside any handler (finalhandler lets Node's throw end the process):
-    // a response that cannot be written is closed instead.
+    // a response that cannot be written is closed instead, and the error goes where
+    // the app's errors go (its log outside the test env), not silently away.
     res.destroy(err as Error);
+    if (onerror) setImmediate(onerror, err, req, res);
   }
 }
 

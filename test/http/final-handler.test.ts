@@ -155,6 +155,41 @@ describe('final handler', () => {
     assert.match(await rawAnswer(listener, '/ok'), /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nok$/);
   });
 
+  it('logs a failure to write its own page (a writeHead listener throws), closes, serves on', async () => {
+    // on-headers runs its listeners inside writeHead: one that throws on the 404 page made
+    // express@4 throw out of finalhandler (an uncaught exception); the page is closed
+    // instead, and the error goes to the app's log as its other errors do.
+    const logged: unknown[] = [];
+    const log = console.error;
+    console.error = (...args: unknown[]) => void logged.push(...args);
+    const answers: string[] = [];
+    try {
+      for (const env of ['development', 'test']) {
+        const app = webapp();
+        app.set('env', env);
+        app.use((req, res, next) => {
+          if (req.path !== '/ok') {
+            res.writeHead = () => {
+              throw new Error('header listener failed');
+            };
+          }
+          next();
+        });
+        app.get('/ok', (_req, res) => res.send('ok'));
+        const listener = app as unknown as http.RequestListener;
+        answers.push(await rawAnswer(listener, '/missing'), await rawAnswer(listener, '/ok'));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      console.error = log;
+    }
+    assert.equal(answers[0], '');
+    assert.match(answers[1], /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nok$/);
+    assert.equal(answers[2], '');
+    assert.equal(logged.length, 1, 'logged once, and not in the test env');
+    assert.match(String(logged[0]), /^Error: header listener failed\n\s+at /);
+  });
+
   it('logs and answers a thrown value without a usable toString, and keeps serving', async () => {
     const bare = () => Object.create(null) as object;
     const throwing = () => ({
