@@ -30,6 +30,11 @@ export interface GracefulOptions {
   signals?: NodeJS.Signals[];
   /** Runs once the server has closed, before the exit on a signal (close database pools here). */
   onShutdown?: () => void | Promise<void>;
+  /**
+   * Milliseconds a connection with no request in progress may stay open once the
+   * drain has begun, for the request a client may have sent already (default 100).
+   */
+  idleGrace?: number;
 }
 
 const kGraceful = Symbol('webapp.graceful');
@@ -37,7 +42,7 @@ const DEFAULT_TIMEOUT = 10_000;
 
 /**
  * How long a connection with no request in progress may stay open once the drain
- * has begun. Why not close it at once, as Node's `close()` does: a client that
+ * has begun, unless `idleGrace` says otherwise. Why not close it at once, as Node's `close()` does: a client that
  * connected just before the close, or that reuses a kept-alive connection, has
  * usually sent its request already, and the server has not read it yet (its bytes
  * are in the socket buffer); closing then resets a request that was on time (under
@@ -63,6 +68,10 @@ class Drain {
   readonly sessionSockets = new WeakSet<object>();
   /** TLS sockets: their requests are not on the raw connections, so fresh HTTP/1 ones are found here. */
   readonly secureSockets = new Set<TLSSocket>();
+  /** Sockets whose last response finished during the drain, given the grace for the client's next request. */
+  readonly ending = new Set<Socket>();
+  /** Node's idle connections are to be closed once nothing tracked is being written (see closeUntrackedIdle). */
+  untrackedIdlePending = false;
   deadline: NodeJS.Timeout | undefined;
   freshDeadline: NodeJS.Timeout | undefined;
 
@@ -72,6 +81,9 @@ class Drain {
   constructor(
     readonly server: AnyServer,
     readonly timeout: number,
+    private readonly idleGrace: number,
+    /** Whether the server had connections before graceful() (not tracked: only Node's own lists have them). */
+    private readonly untracked: boolean,
   ) {
     this.secure = typeof (server as { setSecureContext?: unknown }).setSecureContext === 'function';
   }
@@ -120,18 +132,22 @@ class Drain {
     // keepAliveTimeout. Ended at once, the next request would be lost, or, read before
     // the end reached the client, run with its answer written to a closed socket.
     if (this.closing && left === 0 && !socket.destroyed) this.endWhenIdle(socket);
+    if (this.untrackedIdlePending) this.closeUntrackedIdle();
   }
 
   private endWhenIdle(socket: Socket): void {
+    this.ending.add(socket);
     const timer = setTimeout(() => {
+      this.ending.delete(socket);
       if (!socket.destroyed && !this.owed.get(socket)) socket.end();
+      if (this.untrackedIdlePending) this.closeUntrackedIdle();
     }, this.grace());
     timer.unref();
   }
 
   /** How long a connection with no request in progress may stay open once the drain has begun. */
   private grace(): number {
-    return Math.min(FRESH_CONNECTION_GRACE_MS, this.timeout);
+    return Math.min(this.idleGrace, this.timeout);
   }
 
   begin(): void {
@@ -161,10 +177,9 @@ class Drain {
    * requests: closed (one that has started a request is answered with Connection: close).
    */
   private closeFresh(): void {
-    // Node's idle list: connections between requests, those made before graceful()
-    // was called included (and, on some Node lines, ones before their first request).
-    this.server.closeIdleConnections?.();
-    for (const [socket, count] of this.owed) if (count === 0) socket.destroy();
+    if (this.untracked) this.closeUntrackedIdle();
+    // Idle between requests, and not in the grace a response finished in the drain gives.
+    for (const [socket, count] of this.owed) if (count === 0 && !this.ending.has(socket)) socket.destroy();
     if (this.secure) {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
       for (const socket of this.secureSockets)
@@ -178,6 +193,18 @@ class Drain {
     }
   }
 
+  /**
+   * Connections made before graceful() are only in Node's own idle list, which
+   * `closeIdleConnections` closes. It takes a response for done once `end()` is
+   * called, and would destroy a socket whose response is still being written (the
+   * rest of its body lost with a slow client), or one in the grace after a response:
+   * so it runs only when no tracked response is unfinished and no socket is in its grace.
+   */
+  private closeUntrackedIdle(): void {
+    this.untrackedIdlePending = this.responses.size !== 0 || this.ending.size !== 0;
+    if (!this.untrackedIdlePending) this.server.closeIdleConnections?.();
+  }
+
   private forceEnd(): void {
     for (const session of this.sessions) session.destroy();
     for (const socket of this.connections) socket.destroy();
@@ -187,6 +214,12 @@ class Drain {
 /** Whether node:http still parses this connection (an upgrade or CONNECT frees its parser). */
 function isHttpConnection(socket: Socket): boolean {
   return (socket as Socket & { parser?: unknown }).parser != null;
+}
+
+/** How many connections the server has open now (net.Server's count), or undefined where it keeps none. */
+function connectionCount(server: AnyServer): number | undefined {
+  const count = (server as { _connections?: unknown })._connections;
+  return typeof count === 'number' ? count : undefined;
 }
 
 /** Runs `fn` with the server's `closeIdleConnections` a no-op, then gives the server its own back. */
@@ -212,7 +245,10 @@ export function graceful<S extends NetServer>(server: S, options: GracefulOption
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   if (!Number.isFinite(timeout) || timeout < 0)
     throw new TypeError('graceful(): timeout must be a number of milliseconds >= 0');
-  const drain = new Drain(target, timeout);
+  const idleGrace = options.idleGrace ?? FRESH_CONNECTION_GRACE_MS;
+  if (!Number.isFinite(idleGrace) || idleGrace < 0)
+    throw new TypeError('graceful(): idleGrace must be a number of milliseconds >= 0');
+  const drain = new Drain(target, timeout, idleGrace, connectionCount(target) !== 0);
   target[kGraceful] = drain;
   drain.track();
 

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
+import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import { connect, parseResponses, refused, signal } from './connection';
@@ -19,7 +20,15 @@ type Any = any;
 const MB = 1024 * 1024;
 const DOWNLOAD = Buffer.alloc(4 * MB, 'webapp-download-');
 const UPLOAD = Buffer.alloc(2 * MB, 'upload-bytes-');
+/** More than the kernel's socket buffers hold, so that much of it waits in Node's. */
+const BIG = Buffer.alloc(16 * MB, 'webapp-big-');
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/**
+ * An `idleGrace` for tests where a client must send its next request within it: far
+ * beyond any pause of a loaded machine, and never waited for (the request it lets in
+ * is answered with Connection: close, which ends the connection).
+ */
+const LONG_GRACE = 60 * 1000;
 
 function inFlightApp() {
   const entered = { slow: signal(), download: signal(), upload: signal() };
@@ -72,18 +81,21 @@ for (const [kind, start] of Object.entries(servers)) {
      * A graceful server over a fresh inFlightApp, with Node's keep-alive timer far beyond
      * the test's timeout: a socket the drain leaves open fails the test.
      */
-    async function withKeptAlive() {
+    async function withKeptAlive(options: webapp.GracefulOptions = {}) {
       const flight = inFlightApp();
-      const server = webapp.graceful(await start(flight.app), { signals: [] }) as http.Server;
+      const server = webapp.graceful(await start(flight.app), { signals: [], ...options }) as http.Server;
       server.keepAliveTimeout = 10 * 60 * 1000;
       return { ...flight, server, port: (server.address() as AddressInfo).port };
     }
 
     /** A graceful server whose deadline is far beyond the test's timeout: only the drain itself can end it. */
-    async function withFarDeadline(): Promise<{ server: http.Server; port: number }> {
+    async function withFarDeadline(
+      options: webapp.GracefulOptions = {},
+    ): Promise<{ server: http.Server; port: number }> {
       const server = webapp.graceful(await start(inFlightApp().app), {
         signals: [],
         timeout: 10 * 60 * 1000,
+        ...options,
       }) as http.Server;
       return { server, port: (server.address() as AddressInfo).port };
     }
@@ -177,7 +189,9 @@ for (const [kind, start] of Object.entries(servers)) {
       'answers the next request of a client reusing its kept-alive connection as the close begins',
       { timeout: 15000 },
       async () => {
-        const { server, port } = await withFarDeadline();
+        // A grace far beyond the test's own timing: the next request must be answered
+        // because of it, however late this machine lets the client send it.
+        const { server, port } = await withFarDeadline({ idleGrace: LONG_GRACE });
         const reused = await connect(port);
         const first = new Promise<void>((resolve) => reused.socket.once('data', () => resolve()));
         reused.socket.write(get('/quick'));
@@ -198,16 +212,18 @@ for (const [kind, start] of Object.entries(servers)) {
       'answers the request a client sends right after a response that promised keep-alive ends in the drain',
       { timeout: 15000 },
       async () => {
-        const { server, port, entered, release } = await withKeptAlive();
+        const { server, port, entered, release } = await withKeptAlive({ idleGrace: LONG_GRACE });
         const streaming = await connect(port);
         // The download's headers go out (keep-alive) before the close; its body ends during the drain.
         let seen = 0;
-        const downloaded = new Promise<void>((resolve) =>
+        const downloaded = new Promise<void>((resolve, reject) => {
           streaming.socket.on('data', (chunk: Buffer) => {
             seen += chunk.length;
             if (seen >= DOWNLOAD.length) resolve();
-          }),
-        );
+          });
+          // Cut short: fail here rather than wait for the test's timeout.
+          streaming.socket.once('close', () => reject(new Error(`the download ended after ${seen} bytes`)));
+        });
         streaming.socket.write(get('/download'));
         await entered.download.promise;
         const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
@@ -225,11 +241,83 @@ for (const [kind, start] of Object.entries(servers)) {
     );
 
     it(
+      'writes the whole of a response ended just before the close to a client that reads it slowly',
+      { timeout: 15000 },
+      async () => {
+        // res.end() hands Node the whole body at once; to a client that is not reading,
+        // most of it waits in the socket's buffer. Node's closeIdleConnections takes the
+        // response for done once end() is called: run by the drain, it destroyed the
+        // socket 100 ms in, and the rest of the body was lost.
+        const app = webapp();
+        const ended = signal();
+        app.get('/big', (_req: Any, res: Any) => {
+          res.end(BIG);
+          ended.resolve();
+        });
+        const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
+        server.keepAliveTimeout = 10 * 60 * 1000;
+        const slow = await connect((server.address() as AddressInfo).port);
+        slow.socket.pause();
+        slow.socket.write(get('/big'));
+        await ended.promise;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        // Past the moment the drain closes connections without a request in progress.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        slow.socket.resume();
+        const answers = parseResponses(await slow.received);
+        assert.equal(answers.length, 1);
+        assert.ok(answers[0]!.body.equals(BIG), 'the body arrives byte-complete');
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
+      'closes a connection made before graceful() once idle, after the responses it tracks are written',
+      { timeout: 15000 },
+      async () => {
+        // Only Node's own idle list has such a connection; closing what that list holds
+        // must wait until no tracked response is still being written.
+        const app = webapp();
+        const ended = signal();
+        app.get('/quick', (_req: Any, res: Any) => res.send('quick'));
+        app.get('/big', (_req: Any, res: Any) => {
+          res.end(BIG);
+          ended.resolve();
+        });
+        const server = (await start(app)) as http.Server;
+        server.keepAliveTimeout = 10 * 60 * 1000;
+        const port = (server.address() as AddressInfo).port;
+        const early = await connect(port);
+        const answered = new Promise<void>((resolve) => early.socket.once('data', () => resolve()));
+        early.socket.write(get('/quick'));
+        await answered;
+        webapp.graceful(server, { signals: [] });
+        const slow = await connect(port);
+        slow.socket.pause();
+        slow.socket.write(get('/big'));
+        await ended.promise;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        slow.socket.resume();
+        const [big] = parseResponses(await slow.received);
+        assert.ok(big!.body.equals(BIG), 'the body arrives byte-complete');
+        assert.deepEqual(
+          parseResponses(await early.received).map((r) => r.body.toString()),
+          ['quick'],
+        );
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
       'answers the first request of a connection made just before the close, with Connection: close',
       { timeout: 15000 },
       async () => {
-        const { server, port } = await withFarDeadline();
+        const { server, port } = await withFarDeadline({ idleGrace: LONG_GRACE });
+        const accepted = once(server, 'connection');
         const fresh = await connect(port);
+        // Accepted by the server before the close (the client's connect can come first).
+        await accepted;
         const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
         // Sent once the close has begun, as a request in the socket buffer that the server had not read yet.
         fresh.socket.write(get('/quick'));
@@ -299,11 +387,15 @@ describe('webapp.graceful()', () => {
     assert.equal(process.listenerCount('SIGUSR2'), before);
   });
 
-  it('rejects a deadline that is not a number of milliseconds', () => {
+  it('rejects a deadline or an idle grace that is not a number of milliseconds', () => {
     for (const timeout of [NaN, -1, Infinity]) {
       assert.throws(
         () => webapp.graceful(http.createServer(), { timeout, signals: [] }),
         /timeout must be a number of milliseconds/,
+      );
+      assert.throws(
+        () => webapp.graceful(http.createServer(), { idleGrace: timeout, signals: [] }),
+        /idleGrace must be a number of milliseconds/,
       );
     }
   });
