@@ -44,9 +44,25 @@ function launch(port: number): Promise<ChildProcess> {
   });
 }
 
+/**
+ * Runs `attempt` up to `times` times while it fails: the port freePort found is free
+ * when it answers, and another process (an integration file running beside) can take
+ * it before redis-server binds it.
+ */
+async function retried<T>(times: number, attempt: () => Promise<T>): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (tried >= times) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 export async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
-  let child: ChildProcess | undefined = await launch(port);
+  let port = 0;
+  let child: ChildProcess | undefined = await retried(5, async () => launch((port = await freePort())));
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -58,7 +74,8 @@ export async function startRedis(): Promise<RedisServer> {
       child = undefined;
     },
     async start() {
-      child = await launch(port);
+      // The same port (the app's client reconnects to it): taken meanwhile, it is tried again.
+      child = await retried(20, () => launch(port));
     },
   };
 }
