@@ -42,12 +42,13 @@ const DEFAULT_TIMEOUT = 10_000;
 
 /**
  * How long a connection with no request in progress may stay open once the drain
- * has begun, unless `idleGrace` says otherwise. Why not close it at once, as Node's `close()` does: a client that
- * connected just before the close, or that reuses a kept-alive connection, has
- * usually sent its request already, and the server has not read it yet (its bytes
- * are in the socket buffer); closing then resets a request that was on time (under
- * keep-alive load, one per connection). One that sends nothing (a preconnect, a
- * pool's spare, an idle keep-alive connection) is closed when this has passed.
+ * has begun, unless `idleGrace` says otherwise. Why not close it at once, as Node's
+ * `close()` does: a client that connected just before the close, or that reuses a
+ * kept-alive connection, has usually sent its request already, and the server has
+ * not read it yet (its bytes are in the socket buffer); closing then resets a request
+ * that was on time (under keep-alive load, one per connection). One that sends
+ * nothing (a preconnect, a pool's spare, an idle keep-alive connection) is closed
+ * when this has passed.
  */
 const FRESH_CONNECTION_GRACE_MS = 100;
 
