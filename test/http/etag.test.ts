@@ -51,8 +51,10 @@ describe('etag', () => {
       () => page(41, 'a'),
       () => 'é'.repeat(300),
       () => page(700, 'z'), // above the 16 KB kept
+      () => page(2, 'shore'), // as long as text 1, another last character (the last short body is compared first)
+      () => JSON.stringify({ hello: 'world', n: 1 }),
     ];
-    const order = [0, 1, 2, 2, 3, 2, 4, 3, 3, 5, 2, 6, 6, 1, 0, 2];
+    const order = [0, 1, 2, 2, 3, 2, 4, 3, 3, 5, 2, 6, 6, 1, 0, 2, 1, 7, 7, 1, 8, 8, 0, 8];
     for (const weak of [false, true, false]) {
       for (const index of order) {
         const body = texts[index]();
