@@ -53,7 +53,7 @@ const DEFAULT_TIMEOUT = 10_000;
 const FRESH_CONNECTION_GRACE_MS = 100;
 
 /** Anything with http.Server's event shape: http, https, http2 (plain or secure). */
-type AnyServer = NetServer & { closeIdleConnections?: () => void };
+type AnyServer = NetServer & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
 
 /** What one server tracks so that its close() can tell idle connections from busy ones. */
 class Drain {
@@ -97,6 +97,9 @@ class Drain {
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.secureSockets.add(socket);
       socket.once('close', () => this.secureSockets.delete(socket));
+      // Its handshake ended during the drain (accepted before the close): its own grace
+      // to send a request, as a connection that was ready at the close had.
+      if (this.closing) this.closeUnlessRequested(socket);
     });
     this.server.on('session', (session: Http2Session) => {
       this.sessions.add(session);
@@ -106,10 +109,15 @@ class Drain {
     });
     // Before the app's own listener, so a handler that answers synchronously
     // already sees `Connection: close` once the drain has begun.
-    this.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
       if (req.httpVersionMajor >= 2) return; // HTTP/2 streams end with their session
       this.started(req.socket, res);
-    });
+    };
+    this.server.prependListener('request', onRequest);
+    // Node emits these instead of `request` for an `Expect` header when the server has
+    // a listener for them (Node's documented way to answer 100-continue yourself). Ours
+    // must not be the only one: Node would stop answering the expectation itself.
+    for (const event of ['checkContinue', 'checkExpectation']) trackAlongside(this.server, event, onRequest);
   }
 
   private started(socket: Socket, res: ServerResponse): void {
@@ -140,8 +148,19 @@ class Drain {
     this.ending.add(socket);
     const timer = setTimeout(() => {
       this.ending.delete(socket);
-      if (!socket.destroyed && !this.owed.get(socket)) socket.end();
+      // Closed once what is written has gone out: an HTTP server's socket allows half-open
+      // connections, and an end() alone waits for the client to close its side.
+      if (!socket.destroyed && !this.owed.get(socket)) socket.destroySoon();
       if (this.untrackedIdlePending) this.closeUntrackedIdle();
+    }, this.grace());
+    timer.unref();
+  }
+
+  /** A TLS connection that became ready during the drain: closed after the grace unless it sent a request. */
+  private closeUnlessRequested(socket: TLSSocket): void {
+    const timer = setTimeout(() => {
+      if (!socket.destroyed && !this.owed.has(socket) && socket.alpnProtocol !== 'h2' && isHttpConnection(socket))
+        socket.destroy();
     }, this.grace());
     timer.unref();
   }
@@ -209,12 +228,37 @@ class Drain {
   private forceEnd(): void {
     for (const session of this.sessions) session.destroy();
     for (const socket of this.connections) socket.destroy();
+    // Connections made before graceful() (in Node's lists only): the deadline is for every one.
+    if (this.untracked) this.server.closeAllConnections?.();
   }
 }
 
 /** Whether node:http still parses this connection (an upgrade or CONNECT frees its parser). */
 function isHttpConnection(socket: Socket): boolean {
   return (socket as Socket & { parser?: unknown }).parser != null;
+}
+
+/**
+ * Keeps `listener` first among the server's listeners for `event` while the app has
+ * one of its own, and removes it with the app's last: a listener of ours alone would
+ * change what Node does when the event has none.
+ */
+function trackAlongside(
+  server: AnyServer,
+  event: string,
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): void {
+  const others = () => server.listeners(event).filter((fn) => fn !== listener).length;
+  const attach = () => {
+    if (!server.listeners(event).includes(listener)) server.prependListener(event, listener);
+  };
+  if (others() > 0) attach();
+  server.on('newListener', (name: string | symbol, added: unknown) => {
+    if (name === event && added !== listener) attach();
+  });
+  server.on('removeListener', (name: string | symbol, removed: unknown) => {
+    if (name === event && removed !== listener && others() === 0) server.removeListener(event, listener);
+  });
 }
 
 /** How many connections the server has open now (net.Server's count), or undefined where it keeps none. */

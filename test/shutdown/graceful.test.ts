@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo, Server } from 'node:net';
+import net, { type AddressInfo, type Server } from 'node:net';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import webapp = require('../../src/index');
@@ -91,13 +91,14 @@ for (const [kind, start] of Object.entries(servers)) {
     /** A graceful server whose deadline is far beyond the test's timeout: only the drain itself can end it. */
     async function withFarDeadline(
       options: webapp.GracefulOptions = {},
-    ): Promise<{ server: http.Server; port: number }> {
-      const server = webapp.graceful(await start(inFlightApp().app), {
+    ): Promise<{ server: http.Server; port: number; app: http.RequestListener }> {
+      const { app } = inFlightApp();
+      const server = webapp.graceful(await start(app), {
         signals: [],
         timeout: 10 * 60 * 1000,
         ...options,
       }) as http.Server;
-      return { server, port: (server.address() as AddressInfo).port };
+      return { server, port: (server.address() as AddressInfo).port, app };
     }
 
     it(
@@ -308,6 +309,72 @@ for (const [kind, start] of Object.entries(servers)) {
         assert.equal(await serverClosed, undefined);
       },
     );
+
+    it(
+      "reads and answers an upload whose 100-continue the app's checkContinue listener answered",
+      { timeout: 15000 },
+      async () => {
+        // Node emits checkContinue instead of request when the server listens for it.
+        const { server, port, app } = await withFarDeadline();
+        server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+          res.writeContinue();
+          app(req, res);
+        });
+        const uploader = await connect(port);
+        const continued = new Promise<void>((resolve) => uploader.socket.once('data', () => resolve()));
+        const expect = 'Expect: 100-continue\r\n';
+        uploader.socket.write(`POST /upload HTTP/1.1\r\nHost: x\r\n${expect}Content-Length: ${UPLOAD.length}\r\n\r\n`);
+        await continued;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        // Past the grace of connections without a request in progress, the body follows.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        uploader.socket.end(UPLOAD);
+        const text = (await uploader.received).toString('latin1');
+        assert.match(text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+        assert.ok(text.endsWith(`\r\n\r\n${UPLOAD.length} ${sha(UPLOAD)}`), 'the whole upload was read');
+        assert.match(text, /\r\nConnection: close\r\n/);
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
+      'closes a connection whose client keeps its side open after a response ends in the drain',
+      { timeout: 15000 },
+      async () => {
+        // A socket of an HTTP server allows half-open connections: ending ours alone left the
+        // connection (and the drain) open until keepAliveTimeout or the deadline, both far away here.
+        const { server, port, entered, release } = await withKeptAlive({ timeout: 10 * 60 * 1000 });
+        const halfOpen = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+        await once(halfOpen, 'connect');
+        const chunks: Buffer[] = [];
+        halfOpen.on('data', (chunk: Buffer) => chunks.push(chunk));
+        const ended = once(halfOpen, 'end');
+        // Its head goes out (keep-alive) before the close, its body ends during the drain.
+        halfOpen.write(get('/download'));
+        await entered.download.promise;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        release.resolve();
+        assert.equal(await serverClosed, undefined);
+        await ended;
+        const answers = parseResponses(Buffer.concat(chunks));
+        assert.equal(answers.length, 1);
+        assert.ok(answers[0]!.body.equals(DOWNLOAD), 'the download arrives byte-complete');
+        halfOpen.destroy();
+      },
+    );
+
+    it('destroys a connection made before graceful() when the deadline passes', { timeout: 15000 }, async () => {
+      const { app, entered } = inFlightApp();
+      const server = (await start(app)) as http.Server;
+      const port = (server.address() as AddressInfo).port;
+      const hung = await connect(port);
+      hung.socket.write(get('/hang'));
+      await entered.slow.promise;
+      webapp.graceful(server, { signals: [], timeout: 50 });
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      assert.equal((await hung.received).length, 0);
+      assert.equal(await serverClosed, undefined);
+    });
 
     it(
       'answers the first request of a connection made just before the close, with Connection: close',

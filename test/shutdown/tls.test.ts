@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import { before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import { selfSignedCert } from '../support/self-signed-cert';
@@ -108,6 +110,28 @@ describe('HTTP/1.1 over TLS', () => {
         assert.equal(answer!.body.toString(), 'slow done');
         assert.equal(answer!.headers.connection, 'close');
         assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
+      `${kind}: a connection whose handshake ends during the drain gets the grace, then is closed`,
+      { timeout: 15000 },
+      async () => {
+        // Accepted before the close, secure only after the grace of the connections that were
+        // ready then: it was left open until the deadline (far away here).
+        const server = webapp.graceful(create(webapp()), { signals: [], timeout: 10 * 60 * 1000 });
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const port = (server.address() as AddressInfo).port;
+        const accepted = once(server, 'connection');
+        const raw = net.connect(port, '127.0.0.1');
+        await accepted;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const secured = tls.connect({ socket: raw, ca: cert, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
+        secured.on('error', () => {});
+        await once(secured, 'secureConnect');
+        assert.equal(await serverClosed, undefined);
+        secured.destroy();
       },
     );
   }
