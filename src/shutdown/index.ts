@@ -69,6 +69,8 @@ class Drain {
   readonly sessionSockets = new WeakSet<object>();
   /** TLS sockets: their requests are not on the raw connections, so fresh HTTP/1 ones are found here. */
   readonly secureSockets = new Set<TLSSocket>();
+  /** What each kept-alive connection had read when its last response finished (see requestArriving). */
+  readonly readWhenIdle = new WeakMap<Socket, number>();
   /** Sockets whose last response finished during the drain, given the grace for the client's next request. */
   readonly ending = new Set<Socket>();
   /** Node's idle connections are to be closed once nothing tracked is being written (see closeUntrackedIdle). */
@@ -135,6 +137,7 @@ class Drain {
     if (!this.responses.delete(res)) return;
     const left = (this.owed.get(socket) ?? 1) - 1;
     this.owed.set(socket, left);
+    if (left === 0) this.readWhenIdle.set(socket, socket.bytesRead);
     // A response whose headers went out before the drain promised keep-alive, and the
     // client may send its next request as soon as it has the answer: a moment for it
     // (answered with `Connection: close`), then the socket ends, rather than after
@@ -150,7 +153,7 @@ class Drain {
       this.ending.delete(socket);
       // Closed once what is written has gone out: an HTTP server's socket allows half-open
       // connections, and an end() alone waits for the client to close its side.
-      if (!socket.destroyed && !this.owed.get(socket)) socket.destroySoon();
+      if (!socket.destroyed && !this.owed.get(socket) && !this.requestArriving(socket)) socket.destroySoon();
       if (this.untrackedIdlePending) this.closeUntrackedIdle();
     }, this.grace());
     timer.unref();
@@ -159,8 +162,7 @@ class Drain {
   /** A TLS connection that became ready during the drain: closed after the grace unless it sent a request. */
   private closeUnlessRequested(socket: TLSSocket): void {
     const timer = setTimeout(() => {
-      if (!socket.destroyed && !this.owed.has(socket) && socket.alpnProtocol !== 'h2' && isHttpConnection(socket))
-        socket.destroy();
+      if (!socket.destroyed && socket.alpnProtocol !== 'h2' && this.silent(socket)) socket.destroy();
     }, this.grace());
     timer.unref();
   }
@@ -199,18 +201,35 @@ class Drain {
   private closeFresh(): void {
     if (this.untracked) this.closeUntrackedIdle();
     // Idle between requests, and not in the grace a response finished in the drain gives.
-    for (const [socket, count] of this.owed) if (count === 0 && !this.ending.has(socket)) socket.destroy();
+    for (const [socket, count] of this.owed)
+      if (count === 0 && !this.ending.has(socket) && !this.requestArriving(socket)) socket.destroy();
     if (this.secure) {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
       for (const socket of this.secureSockets)
-        if (socket.alpnProtocol !== 'h2' && !this.owed.has(socket) && isHttpConnection(socket)) socket.destroy();
+        if (socket.alpnProtocol !== 'h2' && this.silent(socket)) socket.destroy();
     } else {
       // Plain HTTP/1: the request's socket is the connection itself. One without
       // an HTTP parser left was taken over (a WebSocket upgrade, CONNECT): it is
       // the app's to close, or the deadline's.
       for (const socket of this.connections)
-        if (!this.owed.has(socket) && !this.sessionSockets.has(socket) && isHttpConnection(socket)) socket.destroy();
+        if (!this.sessionSockets.has(socket) && this.silent(socket)) socket.destroy();
     }
+  }
+
+  /** An HTTP/1 connection that has not begun a request since it opened. */
+  private silent(socket: Socket): boolean {
+    return !this.owed.has(socket) && isHttpConnection(socket) && !this.requestArriving(socket);
+  }
+
+  /**
+   * Whether the next request on this connection has begun to arrive: bytes read since
+   * its last response finished (or since it opened), the request not yet complete (the
+   * app would have it). Such a connection is not idle, as for Node's own `close()`, which
+   * counts a connection busy from the first byte of a request: it is answered (with
+   * `Connection: close`) when the rest comes, or destroyed at the deadline.
+   */
+  private requestArriving(socket: Socket): boolean {
+    return socket.bytesRead > (this.readWhenIdle.get(socket) ?? 0);
   }
 
   /**
