@@ -230,6 +230,7 @@ function segmentsMatcher(path: string, end: boolean, sensitive: boolean): Compil
 
 /** `str` holds the ASCII `text` at `position`, compared as `startsWith` does. */
 function startsWithAt(str: string, position: number, text: string, sensitive: boolean): boolean {
+  // The native comparison first: most paths that match have the pattern's own case.
   if (str.startsWith(text, position)) return true;
   if (sensitive || str.length < position + text.length) return false;
   for (let i = 0; i < text.length; i++) {
@@ -252,12 +253,5 @@ function sameLetter(a: number, b: number): boolean {
  * flag (and no `u` flag) does for an ASCII pattern.
  */
 export function startsWith(str: string, prefix: string, sensitive: boolean): boolean {
-  // The native comparison first: most paths that match have the pattern's own case.
-  if (str.startsWith(prefix)) return true;
-  const length = prefix.length;
-  if (sensitive || str.length < length) return false;
-  for (let i = 0; i < length; i++) {
-    if (!sameLetter(str.charCodeAt(i), prefix.charCodeAt(i))) return false;
-  }
-  return true;
+  return startsWithAt(str, 0, prefix, sensitive);
 }

@@ -75,6 +75,33 @@ const servers: Record<string, (app: Any) => Promise<Server>> = {
 
 const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
 
+/** An app answering /quick, and /big with BIG in one `res.end()`; `ended` resolves once it has. */
+function bigBodyApp() {
+  const app = webapp();
+  const ended = signal();
+  app.get('/quick', (_req: Any, res: Any) => res.send('quick'));
+  app.get('/big', (_req: Any, res: Any) => {
+    res.end(BIG);
+    ended.resolve();
+  });
+  return { app, ended };
+}
+
+/**
+ * GET /big on a new connection that reads nothing until 300 ms after `server.close()`:
+ * past the moment the drain closes connections without a request in progress.
+ */
+async function readBigSlowlyAcrossClose(server: http.Server, ended: { promise: Promise<void> }) {
+  const slow = await connect((server.address() as AddressInfo).port);
+  slow.socket.pause();
+  slow.socket.write(get('/big'));
+  await ended.promise;
+  const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  slow.socket.resume();
+  return { answers: parseResponses(await slow.received), serverClosed };
+}
+
 for (const [kind, start] of Object.entries(servers)) {
   describe(`graceful shutdown of ${kind}`, () => {
     /**
@@ -249,23 +276,10 @@ for (const [kind, start] of Object.entries(servers)) {
         // most of it waits in the socket's buffer. Node's closeIdleConnections takes the
         // response for done once end() is called: run by the drain, it destroyed the
         // socket 100 ms in, and the rest of the body was lost.
-        const app = webapp();
-        const ended = signal();
-        app.get('/big', (_req: Any, res: Any) => {
-          res.end(BIG);
-          ended.resolve();
-        });
+        const { app, ended } = bigBodyApp();
         const server = webapp.graceful(await start(app), { signals: [] }) as http.Server;
         server.keepAliveTimeout = 10 * 60 * 1000;
-        const slow = await connect((server.address() as AddressInfo).port);
-        slow.socket.pause();
-        slow.socket.write(get('/big'));
-        await ended.promise;
-        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-        // Past the moment the drain closes connections without a request in progress.
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        slow.socket.resume();
-        const answers = parseResponses(await slow.received);
+        const { answers, serverClosed } = await readBigSlowlyAcrossClose(server, ended);
         assert.equal(answers.length, 1);
         assert.ok(answers[0]!.body.equals(BIG), 'the body arrives byte-complete');
         assert.equal(await serverClosed, undefined);
@@ -278,30 +292,16 @@ for (const [kind, start] of Object.entries(servers)) {
       async () => {
         // Only Node's own idle list has such a connection; closing what that list holds
         // must wait until no tracked response is still being written.
-        const app = webapp();
-        const ended = signal();
-        app.get('/quick', (_req: Any, res: Any) => res.send('quick'));
-        app.get('/big', (_req: Any, res: Any) => {
-          res.end(BIG);
-          ended.resolve();
-        });
+        const { app, ended } = bigBodyApp();
         const server = (await start(app)) as http.Server;
         server.keepAliveTimeout = 10 * 60 * 1000;
-        const port = (server.address() as AddressInfo).port;
-        const early = await connect(port);
+        const early = await connect((server.address() as AddressInfo).port);
         const answered = new Promise<void>((resolve) => early.socket.once('data', () => resolve()));
         early.socket.write(get('/quick'));
         await answered;
         webapp.graceful(server, { signals: [] });
-        const slow = await connect(port);
-        slow.socket.pause();
-        slow.socket.write(get('/big'));
-        await ended.promise;
-        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        slow.socket.resume();
-        const [big] = parseResponses(await slow.received);
-        assert.ok(big!.body.equals(BIG), 'the body arrives byte-complete');
+        const { answers, serverClosed } = await readBigSlowlyAcrossClose(server, ended);
+        assert.ok(answers[0]!.body.equals(BIG), 'the body arrives byte-complete');
         assert.deepEqual(
           parseResponses(await early.received).map((r) => r.body.toString()),
           ['quick'],
