@@ -1,7 +1,7 @@
 /**
- * Express 4 path patterns. The regular expression always comes from
- * path-to-regexp 0.1.x (so `layer.regexp` and `layer.keys` are exactly Express's),
- * but most requests never run it:
+ * Express 4 path patterns. `layer.regexp` and `layer.keys` are exactly what
+ * path-to-regexp 0.1.x makes of the pattern (Express's), but most requests never
+ * run the expression:
  *  - a literal pattern (no parameter, wildcard, group or quantifier) is matched by
  *    string comparison that reproduces the regular expression's answer;
  *  - so is a pattern of literal segments and whole-segment parameters
@@ -11,7 +11,8 @@
  *  - a pattern whose first path segment is literal exposes it as `segmentKey`, so a
  *    router can skip, without looking, every layer whose first segment differs.
  */
-import pathToRegexp = require('path-to-regexp');
+import type PathToRegexp = require('path-to-regexp');
+import { lazy } from '../http/lazy';
 
 export type PathPattern = string | RegExp | ReadonlyArray<string | RegExp>;
 
@@ -40,6 +41,53 @@ export interface CompiledPattern {
   exec(path: string): readonly string[] | undefined;
 }
 
+/**
+ * path-to-regexp itself, for the patterns `plainExpression` does not build: loaded
+ * when an app first has one (cold start: a plain app never loads it, and it is the
+ * first package Node would resolve in node_modules, about 2 ms on Node 20).
+ */
+const pathToRegexp = lazy(() => require('path-to-regexp') as typeof PathToRegexp);
+
+/**
+ * Patterns `plainExpression` builds: literal text (no character with a meaning in
+ * path-to-regexp 0.1 but `.`) and parameters that follow a `/` (`/:id`), with
+ * nothing after a name that could extend it (a group, `*` or `?`).
+ */
+const PLAIN_PARAMETERS = /^(?:[^\\*:()?+[\]{}^$|]|\/:\w+)*$/;
+
+/**
+ * What path-to-regexp 0.1.x returns for a pattern PLAIN_PARAMETERS accepts, and the
+ * keys it reports, built without it. The expression's source is the pattern with
+ * each `/:name` as `(?:/([^/]+?))` and each `.` escaped; then, outside strict
+ * routing, an optional trailing slash (`/?`, or `?` after a slash of the pattern's);
+ * then `$` for a route, or for a mount path that does not end in a slash the
+ * lookahead `(?=/|$)`. Case-insensitive (`i`) unless `sensitive`. A key's offset is
+ * where its group starts in the source without the leading `^`. The random
+ * comparison in test/router/path-pattern.test.ts holds it to path-to-regexp's output.
+ */
+function plainExpression(
+  path: string,
+  keys: PathKey[],
+  { sensitive, strict, end }: { sensitive: boolean; strict: boolean; end: boolean },
+): RegExp {
+  let source = '';
+  for (let i = 0; i < path.length;) {
+    if (path.charCodeAt(i) === 0x2f /* / */ && path.charCodeAt(i + 1) === 0x3a /* : */) {
+      const name = /^\w+/.exec(path.slice(i + 2))![0];
+      keys.push({ name, optional: false, offset: source.length });
+      source += '(?:/([^/]+?))';
+      i += 2 + name.length;
+    } else {
+      source += path[i] === '.' ? '\\.' : path[i];
+      i++;
+    }
+  }
+  if (!strict) source += source.endsWith('/') ? '?' : '/?';
+  if (end) source += '$';
+  else if (!source.endsWith('/')) source += '(?=/|$)';
+  return new RegExp('^' + source, sensitive ? '' : 'i');
+}
+
 /** Characters with a meaning in path-to-regexp 0.1 patterns (`.` is always literal there). */
 const SPECIAL = /[\\*:()?+[\]{}^$|]/;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -49,7 +97,11 @@ export function compilePattern(path: PathPattern, options: PatternOptions): Comp
   const end = options.end !== false;
   const strict = Boolean(options.strict);
   const sensitive = Boolean(options.sensitive);
-  const regexp = pathToRegexp(path, keys, { sensitive, strict, end }) as CompiledPattern['regexp'];
+  const regexp = (
+    typeof path === 'string' && PLAIN_PARAMETERS.test(path)
+      ? plainExpression(path, keys, { sensitive, strict, end })
+      : pathToRegexp()(path, keys, { sensitive, strict, end })
+  ) as CompiledPattern['regexp'];
   regexp.fast_star = path === '*';
   regexp.fast_slash = path === '/' && !end;
 

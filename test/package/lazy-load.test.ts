@@ -48,6 +48,8 @@ const NOT_BEFORE_USE = [
   '/negotiator/',
   '/proxy-addr/',
   '/node_modules/cookie/',
+  // Loaded for the first pattern with more than text and `/:params` (router/path-pattern.ts).
+  '/node_modules/path-to-regexp/',
   '/response/cookies.js',
   '/response/files.js',
   '/response/format.js',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pathToRegexp = require('path-to-regexp');
 import { compilePattern, startsWith, type PathPattern } from '../../src/router/path-pattern';
+import { chance, pick, prng } from '../support/prng';
 
 /** Every pattern form of Express 4's syntax, literal and not. */
 const PATTERNS: PathPattern[] = [
@@ -166,6 +167,7 @@ describe('compilePattern', () => {
         const reference = pathToRegexp(pattern, [], options);
         const compiled = compilePattern(pattern, options);
         assert.equal(compiled.regexp.source, reference.source, `regexp of ${String(pattern)}`);
+        assert.equal(compiled.regexp.flags, reference.flags, `flags of ${String(pattern)}`);
         for (const path of PATHS) {
           const want = reference.exec(path);
           const got = compiled.exec(path);
@@ -212,6 +214,53 @@ describe('compilePattern', () => {
     }
     // Enough of the random paths match for the comparison to say something.
     assert.ok(compared > 500, `${compared} matches`);
+  });
+
+  it("builds path-to-regexp's expression and keys for random patterns of text and /:params", () => {
+    // These are built without path-to-regexp (it is loaded only for other patterns).
+    // Seeded: pieces that path-to-regexp treats alike or apart (dots it escapes, slashes,
+    // names with digits and underscores, a parameter followed by text or another).
+    const random = prng(20261130);
+    const pieces = [
+      '/',
+      '//',
+      '.',
+      'a',
+      'Users',
+      '-',
+      '~',
+      '%2F',
+      ' ',
+      '\u00e9',
+      '\u212a',
+      '.json',
+      '@',
+      ',',
+      ';',
+      '=',
+    ];
+    const names = ['id', 'x', 'user_id', 'k9', '_', 'ID'];
+    const paramCount = (pattern: string) => (pattern.match(/\/:/g) ?? []).length;
+    let built = 0;
+    let dotted = 0;
+    for (let p = 0; p < 400; p++) {
+      let pattern = '';
+      for (let n = Math.floor(random() * 7); n >= 0; n--) {
+        pattern += chance(random, 0.3) ? `/:${pick(random, names)}${n}` : pick(random, pieces);
+      }
+      for (const options of OPTIONS) {
+        const keys: pathToRegexp.Key[] = [];
+        const reference = pathToRegexp(pattern, keys, options);
+        const compiled = compilePattern(pattern, options);
+        const label = `${JSON.stringify(pattern)} ${JSON.stringify(options)}`;
+        assert.equal(compiled.regexp.source, reference.source, label);
+        assert.equal(compiled.regexp.flags, reference.flags, label);
+        assert.deepEqual(compiled.keys, keys, label);
+        built += paramCount(pattern) > 0 ? 1 : 0;
+        dotted += pattern.includes('.') ? 1 : 0;
+      }
+    }
+    assert.ok(built > 1000 && dotted > 500, `${built} patterns with parameters, ${dotted} with dots`);
   });
 
   it('keeps the keys path-to-regexp reports (named, optional, numbered)', () => {
