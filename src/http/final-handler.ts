@@ -7,6 +7,7 @@ import { Buffer } from 'node:buffer';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { encodeUrl } from './encode-url';
 import { escapeHtml } from './escape-html';
+import { isHttp2Request } from './http2-request';
 import { whenRequestRead } from './on-finished';
 import { parseOriginalUrl } from './parse-url';
 
@@ -145,7 +146,8 @@ function writeErrorPage(
   const body = errorDocument(message);
   res.statusCode = status;
   // Without a phrase of its own, Node writes the integer status's phrase, or "unknown".
-  if (req.httpVersionMajor < 2) res.statusMessage = STATUS_CODES[status] as string;
+  const http2 = isHttp2Request(req);
+  if (!http2) res.statusMessage = STATUS_CODES[status] as string;
   res.removeHeader('Content-Encoding');
   res.removeHeader('Content-Language');
   res.removeHeader('Content-Range');
@@ -156,7 +158,7 @@ function writeErrorPage(
   res.setHeader('Content-Length', Buffer.byteLength(body, 'utf8'));
   // HTTP/2 refuses HTTP/1's connection headers (a route that set Keep-Alive, or copied
   // an upstream's Transfer-Encoding, failed with that error): the page goes without them.
-  if (req.httpVersionMajor >= 2) for (const name of HTTP1_CONNECTION_HEADERS) res.removeHeader(name);
+  if (http2) for (const name of HTTP1_CONNECTION_HEADERS) res.removeHeader(name);
   try {
     if (req.method === 'HEAD') res.end();
     else res.end(body, 'utf8');

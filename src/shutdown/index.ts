@@ -22,6 +22,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { onSignal } from './signals';
+import { isHttp2Request } from '../http/http2-request';
 
 export interface GracefulOptions {
   /** Milliseconds after `close()` before remaining connections are destroyed (default 10000). */
@@ -112,7 +113,7 @@ class Drain {
     // Before the app's own listener, so a handler that answers synchronously
     // already sees `Connection: close` once the drain has begun.
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-      if (req.httpVersionMajor >= 2) return; // HTTP/2 streams end with their session
+      if (isHttp2Request(req)) return; // HTTP/2 streams end with their session
       this.started(req.socket, res);
     };
     this.server.prependListener('request', onRequest);

@@ -9,7 +9,7 @@ import webapp = require('../../src/index');
 import { assertSameResponses, type Framework } from '../support/differential';
 
 /** The whole answer, status line included (the differential helpers compare the code only). */
-function rawAnswer(app: http.RequestListener, path: string): Promise<string> {
+function rawAnswer(app: http.RequestListener, path: string, version = '1.1'): Promise<string> {
   const server = http.createServer(app);
   return new Promise((resolve, reject) => {
     server.listen(0, '127.0.0.1', () => {
@@ -22,7 +22,7 @@ function rawAnswer(app: http.RequestListener, path: string): Promise<string> {
         server.close();
         resolve(text.replace(/^Date: .*\r\n/im, '').replace(/^X-Powered-By: .*\r\n/im, ''));
       });
-      socket.end(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      socket.end(`GET ${path} HTTP/${version}\r\nHost: x\r\nConnection: close\r\n\r\n`);
     });
   });
 }
@@ -90,6 +90,23 @@ describe('final handler', () => {
       await rawAnswer(define(webapp as unknown as Framework) as http.RequestListener, '/status/499'),
       /^HTTP\/1.1 499 unknown\r\n[^]*<pre>undefined<\/pre>/,
     );
+  });
+
+  it('answers a request line saying HTTP/2.0 on an HTTP/1 connection as HTTP/1, as express@4 does', async () => {
+    // Node's HTTP/1 parser takes the version and reports major version 2: the page keeps
+    // its Connection header and status phrase (only real HTTP/2 responses drop them).
+    const define = (framework: Framework) => {
+      const app = framework();
+      app.set('env', 'production');
+      app.get('/error', (_req, _res, next) => next(Object.assign(new Error('boom'), { status: 503 })));
+      return app;
+    };
+    for (const path of ['/missing', '/error']) {
+      const expected = await rawAnswer(define(express as unknown as Framework) as http.RequestListener, path, '2.0');
+      const actual = await rawAnswer(define(webapp as unknown as Framework) as http.RequestListener, path, '2.0');
+      assert.equal(actual, expected, path);
+      assert.match(actual, /^HTTP\/1.1 (404 Not Found|503 Service Unavailable)\r\n[^]*\r\nConnection: close\r\n/);
+    }
   });
 
   // express@4 dies on both: finalhandler sets the bad status or header after the

@@ -214,6 +214,27 @@ for (const [kind, start] of Object.entries(servers)) {
     );
 
     it(
+      "drains a request whose request line says HTTP/2.0 on an HTTP/1 connection (Node's parser takes it)",
+      { timeout: 15000 },
+      async () => {
+        // Major version 2 without an HTTP/2 stream: an HTTP/1 request, tracked and
+        // answered with Connection: close like any other in the drain.
+        const { server, port, entered, release } = await withKeptAlive();
+        const client = await connect(port);
+        client.socket.write('GET /slow HTTP/2.0\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n');
+        await entered.slow.promise;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        release.resolve();
+        const answers = parseResponses(await client.received);
+        assert.deepEqual(
+          answers.map((r) => `${r.status} ${r.body} ${r.headers.connection}`),
+          ['200 slow done close'],
+        );
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
       'answers the next request of a client reusing its kept-alive connection as the close begins',
       { timeout: 15000 },
       async () => {
