@@ -82,6 +82,8 @@ declare namespace webapp {
   export import ErrorRequestHandler = PublicTypes.ErrorRequestHandler;
   export import NextFunction = PublicTypes.NextFunction;
   export import ParamsDictionary = PublicTypes.ParamsDictionary;
+  export import Params = PublicTypes.Params;
+  export import Dictionary = PublicTypes.Dictionary;
   export import Query = PublicTypes.Query;
   export import ParsedQs = PublicTypes.ParsedQs;
   export import RouteParameters = PublicTypes.RouteParameters;
@@ -100,6 +102,7 @@ declare namespace webapp {
   // `app.use` and `webapp.static.mime` return (TS2742 otherwise, under `declaration`).
   export import ILayer = PublicTypes.ILayer;
   export import RequestRanges = PublicTypes.RequestRanges;
+  export import ByteRange = PublicTypes.ByteRange;
   export import ApplicationRequestHandler = PublicTypes.ApplicationRequestHandler;
   export import SendOptions = PublicTypes.SendOptions;
   export import MimeModule = PublicTypes.MimeModule;

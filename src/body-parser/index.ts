@@ -12,10 +12,14 @@ import { raw as rawParser } from './raw';
 import { text as textParser, type OptionsText as TextOptions } from './text';
 import { urlencoded as urlencodedParser, type OptionsUrlencoded as UrlencodedOptions } from './urlencoded';
 
+type CombinedOptions = bodyParser.OptionsJson & bodyParser.OptionsText & bodyParser.OptionsUrlencoded;
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
-/** Deprecated: json() then urlencoded() with the same options (their own `type`s). */
-function bodyParser(options?: bodyParser.OptionsJson & bodyParser.OptionsUrlencoded): Middleware {
+/**
+ * Deprecated: json() then urlencoded() with the same options (their own `type`s).
+ * Typed as @types/body-parser types it, with the text parser's options too.
+ */
+function bodyParser(options?: CombinedOptions): Middleware {
   deprecate('bodyParser: use individual json/urlencoded middlewares', 'body-parser');
   // Each parser keeps its own default media type: a `type` given here is ignored.
   // The options are inherited, not copied, so options on their prototype count too.
@@ -41,6 +45,14 @@ namespace bodyParser {
   export const raw = rawParser;
   export const text = textParser;
   export const urlencoded = urlencodedParser;
+  /** The module's own type (@types/body-parser's name for it): the deprecated parser and the four. */
+  export interface BodyParser {
+    (options?: CombinedOptions): Middleware;
+    json(options?: OptionsJson): Middleware;
+    raw(options?: Options): Middleware;
+    text(options?: OptionsText): Middleware;
+    urlencoded(options?: OptionsUrlencoded): Middleware;
+  }
 }
 
 export = bodyParser;

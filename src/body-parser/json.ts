@@ -6,8 +6,12 @@ import { unsupportedCharset } from './errors';
 import { readBody, type ParsedRequest } from './read';
 
 export interface OptionsJson extends Options {
-  /** Passed to JSON.parse as its reviver. */
-  reviver?: ((key: string, value: unknown) => unknown) | undefined;
+  /**
+   * Passed to JSON.parse as its reviver. A method with `any`, as @types/body-parser
+   * declares it, so that a reviver annotated with narrower types is accepted.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  reviver?(key: string, value: any): any;
   /** Only objects and arrays (default true). */
   strict?: boolean | undefined;
 }

@@ -17,6 +17,9 @@ export interface ParamsDictionary {
   [key: string]: string;
 }
 
+/** What `req.params` may be: named parameters (the name @types/express-serve-static-core gives it). */
+export type Params = ParamsDictionary;
+
 export interface Locals extends Express.Locals {}
 
 export interface NextFunction {

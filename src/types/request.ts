@@ -14,7 +14,13 @@ export interface MediaType {
   subtype: string;
 }
 
-export interface RequestRanges extends Array<{ start: number; end: number }> {
+/** One range of `req.range()`: the first and last byte positions, inclusive. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface RequestRanges extends Array<ByteRange> {
   type: string;
 }
 

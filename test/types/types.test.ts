@@ -88,7 +88,15 @@ before(() => {
     'compression',
     'express-async-handler',
   ];
-  const standalone = ['app.ts', 'negative.ts', 'legacy.ts', 'augmentation.ts', 'static.ts', 'express-types.ts'];
+  const standalone = [
+    'app.ts',
+    'negative.ts',
+    'legacy.ts',
+    'augmentation.ts',
+    'static.ts',
+    'express-types.ts',
+    'body-parser.ts',
+  ];
   const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts', 'interop.ts', 'helpers.ts'];
   const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
   projects = {
