@@ -121,8 +121,10 @@ function findOwnSetting(settings: object | null, setting: string): unknown {
   return undefined;
 }
 
-const weakETag = etagGenerator(true);
-const strongETag = etagGenerator(false);
+/** The `etag fn` of the `weak` setting (and `utils.wetag` of `express/lib/utils`). */
+export const weakETag = etagGenerator(true);
+/** The `etag fn` of the `strong` setting (and `utils.etag`). */
+export const strongETag = etagGenerator(false);
 
 /**
  * The built-in generators hash a UTF-8 string as its bytes, so `res.send` may

@@ -13,6 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { packageRoot as root, scratchProject } from '../support/scratch-project';
 
 let project: string;
+/** express@4's own lib/utils, the reference. */
+const expressUtils = join(root, 'node_modules/express/lib/utils.js');
 
 /** Runs a script in the scratch project; what it printed on stderr must be nothing. */
 function run(file: string, source: string): string {
@@ -68,6 +70,46 @@ describe('webapp installed under the name express', () => {
       layer: true,
       view: true,
     });
+  });
+
+  it("express/lib/utils gives Express 4's helpers the same answers (code that imports them from there)", () => {
+    // The same calls on webapp (as express, in the scratch project) and on express@4 itself.
+    const calls = `[
+      ['etag', 'hello'], ['etag', ''], ['wetag', 'héllo'], ['wetag', 'caf\\xe9', 'latin1'],
+      ['isAbsolute', '/a'], ['isAbsolute', 'C:\\\\x'], ['isAbsolute', 'D:/x'], ['isAbsolute', '\\\\\\\\srv\\\\x'],
+      ['isAbsolute', 'a/b'], ['isAbsolute', ''],
+      ['normalizeType', 'html'], ['normalizeType', 'nosuchext'], ['normalizeType', 'text/html; q=0.5 ; level = 1'],
+      ['normalizeTypes', ['json', 'text/plain;charset=utf-8']],
+      ['setCharset', 'text/html', 'utf-8'], ['setCharset', 'application/json; charset=latin1', 'utf-8'],
+      ['setCharset', '', 'utf-8'], ['setCharset', 'text/plain', ''],
+    ]`;
+    const script = (load: string) => `
+      const utils = ${load};
+      const out = ${calls}.map(([name, ...args]) => utils[name](...args));
+      out.push(utils.compileETag('weak')('x'), utils.compileETag('strong')('x'), utils.compileETag(false));
+      out.push(utils.compileETag(true) === utils.wetag, utils.compileETag('strong') === utils.etag);
+      const [extended, simple] = [utils.compileQueryParser('extended'), utils.compileQueryParser('simple')];
+      out.push(extended('a[b]=1&c=2&c=3'), simple('a[b]=1&c=2'));
+      out.push(utils.compileQueryParser(false)('a=1'));
+      const trust = utils.compileTrust('10.0.0.0/8, 127.0.0.1');
+      const twoHops = utils.compileTrust(2);
+      out.push(trust('10.1.2.3', 0), trust('192.168.0.1', 0), twoHops('x', 1), twoHops('x', 2));
+      for (const bad of [() => utils.compileETag('nope'), () => utils.compileQueryParser('nope')]) {
+        try { bad(); out.push('no error'); } catch (err) { out.push(err.constructor.name + ': ' + err.message); }
+      }
+      out.push(utils.flatten([1, [2, [3, [4]]]]), utils.flatten([1, [2, [3, [4]]]], 1));
+      out.push(utils.contentDisposition('r\u00e9sum\u00e9.pdf'), utils.contentDisposition());
+      out.push(Object.keys(utils).sort());
+      console.log(JSON.stringify(out));`;
+    const quiet = (name: string) => `process.env.NO_DEPRECATION = '${name}';`;
+    const onWebapp = run('utils.cjs', quiet('webapp') + script(`require('express/lib/utils')`));
+    const onExpress = spawnSync(
+      process.execPath,
+      ['-e', quiet('express') + script(`require(${JSON.stringify(expressUtils)})`)],
+      { encoding: 'utf8' },
+    );
+    assert.equal(onExpress.status, 0, onExpress.stderr);
+    assert.deepEqual(JSON.parse(onWebapp), JSON.parse(onExpress.stdout));
   });
 
   it('express-async-errors loads, and async errors reach the error handlers once', () => {
