@@ -51,9 +51,11 @@ const pathToRegexp = lazy(() => require('path-to-regexp') as typeof PathToRegexp
 /**
  * Patterns `plainExpression` builds: literal text (no character with a meaning in
  * path-to-regexp 0.1 but `.`) and parameters that follow a `/` (`/:id`), with
- * nothing after a name that could extend it (a group, `*` or `?`).
+ * nothing after a name that could extend it (a group, `*` or `?`). A name is all
+ * the word characters there are (`(?!\w)`), so a pattern it refuses is refused in
+ * one pass, not retried with the name cut shorter at every character.
  */
-const PLAIN_PARAMETERS = /^(?:[^\\*:()?+[\]{}^$|]|\/:\w+)*$/;
+const PLAIN_PARAMETERS = /^(?:[^\\*:()?+[\]{}^$|]|\/:\w+(?!\w))*$/;
 
 /**
  * What path-to-regexp 0.1.x returns for a pattern PLAIN_PARAMETERS accepts, and the

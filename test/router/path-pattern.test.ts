@@ -351,6 +351,16 @@ describe('compilePattern', () => {
     // Generous bound: a ReDoS takes minutes here, a linear scan microseconds.
     assert.ok(process.hrtime.bigint() - started < 2_000_000_000n);
   });
+
+  it('compiles a pattern with a long parameter name in one pass', () => {
+    // Refused as a plain pattern (a ':' follows the name) and compiled by path-to-regexp;
+    // telling it apart took time quadratic in the name's length (about 30 s for this one).
+    const pattern = '/:' + 'a'.repeat(100_000) + ':b';
+    const started = process.hrtime.bigint();
+    const compiled = compilePattern(pattern, { end: true });
+    assert.ok(process.hrtime.bigint() - started < 2_000_000_000n);
+    assert.equal(compiled.regexp.source, pathToRegexp(pattern, [], { end: true }).source);
+  });
 });
 
 describe('startsWith', () => {
