@@ -3,7 +3,9 @@
  * which application code reaches for (an editor's auto-import of `contentDisposition`
  * or `compileETag` writes that path), built on webapp's own. Private in Express, so
  * only what 4.22 exports, with the same answers; the two that Express deprecates
- * print the deprecation notice (under webapp's name, as all of webapp's do).
+ * print the deprecation notice (under webapp's name, as all of webapp's do). Named
+ * exports, as Express's `exports.name = ...`, so that an ES module's
+ * `import { contentDisposition } from 'express/lib/utils'` finds them too.
  */
 import { contentDisposition as formatContentDisposition } from '../http/content-disposition';
 import { setCharset } from '../http/content-type';
@@ -46,34 +48,34 @@ function flattenArray(array: readonly unknown[], depth?: number): unknown[] {
   return out;
 }
 
-const utils = {
-  /** A strong ETag of a body (a string is read in `encoding`, UTF-8 by default). */
-  etag: strongETag,
-  /** A weak ETag of a body. */
-  wetag: weakETag,
-  /** A POSIX absolute path, a Windows drive path (`C:\`, `C:/`) or a UNC path; `undefined` otherwise, as in Express. */
-  isAbsolute(path: string): true | undefined {
-    if (path[0] === '/') return true;
-    if (path[1] === ':' && (path[2] === '\\' || path[2] === '/')) return true;
-    if (path.substring(0, 2) === '\\\\') return true;
-    return undefined;
-  },
-  flatten(array: readonly unknown[], depth?: number): unknown[] {
-    deprecate('utils.flatten: use array-flatten npm module instead');
-    return flattenArray(array, depth);
-  },
-  normalizeType,
-  normalizeTypes(types: readonly string[]) {
-    return types.map((type) => normalizeType(type));
-  },
-  contentDisposition(filename?: string, options?: Parameters<typeof formatContentDisposition>[1]): string {
-    deprecate('utils.contentDisposition: use content-disposition npm module instead');
-    return formatContentDisposition(filename, options);
-  },
-  compileETag,
-  compileQueryParser,
-  compileTrust,
-  setCharset,
-};
+/** A strong ETag of a body (a string is read in `encoding`, UTF-8 by default). */
+export const etag = strongETag;
+/** A weak ETag of a body. */
+export const wetag = weakETag;
 
-export = utils;
+/** A POSIX absolute path, a Windows drive path (`C:\`, `C:/`) or a UNC path; `undefined` otherwise, as in Express. */
+export function isAbsolute(path: string): true | undefined {
+  if (path[0] === '/') return true;
+  if (path[1] === ':' && (path[2] === '\\' || path[2] === '/')) return true;
+  if (path.substring(0, 2) === '\\\\') return true;
+  return undefined;
+}
+
+export function flatten(array: readonly unknown[], depth?: number): unknown[] {
+  deprecate('utils.flatten: use array-flatten npm module instead');
+  return flattenArray(array, depth);
+}
+
+export function normalizeTypes(types: readonly string[]) {
+  return types.map((type) => normalizeType(type));
+}
+
+export function contentDisposition(
+  filename?: string,
+  options?: Parameters<typeof formatContentDisposition>[1],
+): string {
+  deprecate('utils.contentDisposition: use content-disposition npm module instead');
+  return formatContentDisposition(filename, options);
+}
+
+export { normalizeType, compileETag, compileQueryParser, compileTrust, setCharset };

@@ -110,6 +110,14 @@ describe('webapp installed under the name express', () => {
     );
     assert.equal(onExpress.status, 0, onExpress.stderr);
     assert.deepEqual(JSON.parse(onWebapp), JSON.parse(onExpress.stdout));
+    // An ES module's named imports find them, as they find Express's `exports.name = ...`.
+    const fromModule = run(
+      'utils.mjs',
+      `import utils, { contentDisposition, compileETag, isAbsolute } from 'express/lib/utils';
+       const same = contentDisposition === utils.contentDisposition;
+       console.log(JSON.stringify([same, compileETag('weak')('x'), isAbsolute('/x')]));`,
+    );
+    assert.deepEqual(JSON.parse(fromModule), [true, 'W/"1-EfatjsUqKYSrqv18O1FlA3hcIHI"', true]);
   });
 
   it('express-async-errors loads, and async errors reach the error handlers once', () => {
