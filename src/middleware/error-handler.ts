@@ -1,6 +1,6 @@
 /**
  * `errorHandler([options])`: the development error page (errorhandler 1.4).
- * Status from `err.status`/`err.statusCode` (500 below 400), then by Accept:
+ * Status from `err.status`/`err.statusCode` (500 outside 400..599), then by Accept:
  * an HTML page with the escaped stack, `{ error: { message, stack, ...props } }`
  * JSON, or the stack as text; `X-Content-Type-Options: nosniff` always. Headers
  * already sent: the socket is closed. `log` (default: unless NODE_ENV is `test`)
@@ -59,9 +59,10 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
   const logger = log;
 
   return function errorHandler(err, req, res, _next) {
-    if (err && err.statusCode) res.statusCode = err.statusCode;
-    if (err && err.status) res.statusCode = err.status;
-    if (res.statusCode < 400) res.statusCode = 500;
+    let status: unknown = res.statusCode;
+    if (err && err.statusCode) status = err.statusCode;
+    if (err && err.status) status = err.status;
+    res.statusCode = errorStatus(status);
     const str = stringify(err);
     if (logger) setImmediate(logger, err, str, req, res);
     if (res.headersSent) {
@@ -86,6 +87,19 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
       res.end(str);
     }
   };
+}
+
+/**
+ * The status the page goes out with. errorhandler copies the error's status as it is
+ * (500 below 400), and Node refuses to write a head with one that is not a number
+ * from 100 to 999: thrown where the response ends, which middleware such as
+ * `session` defers past any handler, so one request ended the process. Security fix:
+ * anything outside 400..599 answers 500, as webapp's final handlers answer it; a
+ * fractional status is truncated, as Node sends it.
+ */
+function errorStatus(status: unknown): number {
+  const code = Number(status);
+  return code >= 400 && code < 600 ? Math.trunc(code) : 500;
 }
 
 /** Read at request time, so `errorHandler.title = 'My app'` applies to existing handlers. */

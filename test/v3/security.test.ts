@@ -37,6 +37,34 @@ describe('webapp/v3 security fixes', () => {
     }
   });
 
+  it('errorHandler answers 500 for a status Node refuses, also when session defers the end', async () => {
+    // session writes the head after the store saves, outside any handler: the status
+    // errorHandler left there used to be thrown from there (uncaught: the process ended,
+    // as under express3). 600 and more are not error statuses either.
+    for (const status of ['abc', 1000, 700, Number.NaN, {}, '404abc']) {
+      const app = webapp3();
+      app.set('env', 'test');
+      app.use(webapp3.cookieParser());
+      app.use(webapp3.session({ secret: 'keyboard cat' }));
+      app.get('/', (_req: Any, _res: Any, next: Any) => next(Object.assign(new Error('x'), { status })));
+      app.get('/ok', (_req: Any, res: Any) => res.send('ok'));
+      app.use(webapp3.errorHandler({ log: false }));
+      const res = await request(app).get('/').set('Accept', 'text/plain').expect(500);
+      assert.match(res.text, /^Error: x/, String(status));
+      await request(app).get('/ok').expect(200, 'ok');
+    }
+    // Error statuses are kept, a fractional one truncated as Node sends it.
+    const app = webapp3();
+    app.use(webapp3.cookieParser());
+    app.use(webapp3.session({ secret: 'keyboard cat' }));
+    app.get('/:status', (req: Any, _res: Any, next: Any) =>
+      next(Object.assign(new Error('x'), { status: Number(req.params.status) })),
+    );
+    app.use(webapp3.errorHandler({ log: false }));
+    await request(app).get('/404').expect(404);
+    await request(app).get('/503.5').expect(503);
+  });
+
   it("does not patch Node's ServerResponse for other apps in the process (Connect 2 did)", async () => {
     const http = await import('node:http');
     assert.equal(Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, '_hasConnectPatch'), false);
