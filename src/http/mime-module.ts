@@ -7,7 +7,16 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MimeModule } from '../types/mime';
-import { charsetOf, defaultType, defineType, extensionOfType, lookupType, setDefaultType, textCharsetOf } from './mime';
+import {
+  charsetOf,
+  defaultType,
+  defineType,
+  extensionOfType,
+  lookupType,
+  lookupType3,
+  setDefaultType,
+  textCharsetOf,
+} from './mime';
 
 export type { MimeModule };
 
@@ -23,13 +32,17 @@ function parseTypesFile(text: string): Record<string, string[]> {
 }
 
 /**
- * A `mime` object whose charsets follow `charsetFor`: mime 1.6 (4.x) gives UTF-8
- * to text, JavaScript and JSON; mime 1.3 (3.x) to text only.
+ * A `mime` object of one version's tables: mime 1.6 (4.x) gives UTF-8 to text,
+ * JavaScript and JSON; mime 1.3.4 (3.x) to text only, and has older names for a
+ * few types (`lookupType3`).
  */
-function createMimeModule(charsetFor: (type: string) => string | false): MimeModule {
+function createMimeModule(
+  lookupFor: (path: string) => string | false,
+  charsetFor: (type: string) => string | false,
+): MimeModule {
   const methods = {
     lookup(path: string, fallback?: string): string {
-      return lookupType(String(path)) || fallback || defaultType;
+      return lookupFor(String(path)) || fallback || defaultType;
     },
     extension(type: string): string | undefined {
       const match = /^\s*([^;\s]*)(?:;|\s|$)/.exec(String(type));
@@ -57,7 +70,7 @@ function createMimeModule(charsetFor: (type: string) => string | false): MimeMod
 }
 
 /** `express.static.mime` (4.x). */
-export const mime = createMimeModule(charsetOf);
+export const mime = createMimeModule(lookupType, charsetOf);
 
 /** `express.mime` and `express.static.mime` of 3.x (Connect 2.30's send 0.13). */
-export const mime3 = createMimeModule(textCharsetOf);
+export const mime3 = createMimeModule(lookupType3, textCharsetOf);

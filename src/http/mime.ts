@@ -46,6 +46,36 @@ const UNKNOWN_TO_EXPRESS4 = new Set(
   ).split(' '),
 );
 
+/** Extensions that Express 3.21 (mime 1.3.4) maps to another type than Express 4 does. */
+const EXPRESS3_TYPES: Readonly<Record<string, string>> = {
+  deb: 'application/x-debian-package',
+  dll: 'application/x-msdownload',
+  dmg: 'application/x-apple-diskimage',
+  exe: 'application/x-msdownload',
+  iso: 'application/x-iso9660-image',
+  jpm: 'video/jpm',
+  markdown: 'text/x-markdown',
+  md: 'text/x-markdown',
+  mdp: 'application/dash+xml',
+  msi: 'application/x-msdownload',
+  otf: 'font/opentype',
+  ttc: 'application/x-font-ttf',
+  ttf: 'application/x-font-ttf',
+  wav: 'audio/x-wav',
+  wmz: 'application/x-msmetafile',
+  woff: 'application/font-woff',
+  woff2: 'application/font-woff2',
+};
+
+/** Extensions Express 4 knows but Express 3.21 (mime 1.3.4) does not: served as unknown. */
+const UNKNOWN_TO_EXPRESS3 = new Set(
+  (
+    '3gpp apng arj bdoc cco ear gdoc geojson glb gltf gsheet gslides gz hdd img jardiff jng jp2 jpf jpg2 ' +
+    'jpx jsonld litcoffee mjs mml mpd msg msm msp n-gage ova ovf pac pde pem php pkpass pl pm raml rng rpm ' +
+    'run sea sfd-hdstx shtml slim slm tk vbox vbox-extpack vdi vhd vmdk wadl war wasm webmanifest ymp'
+  ).split(' '),
+);
+
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
@@ -106,6 +136,24 @@ export function lookupType(pathOrExt: string): string | false {
   if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
   const ext = extensionOf(pathOrExt);
   if (definedTypes.size !== 0 && definedTypes.has(ext)) return definedTypes.get(ext)!;
+  return lookupExtension(ext);
+}
+
+/**
+ * The media type Express 3.21 and Connect 2.30 give a file path or extension (their
+ * `mime` 1.3.4 tables), or `false`: what `webapp/v3` serves files and `res.type`s with.
+ */
+export function lookupType3(pathOrExt: string): string | false {
+  if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
+  const ext = extensionOf(pathOrExt);
+  if (definedTypes.size !== 0 && definedTypes.has(ext)) return definedTypes.get(ext)!;
+  if (hasOwn.call(EXPRESS3_TYPES, ext)) return EXPRESS3_TYPES[ext];
+  if (UNKNOWN_TO_EXPRESS3.has(ext)) return false;
+  return lookupExtension(ext);
+}
+
+/** Express 4's type for a lower-cased extension, after the app's own definitions. */
+function lookupExtension(ext: string): string | false {
   if (hasOwn.call(COMMON_TYPES, ext)) return COMMON_TYPES[ext];
   if (hasOwn.call(EXPRESS4_TYPES, ext)) return EXPRESS4_TYPES[ext];
   if (UNKNOWN_TO_EXPRESS4.has(ext)) return false;

@@ -1,8 +1,9 @@
 /**
  * What a version of the `send` package adds and takes away on its own. Express 4
  * serves files with send 0.19; Express 3.21 and Connect 2.30 with send 0.13, whose
- * answers differ in ways a client sees: the charset a file's Content-Type gets
- * (its mime 1.3 gives one to `text/*` only), the headers a 304 keeps (it drops
+ * answers differ in ways a client sees: the type and charset a file's Content-Type
+ * gets (its mime 1.3 has older names for a few types, and gives a charset to
+ * `text/*` only), the headers a 304 keeps (it drops
  * every Content-* header but Content-Location, an app's own ones included), the
  * conditional headers it judges (no If-Match or If-Unmodified-Since, so no 412;
  * fresh 0.3's If-None-Match), and its Range parsing (range-parser 1.0: any unit,
@@ -10,10 +11,12 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isFresh, isFresh03 } from '../http/fresh';
-import { charsetOf, textCharsetOf } from '../http/mime';
+import { charsetOf, lookupType, lookupType3, textCharsetOf } from '../http/mime';
 import { parseRange, type Ranges } from '../http/range-parser';
 
 export interface SendDialect {
+  /** The media type of a file path (its extension), or false when unknown. */
+  lookupType(path: string): string | false;
   /** The charset a file of this media type is served with, or false. */
   charsetOf(type: string): string | false;
   /** Takes away the entity headers a 304 answer does not carry. */
@@ -30,6 +33,7 @@ const BYTES_RANGE = /^ *bytes=/;
 
 /** send 0.19, as Express 4 serves files. */
 export const send019: SendDialect = {
+  lookupType,
   charsetOf,
   removeContentHeaders(res) {
     res.removeHeader('Content-Encoding');
@@ -45,6 +49,7 @@ export const send019: SendDialect = {
 
 /** send 0.13, as Express 3.21 and Connect 2.30 serve files. */
 export const send013: SendDialect = {
+  lookupType: lookupType3,
   charsetOf: textCharsetOf,
   removeContentHeaders(res) {
     for (const name of res.getHeaderNames()) {

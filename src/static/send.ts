@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import { createHttpError, toHttpError, type HttpError } from '../http/errors';
 import { statTag } from '../http/etag';
-import { defaultType, lookupType } from '../http/mime';
+import { defaultType } from '../http/mime';
 import { onFinished } from '../http/on-finished';
 import type { SendSettings } from './options';
 import { isConditionalGet, isPreconditionFailure, isRangeFresh } from './preconditions';
@@ -161,7 +161,7 @@ function setFileHeaders(
     res.setHeader('Last-Modified', stat.mtime.toUTCString());
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
   if (!res.getHeader('Content-Type')) {
-    const type = lookupType(path) || defaultType;
+    const type = settings.dialect.lookupType(path) || defaultType;
     const charset = settings.dialect.charsetOf(type);
     res.setHeader('Content-Type', charset ? type + '; charset=' + charset : type);
   }

@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import proxyAddr = require('proxy-addr');
 import { parseUrl } from '../http/parse-url';
 import { isFresh03 } from '../http/fresh';
-import { defaultType, lookupType } from '../http/mime';
+import { defaultType, lookupType3 } from '../http/mime';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
 import { definePrototype } from '../define-prototype';
@@ -87,9 +87,9 @@ export function parseAccept(header: string): AcceptEntry[] {
   });
 }
 
-/** Express 3 (mime 1.x) answered `application/octet-stream` for an unknown extension. */
+/** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
 function lookup3(ext: string): string {
-  return lookupType(ext) || defaultType;
+  return lookupType3(ext) || defaultType;
 }
 
 function normalizeType(type: string): { value: string; params: Record<string, string> } {

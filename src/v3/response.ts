@@ -19,7 +19,7 @@ import { definePrototype } from '../define-prototype';
 import { encodeUrl } from '../http/encode-url';
 import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
-import { defaultType, charsetOf, lookupType } from '../http/mime';
+import { defaultType, lookupType3, textCharsetOf } from '../http/mime';
 import { parseOriginalUrl } from '../http/parse-url';
 import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
@@ -73,9 +73,9 @@ function addDefaultCharset(type: unknown, charset: string): string {
   return formatMediaType(media);
 }
 
-/** Express 3 (mime 1.x) answered `application/octet-stream` for an unknown extension. */
+/** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
 function lookup3(type: string): string {
-  return type.includes('/') ? type : lookupType(type) || defaultType;
+  return type.includes('/') ? type : lookupType3(type) || defaultType;
 }
 
 /** The 3.x response prototype: the 4.x one with the methods below in place of its own. */
@@ -252,7 +252,8 @@ const methods3 = {
     this.vary('Accept');
     if (key) {
       let type = lookup3(key.split(';')[0].trim());
-      const charset = charsetOf(type);
+      // mime 1.3.4's charsets: UTF-8 for text/* only (application/json goes without).
+      const charset = textCharsetOf(type);
       if (charset) type += '; charset=' + charset;
       this.set('Content-Type', type);
       handlers[key]!(req, this, next);

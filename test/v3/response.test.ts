@@ -1,10 +1,13 @@
 /** webapp/v3 response API, differential against express@3.21.2. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import { assertSameResponses, type RequestSpec } from '../support/differential';
-import { express3Pair as pair } from '../support/legacy-oracles';
+import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
 import { itWithLiveOracle } from '../support/oracle-recording';
@@ -327,4 +330,68 @@ describe('webapp/v3 security fixes over express@3', () => {
     const unicode = await request(app).get('/u').expect(302);
     assert.equal(unicode.headers.location, '/caf%C3%A9');
   });
+});
+
+describe('webapp/v3 media types: Express 3.21 (mime 1.3.4) tables', () => {
+  // Fonts, markdown, Windows binaries and the like have other names in mime 1.3.4 than
+  // in Express 4's tables, and what it does not know (mjs, wasm...) is served as unknown.
+  const extensions = ['md', 'markdown', 'woff', 'woff2', 'ttf', 'otf', 'wav', 'exe', 'mjs', 'wasm', 'gz', 'html'];
+
+  it("express.mime.lookup answers as express@3's for every extension either table knows", () => {
+    const theirs = express3.mime as { lookup(path: string): string; types: Record<string, string> };
+    const known = new Set([...Object.keys(theirs.types), ...Object.keys(require('mime-types').types)]);
+    const differing = [...known].filter((ext) => webapp3.mime.lookup('f.' + ext) !== theirs.lookup('f.' + ext));
+    assert.deepEqual(differing, []);
+    assert.ok(known.size > 1000);
+  });
+
+  it('res.type and res.format: the same Content-Type as express@3 (a charset for text/* only)', async () => {
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        app.get('/type/:ext', (req: Any, res: Any) => {
+          res.type(req.params.ext);
+          res.end('x');
+        });
+        app.get('/format', (_req: Any, res: Any) =>
+          res.format({
+            json: () => res.end('{}'),
+            'application/javascript': () => res.end('x'),
+            md: () => res.end('#'),
+          }),
+        );
+        return app;
+      },
+      [
+        ...extensions.map((ext) => get('/type/' + ext)),
+        get('/format', { Accept: 'application/json' }),
+        get('/format', { Accept: 'application/javascript' }),
+        get('/format', { Accept: 'text/x-markdown' }),
+      ],
+      pair,
+    );
+  });
+
+  itWithLiveOracle(
+    'static and res.sendfile: the same Content-Type as express@3',
+    'file dates of a new directory',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'webapp-v3-types-'));
+      try {
+        for (const ext of extensions) writeFileSync(join(dir, 'file.' + ext), 'x');
+        await assertSameResponses(
+          (framework: Any) => {
+            const app = framework();
+            app.use('/static', framework.static(dir));
+            app.get('/sendfile/:name', (req: Any, res: Any) => res.sendfile(join(dir, req.params.name)));
+            return app;
+          },
+          extensions.flatMap((ext) => [get('/static/file.' + ext), get('/sendfile/file.' + ext)]),
+          pair,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
