@@ -65,6 +65,23 @@ describe('webapp/v3 security fixes', () => {
     await request(app).get('/503.5').expect(503);
   });
 
+  it('urlencoded bodies nest 32 brackets deep at most: deeper is a 400, not a parse to any depth', async () => {
+    const app = webapp3();
+    app.set('env', 'test');
+    app.use(webapp3.bodyParser());
+    app.post('/', (req: Any, res: Any) => {
+      let depth = 0;
+      for (let node = req.body; node && typeof node === 'object'; node = node.a) depth++;
+      res.send(String(depth));
+    });
+    app.use((err: Any, _req: Any, res: Any, _next: Any) => res.status(err.status).send(err.type));
+    // `a[a]...[a]=1` with `brackets` pairs of brackets: an object that many levels deep, plus `a`.
+    const nested = (brackets: number) => 'a' + '[a]'.repeat(brackets) + '=1';
+    await request(app).post('/').type('form').send(nested(32)).expect(200, '33');
+    await request(app).post('/').type('form').send(nested(33)).expect(400, 'querystring.parse.rangeError');
+    await request(app).post('/').type('form').send(nested(30000)).expect(400, 'querystring.parse.rangeError');
+  });
+
   it("does not patch Node's ServerResponse for other apps in the process (Connect 2 did)", async () => {
     const http = await import('node:http');
     assert.equal(Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, '_hasConnectPatch'), false);
