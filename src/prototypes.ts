@@ -165,7 +165,37 @@ export function adoptResponsePrototype(res: object, appResponse: object): void {
     swapPrototype(res, appResponse);
     return;
   }
-  Object.setPrototypeOf(res, http2Prototype(appResponse, ServerResponse.prototype, nativePrototypeOf(res)));
+  Object.setPrototypeOf(res, http2Prototype(appResponse, ServerResponse.prototype, withHttp1Members(res)));
+}
+
+/** The layer withHttp1Members made for each class prototype (nothing is added to Node's own). */
+const http1MemberLayers = new WeakMap<object, object>();
+
+/**
+ * The HTTP/2 response's own class prototype, under a layer with the one member of
+ * Node's HTTP/1 response that Express middleware calls on any response:
+ * `_implicitHeader()`, which writes the head with the status set so far.
+ * express-session calls it before writing a response whose session it saves (when
+ * `res._header` is not set, which an HTTP/2 response never has): without it, every
+ * request that saved a session over HTTP/2 failed with a TypeError, after the
+ * session had replaced `res.end`. Made once per class prototype.
+ */
+function withHttp1Members(res: object): object {
+  const native = nativePrototypeOf(res);
+  const made = http1MemberLayers.get(native);
+  if (made !== undefined) return made;
+  const layer = Object.create(native) as object;
+  if (!('_implicitHeader' in native)) {
+    Object.defineProperty(layer, '_implicitHeader', {
+      configurable: true,
+      writable: true,
+      value: function _implicitHeader(this: { statusCode: number; writeHead(status: number): unknown }) {
+        this.writeHead(this.statusCode);
+      },
+    });
+  }
+  http1MemberLayers.set(native, layer);
+  return layer;
 }
 
 const kNativePrototype = Symbol('webapp.nativePrototype');

@@ -171,8 +171,19 @@ function writeErrorPage(
   }
 }
 
-/** Headers HTTP/2 responses may not carry (Node's ERR_HTTP2_INVALID_CONNECTION_HEADERS). */
-const HTTP1_CONNECTION_HEADERS = ['Connection', 'Keep-Alive', 'Proxy-Connection', 'Transfer-Encoding', 'Upgrade'];
+/**
+ * Headers HTTP/2 responses may not carry (Node's ERR_HTTP2_INVALID_CONNECTION_HEADERS;
+ * `TE` is allowed as `trailers` only, and the page has no use for it either way).
+ */
+const HTTP1_CONNECTION_HEADERS = [
+  'Connection',
+  'Keep-Alive',
+  'Proxy-Connection',
+  'Transfer-Encoding',
+  'Upgrade',
+  'TE',
+  'HTTP2-Settings',
+];
 
 /**
  * The error's own headers (`err.headers`, as http-errors sets them). One Node

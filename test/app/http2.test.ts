@@ -7,6 +7,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
+import session from 'express-session';
 import webapp = require('../../src/index');
 import { h2request, type H2Response } from '../support/http2-client';
 import { selfSignedCert } from '../support/self-signed-cert';
@@ -104,13 +105,21 @@ describe('HTTP/2', () => {
         res.set('Transfer-Encoding', 'chunked');
         res.send('x');
       });
+      app.get('/te', (_req: Any, res: Any) => {
+        res.set('TE', 'gzip');
+        res.send('x');
+      });
+      app.get('/settings', (_req: Any, res: Any) => {
+        res.set('HTTP2-Settings', 'AAMAAABkAAQAAP__');
+        res.send('x');
+      });
       app.get('/', (_req: Any, res: Any) => res.send('ok'));
       if (withErrorHandler) app.use((_err: Error, _req: Any, res: Any, _next: Any) => res.status(502).send('bad'));
       const server = http2.createServer(app as Any);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
       try {
-        for (const path of ['/keep-alive', '/chunked']) {
+        for (const path of ['/keep-alive', '/chunked', '/te', '/settings']) {
           const answer = await h2request(session, { ':path': path });
           // The error handler's own send fails the same way: the page keeps the status it set.
           assert.equal(answer.status, withErrorHandler ? 502 : 500, path);
@@ -121,6 +130,52 @@ describe('HTTP/2', () => {
         session.close();
         server.close();
       }
+    }
+  });
+
+  it('express-session saves sessions over HTTP/2 (it writes the head with res._implicitHeader())', async () => {
+    const app = webapp();
+    app.use(session({ secret: 'keyboard cat', resave: false, saveUninitialized: false }));
+    app.get('/count', (req: Any, res: Any) => {
+      req.session.views = (req.session.views || 0) + 1;
+      // Node's own end, with no head written yet: the session's end writes it.
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ views: req.session.views }));
+    });
+    const errors: string[] = [];
+    app.use((err: Error, _req: Any, res: Any, _next: Any) => {
+      errors.push(err.message);
+      res.status(500).end();
+    });
+    const server = http2.createServer(app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const get = (cookie?: string) =>
+      new Promise<{ status: number; body: string; setCookie: string[] }>((resolve, reject) => {
+        const stream = client.request({ ':path': '/count', ...(cookie ? { cookie } : {}) });
+        let status = 0;
+        let setCookie: string[] = [];
+        let body = '';
+        stream.on('response', (headers) => {
+          status = Number(headers[':status']);
+          setCookie = (headers['set-cookie'] as string[] | undefined) ?? [];
+        });
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk) => (body += chunk));
+        stream.on('end', () => resolve({ status, body, setCookie }));
+        stream.on('error', reject);
+      });
+    try {
+      const first = await get();
+      assert.deepEqual([first.status, first.body], [200, '{"views":1}']);
+      const cookie = first.setCookie[0]!.split(';')[0]!;
+      assert.match(cookie, /^connect\.sid=/);
+      const second = await get(cookie);
+      assert.deepEqual([second.status, second.body], [200, '{"views":2}']);
+      assert.deepEqual(errors, []);
+    } finally {
+      client.close();
+      server.close();
     }
   });
 });
