@@ -10,7 +10,7 @@
  * first (so `app.request` patches made at any time apply) and in the HTTP/2 class
  * second. HTTP/1 requests keep the plain, fast prototype swap.
  */
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, METHODS, ServerResponse } from 'node:http';
 import { revealQueryAccessor } from './query';
 import { isHeaderStoreMethod } from './response/header-store';
 
@@ -153,10 +153,27 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
     // as well names the same host or should not be trusted (RFC 9113, 8.3.1): a front
     // end that checked :authority may have passed any Host through.
     if (headers && typeof headers[':authority'] === 'string') headers.host = headers[':authority'];
+    normalizeMethodCase(req as { method?: unknown });
     Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
   }
   revealQueryAccessor(req);
 }
+
+/**
+ * HTTP/2 takes any token as `:method`, where HTTP/1's parser refuses a method not
+ * written in capitals. The router matches methods without regard to case (as
+ * Express's does), so `post` reached `app.post` routes while passing the app's own
+ * `req.method === 'POST'` checks (a CSRF or role guard): a known method is given
+ * its capitals, and the app sees the method its routes answered.
+ */
+function normalizeMethodCase(req: { method?: unknown }): void {
+  const method = req.method;
+  if (typeof method !== 'string') return;
+  const upper = method.toUpperCase();
+  if (upper !== method && KNOWN_METHODS.has(upper)) req.method = upper;
+}
+
+const KNOWN_METHODS = new Set(METHODS);
 
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
 export function adoptResponsePrototype(res: object, appResponse: object): void {
