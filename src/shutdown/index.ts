@@ -299,6 +299,14 @@ function withoutIdleClosing(server: AnyServer, fn: () => void): void {
   }
 }
 
+/** A duration option: its value, or `fallback` when not given; anything but a number >= 0 throws. */
+function milliseconds(option: string, value: number | undefined, fallback: number): number {
+  const ms = value ?? fallback;
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new TypeError(`graceful(): ${option} must be a number of milliseconds >= 0`);
+  return ms;
+}
+
 /**
  * Makes `server.close()` a graceful drain with a deadline, and (unless
  * `signals: []`) closes the server and exits with code 0 on SIGTERM/SIGINT.
@@ -307,12 +315,8 @@ function withoutIdleClosing(server: AnyServer, fn: () => void): void {
 export function graceful<S extends NetServer>(server: S, options: GracefulOptions = {}): S {
   const target = server as AnyServer & { [kGraceful]?: Drain };
   if (target[kGraceful]) return server;
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-  if (!Number.isFinite(timeout) || timeout < 0)
-    throw new TypeError('graceful(): timeout must be a number of milliseconds >= 0');
-  const idleGrace = options.idleGrace ?? FRESH_CONNECTION_GRACE_MS;
-  if (!Number.isFinite(idleGrace) || idleGrace < 0)
-    throw new TypeError('graceful(): idleGrace must be a number of milliseconds >= 0');
+  const timeout = milliseconds('timeout', options.timeout, DEFAULT_TIMEOUT);
+  const idleGrace = milliseconds('idleGrace', options.idleGrace, FRESH_CONNECTION_GRACE_MS);
   const drain = new Drain(target, timeout, idleGrace, connectionCount(target) !== 0);
   target[kGraceful] = drain;
   drain.track();
