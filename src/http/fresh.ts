@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { tokenList } from './header-list';
 
 const NO_CACHE = /(?:^|,)\s*?no-cache\s*?(?:,|$)/;
 
@@ -57,24 +58,4 @@ export function isFresh03(reqHeaders: IncomingHttpHeaders, resHeaders: OutgoingH
 
 function httpDate(value: string): number {
   return value ? Date.parse(value) : NaN;
-}
-
-/** Splits a comma-separated header value, trimming spaces around tokens. */
-export function tokenList(value: string): string[] {
-  const list: string[] = [];
-  let start = 0;
-  let end = 0;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code === 0x20) {
-      if (start === end) start = end = i + 1;
-    } else if (code === 0x2c) {
-      list.push(value.substring(start, end));
-      start = end = i + 1;
-    } else {
-      end = i + 1;
-    }
-  }
-  list.push(value.substring(start, end));
-  return list;
 }

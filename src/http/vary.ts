@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { tokenList } from './fresh';
+import { tokenList } from './header-list';
 
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 

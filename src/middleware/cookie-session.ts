@@ -10,6 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { sign, unsign } from '../http/cookie-signature';
+import { firstListEntry } from '../http/header-list';
 import { parseOriginalUrl } from '../http/parse-url';
 import { JSONCookie } from './cookie-parser';
 import { onHeaders } from './on-headers';
@@ -38,7 +39,7 @@ function isSecureConnection(req: IncomingMessage, trustProxy: boolean | undefine
   if ((req.socket as TLSSocket).encrypted) return true;
   if (!trustProxy) return false;
   const proto = String(req.headers['x-forwarded-proto'] || '').toLowerCase();
-  return proto.split(/\s*,\s*/)[0] === 'https';
+  return firstListEntry(proto) === 'https';
 }
 
 // `options?` rather than a default: a default parameter would make `.length` 0, Connect's is 1.

@@ -3,19 +3,19 @@
  * validators a file response carries (ETag, Last-Modified), as send 0.19 does.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { tokenList } from '../http/header-list';
 
 function httpDate(value: unknown): number {
   return typeof value === 'string' && value !== '' ? Date.parse(value) : NaN;
 }
 
-/** Comma-separated entity tags, without empty entries. */
+/**
+ * Comma-separated entity tags, trimmed of spaces, without empty entries. One pass over
+ * the characters: trimming each piece with `/^ +| +$/` retried ` +$` from every space
+ * of a run not at the end, so an If-Match of 16 KB of spaces took a third of a second.
+ */
 function tagList(value: string): string[] {
-  const tags: string[] = [];
-  for (const raw of value.split(',')) {
-    const tag = raw.replace(/^ +| +$/g, '');
-    if (tag !== '') tags.push(tag);
-  }
-  return tags;
+  return tokenList(value).filter((tag) => tag !== '');
 }
 
 /** Same tag, where weak and strong forms of one tag match each other. */

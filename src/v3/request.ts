@@ -9,6 +9,7 @@ import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import proxyAddr = require('proxy-addr');
+import { firstListEntry } from '../http/header-list';
 import { parseUrl } from '../http/parse-url';
 import { isFresh03 } from '../http/fresh';
 import { defaultType, lookupType3 } from '../http/mime';
@@ -248,7 +249,7 @@ const getters3 = {
     const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
     if (!trust(this.connection?.remoteAddress, 0)) return proto;
     const forwarded = this.get('X-Forwarded-Proto') || proto;
-    return forwarded.split(/\s*,\s*/)[0];
+    return firstListEntry(forwarded);
   },
   /** 3.21's `req.auth` (deprecated there too): Basic credentials, or undefined. */
   auth() {

@@ -521,6 +521,18 @@ describe('directory: HTML page', () => {
     assert.ok(spaced.includes('href="/Beta%20dir/raw-%EF%BF%BD.bin"') && spaced.includes('>raw-\uFFFD.bin<'));
   });
 
+  it('builds the breadcrumb and links from the normalised path: `.`, `//` and `x/..` add none', async () => {
+    const odd = utf8(await fetchOne([directory(root), passed], get('/./sub//.././sub/./', 'text/html')));
+    assert.ok(odd.includes('<h1><a href="/">~</a> / <a href="/sub">sub</a> / </h1>'), odd.slice(0, 400));
+    assert.ok(odd.includes('<title>listing directory /sub/</title>'));
+    assert.ok(odd.includes('href="/sub/nested.txt"'));
+    // Every `./` was a link to the path so far: 16 KB of them made a page of about 60 MB.
+    const long = await fetchOne([directory(root), passed], get('/' + './'.repeat(7_000) + 'sub/', 'text/html'));
+    assert.equal(long.status, 200);
+    assert.ok(long.body.length < 4_000, `a page of ${long.body.length} bytes`);
+    assert.ok(long.body.includes('href="/sub/nested.txt"'));
+  });
+
   it('shows sizes and dates in the details view, neither by default', async () => {
     const details = utf8(await fetchOne([directory(root, { view: 'details' }), passed], get('/sub', 'text/html')));
     assert.ok(details.includes('<ul id="files" class="view-details"><li class="header">'));

@@ -4,7 +4,7 @@
  * is refused (403) before the file system is asked, so no request can make the
  * listing read a directory above it. Undecodable paths and null bytes are 400.
  */
-import { join, normalize, resolve, sep } from 'node:path';
+import { join, normalize, posix, resolve, sep } from 'node:path';
 
 export type ListingTarget =
   | { status: 400 | 403; path?: undefined }
@@ -12,7 +12,10 @@ export type ListingTarget =
       status?: undefined;
       /** Absolute, normalised file system path of the directory. */
       path: string;
-      /** The decoded path the client asked for (before any mount point was stripped): links are built from it. */
+      /**
+       * The decoded path the client asked for (before any mount point was stripped),
+       * normalised: links are built from it.
+       */
       shownPath: string;
       /** Whether the directory is the root itself (no `..` entry then). */
       isRoot: boolean;
@@ -46,5 +49,8 @@ export function resolveListing(rootPath: string, pathname: string, originalPathn
   // `rootPath` ends with the separator, so "/srv/rootx" is not taken for "/srv/root".
   if (!(path + sep).startsWith(rootPath)) return { status: 403 };
 
-  return { path, shownPath, isRoot: normalize(path + sep) === rootPath };
+  // Normalised as the directory it names was: every segment of it becomes a link to
+  // the path so far, and `/./././.../sub/` (or `//`, or `x/../`) repeated over 16 KB of
+  // URL made a page of tens of megabytes (quadratic in the URL; Connect's too).
+  return { path, shownPath: posix.normalize(shownPath), isRoot: normalize(path + sep) === rootPath };
 }
