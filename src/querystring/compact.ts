@@ -3,7 +3,7 @@
  * closes every gap, innermost arrays first, so `a[5]=x` gives `{ a: ['x'] }`.
  * Iterative, because a permissive `depth` allows nesting deeper than the stack.
  */
-import { isObjectLike } from './containers';
+import { eachEntry, isObjectLike } from './containers';
 
 interface Slot {
   holder: Record<string, unknown>;
@@ -30,7 +30,16 @@ export function compact<T extends object>(root: T): T {
   for (let i = slots.length - 1; i >= 0; i--) {
     const { holder, key } = slots[i];
     const value = holder[key];
-    if (Array.isArray(value)) holder[key] = value.filter((item) => item !== undefined);
+    if (Array.isArray(value)) holder[key] = withoutGaps(value);
   }
   return root;
+}
+
+/** The array's defined entries in order. */
+function withoutGaps(array: unknown[]): unknown[] {
+  const kept: unknown[] = [];
+  eachEntry(array, (item) => {
+    if (item !== undefined) kept.push(item);
+  });
+  return kept;
 }

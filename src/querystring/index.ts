@@ -13,7 +13,7 @@
  * 3. compact the sparse arrays.
  */
 import { compact } from './compact';
-import { combine, markOverflow, isOverflow, type Container } from './containers';
+import { combine, markOverflow, isOverflow, setEntry, type Container } from './containers';
 import { collectValues, type Grouped } from './group';
 import { keySegments, unwrapBrackets } from './key-segments';
 import { merge } from './merge';
@@ -38,11 +38,13 @@ function nest(segments: string[], value: unknown, settings: ParseSettings): Cont
     const index = segment !== name ? arrayIndex(name) : -1;
     if (index !== -1 && index < settings.arrayLimit) {
       const array: unknown[] = [];
-      array[index] = inner;
+      setEntry(array, index, inner);
       inner = array;
     } else if (index !== -1) {
       if (settings.throwOnLimitExceeded) throw arrayLimitError(settings.arrayLimit);
-      inner = markOverflow({ [index]: inner }, index);
+      const overflow: Record<number, unknown> = {};
+      setEntry(overflow, index, inner);
+      inner = markOverflow(overflow, index);
     } else {
       const object: Record<string, unknown> = {};
       // `__proto__` is dropped: it would otherwise replace the container's prototype.

@@ -8,6 +8,7 @@ import {
   arrayToObject,
   combine,
   conflictIndex,
+  eachEntry,
   isConflict,
   isObjectLike,
   isOverflow,
@@ -15,6 +16,8 @@ import {
   markConflict,
   markOverflow,
   overflowIndex,
+  setEntry,
+  setKey,
   type Container,
   type Limits,
 } from './containers';
@@ -46,19 +49,19 @@ function mergeScalar(target: unknown, source: unknown, limits: Limits): unknown 
       if (limits.throwOnLimitExceeded) throw arrayLimitError(limits.arrayLimit);
       return markOverflow(arrayToObject(target.concat(source)), next);
     }
-    target[next] = source;
+    setEntry(target, next, source);
     return target;
   }
   if (isObjectLike(target)) {
     const object = target as Record<string, unknown>;
     if (isOverflow(object)) {
       const index = overflowIndex(object) + 1;
-      object[index] = source;
+      setEntry(object, index, source);
       markOverflow(object, index);
     } else if (isConflict(object)) {
       const index = conflictIndex(object) + 1;
       if (limits.throwOnLimitExceeded && index >= limits.arrayLimit) throw arrayLimitError(limits.arrayLimit);
-      object[index] = source;
+      setEntry(object, index, source);
       markConflict(object, index);
     } else {
       const pair = limitArray([object, source], limits);
@@ -73,20 +76,21 @@ function mergeScalar(target: unknown, source: unknown, limits: Limits): unknown 
 function prependScalar(target: unknown, source: Container, limits: Limits): Container {
   if (isOverflow(source)) {
     const shifted: Record<string, unknown> = { 0: target };
-    for (const key of Object.keys(source)) shifted[parseInt(key, 10) + 1] = (source as Record<string, unknown>)[key];
+    for (const key of Object.keys(source))
+      setEntry(shifted, parseInt(key, 10) + 1, (source as Record<string, unknown>)[key]);
     return markOverflow(shifted, overflowIndex(source) + 1);
   }
   return combine(target, source, limits);
 }
 
 function mergeArrays(target: unknown[], source: unknown[], limits: Limits): Container {
-  source.forEach((item, i) => {
+  eachEntry(source, (item, i) => {
     if (hasOwn.call(target, i)) {
       const existing = target[i];
       if (isObjectLike(existing) && isObjectLike(item)) target[i] = merge(existing, item, limits);
-      else target[target.length] = item;
+      else setEntry(target, target.length, item);
     } else {
-      target[i] = item;
+      setEntry(target, i, item);
     }
   });
   return limitArray(target, limits);
@@ -109,7 +113,7 @@ export function merge(target: unknown, source: unknown, limits: Limits): unknown
     const value = from[key];
     // No source holds a `__proto__` key: the key-segment step drops it at the top level and
     // nesting never creates it (see index.ts), so plain assignment cannot reach the prototype.
-    into[key] = hasOwn.call(into, key) ? merge(into[key], value, limits) : value;
+    setKey(into, key, hasOwn.call(into, key) ? merge(into[key], value, limits) : value);
 
     if (sourceOverflows && !isOverflow(into)) markOverflow(into, highestIndex(into, overflowIndex(from)));
     if (isOverflow(into)) {

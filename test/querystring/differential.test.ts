@@ -131,4 +131,24 @@ describe('parseExtended: differential fuzzing against qs', () => {
       same(input, { allowPrototypes: true, arrayLimit: 0, depth: 1, strictDepth: true });
     }
   });
+
+  // High indexes are stored sparsely (containers.ts, setEntry): the same values and
+  // order as qs's arrays and objects with holes, through every merge and compaction.
+  it("high indexes, mixed with low ones, names and scalars, give qs's result", () => {
+    const random = prng(0x51de);
+    const keys = ['a', 'a[]', 'a[1]', 'a[63]', 'a[64]', 'a[65]', 'a[200]', 'a[999]', 'a[1000]', 'a[b]'];
+    const nested = ['', '[999]', '[64]', '[0]', '[c]', '[]'];
+    for (let i = 0; i < 3000; i++) {
+      const count = 1 + Math.floor(random() * 10);
+      const parts: string[] = [];
+      for (let j = 0; j < count; j++) {
+        const key = keys[Math.floor(random() * keys.length)] + nested[Math.floor(random() * nested.length)];
+        parts.push(random() < 0.1 ? key : `${key}=${j}`);
+      }
+      const input = parts.join('&');
+      same(input, { allowPrototypes: true, arrayLimit: 100, depth: 32, strictDepth: true, parameterLimit: 1000 });
+      same(input, { allowPrototypes: true, arrayLimit: 2000 });
+      same(input, { allowPrototypes: true, arrayLimit: 20, depth: 5 });
+    }
+  });
 });
