@@ -63,8 +63,8 @@ class Drain {
   readonly connections = new Set<Socket>();
   /** HTTP/1 responses not yet finished, with the socket each is written to. */
   readonly responses = new Map<ServerResponse, Socket>();
-  /** How many HTTP/1 responses each socket still owes; 0 means idle between requests. */
-  readonly owed = new Map<Socket, number>();
+  /** The HTTP/1 responses each open socket still owes; none means idle between requests. */
+  readonly owed = new Map<Socket, Set<ServerResponse>>();
   readonly sessions = new Set<Http2Session>();
   /** The connections HTTP/2 sessions run on (h2c): they end with their session, not as idle HTTP/1. */
   readonly sessionSockets = new WeakSet<object>();
@@ -124,10 +124,17 @@ class Drain {
   }
 
   private started(socket: Socket, res: ServerResponse): void {
+    // Its connection already gone (a request queued behind others when the client left):
+    // nothing to wait for, and no `close` of the socket left to forget it by.
+    if (socket.destroyed) return;
     this.responses.set(res, socket);
-    const owed = this.owed.get(socket);
-    if (owed === undefined) socket.once('close', () => this.owed.delete(socket));
-    this.owed.set(socket, (owed ?? 0) + 1);
+    let owed = this.owed.get(socket);
+    if (owed === undefined) {
+      owed = new Set();
+      this.owed.set(socket, owed);
+      socket.once('close', () => this.socketClosed(socket));
+    }
+    owed.add(res);
     if (this.closing) res.shouldKeepAlive = false;
     const done = () => this.finished(socket, res);
     res.once('finish', done);
@@ -136,8 +143,9 @@ class Drain {
 
   private finished(socket: Socket, res: ServerResponse): void {
     if (!this.responses.delete(res)) return;
-    const left = (this.owed.get(socket) ?? 1) - 1;
-    this.owed.set(socket, left);
+    const owed = this.owed.get(socket)!;
+    owed.delete(res);
+    const left = owed.size;
     if (left === 0) this.readWhenIdle.set(socket, socket.bytesRead);
     // A response whose headers went out before the drain promised keep-alive, and the
     // client may send its next request as soon as it has the answer: a moment for it
@@ -148,13 +156,25 @@ class Drain {
     if (this.untrackedIdlePending) this.closeUntrackedIdle();
   }
 
+  /**
+   * A connection closed: what it still owed is forgotten. The responses to requests
+   * pipelined behind an unanswered one end with it without a word on Node 20 (no
+   * `finish`, no `close`), and on Node 26 their `close` comes after the socket's:
+   * kept, each held its request, response and socket for the life of the server.
+   */
+  private socketClosed(socket: Socket): void {
+    for (const res of this.owed.get(socket)!) this.responses.delete(res);
+    this.owed.delete(socket);
+    if (this.untrackedIdlePending) this.closeUntrackedIdle();
+  }
+
   private endWhenIdle(socket: Socket): void {
     this.ending.add(socket);
     const timer = setTimeout(() => {
       this.ending.delete(socket);
       // Closed once what is written has gone out: an HTTP server's socket allows half-open
       // connections, and an end() alone waits for the client to close its side.
-      if (!socket.destroyed && !this.owed.get(socket) && !this.requestArriving(socket)) socket.destroySoon();
+      if (!socket.destroyed && !this.owed.get(socket)?.size && !this.requestArriving(socket)) socket.destroySoon();
       if (this.untrackedIdlePending) this.closeUntrackedIdle();
     }, this.grace());
     timer.unref();
@@ -202,8 +222,8 @@ class Drain {
   private closeFresh(): void {
     if (this.untracked) this.closeUntrackedIdle();
     // Idle between requests, and not in the grace a response finished in the drain gives.
-    for (const [socket, count] of this.owed)
-      if (count === 0 && !this.ending.has(socket) && !this.requestArriving(socket)) socket.destroy();
+    for (const [socket, owed] of this.owed)
+      if (owed.size === 0 && !this.ending.has(socket) && !this.requestArriving(socket)) socket.destroy();
     if (this.secure) {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
       for (const socket of this.secureSockets)

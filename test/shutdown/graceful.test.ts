@@ -13,6 +13,8 @@ import http from 'node:http';
 import net, { type AddressInfo, type Server } from 'node:net';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import webapp = require('../../src/index');
 import { connect, parseResponses, refused, signal } from './connection';
 
@@ -519,5 +521,42 @@ describe('webapp.graceful()', () => {
     const server = webapp.graceful(http.createServer(), { signals: [] });
     const err = await new Promise<Error | undefined>((resolve) => server.close(resolve));
     assert.equal((err as NodeJS.ErrnoException).code, 'ERR_SERVER_NOT_RUNNING');
+  });
+});
+
+describe('graceful: clients that leave with requests pipelined', () => {
+  it('forgets the responses and sockets of connections closed with requests still queued', async () => {
+    // A client sends a slow request and three more behind it, then closes. Node 20
+    // never finishes or closes the queued responses; Node 26 closes them after the
+    // socket. Either way nothing of those connections may stay reachable from the drain.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const alive = { responses: [] as WeakRef<object>[], sockets: [] as WeakRef<object>[] };
+    const app = webapp();
+    app.use((req: Any, res: Any, next: Any) => {
+      alive.responses.push(new WeakRef(res));
+      alive.sockets.push(new WeakRef(req.socket));
+      next();
+    });
+    app.get('/slow', (_req: Any, res: Any) => setTimeout(() => res.send('slow'), 20));
+    app.get('/hello', (_req: Any, res: Any) => res.send('hello'));
+    const server = webapp.graceful(http.createServer(app), { signals: [] });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const pipelined = 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n' + 'GET /hello HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(3);
+    for (let i = 0; i < 60; i++) {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(pipelined));
+      setTimeout(() => socket.destroy(), 5);
+      await once(socket, 'close');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const live = (refs: WeakRef<object>[]) => refs.filter((ref) => ref.deref() !== undefined).length;
+    assert.ok(alive.responses.length >= 60, `${alive.responses.length} requests reached the app`);
+    assert.deepEqual({ responses: live(alive.responses), sockets: live(alive.sockets) }, { responses: 0, sockets: 0 });
+    await server.close();
   });
 });
