@@ -94,8 +94,20 @@ function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }
   msg.on('finish', onDone);
   // A response whose connection dies emits 'close' without 'finish' (also over HTTP/2).
   msg.on('close', onDone);
-  if (msg.socket) onSocket(msg.socket as Socket);
-  else msg.on('socket', onSocket);
+  if (msg.socket) {
+    onSocket(msg.socket as Socket);
+    return;
+  }
+  msg.on('socket', onSocket);
+  // A response queued behind others on its connection (pipelined requests) has no
+  // socket yet, and when the client leaves, Node 20 never gives it one, nor `close`:
+  // its request's connection tells. (Without this, a file sent to such a response kept
+  // its descriptor open for good, one per request: a client could exhaust them.)
+  const connection = (msg as OutgoingMessage & { req?: IncomingMessage }).req?.socket as Socket | null | undefined;
+  if (connection) {
+    if (connection.destroyed) setImmediate(finish);
+    else onSocket(connection);
+  }
 }
 
 /**

@@ -127,6 +127,49 @@ describe('onFinished', () => {
     assert.deepEqual(events, ['second queued without socket: true', 'second finished: null']);
   });
 
+  it('calls back for a queued pipelined response when the client leaves before it gets its socket', async () => {
+    // Node 20 gives such a response neither a socket nor `close`: only its connection ends.
+    const events: string[] = [];
+    await withServer(
+      (req, res) => {
+        if (req.url === '/first') return; // never answered: the second stays queued
+        events.push(`second queued without socket: ${res.socket === null}`);
+        onFinished(res, (err) => events.push(`second finished: ${err?.message ?? null}`));
+        setTimeout(() => req.socket.destroy(), 20);
+      },
+      async (port) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
+        assert.equal(await eventually(() => events.length === 2), true, events.join('; '));
+        socket.destroy();
+      },
+    );
+    assert.equal(events[0], 'second queued without socket: true');
+    assert.match(events[1], /^second finished: /);
+  });
+
+  it('calls back at once for a queued response whose connection is already gone', async () => {
+    const events: string[] = [];
+    await withServer(
+      (req, res) => {
+        if (req.url === '/first') return;
+        req.socket.destroy();
+        setImmediate(() => {
+          events.push(`destroyed, without socket: ${res.socket === null}`);
+          onFinished(res, () => events.push('finished'));
+        });
+      },
+      async (port) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
+        assert.equal(await eventually(() => events.length === 2), true, events.join('; '));
+      },
+    );
+    assert.deepEqual(events, ['destroyed, without socket: true', 'finished']);
+  });
+
   it('knows when a request was fully read', async () => {
     await withServer(
       (req, res) => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs, { type ReadStream } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { serveStatic } from '../../src/static/index';
 import { createFixtures, eventually, openFdCount, withBareServer, type Fixtures } from './support';
@@ -102,6 +103,32 @@ describe('streaming large files', () => {
         );
       }
       await Promise.all(gone);
+      assert.equal(
+        await eventually(() => openFdCount() <= baseline),
+        true,
+        `fds: baseline ${baseline}, now ${openFdCount()}`,
+      );
+    });
+  });
+
+  it('leaks no descriptor when a client pipelines downloads and leaves during the first', async () => {
+    // The second response waits for its socket until the first is done; on Node 20 it
+    // gets neither socket nor `close` when the client leaves (on-finished.ts).
+    await withBareServer(serveStatic(fx.root), async (port) => {
+      const baseline = openFdCount();
+      const twice = 'GET /large.bin HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2);
+      for (let i = 0; i < 25; i++) {
+        await new Promise<void>((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => socket.write(twice));
+          let received = 0;
+          socket.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > 64 * 1024) socket.destroy();
+          });
+          socket.on('error', () => {});
+          socket.on('close', () => resolve());
+        });
+      }
       assert.equal(
         await eventually(() => openFdCount() <= baseline),
         true,
