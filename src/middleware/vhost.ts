@@ -45,12 +45,16 @@ function wildcardMatcher(hostname: string): HostMatcher {
   };
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * `text` with every character in the form a case-insensitive RegExp (without the `u`
  * flag) compares it in: upper case, unless that takes more than one character or takes
  * a character beyond ASCII into it.
  */
 function caseless(text: string): string {
+  // Host names are ASCII but for rare exceptions: upper case in one call.
+  if (ASCII.test(text)) return text.toUpperCase();
   return text.replace(/[a-z]|[^\x00-\x7f]/g, (char) => {
     const upper = char.toUpperCase();
     return upper.length === 1 && !(char.charCodeAt(0) > 0x7f && upper.charCodeAt(0) <= 0x7f) ? upper : char;
