@@ -12,7 +12,11 @@
  */
 import { IncomingMessage, METHODS, ServerResponse } from 'node:http';
 import { revealQueryAccessor } from './query';
+import { lazy } from './http/lazy';
 import { isHeaderStoreMethod } from './response/header-store';
+
+/** Only HTTP/2 responses need it (cold start). */
+const http2ResponseModule = lazy(() => require('./http/http2-response') as typeof import('./http/http2-response'));
 
 const kHttp2Prototypes = Symbol('webapp.http2Prototypes');
 
@@ -182,37 +186,9 @@ export function adoptResponsePrototype(res: object, appResponse: object): void {
     swapPrototype(res, appResponse);
     return;
   }
-  Object.setPrototypeOf(res, http2Prototype(appResponse, ServerResponse.prototype, withHttp1Members(res)));
-}
-
-/** The layer withHttp1Members made for each class prototype (nothing is added to Node's own). */
-const http1MemberLayers = new WeakMap<object, object>();
-
-/**
- * The HTTP/2 response's own class prototype, under a layer with the one member of
- * Node's HTTP/1 response that Express middleware calls on any response:
- * `_implicitHeader()`, which writes the head with the status set so far.
- * express-session calls it before writing a response whose session it saves (when
- * `res._header` is not set, which an HTTP/2 response never has): without it, every
- * request that saved a session over HTTP/2 failed with a TypeError, after the
- * session had replaced `res.end`. Made once per class prototype.
- */
-function withHttp1Members(res: object): object {
-  const native = nativePrototypeOf(res);
-  const made = http1MemberLayers.get(native);
-  if (made !== undefined) return made;
-  const layer = Object.create(native) as object;
-  if (!('_implicitHeader' in native)) {
-    Object.defineProperty(layer, '_implicitHeader', {
-      configurable: true,
-      writable: true,
-      value: function _implicitHeader(this: { statusCode: number; writeHead(status: number): unknown }) {
-        this.writeHead(this.statusCode);
-      },
-    });
-  }
-  http1MemberLayers.set(native, layer);
-  return layer;
+  // HTTP/2's own response class under a layer that adds what HTTP/1 code expects of it.
+  const layer = http2ResponseModule().http2ResponseLayer(nativePrototypeOf(res));
+  Object.setPrototypeOf(res, http2Prototype(appResponse, ServerResponse.prototype, layer));
 }
 
 const kNativePrototype = Symbol('webapp.nativePrototype');

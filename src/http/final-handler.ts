@@ -146,8 +146,7 @@ function writeErrorPage(
   const body = errorDocument(message);
   res.statusCode = status;
   // Without a phrase of its own, Node writes the integer status's phrase, or "unknown".
-  const http2 = isHttp2Request(req);
-  if (!http2) res.statusMessage = STATUS_CODES[status] as string;
+  if (!isHttp2Request(req)) res.statusMessage = STATUS_CODES[status] as string;
   res.removeHeader('Content-Encoding');
   res.removeHeader('Content-Language');
   res.removeHeader('Content-Range');
@@ -156,9 +155,6 @@ function writeErrorPage(
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body, 'utf8'));
-  // HTTP/2 refuses HTTP/1's connection headers (a route that set Keep-Alive, or copied
-  // an upstream's Transfer-Encoding, failed with that error): the page goes without them.
-  if (http2) for (const name of HTTP1_CONNECTION_HEADERS) res.removeHeader(name);
   try {
     if (req.method === 'HEAD') res.end();
     else res.end(body, 'utf8');
@@ -170,20 +166,6 @@ function writeErrorPage(
     if (onerror) setImmediate(onerror, err, req, res);
   }
 }
-
-/**
- * Headers HTTP/2 responses may not carry (Node's ERR_HTTP2_INVALID_CONNECTION_HEADERS;
- * `TE` is allowed as `trailers` only, and the page has no use for it either way).
- */
-const HTTP1_CONNECTION_HEADERS = [
-  'Connection',
-  'Keep-Alive',
-  'Proxy-Connection',
-  'Transfer-Encoding',
-  'Upgrade',
-  'TE',
-  'HTTP2-Settings',
-];
 
 /**
  * The error's own headers (`err.headers`, as http-errors sets them). One Node

@@ -1,0 +1,134 @@
+/**
+ * What an HTTP/2 compatibility response (`Http2ServerResponse`) gets on top of
+ * Node's class, so that code written for HTTP/1 responses works on it: a layer
+ * between the app's response prototype and Node's, made once per class prototype
+ * (nothing is added to Node's own).
+ *
+ * - `_implicitHeader()`, the one member of Node's HTTP/1 response that Express
+ *   middleware calls on any response: it writes the head with the status set so
+ *   far. express-session calls it before writing a response whose session it saves
+ *   (when `res._header` is not set, which an HTTP/2 response never has): without it,
+ *   every request that saved a session over HTTP/2 failed with a TypeError.
+ * - `writeHead` without HTTP/1's connection headers. HTTP/2 has no `Keep-Alive`,
+ *   `Transfer-Encoding`, `Upgrade`... (RFC 9113 8.2.2: whoever turns an HTTP/1
+ *   message into HTTP/2 removes them). Node drops a `Connection` header with a
+ *   warning, but writing a head with any of the others throws
+ *   ERR_HTTP2_INVALID_CONNECTION_HEADERS, from wherever the head is written: after
+ *   express-session's store saved, a proxy's upstream response, an `on-headers`
+ *   hook, where no handler catches it and the process ends. An app that sets one
+ *   for its HTTP/1 clients now answers HTTP/2 clients without it, with one warning
+ *   per header name.
+ */
+
+/** The headers HTTP/2 refuses in a response, besides `Connection` (which Node itself drops). */
+const CONNECTION_HEADERS: ReadonlySet<string> = new Set([
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+  'te',
+]);
+
+/** Whether HTTP/2 refuses this header (lower-case name): `TE` is allowed as `trailers` only, as Node checks it. */
+function refusedOnHttp2(lowerName: string, value: unknown): boolean {
+  if (!CONNECTION_HEADERS.has(lowerName)) return false;
+  return lowerName !== 'te' || String(value) !== 'trailers';
+}
+
+const warned = new Set<string>();
+
+function warnDropped(lowerName: string): void {
+  if (warned.has(lowerName)) return;
+  warned.add(lowerName);
+  process.emitWarning(
+    `HTTP/2 responses cannot carry the "${lowerName}" header: it is left out of them (RFC 9113 8.2.2).`,
+    'UnsupportedWarning',
+  );
+}
+
+interface Http2Response {
+  hasHeader(name: string): boolean;
+  getHeader(name: string): unknown;
+  removeHeader(name: string): void;
+  writeHead(statusCode: number, ...rest: unknown[]): unknown;
+  statusCode: number;
+}
+
+/** Removes from the response the headers HTTP/2 refuses. */
+function removeRefusedHeaders(res: Http2Response): void {
+  for (const name of CONNECTION_HEADERS) {
+    if (res.hasHeader(name) && refusedOnHttp2(name, res.getHeader(name))) {
+      res.removeHeader(name);
+      warnDropped(name);
+    }
+  }
+}
+
+type HeaderList = unknown[] | Record<string, unknown>;
+
+/** `writeHead`'s headers argument without the headers HTTP/2 refuses (the same object when it has none). */
+function withoutRefusedHeaders(headers: HeaderList): HeaderList {
+  if (!Array.isArray(headers)) {
+    const names = Object.keys(headers);
+    if (!names.some((name) => refusedOnHttp2(name.trim().toLowerCase(), headers[name]))) return headers;
+    const kept: Record<string, unknown> = {};
+    for (const name of names) {
+      const lower = name.trim().toLowerCase();
+      if (refusedOnHttp2(lower, headers[name])) warnDropped(lower);
+      else kept[name] = headers[name];
+    }
+    return kept;
+  }
+  // `[[name, value], ...]` or `[name, value, name, value, ...]`, as Node accepts both.
+  const pairs = headers.length !== 0 && Array.isArray(headers[0]);
+  const kept: unknown[] = [];
+  const step = pairs ? 1 : 2;
+  for (let i = 0; i < headers.length; i += step) {
+    const [name, value] = pairs ? (headers[i] as unknown[]) : [headers[i], headers[i + 1]];
+    const lower = String(name).trim().toLowerCase();
+    if (refusedOnHttp2(lower, value)) {
+      warnDropped(lower);
+      continue;
+    }
+    if (pairs) kept.push(headers[i]);
+    else kept.push(name, value);
+  }
+  // An odd flat list is Node's to refuse, as it would have.
+  if (!pairs && headers.length % 2 !== 0) kept.push(headers[headers.length - 1]);
+  return kept;
+}
+
+const layers = new WeakMap<object, object>();
+
+/** The layer for the response's class prototype `native`, made on first use. */
+export function http2ResponseLayer(native: object): object {
+  const made = layers.get(native);
+  if (made !== undefined) return made;
+  const nativeWriteHead = (native as Http2Response).writeHead;
+  const layer = Object.create(native) as object;
+  if (!('_implicitHeader' in native)) {
+    Object.defineProperty(layer, '_implicitHeader', {
+      configurable: true,
+      writable: true,
+      value: function _implicitHeader(this: Http2Response) {
+        this.writeHead(this.statusCode);
+      },
+    });
+  }
+  Object.defineProperty(layer, 'writeHead', {
+    configurable: true,
+    writable: true,
+    // Node's `end`, `write` and `flushHeaders` write the head through `this.writeHead`.
+    value: function writeHead(this: Http2Response, statusCode: number, ...rest: unknown[]) {
+      removeRefusedHeaders(this);
+      // `writeHead(status, headers)` or `writeHead(status, message, headers)`, as Node reads them.
+      const at = rest[1] !== undefined ? 1 : 0;
+      const headers = rest[at];
+      if (typeof headers === 'object' && headers !== null) rest[at] = withoutRefusedHeaders(headers as HeaderList);
+      return nativeWriteHead.call(this, statusCode, ...rest);
+    },
+  });
+  layers.set(native, layer);
+  return layer;
+}
