@@ -62,15 +62,17 @@ export function onFinished<T extends IncomingMessage | OutgoingMessage>(msg: T, 
 
 function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }): void {
   let socket: Socket | null = null;
+  let queuedOn: QueuedResponses | undefined;
   let done = false;
 
-  const finish = (err?: Error | null) => {
+  const finish: Finisher = (err) => {
     if (done) return;
     done = true;
     msg.removeListener('end', onDone);
     msg.removeListener('finish', onDone);
     msg.removeListener('close', onDone);
     msg.removeListener('socket', onSocket);
+    queuedOn?.remove(finish);
     if (socket) {
       socket.removeListener('error', finish);
       socket.removeListener('close', onDone);
@@ -84,6 +86,8 @@ function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }
   // Keep-alive sockets outlive the message: listen to them only until it is done.
   const onSocket = (assigned: Socket) => {
     msg.removeListener('socket', onSocket);
+    queuedOn?.remove(finish);
+    queuedOn = undefined;
     if (done || socket) return;
     socket = assigned;
     socket.on('error', finish);
@@ -106,7 +110,57 @@ function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }
   const connection = (msg as OutgoingMessage & { req?: IncomingMessage }).req?.socket as Socket | null | undefined;
   if (connection) {
     if (connection.destroyed) setImmediate(finish);
-    else onSocket(connection);
+    else (queuedOn = QueuedResponses.on(connection)).add(finish);
+  }
+}
+
+type Finisher = (err?: Error | null) => void;
+
+const kQueued = Symbol('webapp.onFinished.queued');
+
+/**
+ * The queued responses of one connection that wait on it, under one `error` and one
+ * `close` listener: a client may pipeline thousands of requests, and a listener pair
+ * for each (Node warns past ten) would make every removal a scan of all of them.
+ */
+class QueuedResponses {
+  private readonly finishers = new Set<Finisher>();
+  private readonly onError = (err: Error) => this.finishAll(err);
+  private readonly onClose = () => this.finishAll(null);
+
+  private constructor(private readonly connection: Socket & { [kQueued]?: QueuedResponses }) {
+    connection.on('error', this.onError);
+    connection.on('close', this.onClose);
+  }
+
+  /** The connection's registry, made with its listeners on first use. */
+  static on(connection: Socket & { [kQueued]?: QueuedResponses }): QueuedResponses {
+    return (connection[kQueued] ??= new QueuedResponses(connection));
+  }
+
+  add(finish: Finisher): void {
+    this.finishers.add(finish);
+  }
+
+  /** Forgets a response that finished or got its socket; the last one takes the listeners away. */
+  remove(finish: Finisher): void {
+    this.finishers.delete(finish);
+    if (this.finishers.size === 0) this.detach();
+  }
+
+  private finishAll(err: Error | null): void {
+    const finishers = [...this.finishers];
+    this.detach();
+    for (const finish of finishers) finish(err);
+  }
+
+  private detach(): void {
+    this.finishers.clear();
+    const connection = this.connection;
+    if (connection[kQueued] !== this) return;
+    delete connection[kQueued];
+    connection.removeListener('error', this.onError);
+    connection.removeListener('close', this.onClose);
   }
 }
 

@@ -170,6 +170,81 @@ describe('onFinished', () => {
     assert.deepEqual(events, ['destroyed, without socket: true', 'finished']);
   });
 
+  it('keeps one pair of listeners on a connection, however many pipelined responses queue on it', async () => {
+    // One `close` and one `error` listener per queued response made Node warn past ten,
+    // and every removal scan them all: a client pipelines as many requests as it likes.
+    const QUEUED = 60;
+    const finished: string[] = [];
+    const counts: number[] = [];
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    let releaseFirst: () => void = () => {};
+    try {
+      await withServer(
+        (req, res) => {
+          if (req.url === '/first') {
+            releaseFirst = () => res.end('first;');
+            return;
+          }
+          onFinished(res, (err) => finished.push(`${req.url} ${err ?? null}`));
+          const socket = req.socket;
+          counts.push(socket.listenerCount('close'), socket.listenerCount('error'));
+          res.end(`${req.url};`);
+          if (req.url === `/${QUEUED}`) releaseFirst();
+        },
+        (port) =>
+          new Promise<void>((resolve, reject) => {
+            const socket = net.connect(port, '127.0.0.1');
+            let received = '';
+            socket.setEncoding('latin1');
+            socket.on('data', (chunk: string) => {
+              received += chunk;
+              if (received.endsWith(`/${QUEUED};`)) {
+                socket.end();
+                resolve();
+              }
+            });
+            socket.on('error', reject);
+            let requests = 'GET /first HTTP/1.1\r\nHost: x\r\n\r\n';
+            for (let i = 1; i <= QUEUED; i++) requests += `GET /${i} HTTP/1.1\r\nHost: x\r\n\r\n`;
+            socket.write(requests);
+          }),
+      );
+      assert.equal(await eventually(() => finished.length === QUEUED), true);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(
+      finished,
+      Array.from({ length: QUEUED }, (_, i) => `/${i + 1} null`),
+    );
+    // Node's own listeners and at most one pair of webapp's, not one per queued response.
+    assert.ok(Math.max(...counts) <= 4, `listeners on the connection: ${Math.max(...counts)}`);
+    assert.deepEqual(warnings, []);
+  });
+
+  it('a connection closed under many queued responses calls back for each of them, once', async () => {
+    const finished = new Map<string, number>();
+    await withServer(
+      (req, res) => {
+        if (req.url === '/first') return;
+        onFinished(res, () => finished.set(req.url!, (finished.get(req.url!) ?? 0) + 1));
+        if (req.url === '/30') setTimeout(() => req.socket.destroy(), 20);
+      },
+      async (port) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        let requests = 'GET /first HTTP/1.1\r\nHost: x\r\n\r\n';
+        for (let i = 1; i <= 30; i++) requests += `GET /${i} HTTP/1.1\r\nHost: x\r\n\r\n`;
+        socket.write(requests);
+        assert.equal(await eventually(() => finished.size === 30), true, `${finished.size} called back`);
+        socket.destroy();
+      },
+    );
+    assert.deepEqual([...new Set(finished.values())], [1]);
+  });
+
   it('knows when a request was fully read', async () => {
     await withServer(
       (req, res) => {
