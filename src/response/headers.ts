@@ -39,7 +39,20 @@ function withCharset(type: string): string {
 
 /** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
 export function mediaTypeOf(typeOrExt: string): string {
+  checkTypeArgument(typeOrExt);
   return typeOrExt.indexOf('/') === -1 ? lookupType(typeOrExt) || defaultType : typeOrExt;
+}
+
+/**
+ * `res.type` takes a string. Express throws a TypeError for anything else (an array
+ * fails inside its MIME lookup), and so a route passing `req.query.format` answers
+ * 500 for `?format[]=html`; here an array had become `application/octet-stream`.
+ */
+export function checkTypeArgument(typeOrExt: unknown): void {
+  if (typeof typeOrExt !== 'string') {
+    const got = Array.isArray(typeOrExt) ? 'an array' : typeOrExt === null ? 'null' : typeof typeOrExt;
+    throw new TypeError(`res.type() takes a string (a file extension or a media type), not ${got}`);
+  }
 }
 
 /** The Content-Type value `res.type(typeOrExt)` sets. */

@@ -319,6 +319,19 @@ describe('response compatibility with express@4', () => {
         app.get('/type/:t', (req, res) => {
           res.type(req.params.t).end();
         });
+        // Whatever the query parser made of `format`: anything but a string is a TypeError
+        // (an array too, which fails inside Express's MIME lookup), so the status and the
+        // error's name are compared, not its wording.
+        app.get('/type-query', (req, res) => {
+          try {
+            res.type(req.query.format as string).end();
+          } catch (err) {
+            res
+              .status(500)
+              .type('text')
+              .send((err as Error).name);
+          }
+        });
         app.get('/content-type', (_req, res) => {
           res.contentType('application/vnd.api+json').end();
         });
@@ -356,6 +369,12 @@ describe('response compatibility with express@4', () => {
         get('/type/ico'),
         get('/type/nope'),
         get('/type/text%2Fplain'),
+        get('/type-query?format=html'),
+        get('/type-query?format[]=html'),
+        get('/type-query?format[]=a&format[]=b'),
+        get('/type-query?format[]=text%2Fhtml'),
+        get('/type-query?format[a]=1'),
+        get('/type-query'),
         get('/content-type'),
         get('/vary'),
         get('/vary-star'),

@@ -37,6 +37,14 @@ describe('webapp/v3 response compatibility with express@3', () => {
         '/obj': (_q, s) => s.send({ a: [1, 2] }),
         '/null': (_q, s) => s.send(null),
         '/typed': (_q, s) => s.type('text').send('plain'),
+        // Anything but a string is a TypeError (an array fails in Express 3's MIME lookup).
+        '/type-query': (q, s) => {
+          try {
+            s.type(q.query.format).send('typed');
+          } catch (err) {
+            s.send(500, (err as Error).name);
+          }
+        },
         '/charset': (_q, s) => {
           s.charset = 'iso-8859-1';
           s.set('Content-Type', 'text/plain');
@@ -53,6 +61,10 @@ describe('webapp/v3 response compatibility with express@3', () => {
         get('/obj'),
         get('/null'),
         get('/typed'),
+        get('/type-query?format=html'),
+        get('/type-query?format[]=html'),
+        get('/type-query?format[]=a&format[]=b'),
+        get('/type-query?format[a]=1'),
         get('/charset'),
         { method: 'HEAD', path: '/str' },
         get('/str', { 'If-None-Match': 'W/"9-0"' }),
