@@ -17,9 +17,11 @@ function createApp({ redis, rateLimit = 100 } = {}) {
   });
 
   app.get('/', (req, res) => res.json({ worker: process.pid }));
-  // A request that stays in flight for a moment, so restarts happen around live requests.
+  // A request that stays in flight for a moment (10 ms, or ?ms= up to 5 s), so
+  // restarts and shutdowns happen around live requests.
   app.get('/work', (req, res) => {
-    setTimeout(() => res.json({ worker: process.pid, payload: 'x'.repeat(4096) }), 10);
+    const ms = Math.min(Number(req.query.ms) || 10, 5000);
+    setTimeout(() => res.json({ worker: process.pid, payload: 'x'.repeat(4096) }), ms);
   });
 
   if (redis) {

@@ -22,21 +22,38 @@ async function main() {
   // SIGTERM or SIGINT: stop taking connections, finish the requests in flight,
   // close Redis, exit with code 0 (webapp.graceful).
   webapp.graceful(server, { timeout: Number(process.env.SHUTDOWN_TIMEOUT) || 10_000, onShutdown: closeRedis });
+  // Resolves once the server has closed: closing it now unless a drain is
+  // already under way (a signal's, or the primary's worker.disconnect()).
+  let serverClosed = false;
+  server.on('close', () => (serverClosed = true));
+  const drained = () =>
+    new Promise((resolve) => {
+      if (serverClosed) return resolve();
+      server.once('close', resolve);
+      if (server.listening) server.close();
+    });
   // Rolling restart: the primary's worker.disconnect() drains the server the
-  // same way, then closes this worker's IPC channel; once it has, leave.
-  process.on('disconnect', () => closeRedis().finally(() => process.exit()));
+  // same way, then closes this worker's IPC channel; once it has, leave. The
+  // channel also closes while a drain is still running (SIGTERM to the whole
+  // process group, as systemd and Ctrl-C send it: the drain had already closed
+  // the listener, so the disconnect found nothing to wait for): wait for it.
+  process.on('disconnect', () =>
+    drained()
+      .then(closeRedis)
+      .finally(() => process.exit()),
+  );
   // A bug that escapes every handler: stop taking work, finish the rest, exit
   // non-zero so the primary starts a fresh worker.
   process.on('uncaughtException', (err) => {
     console.error(`worker ${process.pid}: uncaught exception, draining: ${err.stack}`);
-    server.close(() =>
-      closeRedis().finally(() =>
+    drained()
+      .then(closeRedis)
+      .finally(() =>
         // As webapp.graceful does on a signal: stay connected a moment, so a
         // connection the primary handed over before it learnt that this server
         // closed is refused (and served by another worker), not left unanswered.
         setTimeout(() => process.exit(1), 250),
-      ),
-    );
+      );
   });
 }
 

@@ -17,6 +17,7 @@
  * every existing caller (cluster's `worker.disconnect()`, a test's
  * `server.close()`, an orchestrator's hook) drain without knowing about it.
  */
+import { once } from 'node:events';
 import type { Socket, Server as NetServer } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Session } from 'node:http2';
@@ -59,6 +60,8 @@ type AnyServer = NetServer & { closeIdleConnections?: () => void; closeAllConnec
 /** What one server tracks so that its close() can tell idle connections from busy ones. */
 class Drain {
   closing = false;
+  /** Whether the server has emitted `close` since it last began listening. */
+  serverClosed = false;
   /** Raw TCP sockets, so the deadline can end connections of every kind (TLS handshakes included). */
   readonly connections = new Set<Socket>();
   /** HTTP/1 responses not yet finished, with the socket each is written to. */
@@ -93,6 +96,8 @@ class Drain {
   }
 
   track(): void {
+    this.server.on('close', () => (this.serverClosed = true));
+    this.server.on('listening', () => (this.serverClosed = false));
     this.server.on('connection', (socket: Socket) => {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));
@@ -265,6 +270,27 @@ class Drain {
     if (!this.untrackedIdlePending) this.server.closeIdleConnections?.();
   }
 
+  /**
+   * Closes the server (a drain, unless one is under way) and resolves once it has
+   * closed and so has every connection it tracked: what a signal waits for before
+   * the shutdown hooks and the exit. Not when `listening` turns false, which is the
+   * moment a drain begins, nor at the server's `close`: the connections the deadline
+   * destroyed emit theirs a turn of the event loop later, and the app's handlers of
+   * it (a span ended, an event stream unsubscribed, a file's callback) must run first.
+   */
+  async closed(): Promise<void> {
+    if (this.server.listening) this.server.close();
+    // Never listening, or closed before: nothing to wait for.
+    else if (!this.closing || this.serverClosed) return this.connectionsClosed();
+    if (!this.serverClosed) await once(this.server, 'close');
+    await this.connectionsClosed();
+  }
+
+  private async connectionsClosed(): Promise<void> {
+    // Each leaves the set on its `close`: the ones left have not emitted it yet.
+    await Promise.all([...this.connections].map((socket) => once(socket, 'close')));
+  }
+
   private forceEnd(): void {
     for (const session of this.sessions) session.destroy();
     for (const socket of this.connections) socket.destroy();
@@ -350,6 +376,7 @@ export function graceful<S extends NetServer>(server: S, options: GracefulOption
     return this;
   };
 
-  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) onSignal(signal, target, options.onShutdown);
+  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT'])
+    onSignal(signal, target, { hook: options.onShutdown, closed: () => drain.closed() });
   return server;
 }

@@ -9,8 +9,16 @@ import type { Server as NetServer } from 'node:net';
 
 type Hook = (() => void | Promise<void>) | undefined;
 
+/** What a signal does for one server. */
+export interface SignalTarget {
+  /** The shutdown hook, run once every server has closed. */
+  hook: Hook;
+  /** Closes the server (or waits for the close under way) and resolves once it and its connections have closed. */
+  closed: () => Promise<void>;
+}
+
 interface Registration {
-  servers: Map<NetServer, Hook>;
+  servers: Map<NetServer, SignalTarget>;
   listener: () => void;
 }
 
@@ -36,7 +44,7 @@ function isConnectedClusterWorker(): boolean {
   return process.connected === true && (require('node:cluster') as Cluster).isWorker;
 }
 
-export function onSignal(signal: NodeJS.Signals, server: NetServer, hook: Hook): void {
+export function onSignal(signal: NodeJS.Signals, server: NetServer, target: SignalTarget): void {
   let registration = registered.get(signal);
   if (!registration) {
     const listener = () => void shutDown(signal);
@@ -44,7 +52,7 @@ export function onSignal(signal: NodeJS.Signals, server: NetServer, hook: Hook):
     registered.set(signal, registration);
     process.on(signal, listener);
   }
-  registration.servers.set(server, hook);
+  registration.servers.set(server, target);
   // A server closed by other means no longer needs the signal; once none is
   // left, the signal gets its default meaning back.
   server.once('close', () => {
@@ -63,8 +71,10 @@ async function shutDown(signal: NodeJS.Signals): Promise<void> {
   shuttingDown = true;
   const servers = [...(registered.get(signal)?.servers ?? [])];
   let code = 0;
-  await Promise.all(servers.map(([server]) => closed(server)));
-  for (const [, hook] of servers) {
+  // A server already closing (cluster's `worker.disconnect()`, the app's own close())
+  // is waited for too: exiting when its listener closed would cut its requests.
+  await Promise.all(servers.map(([, target]) => target.closed()));
+  for (const [, { hook }] of servers) {
     try {
       await hook?.();
     } catch (err) {
@@ -74,9 +84,4 @@ async function shutDown(signal: NodeJS.Signals): Promise<void> {
   }
   if (isConnectedClusterWorker()) await new Promise((resolve) => setTimeout(resolve, CLUSTER_HANDOFF_GRACE_MS));
   process.exit(code);
-}
-
-function closed(server: NetServer): Promise<void> {
-  if (!server.listening) return Promise.resolve();
-  return new Promise((resolve) => server.close(() => resolve()));
 }

@@ -4,7 +4,8 @@
  * across workers, a Redis restart is answered with 503s and crashes no worker,
  * a rolling restart (SIGHUP) and a worker stopped with SIGTERM lose no request
  * and reset no connection, a crashed worker is replaced, the IPC message also
- * restarts, and SIGTERM to the primary ends it all with exit code 0.
+ * restarts, and SIGTERM to the whole process group answers the requests in
+ * flight and ends it all with exit code 0.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,6 +32,8 @@ before(async () => {
   port = await freePort();
   primary = spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
     cwd: root,
+    // A process group of its own: the last test signals the whole group, as systemd does.
+    detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: {
       ...process.env,
@@ -199,8 +202,17 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     for (const worker of after) assert.ok(!before.has(worker));
   });
 
-  it('SIGTERM to the primary drains the workers and exits with code 0', async () => {
-    primary.kill('SIGTERM');
+  it('SIGTERM to the whole process group answers the requests in flight, then exits with code 0', async () => {
+    // systemd (KillMode=control-group), Ctrl-C and `kill -TERM -pgid` signal the primary and
+    // every worker at once: each worker's drain and the primary's disconnect cross.
+    const inFlight = Array.from({ length: 4 }, () => rawRequest(port, { path: '/work?ms=1500' }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.kill(-primary.pid!, 'SIGTERM');
+    const answers = await Promise.all(inFlight);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200, 200],
+    );
     assert.deepEqual(await watched.exited, [0, null]);
   });
 });
