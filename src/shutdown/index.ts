@@ -233,6 +233,11 @@ class Drain {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
       for (const socket of this.secureSockets)
         if (socket.alpnProtocol !== 'h2' && this.silent(socket)) socket.destroy();
+      // And connections that have not begun their handshake (a preconnect, a TCP health
+      // check, a stalled client): not TLS sockets yet, they held the drain to its deadline.
+      // One whose handshake is under way has read its ClientHello, and closeUnlessRequested
+      // gives it its grace once the handshake ends.
+      for (const socket of this.connections) if (socket.bytesRead === 0) socket.destroy();
     } else {
       // Plain HTTP/1: the request's socket is the connection itself. One without
       // an HTTP parser left was taken over (a WebSocket upgrade, CONNECT): it is

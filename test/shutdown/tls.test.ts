@@ -117,21 +117,45 @@ describe('HTTP/1.1 over TLS', () => {
       `${kind}: a connection whose handshake ends during the drain gets the grace, then is closed`,
       { timeout: 15000 },
       async () => {
-        // Accepted before the close, secure only after the grace of the connections that were
-        // ready then: it was left open until the deadline (far away here).
-        const server = webapp.graceful(create(webapp()), { signals: [], timeout: 10 * 60 * 1000 });
+        // Accepted before the close, secure only after it began: it was left open until the
+        // deadline (far away here). Its handshake begins within the grace (a connection
+        // silent past it is closed: the test below).
+        const server = webapp.graceful(create(webapp()), {
+          signals: [],
+          timeout: 10 * 60 * 1000,
+          idleGrace: 300,
+        });
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
         const port = (server.address() as AddressInfo).port;
         const accepted = once(server, 'connection');
         const raw = net.connect(port, '127.0.0.1');
         await accepted;
         const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await new Promise((resolve) => setTimeout(resolve, 100));
         const secured = tls.connect({ socket: raw, ca: cert, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
         secured.on('error', () => {});
         await once(secured, 'secureConnect');
         assert.equal(await serverClosed, undefined);
         secured.destroy();
+      },
+    );
+
+    it(
+      `${kind}: a connection that never begins its handshake is closed after the grace, not at the deadline`,
+      { timeout: 15000 },
+      async () => {
+        // A preconnect, a TCP health check, a stalled client: on plain HTTP it was closed
+        // after the grace, over TLS it held the drain until the deadline (far away here).
+        const server = webapp.graceful(create(webapp()), { signals: [], timeout: 10 * 60 * 1000 });
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const port = (server.address() as AddressInfo).port;
+        const accepted = once(server, 'connection');
+        const raw = net.connect(port, '127.0.0.1');
+        raw.on('error', () => {});
+        await accepted;
+        const rawClosed = once(raw, 'close');
+        assert.equal(await new Promise<Error | undefined>((resolve) => server.close(resolve)), undefined);
+        await rawClosed;
       },
     );
   }
