@@ -285,14 +285,9 @@ class Drain {
    */
   async closed(): Promise<void> {
     if (this.server.listening) this.server.close();
-    // Never listening, or closed before: nothing to wait for.
-    else if (!this.closing || this.serverClosed) return this.connectionsClosed();
-    if (!this.serverClosed) await once(this.server, 'close');
-    await this.connectionsClosed();
-  }
-
-  private async connectionsClosed(): Promise<void> {
-    // Each leaves the set on its `close`: the ones left have not emitted it yet.
+    // A server that never listened, or has closed already, has no close to wait for.
+    if (this.closing && !this.serverClosed) await once(this.server, 'close');
+    // Each connection leaves the set on its `close`: the ones left have not emitted it yet.
     await Promise.all([...this.connections].map((socket) => once(socket, 'close')));
   }
 

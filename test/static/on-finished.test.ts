@@ -32,6 +32,34 @@ function get(port: number): Promise<string> {
   });
 }
 
+/** GET requests for `paths`, written as one pipelined run. */
+function pipelined(paths: string[]): string {
+  return paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join('');
+}
+
+/** `/first` and then `/1` to `/count`: a request left unanswered and those queued behind it. */
+function queuedBehindFirst(count: number): string {
+  return pipelined(['/first', ...Array.from({ length: count }, (_, i) => `/${i + 1}`)]);
+}
+
+/** Sends `requests` on a connection of its own; resolves once what came back ends with `last`. */
+function answeredUntil(port: number, requests: string, last: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      if (received.endsWith(last)) {
+        socket.end();
+        resolve();
+      }
+    });
+    socket.on('error', reject);
+    socket.write(requests);
+  });
+}
+
 describe('onFinished', () => {
   it('calls back once when the response finished, with no error', async () => {
     const calls: unknown[] = [];
@@ -107,21 +135,7 @@ describe('onFinished', () => {
         res.end('second');
         releaseFirst();
       },
-      (port) =>
-        new Promise<void>((resolve, reject) => {
-          const socket = net.connect(port, '127.0.0.1');
-          let received = '';
-          socket.setEncoding('latin1');
-          socket.on('data', (chunk: string) => {
-            received += chunk;
-            if (received.endsWith('second')) {
-              socket.end();
-              resolve();
-            }
-          });
-          socket.on('error', reject);
-          socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
-        }),
+      (port) => answeredUntil(port, pipelined(['/first', '/second']), 'second'),
     );
     assert.equal(await eventually(() => events.length === 2), true);
     assert.deepEqual(events, ['second queued without socket: true', 'second finished: null']);
@@ -140,7 +154,7 @@ describe('onFinished', () => {
       async (port) => {
         const socket = net.connect(port, '127.0.0.1');
         socket.on('error', () => {});
-        socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
+        socket.write(pipelined(['/first', '/second']));
         assert.equal(await eventually(() => events.length === 2), true, events.join('; '));
         socket.destroy();
       },
@@ -163,7 +177,7 @@ describe('onFinished', () => {
       async (port) => {
         const socket = net.connect(port, '127.0.0.1');
         socket.on('error', () => {});
-        socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
+        socket.write(pipelined(['/first', '/second']));
         assert.equal(await eventually(() => events.length === 2), true, events.join('; '));
       },
     );
@@ -193,23 +207,7 @@ describe('onFinished', () => {
           res.end(`${req.url};`);
           if (req.url === `/${QUEUED}`) releaseFirst();
         },
-        (port) =>
-          new Promise<void>((resolve, reject) => {
-            const socket = net.connect(port, '127.0.0.1');
-            let received = '';
-            socket.setEncoding('latin1');
-            socket.on('data', (chunk: string) => {
-              received += chunk;
-              if (received.endsWith(`/${QUEUED};`)) {
-                socket.end();
-                resolve();
-              }
-            });
-            socket.on('error', reject);
-            let requests = 'GET /first HTTP/1.1\r\nHost: x\r\n\r\n';
-            for (let i = 1; i <= QUEUED; i++) requests += `GET /${i} HTTP/1.1\r\nHost: x\r\n\r\n`;
-            socket.write(requests);
-          }),
+        (port) => answeredUntil(port, queuedBehindFirst(QUEUED), `/${QUEUED};`),
       );
       assert.equal(await eventually(() => finished.length === QUEUED), true);
     } finally {
@@ -235,9 +233,7 @@ describe('onFinished', () => {
       async (port) => {
         const socket = net.connect(port, '127.0.0.1');
         socket.on('error', () => {});
-        let requests = 'GET /first HTTP/1.1\r\nHost: x\r\n\r\n';
-        for (let i = 1; i <= 30; i++) requests += `GET /${i} HTTP/1.1\r\nHost: x\r\n\r\n`;
-        socket.write(requests);
+        socket.write(queuedBehindFirst(30));
         assert.equal(await eventually(() => finished.size === 30), true, `${finished.size} called back`);
         socket.destroy();
       },
