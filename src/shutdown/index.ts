@@ -68,6 +68,8 @@ class Drain {
   readonly responses = new Map<ServerResponse, Socket>();
   /** The HTTP/1 responses each open socket still owes; none means idle between requests. */
   readonly owed = new Map<Socket, Set<ServerResponse>>();
+  /** The response the drain made the last of each connection, which had been kept alive (see makeLast). */
+  readonly madeLast = new WeakMap<Socket, ServerResponse>();
   readonly sessions = new Set<Http2Session>();
   /** The connections HTTP/2 sessions run on (h2c): they end with their session, not as idle HTTP/1. */
   readonly sessionSockets = new WeakSet<object>();
@@ -96,7 +98,12 @@ class Drain {
   }
 
   track(): void {
-    this.server.on('close', () => (this.serverClosed = true));
+    this.server.on('close', () => {
+      this.serverClosed = true;
+      // Listening again, the server keeps its connections alive, and a later close() drains anew.
+      this.closing = false;
+      this.untrackedIdlePending = false;
+    });
     this.server.on('listening', () => (this.serverClosed = false));
     this.server.on('connection', (socket: Socket) => {
       this.connections.add(socket);
@@ -140,10 +147,28 @@ class Drain {
       socket.once('close', () => this.socketClosed(socket));
     }
     owed.add(res);
-    if (this.closing) res.shouldKeepAlive = false;
+    if (this.closing) this.makeLast(socket, res);
     const done = () => this.finished(socket, res);
     res.once('finish', done);
     res.once('close', done);
+  }
+
+  /**
+   * Makes `res`, the newest response its connection owes, the connection's last: its
+   * answer says `Connection: close` and Node ends the socket after it. Only the newest:
+   * the answers to requests pipelined behind an older one would be lost with the socket
+   * (Node's own close() answers them all). The response made last before a newer request
+   * arrived is given its keep-alive back, while its head is unwritten.
+   */
+  private makeLast(socket: Socket, res: ServerResponse): void {
+    const previous = this.madeLast.get(socket);
+    if (previous !== undefined && previous !== res && !previous.headersSent) previous.shouldKeepAlive = true;
+    this.madeLast.delete(socket);
+    // Not yet answered and meant to keep the connection (not an HTTP/1.0 client's, say).
+    if (!res.headersSent && res.shouldKeepAlive) {
+      res.shouldKeepAlive = false;
+      this.madeLast.set(socket, res);
+    }
   }
 
   private finished(socket: Socket, res: ServerResponse): void {
@@ -205,9 +230,11 @@ class Drain {
     // moment later: a client reusing its connection may have sent the next request
     // already (in the socket buffer, not yet read), and closing would reset it. Read
     // now, it is answered with `Connection: close`.
-    for (const res of this.responses.keys()) {
-      // Not yet answered: the answer will say `Connection: close`, and Node ends the socket after it.
-      if (!res.headersSent) res.shouldKeepAlive = false;
+    for (const [socket, owed] of this.owed) {
+      // A set keeps the order its responses were added in, the connection's request order.
+      let newest: ServerResponse | undefined;
+      for (const res of owed) newest = res;
+      if (newest !== undefined) this.makeLast(socket, newest);
     }
     for (const session of this.sessions) session.close();
     this.freshDeadline = setTimeout(() => this.closeFresh(), this.grace());

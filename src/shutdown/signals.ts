@@ -45,6 +45,14 @@ function isConnectedClusterWorker(): boolean {
 }
 
 export function onSignal(signal: NodeJS.Signals, server: NetServer, target: SignalTarget): void {
+  register(signal, server, target);
+  // A server closed by other means no longer needs the signal; once none is left, the
+  // signal gets its default meaning back. Listening again, it needs it again.
+  server.on('close', () => unregister(signal, server));
+  server.on('listening', () => register(signal, server, target));
+}
+
+function register(signal: NodeJS.Signals, server: NetServer, target: SignalTarget): void {
   let registration = registered.get(signal);
   if (!registration) {
     const listener = () => void shutDown(signal);
@@ -53,16 +61,16 @@ export function onSignal(signal: NodeJS.Signals, server: NetServer, target: Sign
     process.on(signal, listener);
   }
   registration.servers.set(server, target);
-  // A server closed by other means no longer needs the signal; once none is
-  // left, the signal gets its default meaning back.
-  server.once('close', () => {
-    if (shuttingDown) return;
-    registration.servers.delete(server);
-    if (registration.servers.size === 0 && registered.get(signal) === registration) {
-      registered.delete(signal);
-      process.off(signal, registration.listener);
-    }
-  });
+}
+
+function unregister(signal: NodeJS.Signals, server: NetServer): void {
+  const registration = registered.get(signal);
+  if (shuttingDown || !registration) return;
+  registration.servers.delete(server);
+  if (registration.servers.size === 0) {
+    registered.delete(signal);
+    process.off(signal, registration.listener);
+  }
 }
 
 async function shutDown(signal: NodeJS.Signals): Promise<void> {

@@ -194,7 +194,7 @@ for (const [kind, start] of Object.entries(servers)) {
     });
 
     it(
-      'answers a request that reaches a kept-alive socket during the drain with Connection: close',
+      'answers a request pipelined on a busy socket during the drain, the last answer with Connection: close',
       { timeout: 15000 },
       async () => {
         const { server, port, entered, release } = await withKeptAlive();
@@ -202,16 +202,57 @@ for (const [kind, start] of Object.entries(servers)) {
         busy.socket.write(get('/slow'));
         await entered.slow.promise;
         const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-        // Pipelined behind the slow one: parsed only after it, while the server drains.
+        // Pipelined behind the slow one, while the server drains: the slow answer had been
+        // made the connection's last, and the socket ended before this one was answered.
         busy.socket.write(get('/quick'));
+        await new Promise((resolve) => setTimeout(resolve, 50));
         release.resolve();
         const answers = parseResponses(await busy.received);
         assert.deepEqual(
-          answers.map((r) => r.body.toString()),
-          ['slow done'],
+          answers.map((r) => `${r.body} ${r.headers.connection}`),
+          ['slow done keep-alive', 'quick close'],
         );
-        assert.equal(answers[0]!.headers.connection, 'close');
         assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it('answers every request pipelined before the close, not only the first', { timeout: 15000 }, async () => {
+      // Each answer owed at the close said Connection: close, so the first one ended the
+      // socket and the app's work for the others was never answered (Node's close() answers them).
+      const { server, port, entered, release } = await withKeptAlive();
+      const busy = await connect(port);
+      busy.socket.write(get('/slow') + get('/quick') + get('/quick'));
+      await entered.slow.promise;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      release.resolve();
+      const answers = parseResponses(await busy.received);
+      assert.deepEqual(
+        answers.map((r) => `${r.body} ${r.headers.connection}`),
+        // The quick answers were written (queued) before the close, promising keep-alive:
+        // the connection ends after the grace that follows the last (`received` is its end).
+        ['slow done keep-alive', 'quick keep-alive', 'quick keep-alive'],
+      );
+      assert.equal(await serverClosed, undefined);
+    });
+
+    it(
+      'listening again after a close: keep-alive as before, and the next close drains to its deadline',
+      { timeout: 15000 },
+      async () => {
+        const { server, entered } = await withKeptAlive({ timeout: 300 });
+        await new Promise((resolve) => server.close(resolve));
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const port = (server.address() as AddressInfo).port;
+        const client = await connect(port);
+        client.socket.write(get('/quick'));
+        const [answer] = parseResponses(await new Promise<Buffer>((resolve) => client.socket.once('data', resolve)));
+        assert.equal(answer!.headers.connection, 'keep-alive');
+        client.socket.write(get('/hang'));
+        await entered.slow.promise;
+        // The hung request is cut at the deadline: the close completes.
+        assert.equal(await new Promise<Error | undefined>((resolve) => server.close(resolve)), undefined);
+        await client.received.catch(() => undefined);
       },
     );
 
@@ -488,6 +529,18 @@ describe('webapp.graceful()', () => {
     const close = server.close;
     assert.equal(webapp.graceful(server, { signals: [] }), server);
     assert.equal(server.close, close);
+  });
+
+  it('listens for its signals again when a server it drains listens again', async () => {
+    const before = process.listenerCount('SIGUSR2');
+    const server = webapp.graceful(http.createServer(), { signals: ['SIGUSR2'] });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise((resolve) => server.close(resolve));
+    assert.equal(process.listenerCount('SIGUSR2'), before);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    assert.equal(process.listenerCount('SIGUSR2'), before + 1);
+    await new Promise((resolve) => server.close(resolve));
+    assert.equal(process.listenerCount('SIGUSR2'), before);
   });
 
   it('listens for its signals only while a server it drains is open', async () => {
