@@ -191,6 +191,15 @@ export function adoptResponsePrototype(res: object, appResponse: object): void {
   Object.setPrototypeOf(res, http2Prototype(appResponse, ServerResponse.prototype, layer));
 }
 
+/**
+ * Node's own `key` of an HTTP/2 response the app adopted (its class's, under webapp's
+ * HTTP/2 layer): for an app prototype method that replaces one of Node's and calls it
+ * in turn, as webapp/v3's `setHeader` does.
+ */
+export function http2ResponseMember(res: object, key: string): unknown {
+  return Reflect.get(http2ResponseModule().http2ResponseLayer(nativePrototypeOf(res)), key);
+}
+
 const kNativePrototype = Symbol('webapp.nativePrototype');
 
 /**

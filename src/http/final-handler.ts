@@ -5,6 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { cutResponse } from './cut-response';
 import { encodeUrl } from './encode-url';
 import { escapeHtml } from './escape-html';
 import { isHttp2Request } from './http2-request';
@@ -59,8 +60,8 @@ export function finalHandler(
   if (err && onerror) setImmediate(onerror, err, req, res);
 
   if (res.headersSent) {
-    // Half a response cannot be turned into an error page: close the connection.
-    req.socket?.destroy();
+    // Half a response cannot be turned into an error page: the client must see it cut short.
+    cutResponse(req);
     return;
   }
   whenRequestRead(req, () => writeErrorPage(req, res, status, headers, message, onerror));

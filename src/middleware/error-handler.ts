@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
+import { cutResponse } from '../http/cut-response';
 import { escapeHtml } from '../http/escape-html';
 import { acceptsTypes } from '../http/negotiation';
 
@@ -66,7 +67,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
     const str = stringify(err);
     if (logger) setImmediate(logger, err, str, req, res);
     if (res.headersSent) {
-      req.socket.destroy();
+      cutResponse(req);
       return;
     }
     const type = acceptsTypes(req.headers, ['html', 'json', 'text']);

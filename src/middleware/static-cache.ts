@@ -190,13 +190,22 @@ function storableHeaders(
     return undefined;
   }
   const headers: CachedResponse['headers'] = [];
-  // The names as static spelled them, so a hit is the same bytes on the wire (Node >= 15.13; not in these @types).
-  for (const name of (res as ServerResponse & { getRawHeaderNames(): string[] }).getRawHeaderNames()) {
+  for (const name of headerNames(res)) {
     if (name.toLowerCase() === 'x-cache') continue;
     const value = res.getHeader(name);
     if (value !== undefined) headers.push([name, value]);
   }
   return headers;
+}
+
+/**
+ * The names as static spelled them, so a hit is the same bytes on the wire (Node >=
+ * 15.13; not in these @types). An HTTP/2 response has no `getRawHeaderNames`: its
+ * names go out in lower case anyway.
+ */
+function headerNames(res: ServerResponse): string[] {
+  const raw = (res as { getRawHeaderNames?: () => string[] }).getRawHeaderNames;
+  return typeof raw === 'function' ? raw.call(res) : res.getHeaderNames();
 }
 
 type WriteArgs = [chunk?: unknown, encoding?: unknown, callback?: unknown];

@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { errorText } from '../http/error-text';
+import { cutResponse } from '../http/cut-response';
 import { escapeHtml } from '../http/escape-html';
 import { whenRequestRead } from '../http/on-finished';
 
@@ -45,7 +46,7 @@ export function finalHandler3(
       message = 'Cannot ' + escapeHtml(String(req.method)) + ' ' + escapeHtml(req.originalUrl || req.url || '') + '\n';
     }
     if (res.headersSent) {
-      req.socket?.destroy();
+      cutResponse(req);
       return;
     }
     const write = () => {

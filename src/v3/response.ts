@@ -8,7 +8,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http';
 import { extname } from 'node:path';
 import { resolve as resolveUrl } from 'node:url';
 import { sameOriginPath } from '../http/same-origin-path';
@@ -16,6 +16,7 @@ import cookie from 'cookie';
 import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
 import { definePrototype } from '../define-prototype';
+import { http2ResponseMember } from '../prototypes';
 import { encodeUrl } from '../http/encode-url';
 import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
@@ -62,6 +63,17 @@ interface Res3 extends Omit<ServerResponse, 'req'> {
 const nativeSetHeader = (response as unknown as ServerResponse).setHeader;
 const nativeOn = EventEmitter.prototype.on;
 
+type SetHeader = ServerResponse['setHeader'];
+
+/**
+ * The setHeader the 3.x patch calls through to. An HTTP/2 response keeps its own
+ * header API: the HTTP/1 store's setHeader would stage the header where its
+ * `writeHead` never looks (every header set by a 3.x app was lost over HTTP/2).
+ */
+function setHeaderBelow(res: Res3): SetHeader {
+  return res instanceof ServerResponse ? nativeSetHeader : (http2ResponseMember(res, 'setHeader') as SetHeader);
+}
+
 /**
  * Connect 2's `res.charset` rule: a Content-Type that names its own charset keeps
  * it; any other gets `charset` (quoted if it is not a token). A value that is not
@@ -91,6 +103,7 @@ export type Response3Prototype = Omit<ResponsePrototype, keyof typeof methods3 |
 const methods3 = {
   /** Connect 2's patch: Set-Cookie values accumulate; Content-Type gets `res.charset`. */
   setHeader(this: Res3, field: string, value: number | string | readonly string[]) {
+    const setHeader = setHeaderBelow(this);
     const key = field.toLowerCase();
     if (key === 'set-cookie') {
       let incoming = value;
@@ -99,15 +112,15 @@ const methods3 = {
         const seen = ([] as unknown[]).concat(previous ?? []);
         incoming = incoming.filter((v) => !seen.includes(v));
       }
-      if (!previous) return nativeSetHeader.call(this, field, incoming);
+      if (!previous) return setHeader.call(this, field, incoming);
       const merged = Array.isArray(previous)
         ? previous.concat(incoming as string)
         : ([previous] as unknown[]).concat(incoming);
-      return nativeSetHeader.call(this, field, merged as string[]);
+      return setHeader.call(this, field, merged as string[]);
     }
     if (key === 'content-type' && this.charset)
-      return nativeSetHeader.call(this, field, addDefaultCharset(value, this.charset));
-    return nativeSetHeader.call(this, field, value);
+      return setHeader.call(this, field, addDefaultCharset(value, this.charset));
+    return setHeader.call(this, field, value);
   },
 
   /**

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
 import session from 'express-session';
 import webapp = require('../../src/index');
-import { h2request, type H2Response } from '../support/http2-client';
+import webappMiddleware = require('../../src/middleware/index');
+import { h2connect, h2exchange, h2request, type H2Response } from '../support/http2-client';
 import { selfSignedCert } from '../support/self-signed-cert';
 
 type Any = any;
@@ -273,6 +274,35 @@ describe('HTTP/2', () => {
     } finally {
       session.close();
       server.close();
+    }
+  });
+
+  it('a response cut by an error after its head resets its stream (INTERNAL_ERROR); the session goes on', async () => {
+    // Over HTTP/1 the connection closes. The HTTP/2 request's socket is a proxy whose
+    // destroy() reset the stream with NO_ERROR: the client read a complete 200.
+    for (const errorHandler of [undefined, webappMiddleware.errorHandler({ log: false })]) {
+      const app = webapp();
+      app.get('/partial', (_req, res, next) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('partial');
+        setImmediate(next, new Error('failed halfway'));
+      });
+      app.get('/ok', (_req, res) => res.send('ok'));
+      if (errorHandler) app.use(errorHandler);
+      app.set('env', 'test');
+      const server = http2.createSecureServer({ key, cert }, app as Any);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const session = h2connect((server.address() as AddressInfo).port);
+      try {
+        const cut = await h2exchange(session, { ':path': '/partial' });
+        assert.equal(cut.body, 'partial');
+        assert.equal(cut.rstCode, http2.constants.NGHTTP2_INTERNAL_ERROR);
+        const next = await h2exchange(session, { ':path': '/ok' });
+        assert.deepEqual([next.status, next.body, next.rstCode], [200, 'ok', http2.constants.NGHTTP2_NO_ERROR]);
+      } finally {
+        session.close();
+        await new Promise((resolve) => server.close(resolve));
+      }
     }
   });
 });

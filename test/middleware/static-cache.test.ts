@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { compress } from '../../src/middleware/compress';
 import { staticCache, type StaticCacheOptions } from '../../src/middleware/static-cache';
 import { serveStatic, type ServeStaticOptions } from '../../src/static';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
+import { h2exchange } from '../support/http2-client';
 import {
   assertSameAsConnect,
   chain,
@@ -520,6 +523,25 @@ describe('staticCache', () => {
       assert.equal(plain.headers['content-encoding'], undefined);
       assert.equal(plain.body, '<p>' + 'hello '.repeat(400) + '</p>');
     });
+  });
+
+  it('over HTTP/2: stores and answers from memory (HTTP/2 responses have no getRawHeaderNames)', async () => {
+    // The first cacheable GET over HTTP/2 threw from static's file callback: the process ended.
+    const server = http2.createServer(chain([...cached(), notFound]) as never);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const miss = await h2exchange(client, { ':path': '/page.html' });
+      const hit = await h2exchange(client, { ':path': '/page.html' });
+      assert.equal(miss.status, 200);
+      assert.equal(hit.headers['x-cache'], 'HIT');
+      assert.equal(hit.body, '<p>' + 'hello '.repeat(400) + '</p>');
+      for (const name of ['content-type', 'content-length', 'etag', 'last-modified', 'cache-control'])
+        assert.equal(hit.headers[name], miss.headers[name], name);
+    } finally {
+      client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   describe('against Connect 2.30 (connect.staticCache + connect.static)', () => {

@@ -44,3 +44,31 @@ export function h2request(
     }
   });
 }
+
+export interface H2Exchange {
+  status: number;
+  headers: http2.IncomingHttpHeaders;
+  body: string;
+  /** The stream's RST_STREAM code: 0 (NO_ERROR) for a response that ended normally. */
+  rstCode: number;
+}
+
+/**
+ * One request on `session`, settled when its stream closes however it closed: the
+ * answer's headers and body as far as they came, and how the stream ended.
+ */
+export function h2exchange(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders): Promise<H2Exchange> {
+  return new Promise((resolve) => {
+    const stream = session.request(headers);
+    let received: http2.IncomingHttpHeaders = {};
+    let body = '';
+    stream.on('response', (h) => (received = h));
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => (body += chunk));
+    // A reset with an error code also emits 'error'; 'close' reports it as rstCode.
+    stream.on('error', () => {});
+    stream.on('close', () =>
+      resolve({ status: Number(received[':status']), headers: received, body, rstCode: stream.rstCode ?? 0 }),
+    );
+  });
+}

@@ -1,0 +1,27 @@
+import type { IncomingMessage } from 'node:http';
+import { isHttp2Request } from './http2-request';
+
+/** nghttp2's INTERNAL_ERROR (`http2.constants.NGHTTP2_INTERNAL_ERROR`), without loading node:http2. */
+const NGHTTP2_INTERNAL_ERROR = 2;
+
+interface Http2StreamLike {
+  destroyed: boolean;
+  close(code: number): void;
+}
+
+/**
+ * Ends a response that failed after its head went out, so that the client sees it
+ * cut short rather than complete (a cache or a proxy must not keep it). On HTTP/1
+ * that is closing the connection. On HTTP/2 the request's socket is a proxy whose
+ * `destroy()` resets the stream with NO_ERROR, which a client reads as a normal
+ * end: the stream is reset with INTERNAL_ERROR instead, and the session's other
+ * streams go on.
+ */
+export function cutResponse(req: IncomingMessage): void {
+  if (isHttp2Request(req)) {
+    const stream = (req as { stream?: Http2StreamLike }).stream as Http2StreamLike;
+    if (!stream.destroyed) stream.close(NGHTTP2_INTERNAL_ERROR);
+    return;
+  }
+  req.socket?.destroy();
+}
