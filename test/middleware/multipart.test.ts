@@ -877,6 +877,42 @@ describe('multipart', () => {
       assert.equal(early.body, 'answered early');
       assert.equal(after.body, 'answered early');
     });
+    it('a client leaving after the app answered: the form reports it and removes its file', () =>
+      withUploadDir(async (dir) => {
+        // Once answered, the request is detached from its connection and never ends: the
+        // file's stream stayed open and the partial file on disk, one per such upload.
+        const events: string[] = [];
+        const answerAtOnce: Handler = (req, res) => {
+          req.form.on('file', () => events.push('file'));
+          req.form.on('aborted', () => events.push('aborted'));
+          req.form.on('error', (err: any) => events.push(`error ${err.status} ${err.code}`));
+          res.end('accepted');
+        };
+        await withServer(
+          chain([quietly(() => multipart({ defer: true, uploadDir: dir })), answerAtOnce]),
+          (port) =>
+            new Promise<void>((resolve, reject) => {
+              const socket = net.connect(port, '127.0.0.1');
+              socket.on('error', reject);
+              socket.write(
+                `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: ${FORM_TYPE}\r\nContent-Length: 1000000\r\n\r\n` +
+                  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n` +
+                  'z'.repeat(200_000),
+              );
+              socket.once('data', async (answer) => {
+                assert.match(answer.toString(), /accepted$/);
+                await until(
+                  () =>
+                    fs.readdirSync(dir).length === 1 && fs.statSync(path.join(dir, fs.readdirSync(dir)[0])).size > 0,
+                );
+                socket.destroy();
+                resolve();
+              });
+            }),
+        );
+        await until(() => events.length === 2 && fs.readdirSync(dir).length === 0);
+        assert.deepEqual(events, ['aborted', 'error 400 ECONNABORTED']);
+      }));
   });
 
   describe('same as Connect 2.30', () => {

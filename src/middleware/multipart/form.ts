@@ -11,8 +11,10 @@ import { createHash, type Hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable, Transform } from 'node:stream';
 import { createHttpError, toHttpError, type HttpError } from '../../http/errors';
+import { isHttp2Request } from '../../http/http2-request';
 import { createBusboy, type BusboyParser, type FieldInfo, type PartInfo } from './busboy';
 import { NamedValues } from './nest';
 import { clientFilename, partHeaders, uploadPath, type OpenFile, type UploadedFile } from './upload-file';
@@ -56,6 +58,7 @@ export class MultipartForm extends EventEmitter {
   error: HttpError | null = null;
 
   private parser: BusboyParser | null = null;
+  private connection: Socket | null = null;
   /** Every file created, finished or not: all are removed if the request fails. */
   private readonly written: OpenFile[] = [];
   private writing = 0;
@@ -99,6 +102,11 @@ export class MultipartForm extends EventEmitter {
     });
     this.req.on('data', this.onData);
     this.req.on('close', this.onRequestClose);
+    // Once the app has answered (as `defer` allows before the body is read), Node detaches
+    // the request from its connection: a client leaving then closes only the socket, and
+    // the request never ends. An HTTP/2 stream is the request's own and closes it.
+    this.connection = isHttp2Request(this.req) ? null : this.req.socket;
+    this.connection?.on('close', this.onRequestClose);
     this.req.pipe(parser);
   }
 
@@ -117,7 +125,7 @@ export class MultipartForm extends EventEmitter {
     this.emit('progress', this.bytesReceived, this.bytesExpected);
   };
 
-  /** The connection went away before the whole body came. */
+  /** The connection (or the request with it) went away before the whole body came. */
   private readonly onRequestClose = (): void => {
     if (this.req.complete || this.error) return;
     this.emit('aborted');
@@ -252,6 +260,7 @@ export class MultipartForm extends EventEmitter {
   private detach(): void {
     this.req.removeListener('data', this.onData);
     this.req.removeListener('close', this.onRequestClose);
+    this.connection?.removeListener('close', this.onRequestClose);
     if (this.parser) this.req.unpipe(this.parser);
   }
 
