@@ -7,6 +7,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import http from 'node:http';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { multipart } from '../../src/middleware/multipart';
 import { limit } from '../../src/middleware/limit';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
@@ -877,6 +879,37 @@ describe('multipart', () => {
       assert.equal(early.body, 'answered early');
       assert.equal(after.body, 'answered early');
     });
+
+    it('progress: the expected length is null (unknown) for a chunked body, an HTTP/2 body without one', async () => {
+      const reportExpected: Handler = (req, res) => {
+        let expected: unknown = 'no progress';
+        req.form.on('progress', (_received: number, total: number | null) => (expected = total));
+        req.form.on('close', () => res.end(JSON.stringify(expected)));
+      };
+      const app = chain([quietly(() => multipart({ defer: true })), reportExpected, sendError]);
+      const body = formBody([{ name: 'a', value: 'b' }]);
+      const [chunked] = await send(
+        [quietly(() => multipart({ defer: true })), reportExpected],
+        [post(body, { 'transfer-encoding': 'chunked' })],
+      );
+      assert.equal(chunked.body, 'null');
+      const server = http2.createServer(app as never);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      try {
+        const stream = client.request({ ':method': 'POST', ':path': '/', 'content-type': FORM_TYPE });
+        stream.end(body);
+        let answer = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => (answer += chunk));
+        await new Promise((resolve) => stream.on('end', resolve));
+        assert.equal(answer, 'null');
+      } finally {
+        client.close();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
     it('a client leaving after the app answered: the form reports it and removes its file', () =>
       withUploadDir(async (dir) => {
         // Once answered, the request is detached from its connection and never ends: the

@@ -73,7 +73,9 @@ export class MultipartForm extends EventEmitter {
   ) {
     super();
     const length = req.headers['content-length'];
-    this.bytesExpected = length ? parseInt(length, 10) : req.headers['transfer-encoding'] === undefined ? 0 : null;
+    // Unknown (null): a chunked HTTP/1 body, or an HTTP/2 body sent without Content-Length.
+    const unknown = req.headers['transfer-encoding'] !== undefined || isHttp2Request(req);
+    this.bytesExpected = length ? parseInt(length, 10) : unknown ? null : 0;
   }
 
   /** Starts reading the request. Errors surface on a later tick, after listeners are attached. */
