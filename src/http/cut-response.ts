@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isHttp2Request } from './http2-request';
 
 /** nghttp2's INTERNAL_ERROR (`http2.constants.NGHTTP2_INTERNAL_ERROR`), without loading node:http2. */
@@ -16,8 +16,15 @@ interface Http2StreamLike {
  * `destroy()` resets the stream with NO_ERROR, which a client reads as a normal
  * end: the stream is reset with INTERNAL_ERROR instead, and the session's other
  * streams go on.
+ *
+ * A response the app had already ended is whole, and is left alone: an error that
+ * comes after it (an `async` handler that throws once it has answered) would
+ * otherwise close a keep-alive connection that may be carrying the next response,
+ * perhaps another client's behind a proxy. Express 4 closes it there too, for a late
+ * `next(err)`; its rejected promises never reach the final handler.
  */
-export function cutResponse(req: IncomingMessage): void {
+export function cutResponse(req: IncomingMessage, res: ServerResponse): void {
+  if (res.writableEnded) return;
   if (isHttp2Request(req)) {
     const stream = (req as { stream?: Http2StreamLike }).stream as Http2StreamLike;
     if (!stream.destroyed) stream.close(NGHTTP2_INTERNAL_ERROR);

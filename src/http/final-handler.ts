@@ -61,7 +61,7 @@ export function finalHandler(
 
   if (res.headersSent) {
     // Half a response cannot be turned into an error page: the client must see it cut short.
-    cutResponse(req);
+    cutResponse(req, res);
     return;
   }
   whenRequestRead(req, () => writeErrorPage(req, res, status, headers, message, onerror));

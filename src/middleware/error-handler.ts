@@ -67,7 +67,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
     const str = stringify(err);
     if (logger) setImmediate(logger, err, str, req, res);
     if (res.headersSent) {
-      cutResponse(req);
+      cutResponse(req, res);
       return;
     }
     const type = acceptsTypes(req.headers, ['html', 'json', 'text']);

@@ -46,7 +46,7 @@ export function finalHandler3(
       message = 'Cannot ' + escapeHtml(String(req.method)) + ' ' + escapeHtml(req.originalUrl || req.url || '') + '\n';
     }
     if (res.headersSent) {
-      cutResponse(req);
+      cutResponse(req, res);
       return;
     }
     const write = () => {

@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import express = require('express');
 import webapp = require('../../src/index');
+import webapp3 = require('../../src/v3/index');
+import webappMiddleware = require('../../src/middleware/index');
 import { assertSameResponses, type Framework } from '../support/differential';
 
 /** The whole answer, status line included (the differential helpers compare the code only). */
@@ -246,4 +248,66 @@ describe('final handler', () => {
     assert.match(answers[5], /<pre>Internal Server Error<\/pre>/);
     assert.deepEqual(logged.slice(0, 3), ['[object Object]', '[object Object]', '[object Object]']);
   });
+
+  it('an error after the response ended leaves the connection and the next response on it alone', async () => {
+    // An `async` handler that throws once it has answered reaches the final handler (in
+    // Express 4 the rejection goes unhandled); closing the connection then cut the
+    // response pipelined behind it, which behind a proxy may be another client's.
+    const logged: unknown[] = [];
+    const late = () => new Promise((resolve) => setTimeout(resolve, 30));
+    const slowResponse = (_req: unknown, res: http.ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '4' });
+      res.write('b1');
+      setTimeout(() => res.end('b2'), 100);
+    };
+    const modern = webapp();
+    modern.get('/a', async (_req, res) => {
+      res.send('done');
+      await late();
+      throw new Error('failed after answering');
+    });
+    const legacy = webapp3();
+    legacy.get('/a', (_req: unknown, res: { send(body: string): void }, next: (err: Error) => void) => {
+      res.send('done');
+      setTimeout(next, 30, new Error('failed after answering'));
+    });
+    const withErrorHandler = webapp();
+    withErrorHandler.get('/a', (_req, res, next) => {
+      res.send('done');
+      setTimeout(next, 30, new Error('failed after answering'));
+    });
+    withErrorHandler.use(webappMiddleware.errorHandler({ log: (err) => logged.push((err as Error).message) }));
+    for (const app of [modern, legacy, withErrorHandler] as unknown as Array<
+      http.RequestListener & { get(path: string, handler: typeof slowResponse): void; set(k: string, v: string): void }
+    >) {
+      app.get('/b', slowResponse);
+      app.set('env', 'test');
+      const answer = await pipelined(app, ['/a', '/b', '/b']);
+      assert.equal(answer.match(/HTTP\/1\.1 200 OK\r\n/g)?.length, 3, answer);
+      assert.equal(answer.match(/\r\n\r\nb1b2/g)?.length, 2, answer);
+    }
+    assert.deepEqual(logged, ['failed after answering']);
+  });
 });
+
+/** Sends `paths` pipelined on one connection, half-closing only after the last answer is complete. */
+function pipelined(app: http.RequestListener, paths: string[]): Promise<string> {
+  const server = http.createServer(app);
+  return new Promise((resolve, reject) => {
+    server.listen(0, '127.0.0.1', () => {
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (text.split('b1b2').length - 1 === paths.filter((p) => p === '/b').length) socket.end();
+      });
+      socket.on('error', reject);
+      socket.on('close', () => {
+        server.close();
+        resolve(text);
+      });
+      socket.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+    });
+  });
+}
