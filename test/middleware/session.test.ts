@@ -6,6 +6,7 @@ import util from 'node:util';
 import { sign } from '../../src/http/cookie-signature';
 import { cookieParser } from '../../src/middleware/cookie-parser';
 import { session } from '../../src/middleware/session';
+import { timeout } from '../../src/middleware/timeout';
 import type { SessionData } from '../../src/middleware/session/store';
 import {
   assertSameAsConnect,
@@ -398,6 +399,35 @@ describe('session: holding the end', () => {
     assert.equal(saved, true);
     assert.deepEqual([res.status, res.body, res.headers['content-length']], [200, 'hello world', '11']);
     assert.equal(next.body, 'hello world');
+  });
+
+  it('an empty end() writes the head at once: a timeout while the store saves cannot answer over it', async () => {
+    // Left unwritten, the head was the timeout's: its handler set 503 and a Content-Length
+    // of 10, its end('timed out!') was ignored (the end was held), and the held empty end
+    // then sent that head with no body; on keep-alive the client read on into the next answer.
+    const store = new session.MemoryStore();
+    const set = store.set;
+    store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 300);
+    const seen: string[] = [];
+    const app: Handler = (req, res) => {
+      req.session.n = 1;
+      res.statusCode = 201;
+      res.end();
+    };
+    const timedOut = (err: any, _req: any, res: any, _next: any) => {
+      seen.push(`${err.status} headersSent=${res.headersSent}`);
+      if (res.headersSent) return;
+      res.statusCode = 503;
+      res.setHeader('Content-Length', '10');
+      res.end('timed out!');
+    };
+    const [res] = await requestAll(
+      [timeout(100), session({ secret: 's', store }), app, timedOut],
+      [{ path: '/', headers: { connection: 'close' } }],
+    );
+    assert.deepEqual([res.status, res.headers['content-length'], res.body], [201, undefined, '']);
+    // The head going out stopped the timer, as it does for every response whose head is written.
+    assert.deepEqual(seen, []);
   });
 });
 

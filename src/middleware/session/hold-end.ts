@@ -1,7 +1,7 @@
 /**
  * Delays the end of a response until the session store has answered, as
- * express-session 1.11 does: the app's `res.end` returns at once, the bytes
- * go out, and the response completes after the save (or destroy, or touch).
+ * express-session does: the app's `res.end` returns at once, the head and the
+ * bytes go out, and the response completes after the save (or destroy, or touch).
  */
 import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
@@ -49,7 +49,15 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
         }
       }),
     );
-    if (!pending || chunk == null) return this;
+    if (!pending) return this;
+    if (chunk == null) {
+      // The head goes out now, as the app ended the response (express-session 1.19 does
+      // this; 1.11 did not): left unwritten, anything run before the store answers (a
+      // timeout's 503 page) could set a status and Content-Length whose body's `end` is
+      // ignored, and the client would read the next response as this one's body.
+      if (!res.headersSent) (res as unknown as { _implicitHeader(): void })._implicitHeader();
+      return this;
+    }
     const length = Number(res.getHeader('Content-Length'));
     if (Number.isNaN(length) || length <= 0) {
       write.call(res, chunk, encoding);
