@@ -8,6 +8,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { resolve } from 'node:path';
 import { contentDisposition } from '../http/content-disposition';
 import { lazy } from '../http/lazy';
+import { onFinished } from '../http/on-finished';
 import type { SendOptions } from '../static/options';
 import type { TransferCallback } from '../static/transfer';
 import type { NextFunction } from '../types/public';
@@ -169,14 +170,14 @@ function sendfile(
   // 3.x calls fn() when the file was read, if the transfer had started without error.
   let notifyEnd = false;
 
-  const onSocketError = (err: Error) => fail(err);
-  const cleanup = () => {
-    req.socket?.removeListener('error', onSocketError);
-  };
+  // A connection error fails the transfer until the file starts streaming, as in
+  // Express 3; watched through onFinished, which keeps one listener per connection for
+  // all the responses pipelined on it (one each made Node warn past ten).
+  let watchingSocket = true;
   const fail = (err: Error): void => {
     if (done) return;
     done = true;
-    cleanup();
+    watchingSocket = false;
     // 3.x download set this before sending: an error page must not be offered as a download.
     if (!this.headersSent) this.removeHeader('Content-Disposition');
     if (fn) return fn(err);
@@ -190,8 +191,9 @@ function sendfile(
     next?.(err);
   };
 
-  req.socket?.on('error', onSocketError);
-  this.on('finish', cleanup);
+  onFinished(this, (err) => {
+    if (err && watchingSocket) fail(err);
+  });
   // Express 3.21 sends files with send 0.13, whose headers differ a little from 4.x's.
   const settings = { ...sendOptions().compileSendOptions(opts), dialect: sendDialects().send013 };
   sendCore().sendFile(req, this, path, settings, {
@@ -200,7 +202,7 @@ function sendfile(
     // No `headers` option: Express 3.21's file sender has none, and sends none.
     stream() {
       if (done) return;
-      cleanup();
+      watchingSocket = false;
       notifyEnd = fn !== undefined;
     },
     end() {

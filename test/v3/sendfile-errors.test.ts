@@ -114,4 +114,37 @@ describe('3.x res.sendfile when the connection or the read fails', () => {
     }
     assert.deepEqual(nextCalls, []);
   });
+
+  it('many requests pipelined on one connection share one error listener (no MaxListeners warning)', async () => {
+    // Each sendfile put its own 'error' listener on the connection until its file
+    // streamed, as Express 3 did: eleven pipelined requests made Node warn.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const app: Any = webapp3();
+    app.get('/file', (_req: Any, res: Any) => res.sendfile(join(dir, 'small.txt')));
+    try {
+      const text = await withServer(
+        app as http.RequestListener,
+        (port) =>
+          new Promise<string>((resolve, reject) => {
+            const socket = net.connect(port, '127.0.0.1');
+            let received = '';
+            socket.setEncoding('latin1');
+            socket.on('data', (chunk: string) => {
+              received += chunk;
+              if (received.split('small file\n').length - 1 === 30) socket.end();
+            });
+            socket.on('error', reject);
+            socket.on('close', () => resolve(received));
+            socket.write('GET /file HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(30));
+          }),
+      );
+      assert.equal(text.match(/HTTP\/1\.1 200 OK\r\n/g)?.length, 30);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.removeListener('warning', onWarning);
+    }
+  });
 });
