@@ -18,7 +18,10 @@
  *   hook, where no handler catches it and the process ends. An app that sets one
  *   for its HTTP/1 clients now answers HTTP/2 clients without it, with one warning
  *   per header name.
+ * - `setHeader`, `appendHeader` and `writeHead` refuse a header value with a control
+ *   character, with the error HTTP/1's throw (see `checkHeader`).
  */
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 
 /** The headers HTTP/2 refuses in a response, besides `Connection` (which Node itself drops). */
 const CONNECTION_HEADERS: ReadonlySet<string> = new Set([
@@ -48,6 +51,8 @@ function warnDropped(lowerName: string): void {
 }
 
 interface Http2Response {
+  setHeader(name: string, value: unknown): unknown;
+  appendHeader?(name: string, value: unknown): unknown;
   hasHeader(name: string): boolean;
   getHeader(name: string): unknown;
   removeHeader(name: string): void;
@@ -99,6 +104,36 @@ function withoutRefusedHeaders(headers: HeaderList): HeaderList {
   return kept;
 }
 
+/**
+ * Node's HTTP/1 response refuses a header value with a control character (CR, LF,
+ * NUL...) where it is set, with ERR_INVALID_CHAR. Its HTTP/2 response checks only the
+ * name, sends the value, and the client drops the whole stream as malformed (RFC 9113
+ * 8.2.1) where the app's error handlers never see it: the same check, in the same place.
+ */
+function checkHeader(name: unknown, value: unknown): void {
+  validateHeaderName(name as string);
+  validateHeaderValue(name as string, value as string);
+}
+
+/** `writeHead`'s headers argument checked as `setHeader` checks each header. */
+function checkHeaderList(headers: HeaderList): void {
+  if (!Array.isArray(headers)) {
+    for (const name of Object.keys(headers)) checkHeader(name, headers[name]);
+    return;
+  }
+  const pairs = headers.length !== 0 && Array.isArray(headers[0]);
+  const step = pairs ? 1 : 2;
+  for (let i = 0; i + step - 1 < headers.length; i += step) {
+    const [name, value] = pairs ? (headers[i] as unknown[]) : [headers[i], headers[i + 1]];
+    checkHeader(name, value);
+  }
+}
+
+/** Defines `value` as the layer's own method `name`, writable and configurable as Node's are. */
+function defineMethod(layer: object, name: string, value: (...args: never[]) => unknown): void {
+  Object.defineProperty(layer, name, { configurable: true, writable: true, value });
+}
+
 const layers = new WeakMap<object, object>();
 
 /** The layer for the response's class prototype `native`, made on first use. */
@@ -106,28 +141,36 @@ export function http2ResponseLayer(native: object): object {
   const made = layers.get(native);
   if (made !== undefined) return made;
   const nativeWriteHead = (native as Http2Response).writeHead;
+  const nativeSetHeader = (native as Http2Response).setHeader;
+  const nativeAppendHeader = (native as Http2Response).appendHeader;
   const layer = Object.create(native) as object;
   if (!('_implicitHeader' in native)) {
-    Object.defineProperty(layer, '_implicitHeader', {
-      configurable: true,
-      writable: true,
-      value: function _implicitHeader(this: Http2Response) {
-        this.writeHead(this.statusCode);
-      },
+    defineMethod(layer, '_implicitHeader', function _implicitHeader(this: Http2Response) {
+      this.writeHead(this.statusCode);
     });
   }
-  Object.defineProperty(layer, 'writeHead', {
-    configurable: true,
-    writable: true,
-    // Node's `end`, `write` and `flushHeaders` write the head through `this.writeHead`.
-    value: function writeHead(this: Http2Response, statusCode: number, ...rest: unknown[]) {
-      removeRefusedHeaders(this);
-      // `writeHead(status, headers)` or `writeHead(status, message, headers)`, as Node reads them.
-      const at = rest[1] !== undefined ? 1 : 0;
-      const headers = rest[at];
-      if (typeof headers === 'object' && headers !== null) rest[at] = withoutRefusedHeaders(headers as HeaderList);
-      return nativeWriteHead.call(this, statusCode, ...rest);
-    },
+  defineMethod(layer, 'setHeader', function setHeader(this: Http2Response, name: string, value: unknown) {
+    checkHeader(name, value);
+    return nativeSetHeader.call(this, name, value);
+  });
+  // Node 20.12 and later; absent before, as it stays.
+  if (typeof nativeAppendHeader === 'function') {
+    defineMethod(layer, 'appendHeader', function appendHeader(this: Http2Response, name: string, value: unknown) {
+      checkHeader(name, value);
+      return nativeAppendHeader.call(this, name, value);
+    });
+  }
+  // Node's `end`, `write` and `flushHeaders` write the head through `this.writeHead`.
+  defineMethod(layer, 'writeHead', function writeHead(this: Http2Response, statusCode: number, ...rest: unknown[]) {
+    removeRefusedHeaders(this);
+    // `writeHead(status, headers)` or `writeHead(status, message, headers)`, as Node reads them.
+    const at = rest[1] !== undefined ? 1 : 0;
+    const headers = rest[at];
+    if (typeof headers === 'object' && headers !== null) {
+      checkHeaderList(headers as HeaderList);
+      rest[at] = withoutRefusedHeaders(headers as HeaderList);
+    }
+    return nativeWriteHead.call(this, statusCode, ...rest);
   });
   layers.set(native, layer);
   return layer;

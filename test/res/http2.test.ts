@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import request from 'supertest';
 import { appWith } from './support';
 
 function h2request(
@@ -58,6 +59,47 @@ describe('response methods over HTTP/2', () => {
       const head = await h2request(port, '/text', 'HEAD');
       assert.equal(head.body, '');
       assert.equal(head.headers['content-length'], String(Buffer.byteLength('héllo')));
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('a header value with CR, LF or NUL is refused when set, as on HTTP/1: the error handler runs', async () => {
+    // Node's HTTP/2 response sent such a value, and the client dropped the whole stream
+    // as malformed (RFC 9113 8.2.1): the app's error handler never knew.
+    const app = appWith((a) => {
+      a.get('/set', (req, res) => {
+        res.set('X-Note', String(req.query.v)).send('body');
+      });
+      a.get('/setHeader', (req, res) => {
+        res.setHeader('X-Note', ['fine', String(req.query.v)]);
+        res.end('body');
+      });
+      a.get('/writeHead', (req, res) => {
+        res.writeHead(200, { 'X-Note': String(req.query.v) });
+        res.end('body');
+      });
+      a.get('/cookie', (req, res) => {
+        res.cookie('name', 'value', { path: '/' + String(req.query.v) }).send('body');
+      });
+    });
+    const server = http2.createServer(
+      app as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      for (const path of ['/set', '/setHeader', '/writeHead', '/cookie']) {
+        for (const bad of ['%0A', '%0D', '%00']) {
+          const overHttp2 = await h2request(port, `${path}?v=a${bad}b`);
+          const overHttp1 = await request(app).get(`${path}?v=a${bad}b`);
+          assert.equal(overHttp2.headers[':status'], 500, `${path} ${bad}`);
+          assert.equal(overHttp2.body, overHttp1.text);
+          assert.match(overHttp2.body, /"name":"TypeError"/);
+        }
+        const fine = await h2request(port, `${path}?v=a%20b`);
+        assert.equal(fine.headers[':status'], 200);
+      }
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
