@@ -7,6 +7,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { contentDisposition } from '../http/content-disposition';
+import { cutResponse } from '../http/cut-response';
+import { isHttp2Request } from '../http/http2-request';
 import { lazy } from '../http/lazy';
 import { onFinished } from '../http/on-finished';
 import type { SendOptions } from '../static/options';
@@ -185,7 +187,9 @@ function sendfile(
     // (the client waited for the rest until it gave up); ending the connection once
     // what was written has gone out tells the client at once that it was cut short.
     if (this.headersSent) {
-      req.socket?.end();
+      // An HTTP/2 request's socket is the session's: its stream is reset instead.
+      if (isHttp2Request(req)) cutResponse(req, this);
+      else req.socket?.end();
       return;
     }
     next?.(err);

@@ -17,6 +17,15 @@ function codedError(message: string, code: string): NodeJS.ErrnoException {
   return err;
 }
 
+/**
+ * The connection's error says the client went away: an HTTP/1 connection reset, or
+ * an HTTP/2 stream the client reset with an error code (a code of CANCEL, as browsers
+ * send, closes the stream without an error).
+ */
+function clientLeft(err: NodeJS.ErrnoException): boolean {
+  return err.code === 'ECONNRESET' || err.code === 'ERR_HTTP2_STREAM_ERROR';
+}
+
 export function transferFile(
   req: IncomingMessage,
   res: ServerResponse,
@@ -54,7 +63,7 @@ export function transferFile(
   };
 
   onFinished(res, (err) => {
-    if (err && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return aborted();
+    if (err && clientLeft(err as NodeJS.ErrnoException)) return aborted();
     if (err) return finish(err);
     if (done) return;
     // The stream's own 'end' or 'error' may still be queued: decide on the next turn.

@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import { appWith } from './support';
@@ -102,6 +105,50 @@ describe('response methods over HTTP/2', () => {
       }
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('a client resetting the stream mid-file is an abort for sendFile (ECONNABORTED), not an app error', async () => {
+    // A reset with an error code (INTERNAL_ERROR here; browsers send CANCEL) reached the
+    // callback as ERR_HTTP2_STREAM_ERROR, and without a callback the error handler.
+    const dir = mkdtempSync(join(tmpdir(), 'webapp-h2-file-'));
+    const file = join(dir, 'large.bin');
+    writeFileSync(file, Buffer.alloc(8 * 1024 * 1024, 0x61));
+    const outcomes: string[] = [];
+    const app = appWith((a) => {
+      a.get('/callback', (_req, res) =>
+        res.sendFile(file, (err) => outcomes.push(`callback ${(err as NodeJS.ErrnoException)?.code}`)),
+      );
+      a.get('/plain', (_req, res) => res.sendFile(file));
+      a.get('/deprecated', (_req, res) =>
+        res.sendfile(file, (err) => outcomes.push(`sendfile ${(err as NodeJS.ErrnoException)?.code}`)),
+      );
+      a.use((err: Error, _req: unknown, _res: unknown, next: (err: Error) => void) => {
+        outcomes.push(`error handler ${(err as NodeJS.ErrnoException).code}`);
+        next(err);
+      });
+    });
+    const server = http2.createServer(
+      app as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      for (const path of ['/callback', '/plain', '/deprecated']) {
+        await new Promise<void>((resolve) => {
+          const stream = client.request({ ':path': path });
+          stream.on('error', () => {});
+          stream.once('data', () => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
+          stream.on('close', () => resolve());
+        });
+      }
+      for (let i = 0; i < 50 && outcomes.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(outcomes, ['callback ECONNABORTED', 'sendfile ECONNABORTED']);
+    } finally {
+      client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

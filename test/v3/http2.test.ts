@@ -4,11 +4,12 @@
  * sessions and bodies as over HTTP/1.1.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import request from 'supertest';
@@ -24,6 +25,8 @@ before(() => {
   tls = selfSignedCert();
   root = mkdtempSync(join(tmpdir(), 'webapp-v3-h2-'));
   writeFileSync(join(root, 'page.txt'), 'a file served from disk\n'.repeat(20));
+  // Above the size read in one call: streamed.
+  writeFileSync(join(root, 'large.bin'), Buffer.alloc(256 * 1024, 0x61));
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -166,6 +169,38 @@ describe('webapp/v3 over HTTP/2', () => {
         assert.equal(next.rstCode, http2.constants.NGHTTP2_NO_ERROR);
         assert.equal(next.body, 'ok');
       });
+    }
+  });
+
+  it('sendfile: a read failing after the head resets the stream, not the session', async () => {
+    // On HTTP/1 the connection is ended; over HTTP/2 ending the request's socket ended
+    // the stream as if the file were whole (or the whole session with it).
+    const original = fs.createReadStream;
+    let failing = true;
+    (fs as Any).createReadStream = function (this: unknown, ...args: Any[]) {
+      if (!failing) return (original as Any).apply(this, args);
+      failing = false;
+      let sent = false;
+      return new Readable({
+        read() {
+          if (sent) this.destroy(Object.assign(new Error('read failed'), { code: 'EIO' }));
+          else this.push(Buffer.alloc(1024, 0x62));
+          sent = true;
+        },
+      });
+    };
+    const app = webapp3();
+    app.get('/file', (_req: Any, res: Any) => res.sendfile(join(root, 'large.bin')));
+    try {
+      await overHttp2(app, async (session) => {
+        const cut = await get(session, '/file');
+        assert.equal(cut.status, 200);
+        assert.equal(cut.rstCode, http2.constants.NGHTTP2_INTERNAL_ERROR);
+        const whole = await get(session, '/file');
+        assert.deepEqual([whole.rstCode, whole.body.length], [0, 256 * 1024]);
+      });
+    } finally {
+      (fs as Any).createReadStream = original;
     }
   });
 });
