@@ -174,10 +174,15 @@ function normalizeMethodCase(req: { method?: unknown }): void {
   const method = req.method;
   if (typeof method !== 'string') return;
   const upper = method.toUpperCase();
-  if (upper !== method && KNOWN_METHODS.has(upper)) req.method = upper;
+  if (upper !== method && NORMALIZED_METHODS.has(upper)) req.method = upper;
 }
 
-const KNOWN_METHODS = new Set(METHODS);
+/**
+ * All known methods but HEAD: Node and the client take `head` for a method of its own,
+ * whose answer has a body; answered as HEAD (a Content-Length and no body), the client
+ * resets the stream as malformed.
+ */
+const NORMALIZED_METHODS = new Set(METHODS.filter((method) => method !== 'HEAD'));
 
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
 export function adoptResponsePrototype(res: object, appResponse: object): void {

@@ -271,6 +271,10 @@ describe('HTTP/2', () => {
         status: 200,
         body: 'brew',
       });
+      // So is `head`: the client expects the body of a method of its own, not HEAD's
+      // Content-Length without one (it reset the stream as malformed).
+      const head = await h2exchange(session, { ':path': '/echo', ':method': 'head' });
+      assert.deepEqual([head.status, head.body, head.rstCode], [200, 'head', 0]);
     } finally {
       session.close();
       server.close();
