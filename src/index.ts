@@ -1,7 +1,7 @@
 /**
  * `require('webapp')`: the 4.x API. The export is the app factory itself, with
  * Express 4's members (`application`, `request`, `response`, `Router`, `Route`,
- * `json`, `raw`, `text`, `urlencoded`, `static`, `query`), so
+ * `json`, `raw`, `text`, `urlencoded`, `static`, `query`) and `graceful`, so
  * `const express = require('webapp')` works wherever Express 4 did.
  */
 import type * as http from 'node:http';
@@ -150,17 +150,17 @@ declare namespace webapp {
     (options?: RouterOptions): Router;
     new (options?: RouterOptions): Router;
   };
-  /**
-   * Serves the files below `root` for GET and HEAD (serve-static's options and behaviour).
-   * @example
-   * app.use('/assets', webapp.static('public', { maxAge: '1d', setHeaders: (res) => res.set('X-Static', '1') }));
-   */
   /** What `webapp.static` returns: serve-static's middleware (as @types/serve-static's `RequestHandler`). */
   export type StaticMiddleware<R extends http.ServerResponse = Response> = (
     req: http.IncomingMessage,
     res: R,
     next: (err?: any) => void,
   ) => void;
+  /**
+   * Serves the files below `root` for GET and HEAD (serve-static's options and behaviour).
+   * @example
+   * app.use('/assets', webapp.static('public', { maxAge: '1d', setHeaders: (res) => res.set('X-Static', '1') }));
+   */
   const serveStaticHandler: ((root: string, options?: ServeStaticOptions<Response>) => StaticMiddleware) & {
     /** send's `mime` 1.x object: `webapp.static.mime.define({ 'text/x-foo': ['foo'] })`. */
     mime: MimeModule;

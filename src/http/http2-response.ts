@@ -72,6 +72,34 @@ function removeRefusedHeaders(res: Http2Response): void {
 
 type HeaderList = unknown[] | Record<string, unknown>;
 
+interface ListEntry {
+  name: unknown;
+  value: unknown;
+  /** What stands for the header in the list: its pair, or its name and value. */
+  items: unknown[];
+}
+
+/**
+ * The headers of a `writeHead` list, `[[name, value], ...]` or `[name, value, ...]`
+ * as Node accepts both. The last name of an odd flat list is `dangling`: Node
+ * refuses such a list, and is given it as the app wrote it.
+ */
+function listEntries(headers: unknown[]): { entries: ListEntry[]; dangling: unknown[] } {
+  const entries: ListEntry[] = [];
+  if (headers.length !== 0 && Array.isArray(headers[0])) {
+    for (const pair of headers) {
+      const [name, value] = pair as unknown[];
+      entries.push({ name, value, items: [pair] });
+    }
+    return { entries, dangling: [] };
+  }
+  const whole = headers.length - (headers.length % 2);
+  for (let i = 0; i < whole; i += 2) {
+    entries.push({ name: headers[i], value: headers[i + 1], items: [headers[i], headers[i + 1]] });
+  }
+  return { entries, dangling: headers.slice(whole) };
+}
+
 /** `writeHead`'s headers argument without the headers HTTP/2 refuses (the same object when it has none). */
 function withoutRefusedHeaders(headers: HeaderList): HeaderList {
   if (!Array.isArray(headers)) {
@@ -85,22 +113,14 @@ function withoutRefusedHeaders(headers: HeaderList): HeaderList {
     }
     return kept;
   }
-  // `[[name, value], ...]` or `[name, value, name, value, ...]`, as Node accepts both.
-  const pairs = headers.length !== 0 && Array.isArray(headers[0]);
+  const { entries, dangling } = listEntries(headers);
   const kept: unknown[] = [];
-  const step = pairs ? 1 : 2;
-  for (let i = 0; i < headers.length; i += step) {
-    const [name, value] = pairs ? (headers[i] as unknown[]) : [headers[i], headers[i + 1]];
+  for (const { name, value, items } of entries) {
     const lower = String(name).trim().toLowerCase();
-    if (refusedOnHttp2(lower, value)) {
-      warnDropped(lower);
-      continue;
-    }
-    if (pairs) kept.push(headers[i]);
-    else kept.push(name, value);
+    if (refusedOnHttp2(lower, value)) warnDropped(lower);
+    else kept.push(...items);
   }
-  // An odd flat list is Node's to refuse, as it would have.
-  if (!pairs && headers.length % 2 !== 0) kept.push(headers[headers.length - 1]);
+  kept.push(...dangling);
   return kept;
 }
 
@@ -121,12 +141,7 @@ function checkHeaderList(headers: HeaderList): void {
     for (const name of Object.keys(headers)) checkHeader(name, headers[name]);
     return;
   }
-  const pairs = headers.length !== 0 && Array.isArray(headers[0]);
-  const step = pairs ? 1 : 2;
-  for (let i = 0; i + step - 1 < headers.length; i += step) {
-    const [name, value] = pairs ? (headers[i] as unknown[]) : [headers[i], headers[i + 1]];
-    checkHeader(name, value);
-  }
+  for (const { name, value } of listEntries(headers).entries) checkHeader(name, value);
 }
 
 /** Defines `value` as the layer's own method `name`, writable and configurable as Node's are. */

@@ -151,4 +151,26 @@ describe('response methods over HTTP/2', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('an odd flat header list is refused by Node as the app wrote it', async () => {
+    // The layer that drops HTTP/1's connection headers handed Node a list with the last
+    // name twice and an undefined value between: ['X-A', '1', 'X-B', undefined, 'X-B'].
+    const app = appWith((a) => {
+      a.get('/odd', (_req, res) => {
+        res.writeHead(200, ['X-A', '1', 'X-B'] as unknown as string[]);
+        res.end('body');
+      });
+    });
+    const server = http2.createServer(
+      app as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await h2request((server.address() as AddressInfo).port, '/odd');
+      assert.equal(answer.headers[':status'], 500);
+      assert.match(JSON.parse(answer.body).message, /Received \[ 'X-A', '1', 'X-B' \]$/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });
