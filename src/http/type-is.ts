@@ -69,7 +69,7 @@ function normalizeContentType(value: string | undefined): string | null {
 }
 
 /** An expected type as a media type pattern, or false for an unknown extension. */
-export function normalizeExpected(type: unknown): string | false {
+function normalizeExpected(type: unknown): string | false {
   if (typeof type !== 'string') return false;
   if (type === 'urlencoded') return 'application/x-www-form-urlencoded';
   if (type === 'multipart') return 'multipart/*';
@@ -78,7 +78,7 @@ export function normalizeExpected(type: unknown): string | false {
 }
 
 /** Whether `actual` fits the `expected` pattern (wildcards and `*+suffix` allowed). */
-export function mimeMatch(expected: string | false, actual: string): boolean {
+function mimeMatch(expected: string | false, actual: string): boolean {
   if (expected === false) return false;
   const actualParts = actual.split('/');
   const expectedParts = expected.split('/');

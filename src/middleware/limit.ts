@@ -12,7 +12,9 @@ import type { Middleware } from './types';
 export function limit(bytes: number | string): Middleware {
   deprecate('limit: Restrict request size at location of read');
   const max = typeof bytes === 'string' ? parseBytes(bytes) : bytes;
-  if (typeof max !== 'number') throw new Error('limit() bytes required');
+  // NaN (`limit(Number(process.env.MAX_BODY))` with the variable unset) compares false
+  // with every size: Connect 2.30 took it and limited nothing.
+  if (typeof max !== 'number' || Number.isNaN(max)) throw new Error('limit() bytes required');
 
   return function limit(req, _res, next) {
     const marked = req as typeof req & { _limit?: boolean };

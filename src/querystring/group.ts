@@ -46,7 +46,7 @@ function isIndexKey(key: string): boolean {
 }
 
 /** A flat key the prototype guard drops. */
-export function isGuarded(key: string, settings: ParseSettings): boolean {
+function isGuarded(key: string, settings: ParseSettings): boolean {
   return !settings.allowPrototypes && hasOwn.call(Object.prototype, key);
 }
 

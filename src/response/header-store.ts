@@ -420,7 +420,7 @@ export function setOwnHeader(res: ServerResponse, lower: string, name: string, v
 }
 
 /** Whether responses use the staged store (false where Node's header slot was not found). */
-export const headerStoreInstalled = kOutHeaders !== undefined;
+const headerStoreInstalled = kOutHeaders !== undefined;
 
 const storeFunctions: ReadonlySet<unknown> = new Set(Object.values(storeMethods));
 

@@ -408,13 +408,7 @@ function leaveRouter(dispatch: Dispatch, err: unknown): void {
  * handler, anything else to its request handler. Through the Layer's methods, so
  * instrumentation that wraps `Layer.prototype.handle_request` still sees every call.
  */
-export function callLayer(
-  layer: Layer,
-  error: unknown,
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: NextFunction,
-): void {
+function callLayer(layer: Layer, error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
   if (truthy(error)) layer.handle_error(error, req, res, next);
   else layer.handle_request(req, res, next);
 }

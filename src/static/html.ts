@@ -6,7 +6,7 @@ import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { escapeHtml } from '../http/escape-html';
 
-export function htmlDocument(title: string, body: string): string {
+function htmlDocument(title: string, body: string): string {
   return (
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
     '<title>' +

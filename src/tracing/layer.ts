@@ -43,7 +43,7 @@ export const NO_ERROR: unique symbol = Symbol('webapp.tracing.noError');
  * `base` followed by a registered path, as a template:
  * `''` + `/` is `/`, `/api` + `/users/:id` is `/api/users/:id`.
  */
-export function joinTemplate(base: string, path: PathPattern): string {
+function joinTemplate(base: string, path: PathPattern): string {
   // A RegExp keeps its closing `/` (`/^\/re$/`), as the Express instrumentation names it.
   let part = typeof path === 'string' ? path : Array.isArray(path) ? path.map(String).join(',') : String(path);
   if (part === '/') part = '';

@@ -79,7 +79,7 @@ export function parseParams(header: string): AcceptEntry[] {
     .sort((a, b) => (a.quality === b.quality ? a.originalIndex - b.originalIndex : b.quality - a.quality));
 }
 
-export function parseAccept(header: string): AcceptEntry[] {
+function parseAccept(header: string): AcceptEntry[] {
   return parseParams(header).map((entry) => {
     const [type, subtype] = entry.value.split('/');
     entry.type = type;
@@ -98,7 +98,7 @@ function normalizeType(type: string): { value: string; params: Record<string, st
 }
 
 /** 3.x `utils.accepts`: the first of `types` the Accept header takes, in the header's quality order. */
-export function accepts3(types: string | string[], header: string | undefined): string | undefined {
+function accepts3(types: string | string[], header: string | undefined): string | undefined {
   const list = typeof types === 'string' ? splitList(types, ',') : types;
   if (!header) return list[0];
   const accepted = parseAccept(header);
@@ -121,7 +121,7 @@ const BASIC_SCHEME = /^ *basic +([\w.~+/-]+=*) *$/i;
 const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 
 /** The user (up to the first `:`) and password (the rest, `:` included) of a Basic Authorization header. */
-export function basicCredentials(header: string | undefined): { username: string; password: string } | undefined {
+function basicCredentials(header: string | undefined): { username: string; password: string } | undefined {
   const match = BASIC_SCHEME.exec(header ?? '');
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString();

@@ -45,5 +45,7 @@ describe('limit', () => {
   it('requires a size', () => {
     assert.throws(() => limit(undefined as never), /limit\(\) bytes required/);
     assert.throws(() => limit('lots'), /limit\(\) bytes required/);
+    // Connect 2.30 took NaN and limited nothing.
+    assert.throws(() => limit(Number(undefined)), /limit\(\) bytes required/);
   });
 });

@@ -137,7 +137,7 @@ function entryHtml(entry: ListingEntry, directory: string, icons: boolean): stri
   );
 }
 
-export function fileListHtml(entries: ListingEntry[], directory: string, icons: boolean, view: string): string {
+function fileListHtml(entries: ListingEntry[], directory: string, icons: boolean, view: string): string {
   let html = '<ul id="files" class="view-' + escapeHtml(view) + '">';
   if (view === 'details')
     html +=
