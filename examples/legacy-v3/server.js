@@ -84,6 +84,8 @@ app.get('/status', function (req, res) {
 });
 
 var port = Number(process.env.PORT) || 3001;
-var server = app.listen(port, function () {
+// Loopback only, as the showcase: an example is not meant to be reachable from the network.
+var host = process.env.HOST || '127.0.0.1';
+var server = app.listen(port, host, function () {
   console.log('legacy 3.x app on http://localhost:' + server.address().port);
 });

@@ -7,11 +7,11 @@ const { STATUS_CODES } = require('node:http');
 const helmet = require('helmet');
 const compression = require('compression');
 const morgan = require('morgan');
-const { csrf } = require('webapp/middleware');
 const { openStore } = require('./lib/store');
 const { sessions } = require('./lib/sessions');
 const { authentication, requireLogin } = require('./lib/auth');
 const { flash } = require('./lib/flash');
+const { csrfProtection } = require('./lib/csrf');
 const { assets } = require('./lib/assets');
 const { attachments: attachmentFolder } = require('./lib/attachments');
 const { accountRoutes } = require('./routes/account');
@@ -26,6 +26,15 @@ function renderPage(view, locals) {
     this.render('layout', { ...locals, body });
   });
   return this;
+}
+
+/**
+ * A signed-in user's pages and files are never kept by the browser or a cache: after
+ * logging out, Back must not show them again.
+ */
+function privatePage(req, res, next) {
+  res.set('Cache-Control', 'no-store');
+  next();
 }
 
 function errorPage(err) {
@@ -91,10 +100,11 @@ function createApp(framework, options) {
   // Form bodies: urlencoded everywhere, multipart (with the attachment) on the notes
   // pages. Both are parsed before the CSRF check, which reads the token from the body.
   app.use(framework.urlencoded({ extended: false, limit: '32kb' }));
-  app.use('/notes', requireLogin, attachments.parseForm);
-  app.use(csrf());
+  app.use('/notes', requireLogin, privatePage, attachments.parseForm);
+  app.use(csrfProtection());
   app.use((req, res, next) => {
-    res.locals.csrfToken = req.csrfToken();
+    // Called by the views that hold a form (see lib/csrf.js).
+    res.locals.csrfToken = () => req.csrfToken();
     next();
   });
 
@@ -110,7 +120,7 @@ function createApp(framework, options) {
     const page = errorPage(err);
     if (page.status >= 500) reportError(err);
     // The page needs a token for the logout form even when the CSRF check failed.
-    if (req.csrfToken) res.locals.csrfToken = req.csrfToken();
+    if (req.csrfToken) res.locals.csrfToken = () => req.csrfToken();
     res.status(page.status).page('error', page);
   });
 

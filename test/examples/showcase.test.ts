@@ -62,6 +62,25 @@ describe('showcase: pages, headers and assets', () => {
     assert.equal((await fetch(base + '/assets/style.0000000000.css')).status, 404);
   });
 
+  it('gives a visitor who only reads no session: the home page, HEAD, a 404', async () => {
+    // Every answer used to make a CSRF token, which stores a secret in a new session: a
+    // crawler or a run of 404s filled the session store with seven-day sessions.
+    for (const [path, method] of [
+      ['/', 'GET'],
+      ['/', 'HEAD'],
+      ['/nowhere', 'GET'],
+      ['/favicon.ico', 'GET'],
+    ]) {
+      const visitor = new Visitor(base);
+      const page = await visitor.request(path, { method });
+      assert.equal(page.headers.get('set-cookie'), null, `${method} ${path}`);
+    }
+    // A page with a form does start one: its token must be checked against it.
+    const login = new Visitor(base);
+    await login.get('/login');
+    assert.deepEqual(login.cookieNames(), ['showcase.sid']);
+  });
+
   it('answers unknown pages with the 404 page', async () => {
     const page = await new Visitor(base).get('/nowhere');
     assert.equal(page.status, 404);
@@ -186,6 +205,9 @@ describe('showcase: notes', () => {
 
     const download = await visitor.get(notePath + '/attachment');
     assert.equal(download.status, 200);
+    // Nothing of a signed-in user's is kept by the browser: Back after logging out shows nothing.
+    for (const page of [shown, download, await visitor.get('/notes'), await visitor.get('/notes/new')])
+      assert.equal(page.headers.get('cache-control'), 'no-store');
     assert.equal(download.headers.get('content-disposition'), 'attachment; filename="list.txt"');
     assert.match(download.headers.get('content-type')!, /^text\/plain/);
     assert.equal(download.text, content);
@@ -244,6 +266,17 @@ describe('showcase: notes', () => {
     assert.equal(two.status, 422);
     assert.equal(fieldError(two.text, 'attachment'), 'Attach one file at most.');
     assert.match((await visitor.get('/notes')).text, /No notes yet\./, 'nothing was created');
+
+    // A body cut short, or without its boundary, is the client's mistake: 400, not 500.
+    const token = await visitor.csrfToken('/notes/new');
+    for (const [type, body] of [
+      ['multipart/form-data; boundary=XX', `--XX\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${token}`],
+      ['multipart/form-data', 'title=x'],
+    ]) {
+      const broken = await visitor.request('/notes', { method: 'POST', headers: { 'Content-Type': type }, body });
+      assert.equal(broken.status, 400, type);
+      assert.equal(titleOf(broken.text), 'Bad Request');
+    }
     assert.deepEqual(
       readdirSync(join(dataDir, 'attachments')).filter((name) => name.endsWith('.tmp')),
       [],
@@ -272,6 +305,15 @@ describe('showcase: notes', () => {
       assert.equal(page.status, 400, bad);
       assert.match(page.text, /page must be a whole number from 1/);
     }
+    // Given twice, the page is an array, each of whose elements passed the check.
+    for (const twice of ['/notes?page=1&page=2', '/notes?page[]=2']) {
+      const page = await visitor.get(twice);
+      assert.equal(page.status, 400, twice);
+      assert.match(page.text, /page must be given once/);
+    }
+    const api = await visitor.api('GET', '/api/notes?page=1&page=2');
+    assert.equal(api.status, 422);
+    assert.deepEqual(api.json.error?.details, [{ field: 'page', message: 'page must be given once' }]);
   });
 
   it("hides other users' notes and attachments behind 404s", async () => {

@@ -18,6 +18,14 @@ const allowedTypes = new Map([
   ['text/plain', 'text file'],
 ]);
 
+/** What to tell the user about an upload error of the attachment field, if it is one. */
+function attachmentMessage(err) {
+  if (!(err instanceof multer.MulterError)) return undefined;
+  if (err.code === 'LIMIT_FILE_SIZE') return `The attachment must be at most ${maxBytes / 1024 / 1024} MB.`;
+  if (err.code === 'LIMIT_FILE_COUNT' || err.code === 'LIMIT_UNEXPECTED_FILE') return 'Attach one file at most.';
+  return undefined;
+}
+
 function attachments(dir) {
   mkdirSync(dir, { recursive: true });
   const upload = multer({
@@ -31,21 +39,19 @@ function attachments(dir) {
   }).single('attachment');
 
   /**
-   * Parses a multipart form into req.body and req.file. Upload mistakes (too large, a
-   * second file) become `req.attachmentError`, shown next to the field like any other
-   * validation error; anything else (a broken request) goes to the error handler.
+   * Parses a multipart form into req.body and req.file. Mistakes with the attachment (too
+   * large, a second file) become `req.attachmentError`, shown next to the field like any
+   * other validation error. A form no page of this app sends (too many or too long fields,
+   * a body cut short or without its boundary) is a 400 for the error handler.
    */
   function parseForm(req, res, next) {
     upload(req, res, (err) => {
-      if (err instanceof multer.MulterError) {
-        req.attachmentError =
-          err.code === 'LIMIT_FILE_SIZE'
-            ? `The attachment must be at most ${maxBytes / 1024 / 1024} MB.`
-            : 'Attach one file at most.';
-        req.body ||= {};
-        return next();
-      }
-      next(err);
+      if (!err) return next();
+      const message = attachmentMessage(err);
+      if (message === undefined) return next(Object.assign(err, { status: 400, expose: true }));
+      req.attachmentError = message;
+      req.body ||= {};
+      next();
     });
   }
 

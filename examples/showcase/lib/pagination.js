@@ -3,10 +3,23 @@
 // express-validator; shared by the HTML list and the JSON API.
 const { query } = require('express-validator');
 
+// Each given once: `?page=1&page=2` (an array) would otherwise pass, element by element.
 const paginationChecks = [
-  query('page').optional().isInt({ min: 1, max: 100000 }).withMessage('page must be a whole number from 1').toInt(),
+  query('page')
+    .optional()
+    .not()
+    .isArray()
+    .withMessage('page must be given once')
+    .bail()
+    .isInt({ min: 1, max: 100000 })
+    .withMessage('page must be a whole number from 1')
+    .toInt(),
   query('perPage')
     .optional()
+    .not()
+    .isArray()
+    .withMessage('perPage must be given once')
+    .bail()
     .isInt({ min: 1, max: 50 })
     .withMessage('perPage must be a whole number from 1 to 50')
     .toInt(),
