@@ -17,11 +17,13 @@ interface Http2StreamLike {
  * end: the stream is reset with INTERNAL_ERROR instead, and the session's other
  * streams go on.
  *
- * A response the app had already ended is whole, and is left alone: an error that
- * comes after it (an `async` handler that throws once it has answered) would
- * otherwise close a keep-alive connection that may be carrying the next response,
- * perhaps another client's behind a proxy. Express 4 closes it there too, for a late
- * `next(err)`; its rejected promises never reach the final handler.
+ * A response whose end reached Node is whole, and is left alone: an error that comes
+ * after it (an `async` handler that throws once it has answered) would otherwise
+ * close a keep-alive connection that may be carrying the next response, perhaps
+ * another client's behind a proxy. Express 4 closes it there too, for a late
+ * `next(err)`; its rejected promises never reach the final handler. (An end a wrapper
+ * still holds, `session` until its store saves or `compress` while it compresses, is
+ * not Node's yet: that response is cut, as before.)
  */
 export function cutResponse(req: IncomingMessage, res: ServerResponse): void {
   if (res.writableEnded) return;

@@ -18,8 +18,8 @@
  *   hook, where no handler catches it and the process ends. An app that sets one
  *   for its HTTP/1 clients now answers HTTP/2 clients without it, with one warning
  *   per header name.
- * - `setHeader`, `appendHeader` and `writeHead` refuse a header value with a control
- *   character, with the error HTTP/1's throw (see `checkHeader`).
+ * - `setHeader`, `appendHeader` and `writeHead` check names and values as HTTP/1's do,
+ *   with the same errors (see `checkHeader`).
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
@@ -126,9 +126,10 @@ function withoutRefusedHeaders(headers: HeaderList): HeaderList {
 
 /**
  * Node's HTTP/1 response refuses a header value with a control character (CR, LF,
- * NUL...) where it is set, with ERR_INVALID_CHAR. Its HTTP/2 response checks only the
- * name, sends the value, and the client drops the whole stream as malformed (RFC 9113
- * 8.2.1) where the app's error handlers never see it: the same check, in the same place.
+ * NUL...) or a character above U+00FF where it is set, with ERR_INVALID_CHAR. Its
+ * HTTP/2 response checks only the name and sends the value: the client drops the whole
+ * stream as malformed (RFC 9113 8.2.1) where the app's error handlers never see it, and
+ * wider characters arrive mangled. The same check, in the same place.
  */
 function checkHeader(name: unknown, value: unknown): void {
   validateHeaderName(name as string);

@@ -18,12 +18,13 @@ function codedError(message: string, code: string): NodeJS.ErrnoException {
 }
 
 /**
- * The connection's error says the client went away: an HTTP/1 connection reset, or
- * an HTTP/2 stream the client reset with an error code (a code of CANCEL, as browsers
- * send, closes the stream without an error).
+ * The connection's error says the client went away: an HTTP/1 connection reset; over
+ * HTTP/2 a stream reset with an error code (CANCEL, as browsers send, closes it without
+ * one), or a session closed with one.
  */
 function clientLeft(err: NodeJS.ErrnoException): boolean {
-  return err.code === 'ECONNRESET' || err.code === 'ERR_HTTP2_STREAM_ERROR';
+  const code = err.code;
+  return code === 'ECONNRESET' || code === 'ERR_HTTP2_STREAM_ERROR' || code === 'ERR_HTTP2_SESSION_ERROR';
 }
 
 export function transferFile(

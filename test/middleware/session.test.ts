@@ -7,6 +7,7 @@ import { sign } from '../../src/http/cookie-signature';
 import { cookieParser } from '../../src/middleware/cookie-parser';
 import { session } from '../../src/middleware/session';
 import { timeout } from '../../src/middleware/timeout';
+import { compress } from '../../src/middleware/compress';
 import type { SessionData } from '../../src/middleware/session/store';
 import {
   assertSameAsConnect,
@@ -425,32 +426,107 @@ describe('session: holding the end', () => {
       [timeout(100), session({ secret: 's', store }), app, timedOut],
       [{ path: '/', headers: { connection: 'close' } }],
     );
-    assert.deepEqual([res.status, res.headers['content-length'], res.body], [201, undefined, '']);
+    // Content-Length: 0, as Node's own end() sends it.
+    assert.deepEqual([res.status, res.headers['content-length'], res.body], [201, '0', '']);
     // The head going out stopped the timer, as it does for every response whose head is written.
     assert.deepEqual(seen, []);
   });
 });
 
-describe('session: a write that throws while the end is held', () => {
-  it('the whole body goes out once the store has saved, as in Connect 2.30', async () => {
-    // Node refuses the status code in writeHead: nothing was sent, and the error
-    // handler's own end() comes too late. The store's answer then sends all of it.
-    const refusedStatus: Handler = (req, res) => {
+describe('session: an empty end behind compress', () => {
+  it('is sent with Content-Length: 0 and not compressed, as Connect 2.30 answers', async () => {
+    // The head now goes out at the app's end(), before compress has seen that the body is
+    // empty: without a length, compress gzipped it (20 bytes for none).
+    const store = new session.MemoryStore();
+    const set = store.set;
+    store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 20);
+    const empty: Handler = (req, res) => {
       req.session.n = 1;
-      res.statusCode = 42;
-      res.setHeader('Content-Length', '5');
-      res.end('hello');
+      res.setHeader('Content-Type', 'text/plain');
+      res.end();
     };
-    const secret = 's';
-    const [res] = await assertSameAsConnect(
-      [connect.session({ secret }), refusedStatus],
-      [session({ secret }), refusedStatus],
-      [{ path: '/' }],
-      normalize,
+    const [res] = await requestAll(
+      [compress(), session({ secret: 's', store }), empty],
+      [{ path: '/', headers: { 'accept-encoding': 'gzip' } }],
     );
-    assert.deepEqual([res.status, res.body, res.headers['content-length']], [500, 'hello', '5']);
+    assert.deepEqual(
+      [res.status, res.headers['content-encoding'], res.headers['content-length'], res.body],
+      [200, undefined, '0', ''],
+    );
   });
 });
+
+describe('session: a write that throws while the end is held', () => {
+  // Node refuses the status code in writeHead: nothing was sent. Connect 2.30 (and
+  // express-session 1.19) ignored the error handler's own end() and, once the store
+  // saved, sent the held body under the error handler's head, whose Content-Length is
+  // its own page's: on keep-alive the client read on into the next response.
+  const refusedStatus: Handler = (req, res) => {
+    req.session.n = 1;
+    res.statusCode = 42;
+    if (req.url === '/body') res.setHeader('Content-Length', '5');
+    res.end(req.url === '/body' ? 'hello' : undefined);
+  };
+  const errorPage = (err: any, _req: any, res: any, _next: any) => {
+    const page = `error page: ${err.code}`;
+    res.statusCode = 500;
+    res.setHeader('Content-Length', String(Buffer.byteLength(page)));
+    res.end(page);
+  };
+  const ok: Handler = (_req, res) => res.end('next answer');
+
+  // A desync leaves the client waiting for bytes that never come: fail rather than hang.
+  it(
+    'the error handling answers as it would without a session, and the connection goes on',
+    { timeout: 10_000 },
+    async () => {
+      const store = new session.MemoryStore();
+      const set = store.set;
+      store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 20);
+      for (const path of ['/body', '/empty']) {
+        const app = chain([
+          session({ secret: 's', store }),
+          (req, res, next) => (req.url === '/next' ? ok(req, res, next) : refusedStatus(req, res, next)),
+          errorPage,
+        ]);
+        const answers = await pipelinedAnswers(app, [path, '/next']);
+        assert.deepEqual(answers, [
+          { status: 500, body: 'error page: ERR_HTTP_INVALID_STATUS_CODE' },
+          { status: 200, body: 'next answer' },
+        ]);
+      }
+    },
+  );
+
+  it('an error handler that sets no length: the Content-Length of the body the app meant is gone', async () => {
+    const [res] = await requestAll([session({ secret: 's' }), refusedStatus], [{ path: '/body' }]);
+    assert.equal(res.status, 500);
+    assert.equal(res.headers['content-length'], undefined);
+  });
+});
+
+/** Sends `paths` pipelined on one keep-alive connection; each answer's status and body, in order. */
+async function pipelinedAnswers(app: http.RequestListener, paths: string[]) {
+  return withServer(app, async (port) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const one = (path: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          http
+            .get({ host: '127.0.0.1', port, path, agent }, (res) => {
+              let body = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => (body += chunk));
+              res.on('end', () => resolve({ status: res.statusCode!, body }));
+            })
+            .on('error', reject);
+        });
+      return await Promise.all(paths.map(one));
+    } finally {
+      agent.destroy();
+    }
+  });
+}
 
 describe('session: errors', () => {
   it('a store.get error reaches the error handler; ENOENT starts a new session', async () => {

@@ -142,9 +142,18 @@ describe('response methods over HTTP/2', () => {
           stream.on('close', () => resolve());
         });
       }
-      for (let i = 0; i < 50 && outcomes.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      // A client that closes its whole session with an error code (GOAWAY) left as well.
+      const leaving = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      leaving.on('error', () => {});
+      await new Promise<void>((resolve) => {
+        const stream = leaving.request({ ':path': '/callback' });
+        stream.on('error', () => {});
+        stream.once('data', () => leaving.destroy(new Error('leaving'), http2.constants.NGHTTP2_INTERNAL_ERROR));
+        leaving.on('close', () => resolve());
+      });
+      for (let i = 0; i < 100 && outcomes.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
       await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.deepEqual(outcomes, ['callback ECONNABORTED', 'sendfile ECONNABORTED']);
+      assert.deepEqual(outcomes, ['callback ECONNABORTED', 'sendfile ECONNABORTED', 'callback ECONNABORTED']);
     } finally {
       client.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -22,8 +22,11 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
   const end = res.end as (...args: unknown[]) => ServerResponse;
   const write = res.write as (...args: unknown[]) => boolean;
   let ended = false;
+  // Set when sending the held response threw: see `release`.
+  let released = false;
 
   res.end = function endAfterStore(this: ServerResponse, ...args: unknown[]) {
+    if (released) return end.apply(res, args);
     if (ended) return this;
     ended = true;
     // end([chunk], [encoding], [callback]): keep the callback for the real end.
@@ -40,6 +43,7 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
     work(
       inCallerContext((err?: unknown) => {
         if (err) setImmediate(next, err);
+        if (released) return;
         if (pending) {
           // The store answered at once: end normally with the whole body.
           pending = false;
@@ -50,27 +54,50 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
       }),
     );
     if (!pending) return this;
-    if (chunk == null) {
-      // The head goes out now, as the app ended the response (express-session 1.19 does
-      // this; 1.11 did not): left unwritten, anything run before the store answers (a
-      // timeout's 503 page) could set a status and Content-Length whose body's `end` is
-      // ignored, and the client would read the next response as this one's body.
-      if (!res.headersSent) (res as unknown as { _implicitHeader(): void })._implicitHeader();
-      return this;
-    }
-    const length = Number(res.getHeader('Content-Length'));
-    if (Number.isNaN(length) || length <= 0) {
-      write.call(res, chunk, encoding);
+    try {
+      if (chunk == null) {
+        sendEmptyHead(res);
+        return this;
+      }
+      const length = Number(res.getHeader('Content-Length'));
+      if (Number.isNaN(length) || length <= 0) {
+        write.call(res, chunk, encoding);
+        pending = false;
+        return this;
+      }
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding);
+      const last = Math.max(bytes.length - 1, 0);
+      write.call(res, bytes.subarray(0, last));
       pending = false;
+      if (bytes.length > 0) rest = bytes.subarray(last);
       return this;
+    } catch (err) {
+      // Nothing was sent (Node refused the status code, say), and the caller's error
+      // handling answers instead, as it would without a session: its `end` goes through,
+      // and the store's answer no longer ends the response. (Held, that `end` was ignored
+      // and the held one sent this body under the error page's head, its Content-Length
+      // included: a keep-alive client read on into the next response. Connect 2.30 and
+      // express-session 1.19 do that.) The Content-Length set for this body goes with it.
+      released = true;
+      res.removeHeader('Content-Length');
+      throw err;
     }
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding);
-    const last = Math.max(bytes.length - 1, 0);
-    // When the write throws (Node refuses the status code, say), nothing was sent:
-    // the store's answer then ends the response with the whole body, as in express-session.
-    write.call(res, bytes.subarray(0, last));
-    pending = false;
-    if (bytes.length > 0) rest = bytes.subarray(last);
-    return this;
   } as ServerResponse['end'];
+}
+
+/**
+ * Sends the head of a response the app ended without a body, as Node's `end()` would
+ * (with `Content-Length: 0` where a body may follow), while the end itself waits for
+ * the store. express-session 1.19 sends the head here too; 1.11 (Connect 2.30's) waited,
+ * and anything run meanwhile (a timeout's 503 page) could set a status and a
+ * Content-Length whose body's `end` was ignored. The length matters before the head
+ * goes out: `compress` decides by it, and would gzip an empty body of unknown length.
+ */
+function sendEmptyHead(res: ServerResponse): void {
+  if (res.headersSent) return;
+  const status = res.statusCode;
+  const bodyless = status < 200 || status === 204 || status === 304 || res.req?.method === 'HEAD';
+  if (!bodyless && !res.hasHeader('Content-Length') && !res.hasHeader('Transfer-Encoding'))
+    res.setHeader('Content-Length', '0');
+  (res as unknown as { _implicitHeader(): void })._implicitHeader();
 }
