@@ -4,16 +4,16 @@
  * sessions and bodies as over HTTP/1.1.
  */
 import assert from 'node:assert/strict';
-import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import request from 'supertest';
 import webapp3 = require('../../src/v3/index');
+import { failNextRead } from '../support/failing-read';
 import { h2connect, h2exchange, type H2Exchange } from '../support/http2-client';
 import { selfSignedCert, type KeyPair } from '../support/self-signed-cert';
 
@@ -175,20 +175,7 @@ describe('webapp/v3 over HTTP/2', () => {
   it('sendfile: a read failing after the head resets the stream, not the session', async () => {
     // On HTTP/1 the connection is ended; over HTTP/2 ending the request's socket ended
     // the stream as if the file were whole (or the whole session with it).
-    const original = fs.createReadStream;
-    let failing = true;
-    (fs as Any).createReadStream = function (this: unknown, ...args: Any[]) {
-      if (!failing) return (original as Any).apply(this, args);
-      failing = false;
-      let sent = false;
-      return new Readable({
-        read() {
-          if (sent) this.destroy(Object.assign(new Error('read failed'), { code: 'EIO' }));
-          else this.push(Buffer.alloc(1024, 0x62));
-          sent = true;
-        },
-      });
-    };
+    const restoreRead = failNextRead();
     const app = webapp3();
     app.get('/file', (_req: Any, res: Any) => res.sendfile(join(root, 'large.bin')));
     try {
@@ -200,7 +187,7 @@ describe('webapp/v3 over HTTP/2', () => {
         assert.deepEqual([whole.rstCode, whole.body.length], [0, 256 * 1024]);
       });
     } finally {
-      (fs as Any).createReadStream = original;
+      restoreRead();
     }
   });
 });

@@ -10,8 +10,8 @@ import type http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { failNextRead } from '../support/failing-read';
 import { rawRequest, withServer } from '../support/raw-http';
 import webapp3 = require('../../src/v3/index');
 
@@ -75,21 +75,7 @@ describe('3.x res.sendfile when the connection or the read fails', () => {
   });
 
   it('a read failing after the head went out: no error page, and the server serves on', async () => {
-    const original = fs.createReadStream;
-    let failing = true;
-    (fs as Any).createReadStream = function (this: unknown, ...args: Any[]) {
-      if (!failing) return (original as Any).apply(this, args);
-      failing = false;
-      let sent = false;
-      return new Readable({
-        read() {
-          if (!sent) {
-            sent = true;
-            this.push(Buffer.alloc(1024, 0x62));
-          } else this.destroy(Object.assign(new Error('read failed'), { code: 'EIO' }));
-        },
-      });
-    };
+    const restoreRead = failNextRead();
     const nextCalls: unknown[] = [];
     const app: Any = webapp3();
     app.get('/large', (_req: Any, res: Any) => res.sendfile(join(dir, 'large.bin')));
@@ -110,7 +96,7 @@ describe('3.x res.sendfile when the connection or the read fails', () => {
         assert.equal(ok.status, 200);
       });
     } finally {
-      (fs as Any).createReadStream = original;
+      restoreRead();
     }
     assert.deepEqual(nextCalls, []);
   });
