@@ -28,7 +28,8 @@ interface Http2StreamLike {
 export function cutResponse(req: IncomingMessage, res: ServerResponse): void {
   if (res.writableEnded) return;
   if (isHttp2Request(req)) {
-    const stream = (req as { stream?: Http2StreamLike }).stream as Http2StreamLike;
+    // isHttp2Request checked that it has one.
+    const stream = (req as IncomingMessage & { stream: Http2StreamLike }).stream;
     if (!stream.destroyed) stream.close(NGHTTP2_INTERNAL_ERROR);
     return;
   }

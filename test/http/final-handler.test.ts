@@ -10,23 +10,37 @@ import webapp3 = require('../../src/v3/index');
 import webappMiddleware = require('../../src/middleware/index');
 import { assertSameResponses, type Framework } from '../support/differential';
 
-/** The whole answer, status line included (the differential helpers compare the code only). */
-function rawAnswer(app: http.RequestListener, path: string, version = '1.1'): Promise<string> {
+/**
+ * Writes `request` on one connection to a server running `app` and resolves with all it
+ * answered once the connection closes. The client half-closes at once, or, given
+ * `complete`, once what arrived satisfies it (pipelined requests answered in turn).
+ */
+function exchange(app: http.RequestListener, request: string, complete?: (text: string) => boolean): Promise<string> {
   const server = http.createServer(app);
   return new Promise((resolve, reject) => {
     server.listen(0, '127.0.0.1', () => {
       const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
       let text = '';
       socket.setEncoding('latin1');
-      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (complete?.(text)) socket.end();
+      });
       socket.on('error', reject);
       socket.on('close', () => {
         server.close();
-        resolve(text.replace(/^Date: .*\r\n/im, '').replace(/^X-Powered-By: .*\r\n/im, ''));
+        resolve(text);
       });
-      socket.end(`GET ${path} HTTP/${version}\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      if (complete) socket.write(request);
+      else socket.end(request);
     });
   });
+}
+
+/** The whole answer, status line included (the differential helpers compare the code only). */
+async function rawAnswer(app: http.RequestListener, path: string, version = '1.1'): Promise<string> {
+  const text = await exchange(app, `GET ${path} HTTP/${version}\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  return text.replace(/^Date: .*\r\n/im, '').replace(/^X-Powered-By: .*\r\n/im, '');
 }
 
 describe('final handler', () => {
@@ -290,24 +304,9 @@ describe('final handler', () => {
   });
 });
 
-/** Sends `paths` pipelined on one connection, half-closing only after the last answer is complete. */
+/** Sends `paths` pipelined on one connection, half-closing only after the last `/b` answer is complete. */
 function pipelined(app: http.RequestListener, paths: string[]): Promise<string> {
-  const server = http.createServer(app);
-  return new Promise((resolve, reject) => {
-    server.listen(0, '127.0.0.1', () => {
-      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
-      let text = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (chunk: string) => {
-        text += chunk;
-        if (text.split('b1b2').length - 1 === paths.filter((p) => p === '/b').length) socket.end();
-      });
-      socket.on('error', reject);
-      socket.on('close', () => {
-        server.close();
-        resolve(text);
-      });
-      socket.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
-    });
-  });
+  const slow = paths.filter((path) => path === '/b').length;
+  const request = paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join('');
+  return exchange(app, request, (text) => text.split('b1b2').length - 1 === slow);
 }
