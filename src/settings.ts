@@ -136,15 +136,23 @@ export function hashesStrings(fn: ETagFunction): boolean {
 
 /** `true`/`'weak'`, `'strong'`, `false` or a custom function. */
 export function compileETag(value: unknown): ETagFunction | undefined {
+  return chooseETag(value, weakETag, strongETag);
+}
+
+/**
+ * The `etag` setting's value to its function, given the line's weak and strong
+ * generators (webapp/v3 has Express 3's): a function is kept as it is.
+ */
+export function chooseETag(value: unknown, weak: ETagFunction, strong: ETagFunction): ETagFunction | undefined {
   if (typeof value === 'function') return value as ETagFunction;
   switch (value) {
     case true:
     case 'weak':
-      return weakETag;
+      return weak;
     case false:
       return undefined;
     case 'strong':
-      return strongETag;
+      return strong;
     default:
       throw new TypeError('unknown value for etag function: ' + value);
   }

@@ -1,9 +1,6 @@
 /** `json(options)`: JSON bodies into `req.body`. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hasBody } from '../http/type-is';
-import { commonSettings, requestCharset, type Options } from './options';
-import { unsupportedCharset } from './errors';
-import { readBody, type ParsedRequest } from './read';
+import { commonSettings, type Options } from './options';
+import { parserMiddleware } from './parser';
 
 export interface OptionsJson extends Options {
   /**
@@ -102,19 +99,9 @@ export function createJsonParser(options: OptionsJson | undefined, dialect: Json
     }
   };
 
-  return function jsonParser(req: ParsedRequest, res: ServerResponse, next: (err?: unknown) => void) {
-    if (req._body) return next();
-    req.body = req.body || {};
-    if (!hasBody(req) || !settings.shouldParse(req as IncomingMessage)) return next();
-    const charset = requestCharset(req) || 'utf-8';
-    if (charset.slice(0, 4) !== 'utf-') {
-      return next(unsupportedCharset(charset));
-    }
-    readBody(req, res, next, parse, {
-      encoding: charset,
-      inflate: settings.inflate,
-      limit: settings.limit,
-      verify: settings.verify,
-    });
-  };
+  return parserMiddleware('jsonParser', settings, {
+    defaultCharset: 'utf-8',
+    readsCharset: (charset) => charset.slice(0, 4) === 'utf-',
+    parse,
+  });
 }

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseBytes } from '../http/bytes';
 import { parseMediaType } from '../http/content-type';
 import { hasBody, matchType } from '../http/type-is';
-import type { Verify } from './read';
+import type { ReadSettings } from './read';
 
 export interface Options {
   /** Inflate gzip/deflate/br bodies (default true); false rejects encoded bodies with 415. */
@@ -22,10 +22,7 @@ export interface Options {
   verify?(req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null): void;
 }
 
-export interface CommonSettings {
-  inflate: boolean;
-  limit: number;
-  verify: Verify | false;
+export interface CommonSettings extends ReadSettings {
   shouldParse: (req: IncomingMessage) => boolean;
 }
 

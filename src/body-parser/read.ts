@@ -35,9 +35,8 @@ const zlib = lazy(() => require('node:zlib') as typeof import('node:zlib'));
 
 export type Verify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null) => void;
 
-export interface ReadOptions {
-  /** Charset to decode with, or null to keep a Buffer (raw). */
-  encoding: string | null;
+/** The parser's settings the read follows. */
+export interface ReadSettings {
   inflate: boolean;
   limit: number;
   verify: Verify | false;
@@ -163,18 +162,22 @@ function collect(
   if (!closesAfterAborted) req.on('close', onClose);
 }
 
-/** Reads, verifies and parses the body into `req.body`, then calls `next` (with the error, if any). */
+/**
+ * Reads, verifies and parses the body into `req.body`, then calls `next` (with the
+ * error, if any). `encoding` is the charset to decode with, or null to keep a Buffer (raw).
+ */
 export function readBody(
   req: ParsedRequest,
   res: ServerResponse,
   callerNext: NextFunction,
   parse: (body: string | Buffer) => unknown,
-  options: ReadOptions,
+  encoding: string | null,
+  settings: ReadSettings,
 ): void {
   req._body = true;
   // The body's events run in the connection's context: continue in the caller's.
   const next = inCallerContext(callerNext);
-  const { encoding, verify } = options;
+  const verify = settings.verify;
   const decoder: BodyDecoder | undefined = encoding === null ? undefined : decoderFor(encoding);
   // A charset nothing decodes is refused where body-parser 1.20 refuses it: at
   // once when there is a `verify`, before any inflating stream exists; else after
@@ -188,7 +191,7 @@ export function readBody(
 
   let stream: Readable;
   try {
-    stream = contentStream(req, options.inflate);
+    stream = contentStream(req, settings.inflate);
   } catch (err) {
     next(err);
     return;
@@ -197,7 +200,7 @@ export function readBody(
   const announced =
     stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
 
-  collect(req, stream, announced, options.limit, charsetError, (error, chunks, length) => {
+  collect(req, stream, announced, settings.limit, charsetError, (error, chunks, length) => {
     if (error) {
       if (stream !== req) {
         req.unpipe(stream as unknown as NodeJS.WritableStream);

@@ -1,12 +1,10 @@
 /** `urlencoded(options)`: form bodies into `req.body`, flat (`extended: false`) or nested (qs). */
-import type { ServerResponse } from 'node:http';
 import { parse as parseSimple } from 'node:querystring';
 import { deprecate } from '../http/deprecate';
-import { hasBody } from '../http/type-is';
 import { parseExtended } from '../querystring';
-import { commonSettings, requestCharset, type Options } from './options';
-import { depthExceeded, tooManyParameters, unsupportedCharset } from './errors';
-import { readBody, type ParsedRequest } from './read';
+import { commonSettings, type Options } from './options';
+import { depthExceeded, tooManyParameters } from './errors';
+import { parserMiddleware } from './parser';
 
 export interface OptionsUrlencoded extends Options {
   /** Nested objects and arrays (qs) when true (the deprecated default), flat strings when false. */
@@ -70,19 +68,9 @@ export function urlencoded(options?: OptionsUrlencoded) {
   const queryParse = opts.extended !== false ? extendedParser(opts) : simpleParser(opts);
   const parse = (body: string | Buffer) => ((body as string).length ? queryParse(body as string) : {});
 
-  return function urlencodedParser(req: ParsedRequest, res: ServerResponse, next: (err?: unknown) => void) {
-    if (req._body) return next();
-    req.body = req.body || {};
-    if (!hasBody(req) || !settings.shouldParse(req)) return next();
-    const charset = requestCharset(req) || 'utf-8';
-    if (charset !== 'utf-8') {
-      return next(unsupportedCharset(charset));
-    }
-    readBody(req, res, next, parse, {
-      encoding: charset,
-      inflate: settings.inflate,
-      limit: settings.limit,
-      verify: settings.verify,
-    });
-  };
+  return parserMiddleware('urlencodedParser', settings, {
+    defaultCharset: 'utf-8',
+    readsCharset: (charset) => charset === 'utf-8',
+    parse,
+  });
 }

@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import type { ETagFunction } from '../settings';
+import { chooseETag, type ETagFunction } from '../settings';
 
 function entityTag3(body: Buffer): string {
   if (body.length === 0) return '"0-1B2M2Y8AsgTpgAmY7PhCfg"';
@@ -25,16 +25,5 @@ const strong3 = generator(false);
 
 /** The 3.x `etag` setting: true/'weak', 'strong', false, or a function. */
 export function compileETag3(value: unknown): ETagFunction | undefined {
-  if (typeof value === 'function') return value as ETagFunction;
-  switch (value) {
-    case true:
-    case 'weak':
-      return weak3;
-    case false:
-      return undefined;
-    case 'strong':
-      return strong3;
-    default:
-      throw new TypeError('unknown value for etag function: ' + value);
-  }
+  return chooseETag(value, weak3, strong3);
 }

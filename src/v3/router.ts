@@ -16,17 +16,10 @@ import {
 } from '../router/layer';
 import { methodMembers, methods, type MethodMembers } from '../router/methods';
 import { flattenHandlers } from '../router/route';
+import type { ParamDefinition, ParamHandler } from '../router/index';
 import { compilePath3, type PathKey3 } from './path';
 
 export type Callback3 = Handler;
-type ParamCallback3 = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: NextFunction,
-  value: unknown,
-  name: string,
-) => unknown;
-type ParamDefinition3 = (name: string, fn: unknown) => ParamCallback3 | undefined;
 
 /** 3.x `req.params`: an array (numbered captures) carrying named parameters as properties. */
 export type Params3 = string[] & Record<string, string>;
@@ -95,8 +88,8 @@ export interface Router3 extends MethodMembers<
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Router3 {
   map: Record<string, Route3[]> = {};
-  params: Record<string, ParamCallback3[]> = {};
-  _params: ParamDefinition3[] = [];
+  params: Record<string, ParamHandler[]> = {};
+  _params: ParamDefinition[] = [];
   caseSensitive: boolean | undefined;
   strict: boolean | undefined;
   /** The middleware `app.use(app.router)` mounts. */
@@ -108,7 +101,7 @@ export class Router3 {
     this.middleware = (req, res, next) => this._dispatch(req, res, next);
   }
 
-  param(name: string | ParamDefinition3, fn?: unknown): this | undefined {
+  param(name: string | ParamDefinition, fn?: unknown): this | undefined {
     if (typeof name === 'function') {
       this._params.push(name);
       return undefined;
@@ -119,7 +112,7 @@ export class Router3 {
       if (replaced) callback = replaced;
     }
     if (typeof callback !== 'function') throw new Error('invalid param() call for ' + name + ', got ' + callback);
-    (this.params[name] = this.params[name] || []).push(callback as ParamCallback3);
+    (this.params[name] = this.params[name] || []).push(callback as ParamHandler);
     return this;
   }
 
@@ -146,7 +139,7 @@ export class Router3 {
       let paramIndex = 0;
       let key: PathKey3 | undefined;
       let paramValue: unknown;
-      let callbacks: ParamCallback3[] | undefined;
+      let callbacks: ParamHandler[] | undefined;
 
       const nextRoute = (err?: unknown) => pass((req._route_index ?? 0) + 1, err);
 

@@ -41,6 +41,16 @@ const post = (type: string | undefined, body: string | Buffer, extra: Record<str
 });
 
 describe('webapp/body-parser compatibility with body-parser@1.20', () => {
+  it('names its middleware functions as body-parser does (apps and tools find them by name in the stack)', () => {
+    for (const kind of ['json', 'raw', 'text', 'urlencoded'] as const) {
+      const options = { extended: true };
+      const expected = theirs[kind](options) as (...args: unknown[]) => void;
+      const actual = ours[kind](options);
+      assert.equal(actual.name, expected.name, kind);
+      assert.equal(actual.length, expected.length, kind);
+    }
+  });
+
   it('json: objects, arrays, strict violations, reviver-free parsing, bad JSON, empty bodies, charsets', async () => {
     await same(
       (m) => m.json(),
