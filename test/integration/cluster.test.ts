@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { watchChild, type WatchedChild } from '../support/child-output';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { startLoad } from '../support/load';
-import { freePort, startRedis, type RedisServer } from '../support/redis-server';
+import { startRedis, type RedisServer } from '../support/redis-server';
 
 const root = resolve(__dirname, '../..');
 let redis: RedisServer;
@@ -29,7 +29,6 @@ const workerOf = (res: RawResponse) => String(res.headers['x-worker']);
 
 before(async () => {
   redis = await startRedis();
-  port = await freePort();
   primary = spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
     cwd: root,
     // A process group of its own: the last test signals the whole group, as systemd does.
@@ -37,7 +36,9 @@ before(async () => {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: {
       ...process.env,
-      PORT: String(port),
+      // Port 0: the primary picks a free one and every worker, replacements too, gets
+      // the same (Node's cluster); nothing can take it between choosing and binding.
+      PORT: '0',
       HOST: '127.0.0.1',
       WORKERS: '2',
       REDIS_URL: redis.url,
@@ -47,7 +48,7 @@ before(async () => {
   });
   watched = watchChild(primary);
   primary.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  await printed(/cluster of 2 listening/);
+  port = Number((await printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
 });
 
 after(async () => {
