@@ -141,13 +141,23 @@ describe('showcase: accounts', () => {
     assert.deepEqual(before, []);
     assert.deepEqual(flashes((await stranger.get('/notes')).text), ['Welcome back, linus.']);
 
-    const out = await stranger.submit('/notes', '/logout', {});
+    // Signed in, the visitors' pages lead to the notes, and /logout asks for the click.
+    for (const path of ['/login', '/signup']) assert.equal((await stranger.get(path)).location, '/notes', path);
+    const confirm = await stranger.get('/logout');
+    assert.equal(confirm.status, 200);
+    assert.equal(titleOf(confirm.text), 'Log out');
+    assert.match(confirm.text, /<form method="post" action="\/logout">/);
+    assert.equal(confirm.headers.get('set-cookie'), null, 'showing the page logs nobody out');
+    assert.equal((await stranger.get('/notes')).status, 200);
+
+    const out = await stranger.submit('/logout', '/logout', {});
     assert.equal(out.location, '/login');
     assert.deepEqual(flashes((await stranger.get('/login')).text), ['You have been logged out.']);
     const refused = await stranger.get('/notes');
     assert.equal(refused.status, 302);
     assert.equal(refused.location, '/login');
     assert.deepEqual(flashes((await stranger.get('/login')).text), ['Please log in to see that page.']);
+    assert.equal((await stranger.get('/logout')).location, '/login', 'nobody to log out');
   });
 
   it('throttles failed logins per username: the eleventh within 15 minutes gets 429', async () => {
@@ -224,7 +234,15 @@ describe('showcase: notes', () => {
 
     const files = () => readdirSync(join(dataDir, 'attachments')).length;
     const filesBefore = files();
-    const deleted = await visitor.submit(notePath, notePath + '/delete', {});
+    // Delete leads to a page that asks first; only its form deletes.
+    assert.match((await visitor.get(notePath)).text, new RegExp(`<a class="button danger" href="${notePath}/delete">`));
+    const asked = await visitor.get(notePath + '/delete');
+    assert.equal(asked.status, 200);
+    assert.equal(titleOf(asked.text), 'Delete note');
+    assert.match(asked.text, /<h1>Delete "Groceries"\?<\/h1>[\s\S]*and its attachment, list\.txt,/);
+    assert.equal(asked.headers.get('cache-control'), 'no-store');
+    assert.equal((await visitor.get(notePath)).status, 200, 'asking deletes nothing');
+    const deleted = await visitor.submit(notePath + '/delete', notePath + '/delete', {});
     assert.equal(deleted.location, '/notes');
     assert.deepEqual(flashes((await visitor.get('/notes')).text), ['Note "Groceries" deleted.']);
     assert.equal((await visitor.get(notePath)).status, 404);

@@ -43,4 +43,10 @@ function requireLogin(req, res, next) {
   res.redirect('/login');
 }
 
-module.exports = { authentication, requireLogin };
+/** The login and sign-up pages are for visitors: a signed-in user goes to their notes. */
+function guestOnly(req, res, next) {
+  if (req.isAuthenticated()) return res.redirect('/notes');
+  next();
+}
+
+module.exports = { authentication, requireLogin, guestOnly };

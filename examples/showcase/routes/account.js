@@ -5,6 +5,7 @@ const { body, validationResult, matchedData } = require('express-validator');
 const { rateLimit, ipKeyGenerator } = require('express-rate-limit');
 const { hashPassword } = require('../lib/passwords');
 const { handleRejections } = require('../lib/handle-rejections');
+const { guestOnly } = require('../lib/auth');
 
 const username = () =>
   body('username')
@@ -57,7 +58,9 @@ function loginThrottle(limit) {
 function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
   const router = framework.Router();
 
-  router.get('/signup', (req, res) => res.page('account/signup', { title: 'Sign up', values: {}, errors: {} }));
+  router.get('/signup', guestOnly, (req, res) =>
+    res.page('account/signup', { title: 'Sign up', values: {}, errors: {} }),
+  );
 
   router.post(
     '/signup',
@@ -81,7 +84,7 @@ function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
     }),
   );
 
-  router.get('/login', (req, res) => res.page('account/login', { title: 'Log in', values: {}, errors: {} }));
+  router.get('/login', guestOnly, (req, res) => res.page('account/login', { title: 'Log in', values: {}, errors: {} }));
 
   router.post('/login', loginThrottle(loginAttempts), loginChecks, (req, res, next) => {
     const errors = validationResult(req);
@@ -103,6 +106,13 @@ function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
         res.redirect('/notes');
       });
     })(req, res, next);
+  });
+
+  // Logging out changes state, so it is a POST (a link or an image elsewhere cannot log
+  // anyone out); a typed-in or bookmarked /logout asks for the click.
+  router.get('/logout', (req, res) => {
+    if (!req.isAuthenticated()) return res.redirect('/login');
+    res.page('account/logout', { title: 'Log out' });
   });
 
   router.post('/logout', (req, res, next) => {

@@ -93,6 +93,9 @@ function notesRoutes(framework, { store, attachments }) {
     }),
   );
 
+  // The Delete button leads here first: deleting takes a second, deliberate click.
+  router.get('/:id/delete', (req, res) => res.page('notes/delete', { title: 'Delete note', note: req.note }));
+
   router.post(
     '/:id/delete',
     handleRejections(async (req, res) => {
