@@ -12,17 +12,20 @@
  */
 import { IncomingMessage, METHODS, ServerResponse } from 'node:http';
 import { revealQueryAccessor } from './query';
+import { holdHttp2Peer } from './http/http2-request';
 import { lazy } from './http/lazy';
 import { isHeaderStoreMethod } from './response/header-store';
 
 /** Only HTTP/2 responses need it (cold start). */
 const http2ResponseModule = lazy(() => require('./http/http2-response') as typeof import('./http/http2-response'));
 
-const kHttp2Prototypes = Symbol('webapp.http2Prototypes');
-
-interface PrototypeCarrier {
-  [kHttp2Prototypes]?: WeakMap<object, object>;
-}
+/**
+ * Each app prototype's HTTP/2 prototypes, one per Node class. Kept beside the app
+ * prototypes, not on them: a mounted app's `app.request` inherits from its parent's,
+ * and a property there would be the parent's, so the sub-app's requests got the parent
+ * app's prototype (its settings, `trust proxy` among them) over HTTP/2.
+ */
+const http2Prototypes = new WeakMap<object, WeakMap<object, object>>();
 
 /** Finds `key` along `start`'s prototype chain, stopping before `stop`. */
 function findDescriptor(start: object, stop: object, key: string | symbol): PropertyDescriptor | undefined {
@@ -42,13 +45,19 @@ function layeredPrototype(appProto: object, nodeProto: object, nativeProto: obje
       if (descriptor === undefined) return Reflect.get(nativeProto, key, receiver);
       return descriptor.get ? descriptor.get.call(receiver) : descriptor.value;
     },
+    // An assignment does what it does on an object whose prototype is the app's: a
+    // setter runs, a getter alone or a read-only value refuses it (a TypeError in
+    // strict code), and anything else becomes the object's own property. So
+    // `req.ip = req.headers['x-real-ip']` changes nothing, over HTTP/2 as in Express.
     set(_target, key, value, receiver) {
       const descriptor = findDescriptor(appProto, nodeProto, key);
-      if (descriptor?.set) {
+      if (descriptor === undefined) return Reflect.set(nativeProto, key, value, receiver);
+      if (descriptor.get !== undefined || descriptor.set !== undefined) {
+        if (descriptor.set === undefined) return false;
         descriptor.set.call(receiver, value);
         return true;
       }
-      if (descriptor === undefined) return Reflect.set(nativeProto, key, value, receiver);
+      if (descriptor.writable !== true) return false;
       return Reflect.defineProperty(receiver as object, key, {
         value,
         writable: true,
@@ -63,11 +72,10 @@ function layeredPrototype(appProto: object, nodeProto: object, nativeProto: obje
 }
 
 function http2Prototype(appProto: object, nodeProto: object, nativeProto: object): object {
-  const carrier = appProto as PrototypeCarrier;
-  let cache = carrier[kHttp2Prototypes];
+  let cache = http2Prototypes.get(appProto);
   if (cache === undefined) {
     cache = new WeakMap();
-    Object.defineProperty(appProto, kHttp2Prototypes, { value: cache, configurable: true });
+    http2Prototypes.set(appProto, cache);
   }
   let proto = cache.get(nativeProto);
   if (proto === undefined) {
@@ -158,6 +166,7 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
     // end that checked :authority may have passed any Host through.
     if (headers && typeof headers[':authority'] === 'string') headers.host = headers[':authority'];
     normalizeMethodCase(req as { method?: unknown });
+    holdHttp2Peer(req as IncomingMessage);
     Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
   }
   revealQueryAccessor(req);

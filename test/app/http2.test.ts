@@ -41,6 +41,12 @@ function buildApp() {
   return app;
 }
 
+/** `target[name] = value` in strict code, where a refused assignment throws (test files are not all strict). */
+function assignInStrictCode(target: Any, name: string, value: unknown): void {
+  'use strict';
+  target[name] = value;
+}
+
 function h2get(port: number, path: string): Promise<H2Response> {
   return h2request(port, { ':path': path });
 }
@@ -307,6 +313,139 @@ describe('HTTP/2', () => {
         session.close();
         await new Promise((resolve) => server.close(resolve));
       }
+    }
+  });
+
+  it("a mounted app's requests have its prototypes and settings over HTTP/2 (its trust proxy)", async () => {
+    // The sub-app's HTTP/2 prototypes were looked up through its `app.request`, which
+    // inherits from the parent's: it got the parent's, and with it the parent's settings.
+    const app = webapp();
+    const admin = webapp();
+    app.set('trust proxy', true);
+    admin.set('trust proxy', false);
+    (admin.request as Any).area = () => 'admin';
+    (app.request as Any).area = () => 'site';
+    const whoami = (req: Any, res: Any) =>
+      res.json({ app: req.app === admin ? 'admin' : 'site', area: req.area(), ip: req.ip, protocol: req.protocol });
+    admin.get('/whoami', whoami);
+    app.use('/admin', admin);
+    app.get('/whoami', whoami);
+    const server = http2.createSecureServer({ key, cert }, app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = h2connect((server.address() as AddressInfo).port);
+    try {
+      const forwarded = { 'x-forwarded-for': '10.0.0.5', 'x-forwarded-proto': 'http' };
+      for (let round = 0; round < 2; round++) {
+        const inAdmin = await h2exchange(session, { ':path': '/admin/whoami', ...forwarded });
+        assert.deepEqual(JSON.parse(inAdmin.body), { app: 'admin', area: 'admin', ip: '127.0.0.1', protocol: 'https' });
+        const inSite = await h2exchange(session, { ':path': '/whoami', ...forwarded });
+        assert.deepEqual(JSON.parse(inSite.body), { app: 'site', area: 'site', ip: '10.0.0.5', protocol: 'http' });
+      }
+    } finally {
+      session.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('req.ip, req.protocol and req.secure keep their values once the stream has closed', async () => {
+    // Node's HTTP/2 request socket turns into a proxy of the closed stream, which has no
+    // address and no encryption: read at `finish` or `close`, req.ip was undefined and
+    // req.protocol `http`, and a trust function given undefined threw out of a listener.
+    const app = webapp();
+    app.set('trust proxy', (address: string) => address.startsWith('127.'));
+    const seen: Record<string, unknown>[] = [];
+    const record = (when: string, req: Any) => {
+      try {
+        seen.push({
+          when,
+          ip: req.ip,
+          ips: req.ips,
+          protocol: req.protocol,
+          secure: req.secure,
+          peer: req.socket.remoteAddress,
+        });
+      } catch (err) {
+        seen.push({ when, threw: String(err) });
+      }
+    };
+    let closed: () => void;
+    const allClosed = new Promise<void>((resolve) => (closed = resolve));
+    app.use((req: Any, res: Any, next: Any) => {
+      res.on('finish', () => record('finish', req));
+      req.on('close', () => {
+        record('close', req);
+        setTimeout(() => {
+          record('later', req);
+          closed();
+        }, 10);
+      });
+      next();
+    });
+    app.get('/', (req: Any, res: Any) => {
+      record('handler', req);
+      res.send('ok');
+    });
+    const server = http2.createSecureServer({ key, cert }, app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = h2connect((server.address() as AddressInfo).port);
+    try {
+      const answer = await h2exchange(session, { ':path': '/', 'x-forwarded-for': '203.0.113.9' });
+      assert.equal(answer.body, 'ok');
+      await allClosed;
+      const expected = { ip: '203.0.113.9', ips: ['203.0.113.9'], protocol: 'https', secure: true, peer: '127.0.0.1' };
+      // `finish` and `close` come in either order.
+      const order = ['handler', 'finish', 'close', 'later'];
+      seen.sort((a, b) => order.indexOf(a.when as string) - order.indexOf(b.when as string));
+      assert.deepEqual(
+        seen,
+        order.map((when) => ({ when, ...expected })),
+      );
+    } finally {
+      session.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("assigning to the request's getters is refused over HTTP/2 as over HTTP/1", async () => {
+    // `req.ip = req.headers['x-real-ip']` changes nothing in Express (a TypeError in strict
+    // code); over HTTP/2 it made a header the client controls the client's address.
+    const app = webapp();
+    app.get('/', (req: Any, res: Any) => {
+      const refused: string[] = [];
+      for (const name of ['ip', 'protocol', 'hostname', 'secure']) {
+        try {
+          assignInStrictCode(req, name, 'forged');
+        } catch (err) {
+          refused.push(`${name}: ${(err as Error).name}`);
+        }
+      }
+      req.custom = 'kept';
+      res.json({ refused, ip: req.ip, protocol: req.protocol, hostname: req.hostname, custom: req.custom });
+    });
+    const server = http2.createSecureServer({ key, cert, allowHTTP1: true }, app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const h2 = JSON.parse((await h2get(port, '/')).body);
+      const h1 = await new Promise<Any>((resolve, reject) => {
+        https
+          .get({ host: '127.0.0.1', port, path: '/', rejectUnauthorized: false }, (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve(JSON.parse(body)));
+          })
+          .on('error', reject);
+      });
+      assert.deepEqual(h2, {
+        refused: ['ip: TypeError', 'protocol: TypeError', 'hostname: TypeError', 'secure: TypeError'],
+        ip: '127.0.0.1',
+        protocol: 'https',
+        hostname: '127.0.0.1',
+        custom: 'kept',
+      });
+      assert.deepEqual(h2, h1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

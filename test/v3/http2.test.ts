@@ -190,4 +190,27 @@ describe('webapp/v3 over HTTP/2', () => {
       restoreRead();
     }
   });
+
+  it("a mounted app's requests have its settings and its ip after the stream closed", async () => {
+    const app = webapp3();
+    const admin = webapp3();
+    app.set('trust proxy', true);
+    admin.set('trust proxy', false);
+    const closedIps: unknown[] = [];
+    admin.get('/whoami', (req: Any, res: Any) => {
+      res.on('finish', () => closedIps.push(req.ip));
+      res.send(`${req.app === admin} ${req.ip} ${req.protocol}`);
+    });
+    app.use('/admin', admin);
+    app.get('/whoami', (req: Any, res: Any) => res.send(`${req.app === app} ${req.ip} ${req.protocol}`));
+    await overHttp2(app, async (session) => {
+      const forwarded = { 'x-forwarded-for': '10.0.0.5', 'x-forwarded-proto': 'http' };
+      assert.equal(
+        (await h2exchange(session, { ':path': '/admin/whoami', ...forwarded })).body,
+        'true 127.0.0.1 https',
+      );
+      assert.equal((await h2exchange(session, { ':path': '/whoami', ...forwarded })).body, 'true 10.0.0.5 http');
+    });
+    assert.deepEqual(closedIps, ['127.0.0.1']);
+  });
 });
