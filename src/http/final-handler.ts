@@ -115,9 +115,11 @@ function errorMessage(err: ErrorLike, status: number, env: string): string {
   return message || String(STATUS_CODES[status]);
 }
 
+/** The path the 404 message names: `null` for a target without one (`GET http://`), as Express prints it. */
 function resourceName(req: IncomingMessage): string {
   try {
-    return parseOriginalUrl(req)?.pathname ?? 'resource';
+    const url = parseOriginalUrl(req);
+    return url == null ? 'resource' : String(url.pathname);
   } catch {
     return 'resource';
   }

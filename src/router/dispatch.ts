@@ -180,7 +180,7 @@ export class Dispatch extends LayerCursor {
     // string as it is, V8 compiles each comparison to a call of its generic StrictEqual
     // (about 20 instructions, twice per layer); after the `typeof` test it is a string compare.
     const signal = typeof err === 'string';
-    let layerError = signal && err === 'route' ? null : err;
+    let layerError = signal && err === 'route' ? this.afterRouteSignal() : err;
     // Tested here rather than in restoreUrl: this runs for every layer, and keeping the
     // rare work out of line leaves V8 room to inline the rest of the walk into it.
     if (this.removed.length !== 0 || this.slashAdded) restoreUrl(this);
@@ -251,6 +251,17 @@ export class Dispatch extends LayerCursor {
       return;
     }
     this.enterAfterParams(layer, layerError, layerPath, path);
+  }
+
+  /**
+   * What `next('route')` leaves pending. Sent by a middleware, null, as in Express's
+   * router; sent by a route's handler, nothing: Express's route answers it with a plain
+   * `next()` of the router's, and a route of one handler is given the router's `next`
+   * itself (Route.dispatch), so the signal arrives here from the route's layer. Null or
+   * undefined only shows when the walk ends: `app.handle`'s or a router's callback gets it.
+   */
+  private afterRouteSignal(): null | undefined {
+    return this.previousLayer()?.route !== undefined ? undefined : null;
   }
 
   /**

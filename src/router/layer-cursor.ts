@@ -85,6 +85,11 @@ export class LayerCursor {
     else this.position++;
   }
 
+  /** The layer last returned by `nextLayer` or passed by `advance` (the one calling `next`), if any. */
+  protected previousLayer(): Layer | undefined {
+    return this.position > 0 ? this.layers[this.position - 1] : undefined;
+  }
+
   /** Whether every layer has been looked at. */
   protected get exhausted(): boolean {
     return this.position >= this.layers.length;

@@ -7,7 +7,7 @@
  * have none (middleware on `/`, patterns starting with a parameter, RegExps), in
  * stack order, so the order of execution is exactly Express's.
  */
-import type { Layer } from './layer';
+import { Layer } from './layer';
 import { stackEdits } from './stack-edits';
 
 /**
@@ -17,6 +17,13 @@ import { stackEdits } from './stack-edits';
  * (Node 20, bench/README.md "Profiles").
  */
 export const MIN_INDEXED_LAYERS = 8;
+
+/**
+ * Layer's own `match`. A layer matched by another (an instrumentation's wrapper on
+ * `Layer.prototype.match`, a function given to one layer) may match paths its pattern
+ * does not: it is asked for every path, as Express asks every layer.
+ */
+const layerMatch = Layer.prototype.match;
 
 export class LayerIndex {
   private readonly bySegment = new Map<string, number[]>();
@@ -29,6 +36,8 @@ export class LayerIndex {
   private readonly stack: Layer[];
   private readonly length: number;
   private readonly edits: number;
+  /** `Layer.prototype.match` at build time: replacing it files every layer anew. */
+  private readonly prototypeMatch: Layer['match'];
   /**
    * Whether any layer has a literal first segment. Without one (a chain of middleware)
    * the index would list every layer for every path, and a plain scan does that for less.
@@ -41,11 +50,14 @@ export class LayerIndex {
     this.stack = stack;
     this.length = stack.length;
     this.edits = stackEdits();
+    this.prototypeMatch = Layer.prototype.match;
     for (let i = 0; i < stack.length; i++) {
       const layer = stack[i];
-      // A layer whose `regexp` was replaced matches by the new one (Layer.match): its
-      // compiled pattern, and the segment it had, say nothing of it any more.
-      const key = layer.regexp === layer.pattern?.regexp ? layer.pattern.segmentKey : undefined;
+      // A layer whose `regexp` was replaced matches by the new one (Layer.match), and one
+      // with another `match` by that: its compiled pattern, and the segment it had, say
+      // nothing of it any more.
+      const key =
+        layer.regexp === layer.pattern?.regexp && layer.match === layerMatch ? layer.pattern.segmentKey : undefined;
       if (key === undefined) {
         this.unkeyed.push(i);
       } else {
@@ -61,7 +73,10 @@ export class LayerIndex {
   /** The index for `stack`, or undefined when the stack is too small to profit from one. */
   static for(stack: Layer[], current: LayerIndex | undefined): LayerIndex | undefined {
     if (stack.length < MIN_INDEXED_LAYERS) return undefined;
-    if (current !== undefined && current.isFor(stack)) return current;
+    // Asked once per request (per path): a `match` replaced on the prototype since is seen by the next.
+    if (current !== undefined && current.isFor(stack) && current.prototypeMatch === Layer.prototype.match) {
+      return current;
+    }
     return new LayerIndex(stack);
   }
 

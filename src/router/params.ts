@@ -28,7 +28,8 @@ export function processParams(
   const keys = layer.keys;
   let i = 0;
   let paramIndex = 0;
-  let name: string;
+  // A capture without a name (`*`, a RegExp group) is numbered: callbacks get the number, as in Express.
+  let name: string | number;
   let paramValue: unknown;
   let callbacks: ParamHandler[] | undefined;
   let call: ParamCall;
@@ -43,7 +44,7 @@ export function processParams(
       return;
     }
     paramIndex = 0;
-    name = String(keys[i++].name);
+    name = keys[i++].name;
     paramValue = req.params![name];
     callbacks = Object.prototype.hasOwnProperty.call(params, name) ? params[name] : undefined;
     const previous = called[name];
@@ -73,7 +74,7 @@ export function processParams(
       return;
     }
     try {
-      forwardRejection(fn(req, res, paramCallback, paramValue, name), forwardRejected(call));
+      forwardRejection(fn(req, res, paramCallback, paramValue, name as string), forwardRejected(call));
     } catch (e) {
       paramCallback(e);
     }

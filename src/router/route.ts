@@ -71,9 +71,10 @@ export class Route {
 
     if (stack.length === 1) {
       // One handler (`app.get(path, handler)`, the usual route): whatever it passes
-      // to next, `route`, `router`, an error or nothing, the route's own next would
-      // hand it on to the router's as it is, so the handler gets the router's next
-      // and the route needs no loop of its own.
+      // to next, `router`, an error or nothing, the route's own next would hand it on
+      // to the router's as it is, so the handler gets the router's next and the route
+      // needs no loop of its own. (`route`, which the route's next turns into nothing,
+      // the router's tells from a middleware's: Dispatch.afterRouteSignal.)
       const only = stack[0];
       if (only.method === undefined || only.method === method) only.handle_request(req, res, done);
       else done();

@@ -321,12 +321,21 @@ describe('routing compatibility with express@4', () => {
         });
         app.get('/ab/:a/:b', echo('ab'));
         app.get('/bad/:bad', echo('bad'));
+        // An unnamed capture (`*`, a RegExp group) is numbered: its callback gets the number.
+        app.param(
+          0 as unknown as string,
+          (_req: Request, res: Response, next: NextFunction, value: string, name: unknown) => {
+            hit(`${typeof name} ${String(name)}=${value}`)(_req, res, next);
+          },
+        );
+        app.get('/files/*', echo('files'));
+        app.get(/^\/re\/(\d+)$/, echo('re'));
         const router = fw.Router();
         router.get('/:id', echo('router-does-not-see-app-param'));
         app.use('/r', router);
         return app;
       },
-      ['/p/7', '/ab/1/2', '/bad/x', '/r/9'].map((p) => get(p)),
+      ['/p/7', '/ab/1/2', '/bad/x', '/r/9', '/files/a.txt', '/re/42'].map((p) => get(p)),
     );
   });
 
@@ -391,6 +400,15 @@ describe('routing compatibility with express@4', () => {
         app.get('/route', echo('after-route'));
         app.use('/r', router);
         app.get('/r/leave', echo('after-router'));
+        // What a router's own callback gets once `next('route')` ended its walk: nothing
+        // from a route's handler (one handler or several), null from a middleware.
+        const signals = fw.Router();
+        signals.get('/one', (_req: Request, _res: Response, next: NextFunction) => next('route'));
+        signals.get('/two', (_req: Request, _res: Response, next: NextFunction) => next('route'), echo('never'));
+        signals.use('/mw', (_req: Request, _res: Response, next: NextFunction) => next('route'));
+        app.use('/signals', (req: Request, res: Response) =>
+          signals(req, res, (err?: unknown) => res.end('router done with ' + String(err))),
+        );
         app.get('/error', (_req: Request, _res: Response, next: NextFunction) => next(new Error('passed')));
         app.get('/throw', () => {
           throw Object.assign(new Error('thrown'), { status: 418 });
@@ -406,6 +424,9 @@ describe('routing compatibility with express@4', () => {
         get('/next'),
         get('/route'),
         get('/r/leave'),
+        get('/signals/one'),
+        get('/signals/two'),
+        get('/signals/mw'),
         get('/error'),
         get('/throw'),
         get('/arity4'),
@@ -479,6 +500,9 @@ describe('routing compatibility with express@4', () => {
         '*',
         '/users/1#frag',
         '/users/1%23x',
+        // Absolute forms without a path: the 404 page names the path `null`, as Express's does.
+        'http://',
+        'https://?x',
       ].map((p) => get(p)),
     );
   });

@@ -128,6 +128,56 @@ describe('Router', () => {
     }
   });
 
+  it('a router of 8 layers or more asks a replaced `match` for every path, as Express asks it', async () => {
+    // The layer index files a layer under its pattern's first segment; a layer matched by
+    // another function may match paths of any segment.
+    const run = async (framework: typeof express, Layer: { prototype: { match(path: string): boolean } }) => {
+      const app = framework();
+      for (let i = 0; i < 10; i++) app.get('/o' + i, (_req: Req, res: Res) => res.send('o' + i));
+      const answers: string[] = [];
+      const get = async (path: string) => {
+        const res = await request(app).get(path);
+        answers.push(`${path} ${res.status} ${res.status === 200 ? res.text : ''}`);
+      };
+      await get('/o3');
+      // One layer given its own match, after the first request built the index...
+      const layer = (app as any)._router.stack.find((l: any) => l.route?.path === '/o5');
+      const ownMatch = layer.match;
+      layer.match = function (this: unknown, path: string) {
+        return ownMatch.call(this, path.startsWith('/legacy/') ? '/o5' : path);
+      };
+      (app as any)._router.stack.push((app as any)._router.stack.pop()); // an edit: the index is rebuilt
+      await get('/legacy/x');
+      // ...and the prototype's replaced between requests (as an instrumentation does at load).
+      const prototypeMatch = Layer.prototype.match;
+      Layer.prototype.match = function (this: unknown, path: string) {
+        return prototypeMatch.call(this, path.replace(/^\/v1(?=\/)/, ''));
+      };
+      try {
+        await get('/v1/o3');
+        await get('/v1/o9');
+        await get('/o2');
+        await get('/v2/o2');
+      } finally {
+        Layer.prototype.match = prototypeMatch;
+      }
+      await get('/v1/o3');
+      return answers;
+    };
+    const expected = await run(express, require('express/lib/router/layer'));
+    const actual = await run(webapp as unknown as typeof express, require('../../src/router/layer').Layer);
+    assert.deepEqual(actual, expected);
+    assert.deepEqual(expected, [
+      '/o3 200 o3',
+      '/legacy/x 200 o5',
+      '/v1/o3 200 o3',
+      '/v1/o9 200 o9',
+      '/o2 200 o2',
+      '/v2/o2 404 ',
+      '/v1/o3 404 ',
+    ]);
+  });
+
   it('a chain of middleware only is scanned, and finds a route added after the first requests', async () => {
     const app = webapp();
     for (let i = 0; i < 12; i++) {
