@@ -14,8 +14,14 @@ import {
   extensionOfType,
   lookupType,
   lookupType3,
+  namedExtensions,
+  namedTypes,
   setDefaultType,
+  setExtensionType,
+  setTypeExtension,
   textCharsetOf,
+  typeOfExtension,
+  typeOfExtension3,
 } from './mime';
 
 export type { MimeModule };
@@ -31,6 +37,86 @@ function parseTypesFile(text: string): Record<string, string[]> {
   return map;
 }
 
+/** A Content-Type's type without parameters, lower-cased, as `mime.extension` reads it. */
+function bareType(type: string): string | undefined {
+  return /^\s*([^;\s]*)(?:;|\s|$)/.exec(String(type))?.[1].toLowerCase();
+}
+
+/**
+ * `mime.types` (extension to type) or `mime.extensions` (type to extension): an object
+ * over the tables webapp looks types up in, as mime 1.x's are the tables its lookups
+ * read. Reading a key looks it up; assigning one (`mime.types.wasm =
+ * 'application/wasm'`, a common line in Express apps) defines it for `res.type`,
+ * `res.sendFile` and `static`; `delete` makes it unknown; `Object.keys` lists them all.
+ */
+function tableView(read: (key: string) => string | false | undefined, write: (key: string, value: unknown) => void) {
+  const entry = (key: string | symbol): string | undefined =>
+    typeof key === 'string' ? read(key) || undefined : undefined;
+  return (names: () => string[]): Record<string, string> =>
+    new Proxy(Object.create(null) as Record<string, string>, {
+      get: (_target, key) => entry(key),
+      has: (_target, key) => entry(key) !== undefined,
+      set(_target, key, value) {
+        if (typeof key === 'string') write(key, value);
+        return true;
+      },
+      deleteProperty(_target, key) {
+        if (typeof key === 'string') write(key, undefined);
+        return true;
+      },
+      defineProperty(_target, key, descriptor) {
+        if (typeof key === 'string') write(key, descriptor.value);
+        return true;
+      },
+      ownKeys: () => names().filter((key) => entry(key) !== undefined),
+      getOwnPropertyDescriptor(_target, key) {
+        const value = entry(key);
+        return value === undefined ? undefined : { value, writable: true, enumerable: true, configurable: true };
+      },
+    });
+}
+
+const typesView = (typeOf: (ext: string) => string | false) =>
+  tableView(typeOf, (ext, type) => setExtensionType(ext, type ? String(type) : false))(namedExtensions);
+
+const extensionsView = tableView(extensionOfType, (type, ext) => setTypeExtension(type, ext ? String(ext) : undefined))(
+  namedTypes,
+);
+
+/**
+ * mime 1.x's `Mime` class (`new mime.Mime()`): a table of its own, empty until
+ * `define` or `load` fill it, apart from the app's.
+ */
+class Mime {
+  types: Record<string, string> = Object.create(null) as Record<string, string>;
+  extensions: Record<string, string> = Object.create(null) as Record<string, string>;
+  default_type: string | undefined;
+
+  define(map: Record<string, readonly string[]>): void {
+    for (const type of Object.keys(map)) {
+      const extensions = map[type];
+      for (const ext of extensions) this.types[ext] = type;
+      if (!this.extensions[type]) this.extensions[type] = extensions[0];
+    }
+  }
+
+  load(file: string): void {
+    this.define(parseTypesFile(readFileSync(file, 'ascii')));
+  }
+
+  lookup(path: string, fallback?: string): string | undefined {
+    const ext = String(path)
+      .replace(/^.*[./\\]/, '')
+      .toLowerCase();
+    return this.types[ext] || fallback || this.default_type;
+  }
+
+  extension(type: string): string | undefined {
+    const bare = bareType(type);
+    return bare === undefined ? undefined : this.extensions[bare];
+  }
+}
+
 /**
  * A `mime` object of one version's tables: mime 1.6 (4.x) gives UTF-8 to text,
  * JavaScript and JSON; mime 1.3.4 (3.x) to text only, and has older names for a
@@ -38,15 +124,19 @@ function parseTypesFile(text: string): Record<string, string[]> {
  */
 function createMimeModule(
   lookupFor: (path: string) => string | false,
+  typeOf: (ext: string) => string | false,
   charsetFor: (type: string) => string | false,
 ): MimeModule {
   const methods = {
+    types: typesView(typeOf),
+    extensions: extensionsView,
+    Mime,
     lookup(path: string, fallback?: string): string {
       return lookupFor(String(path)) || fallback || defaultType;
     },
     extension(type: string): string | undefined {
-      const match = /^\s*([^;\s]*)(?:;|\s|$)/.exec(String(type));
-      return match ? extensionOfType(match[1].toLowerCase()) : undefined;
+      const bare = bareType(type);
+      return bare === undefined ? undefined : extensionOfType(bare);
     },
     define(map: Record<string, readonly string[]>): void {
       for (const type of Object.keys(map)) defineType(type, map[type]);
@@ -70,7 +160,7 @@ function createMimeModule(
 }
 
 /** `express.static.mime` (4.x). */
-export const mime = createMimeModule(lookupType, charsetOf);
+export const mime = createMimeModule(lookupType, typeOfExtension, charsetOf);
 
 /** `express.mime` and `express.static.mime` of 3.x (Connect 2.30's send 0.13). */
-export const mime3 = createMimeModule(lookupType3, textCharsetOf);
+export const mime3 = createMimeModule(lookupType3, typeOfExtension3, textCharsetOf);

@@ -107,8 +107,8 @@ const COMMON_TYPES: Readonly<Record<string, string>> = {
  * Types an app added through `mime.define` (src/http/mime-module.ts), by extension,
  * and the first extension of each: they come before every table, as in `mime` 1.x.
  */
-const definedTypes = new Map<string, string>();
-const definedExtensions = new Map<string, string>();
+const definedTypes = new Map<string, string | false>();
+const definedExtensions = new Map<string, string | undefined>();
 
 /** How many `defineType` calls there were: what was looked up before the last may have changed. */
 let definitions = 0;
@@ -124,19 +124,31 @@ export function defineType(type: string, extensions: readonly string[]): void {
   if (!definedExtensions.has(type) && extensions.length > 0) definedExtensions.set(type, String(extensions[0]));
 }
 
+/**
+ * Sets the type of one extension, or (false) makes it unknown: an assignment to (or a
+ * `delete` of) `mime.types[ext]`, which mime 1.x's lookups read as they are.
+ */
+export function setExtensionType(ext: string, type: string | false): void {
+  definitions++;
+  definedTypes.set(ext, type);
+}
+
+/** Sets (or, undefined, removes) the extension of a type: an assignment to `mime.extensions[type]`. */
+export function setTypeExtension(type: string, ext: string | undefined): void {
+  definitions++;
+  definedExtensions.set(type, ext);
+}
+
 /** The first extension of a media type (`mime.extension`), or undefined. */
 export function extensionOfType(type: string): string | undefined {
-  const defined = definedExtensions.get(type);
-  if (defined !== undefined) return defined;
+  if (definedExtensions.size !== 0 && definedExtensions.has(type)) return definedExtensions.get(type);
   return mimeTypes().extension(type) || undefined;
 }
 
 /** The media type for a file path or extension, or `false` when the extension is unknown. */
 export function lookupType(pathOrExt: string): string | false {
   if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
-  const ext = extensionOf(pathOrExt);
-  if (definedTypes.size !== 0 && definedTypes.has(ext)) return definedTypes.get(ext)!;
-  return lookupExtension(ext);
+  return typeOfExtension(extensionOf(pathOrExt));
 }
 
 /**
@@ -145,11 +157,36 @@ export function lookupType(pathOrExt: string): string | false {
  */
 export function lookupType3(pathOrExt: string): string | false {
   if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
-  const ext = extensionOf(pathOrExt);
+  return typeOfExtension3(extensionOf(pathOrExt));
+}
+
+/** Express 4's type for an extension as it is written (`mime.types[ext]`), or false. */
+export function typeOfExtension(ext: string): string | false {
+  if (definedTypes.size !== 0 && definedTypes.has(ext)) return definedTypes.get(ext)!;
+  return lookupExtension(ext);
+}
+
+/** Express 3.21's type for an extension as it is written, or false. */
+export function typeOfExtension3(ext: string): string | false {
   if (definedTypes.size !== 0 && definedTypes.has(ext)) return definedTypes.get(ext)!;
   if (hasOwn.call(EXPRESS3_TYPES, ext)) return EXPRESS3_TYPES[ext];
   if (UNKNOWN_TO_EXPRESS3.has(ext)) return false;
   return lookupExtension(ext);
+}
+
+/** Every extension some table or definition names (a superset of those with a type). */
+export function namedExtensions(): string[] {
+  const names = new Set(Object.keys(mimeDbTypes()));
+  for (const table of [COMMON_TYPES, EXPRESS4_TYPES, EXPRESS3_TYPES]) for (const ext in table) names.add(ext);
+  for (const ext of definedTypes.keys()) names.add(ext);
+  return [...names];
+}
+
+/** Every media type some table or definition names (a superset of those with an extension). */
+export function namedTypes(): string[] {
+  const names = new Set(Object.keys(mimeTypes().extensions));
+  for (const type of definedExtensions.keys()) names.add(type);
+  return [...names];
 }
 
 /** Express 4's type for a lower-cased extension, after the app's own definitions. */

@@ -83,11 +83,12 @@ export function createServeStatic(
 
   // serve-static checks the remaining options on each request, so a bad value fails
   // the request (500 through next(err)), not the call to static(): keep that, but compile once.
+  // Inherit the caller's object (as serve-static does) rather than copy it, so options on
+  // its prototype count too; options that are not an object throw here, as there.
+  const sendOptions: SendOptions = Object.create(opts);
   let settings: SendSettings | undefined;
   let optionsError: unknown;
   try {
-    // Inherit the caller's object (as serve-static does) rather than copy it, so options on its prototype count too.
-    const sendOptions: SendOptions = Object.create(opts);
     sendOptions.maxage = opts.maxage || opts.maxAge || 0;
     sendOptions.root = root;
     settings = { ...compileSendOptions(sendOptions), dialect };

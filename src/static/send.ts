@@ -211,17 +211,13 @@ function sendStat(
   }
 
   // `start`/`end` options cut a window out of the file; ranges are relative to it.
-  const windowError = invalidWindow(settings.start, settings.end);
-  if (windowError !== undefined) {
-    hooks.error(windowError);
+  const window = fileWindow(stat.size, settings.start, settings.end);
+  if (window instanceof Error) {
+    hooks.error(window);
     return;
   }
   let offset = settings.start;
-  let length = Math.max(0, stat.size - offset);
-  if (settings.end !== undefined) {
-    const window = settings.end - offset + 1;
-    if (length > window) length = window;
-  }
+  let length = window;
 
   const rangeHeader = headers.range;
   if (settings.acceptRanges && rangeHeader !== undefined) {
@@ -247,24 +243,39 @@ function sendStat(
     res.end();
     return;
   }
-  if (length > 0 && length <= SMALL_FILE) sendSmallFile(res, path, offset, length, hooks);
+  // An empty window is read as a small file: a stream's `end` is inclusive, so it would read one byte.
+  if (length <= SMALL_FILE) sendSmallFile(res, path, offset, length, hooks);
   else streamFile(res, path, offset, Math.max(offset, offset + length - 1), hooks);
 }
 
 /**
- * The error for `start`/`end` options fs cannot read a window by: `start` an integer
- * from 0, `end` one from `start` on (or Infinity). Express's `send` hands other values
- * to `fs.createReadStream`, which throws outside any handler and ends the process; a
- * negative `start` read here would send fewer bytes than the Content-Length said.
- * Here the request gets a 500 (the sendFile callback, or the error handlers).
+ * The length of the window the `start` and `end` options cut out of a file of `size`
+ * bytes, computed as send 0.19 computes it (`end` read as a number: `'9'` is 9, null
+ * 0; NaN limits nothing), or the error for a window fs cannot read or a response
+ * cannot carry: `start` not an integer from 0, `end` giving a fraction or a negative
+ * length, a BigInt or a Symbol. send hands those to `fs.createReadStream`, or sends a
+ * negative Content-Length, outside any handler (the process ends, or the connection
+ * is out of step); here the request gets a 500 (the sendFile callback, or the error
+ * handlers).
  */
-function invalidWindow(start: unknown, end: unknown): HttpError | undefined {
-  let problem: string | undefined;
+function fileWindow(size: number, start: unknown, end: unknown): number | HttpError {
   if (!Number.isSafeInteger(start) || (start as number) < 0)
-    problem = `"start" must be an integer from 0; got ${describeOption(start)}`;
-  else if (end !== undefined && end !== Infinity && (!Number.isSafeInteger(end) || (end as number) < (start as number)))
-    problem = `"end" must be an integer from "start" (${describeOption(start)}) on; got ${describeOption(end)}`;
-  return problem === undefined ? undefined : createHttpError(500, 'Invalid file window: ' + problem);
+    return invalidWindow(`"start" must be an integer from 0; got ${describeOption(start)}`);
+  const length = Math.max(0, size - (start as number));
+  if (end === undefined) return length;
+  if (typeof end === 'bigint' || typeof end === 'symbol')
+    return invalidWindow(`"end" must be a number; got ${describeOption(end)}`);
+  const window = (end as number) - (start as number) + 1;
+  if (!(length > window)) return length;
+  if (!Number.isInteger(window) || window < 0)
+    return invalidWindow(
+      `"end" must be an integer from "start" - 1 (${start as number} - 1) on; got ${describeOption(end)}`,
+    );
+  return window;
+}
+
+function invalidWindow(problem: string): HttpError {
+  return createHttpError(500, 'Invalid file window: ' + problem);
 }
 
 function describeOption(value: unknown): string {

@@ -11,4 +11,21 @@ export interface MimeModule {
   charsets: { lookup(type: string, fallback?: string): string | undefined };
   /** The type of an unknown extension, for `lookup` and for files served (`application/octet-stream`). */
   default_type: string;
+  /** Extension to type, every one known; assigning or deleting one changes what is served. */
+  types: Record<string, string>;
+  /** Type to its first extension, every one known; assignable as `types` is. */
+  extensions: Record<string, string>;
+  /** mime 1.x's class: a table of its own, empty until `define` or `load` fill it. */
+  Mime: new () => MimeTable;
+}
+
+/** An instance of `mime.Mime`. */
+export interface MimeTable {
+  types: Record<string, string>;
+  extensions: Record<string, string>;
+  default_type: string | undefined;
+  define(map: Record<string, readonly string[]>): void;
+  load(file: string): void;
+  lookup(path: string, fallback?: string): string | undefined;
+  extension(type: string): string | undefined;
 }

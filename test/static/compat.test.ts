@@ -323,15 +323,22 @@ describe('static compatibility with express@4', () => {
       });
       assert.throws(() => serveStatic(fx.root, options as never), { message: 'option setHeaders must be function' });
     }
+    const thrownBy = (make: () => unknown) => {
+      try {
+        make();
+      } catch (err) {
+        return (err as Error).message;
+      }
+      assert.fail('did not throw');
+    };
     for (const root of ['', undefined, null, 42]) {
-      const expected = (() => {
-        try {
-          staticOf(require('express') as Framework)(root as string);
-        } catch (err) {
-          return (err as Error).message;
-        }
-      })();
+      const expected = thrownBy(() => staticOf(require('express') as Framework)(root as string));
       assert.throws(() => serveStatic(root as string), { name: 'TypeError', message: expected });
+    }
+    // Options that are not an object fail at creation, not at each request.
+    for (const options of ['str', 5, true]) {
+      const expected = thrownBy(() => staticOf(require('express') as Framework)(fx.root, options as never));
+      assert.throws(() => serveStatic(fx.root, options as never), { name: 'TypeError', message: expected });
     }
     for (const options of [
       { dotfiles: 'bogus' },

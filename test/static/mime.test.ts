@@ -122,6 +122,54 @@ describe('mime: express.static.mime (4.x)', () => {
   });
 });
 
+describe('mime: the types and extensions tables, and the Mime class', () => {
+  it('mime.types[ext] = type serves the type; delete forgets it; both tables read and list as mime 1.6', async () => {
+    // `express.static.mime.types.wasm = 'application/wasm'` is a common line in Express
+    // apps: without the tables it threw at start.
+    writeFileSync(join(root, 'page.qtx'), 'a page');
+    const build = (framework: Framework) => {
+      const mime = (framework as Any).static.mime;
+      const app: Any = framework();
+      mime.types.qtx = 'text/x-qt';
+      mime.extensions['text/x-qt'] = 'qtx';
+      const tables = {
+        read: [mime.types.qtx, mime.types.html, mime.types.wav, mime.types.nope, mime.types.QTX],
+        has: ['qtx' in mime.types, 'json' in mime.types, 'nope' in mime.types],
+        listed: [Object.keys(mime.types).includes('qtx'), Object.keys(mime.types).includes('nope')],
+        extensions: [mime.extensions['text/x-qt'], mime.extensions['application/json'], mime.extension('text/x-qt')],
+        lookup: mime.lookup('a/b.QTX'),
+      };
+      const table = new mime.Mime();
+      table.define({ 'a/b': ['ab', 'abb'], 'a/c': ['ab'] });
+      const own = [table.lookup('x.AB'), table.lookup('x.abb'), table.extension('A/B; q=1'), table.lookup('x.qtx')];
+      app.get('/tables', (_req: Any, res: Any) => res.json({ tables, own, app: mime.lookup('x.ab') }));
+      app.get('/type', (_req: Any, res: Any) => res.type('qtx').send('typed'));
+      app.get('/file', (_req: Any, res: Any) => res.sendFile('page.qtx', { root }));
+      app.use('/static', framework.static(root));
+      app.get('/forget', (_req: Any, res: Any) => {
+        delete mime.types.qtx;
+        delete mime.extensions['text/x-qt'];
+        res.json([
+          mime.lookup('a.qtx'),
+          mime.types.qtx ?? null,
+          'qtx' in mime.types,
+          mime.extension('text/x-qt') ?? null,
+        ]);
+      });
+      return app;
+    };
+    const [tables, typed, file, served, forgotten, after] = await assertSameResponses(
+      build,
+      ['/tables', '/type', '/file', '/static/page.qtx', '/forget', '/static/page.qtx'].map((path) => ({ path })),
+    );
+    assert.deepEqual(JSON.parse(tables.body).tables.read, ['text/x-qt', 'text/html', 'audio/wav', null, null]);
+    for (const answer of [typed, file, served])
+      assert.match(String(answer.headers['content-type']), /^text\/x-qt; charset=utf-8$/i);
+    assert.deepEqual(JSON.parse(forgotten.body), ['application/octet-stream', null, false, null]);
+    assert.equal(after.headers['content-type'], 'application/octet-stream');
+  });
+});
+
 describe('mime: the type of res.send strings', () => {
   it('follows a define that maps html to another type, after responses with the old one', async () => {
     const define = (framework: Framework) => {
