@@ -31,7 +31,7 @@ interface QueryRequest extends IncomingMessage {
 
 /** The app's query layer: names the parser `req.query` will use, unless the request has one or a query. */
 export function queryLayer(parser: QueryParser, parseNow = false) {
-  const useParser = (req: QueryRequest): void => {
+  const useParser = (req: QueryRequest, res: ServerResponse): void => {
     // Express's test, `!req.query`, first: on a webapp request without a parser yet the
     // lazy accessor parses nothing, and on Node 26 this read costs much less than the
     // own-property check. A truthy `query` counts only if it is the request's own (set
@@ -39,13 +39,29 @@ export function queryLayer(parser: QueryParser, parseNow = false) {
     if (req[kQueryParser] === undefined && (!req.query || !Object.prototype.hasOwnProperty.call(req, 'query'))) {
       req[kQueryParser] = parser;
       // A throw here is the layer's error, as in Express.
-      if (parseNow) parseQuery(req);
+      if (parseNow) parseQueryBeforeInit(req, res);
     }
   };
-  return runnableInPlace(function query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
-    useParser(req);
+  return runnableInPlace(function query(req: QueryRequest, res: ServerResponse, next: NextFunction) {
+    useParser(req, res);
     next();
   }, useParser);
+}
+
+/**
+ * Parses the query now; when the parser throws, the error handlers answer before
+ * `expressInit` has linked the request to its response, and `res.send` reads the
+ * response through `req.res` (`req.fresh`): linked here, so their answer goes out.
+ * (Express's error handler fails there too, differently: its request still has Node's
+ * prototype, and `res.status` is not a function.)
+ */
+function parseQueryBeforeInit(req: QueryRequest, res: ServerResponse): void {
+  try {
+    parseQuery(req);
+  } catch (err) {
+    (req as { res?: ServerResponse }).res ??= res;
+    throw err;
+  }
 }
 
 /**

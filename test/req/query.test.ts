@@ -126,6 +126,28 @@ describe('req.query', () => {
     );
   });
 
+  it("an error handler answering a throwing parser's error with res.status().send() is heard", async () => {
+    // It runs before expressInit linked req.res (req.fresh reads it for res.send): the
+    // answer threw a TypeError from res.send. Express fails there too (its request still
+    // has Node's prototype: res.status is not a function); webapp answers as the app asks.
+    const app = webapp();
+    app.set('query parser', () => {
+      throw Object.assign(new Error('bad query'), { status: 400 });
+    });
+    app.get('/q', (_req, res) => res.send('ok'));
+    app.use((err: Any, _req: Any, res: Any, _next: unknown) => res.status(err.status).send('E:' + err.message));
+    // Through app.listen, whose requests have the app's prototypes from the start (on a
+    // bare http.createServer they get them in expressInit, as in Express).
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const answer = await fetch(`http://127.0.0.1:${(server.address() as Any).port}/q?x=1`);
+      assert.deepEqual([answer.status, await answer.text()], [400, 'E:bad query']);
+    } finally {
+      server.close();
+    }
+  });
+
   it('webapp.query(options) refuses qs options its parser does not implement, when made; defaults pass', async () => {
     // Ignored, each would change what the app reads: plainObjects and parseArrays: false
     // are chosen to make req.query safer, and express.query passes them to qs.
