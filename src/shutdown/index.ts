@@ -162,7 +162,13 @@ class Drain {
    */
   private makeLast(socket: Socket, res: ServerResponse): void {
     const previous = this.madeLast.get(socket);
-    if (previous !== undefined && previous !== res && !previous.headersSent) previous.shouldKeepAlive = true;
+    if (previous !== undefined && previous !== res) {
+      if (!previous.headersSent) previous.shouldKeepAlive = true;
+      // Its head went out saying close: Node would end the connection after it, and the
+      // requests pipelined behind it, whose handlers run, would never get their answers.
+      // The connection stays open for them; the newest answer ends it.
+      else (previous as { _last?: boolean })._last = false;
+    }
     this.madeLast.delete(socket);
     // Not yet answered and meant to keep the connection (not an HTTP/1.0 client's, say).
     if (!res.headersSent && res.shouldKeepAlive) {

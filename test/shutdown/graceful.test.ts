@@ -204,8 +204,10 @@ for (const [kind, start] of Object.entries(servers)) {
         const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
         // Pipelined behind the slow one, while the server drains: the slow answer had been
         // made the connection's last, and the socket ended before this one was answered.
+        const quickArrived = once(server, 'request');
         busy.socket.write(get('/quick'));
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Answered once the server has read it (a fixed wait lost it on a busy machine).
+        await quickArrived;
         release.resolve();
         const answers = parseResponses(await busy.received);
         assert.deepEqual(
@@ -216,14 +218,40 @@ for (const [kind, start] of Object.entries(servers)) {
       },
     );
 
+    it(
+      'answers every request pipelined on an idle connection after the close began, not only the first',
+      { timeout: 15000 },
+      async () => {
+        // The first answer, written at once, said Connection: close, and Node ended the
+        // connection after it: the app had run the others, and their answers were lost.
+        const { server, port } = await withFarDeadline({ idleGrace: LONG_GRACE });
+        const idle = await connect(port);
+        idle.socket.write(get('/quick'));
+        await new Promise((resolve) => idle.socket.once('data', resolve));
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        idle.socket.write(get('/quick?1') + get('/quick?2') + get('/quick?3'));
+        const answers = parseResponses(await idle.received);
+        assert.deepEqual(
+          answers.map((r) => `${r.status} ${r.body}`),
+          ['200 quick', '200 quick', '200 quick', '200 quick'],
+        );
+        assert.equal(answers[3]!.headers.connection, 'close');
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
     it('answers every request pipelined before the close, not only the first', { timeout: 15000 }, async () => {
       // Each answer owed at the close said Connection: close, so the first one ended the
       // socket and the app's work for the others was never answered (Node's close() answers them).
       const { server, port, entered, release } = await withKeptAlive();
       const busy = await connect(port);
+      const arrived = new Promise<void>((resolve) => {
+        let count = 0;
+        server.on('request', () => ++count === 3 && resolve());
+      });
       busy.socket.write(get('/slow') + get('/quick') + get('/quick'));
       await entered.slow.promise;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await arrived;
       const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
       release.resolve();
       const answers = parseResponses(await busy.received);
