@@ -48,7 +48,10 @@ function joinTemplate(base: string, path: PathPattern): string {
   let part = typeof path === 'string' ? path : Array.isArray(path) ? path.map(String).join(',') : String(path);
   if (part === '/') part = '';
   else if (typeof path === 'string' && part.length > 1 && part[part.length - 1] === '/') part = part.slice(0, -1);
-  const joined = base + (part === '' || part[0] === '/' ? part : '/' + part);
+  // One slash between the parts: a RegExp mount's template ends in its own `/`
+  // (`/^\/v\d+/` then `/ping`), and the Express instrumentation collapses the pair.
+  if (part[0] === '/' && base[base.length - 1] === '/') part = part.slice(1);
+  const joined = base + (part === '' || part[0] === '/' || base[base.length - 1] === '/' ? part : '/' + part);
   return joined === '' ? '/' : joined;
 }
 

@@ -271,6 +271,12 @@ describe('tracing channels', () => {
     app.get(/^\/re\/\d+$/, function regexp(_req, res) {
       res.end('regexp');
     });
+    // A router mounted at a RegExp: one slash between its template and the route's.
+    const versioned = webapp.Router();
+    versioned.get('/ping', function ping(_req, res) {
+      res.end('ping');
+    });
+    app.use(/^\/v\d+/, versioned);
     app.get('*', function star(_req, res) {
       res.end('star');
     });
@@ -287,6 +293,13 @@ describe('tracing channels', () => {
       'request_handler',
       'regexp',
       '/^\\/re\\/\\d+$/',
+    ]);
+    assert.deepEqual((await handlers('/v2/ping')).at(-1), [
+      'layer',
+      'start',
+      'request_handler',
+      'ping',
+      '/^\\/v\\d+/ping',
     ]);
     assert.deepEqual((await handlers('/b/x')).slice(-2), [
       ['layer', 'start', 'middleware', 'arrayMount', '/a,/b'],
