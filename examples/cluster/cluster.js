@@ -10,20 +10,46 @@ const os = require('node:os');
 const path = require('node:path');
 
 const size = Number(process.env.WORKERS) || os.availableParallelism();
+const shutdownTimeout = Number(process.env.SHUTDOWN_TIMEOUT) || 10_000;
+/** How long a worker of a rolling restart may take to listen (Redis to reach...) before the restart is abandoned. */
+const startTimeout = Number(process.env.WORKER_START_TIMEOUT) || 30_000;
 let stopping = false;
 let restarting = false;
 let restartAgain = false;
 const listened = new WeakSet();
+/** Workers whose loss is already handled: a rolling restart's candidate that failed to start. */
+const accountedFor = new WeakSet();
 
 cluster.setupPrimary({ exec: path.join(__dirname, 'worker.js') });
 
-/** Forks a worker and resolves once it listens (rejects if it dies first). */
-function startWorker() {
+/**
+ * Forks a worker and resolves once it listens. Rejects if it dies first, or, given a
+ * `timeout`, if it has not listened by then (it is killed: a worker stuck starting
+ * would hold a rolling restart forever).
+ */
+function startWorker({ timeout } = {}) {
   const worker = cluster.fork();
   return new Promise((resolve, reject) => {
-    const onExit = (code) => reject(new Error(`worker ${worker.process.pid} exited with ${code} before listening`));
+    const fail = (reason) => {
+      clearTimeout(timer);
+      worker.off('exit', onExit);
+      reject(new Error(`worker ${worker.process.pid} ${reason}`));
+    };
+    const onExit = (code, signal) => {
+      // A rolling restart's candidate (given a timeout) is not replaced: the restart stops.
+      if (timeout) accountedFor.add(worker);
+      fail(`exited with ${signal || code} before listening`);
+    };
+    const timer =
+      timeout &&
+      setTimeout(() => {
+        accountedFor.add(worker);
+        worker.process.kill('SIGKILL');
+        fail(`did not listen within ${timeout} ms`);
+      }, timeout);
     worker.once('exit', onExit);
     worker.once('listening', (address) => {
+      clearTimeout(timer);
       listened.add(worker);
       worker.off('exit', onExit);
       resolve({ worker, address });
@@ -42,7 +68,7 @@ function retire(worker) {
 
 cluster.on('exit', (worker, code, signal) => {
   // Workers the primary retired leave with exitedAfterDisconnect; anything else is a crash.
-  if (stopping || worker.exitedAfterDisconnect) return;
+  if (stopping || worker.exitedAfterDisconnect || accountedFor.has(worker)) return;
   console.log(`worker ${worker.process.pid} exited (${signal || code}), starting a new one`);
   // A worker that died before listening (Redis unreachable at boot...) is retried after a pause, not in a tight loop.
   setTimeout(replace, listened.has(worker) ? 0 : 1000);
@@ -63,14 +89,22 @@ async function rollingRestart() {
   }
   restarting = true;
   console.log('rolling restart: begin');
-  for (const old of Object.values(cluster.workers)) {
-    if (stopping) break;
-    const { worker } = await startWorker();
-    console.log(`worker ${worker.process.pid} listening, retiring ${old.process.pid}`);
-    await retire(old);
+  try {
+    for (const old of Object.values(cluster.workers)) {
+      if (stopping) break;
+      // A new worker that fails to start (a bad deploy, Redis unreachable) ends the
+      // restart: the workers still running keep serving, and the failure is logged.
+      const { worker } = await startWorker({ timeout: startTimeout });
+      console.log(`worker ${worker.process.pid} listening, retiring ${old.process.pid}`);
+      await retire(old);
+    }
+    console.log('rolling restart: done');
+  } catch (err) {
+    console.error(`rolling restart: stopped, the running workers keep serving: ${err.message}`);
+    restartAgain = false;
+  } finally {
+    restarting = false;
   }
-  restarting = false;
-  console.log('rolling restart: done');
   if (restartAgain && !stopping) {
     restartAgain = false;
     await rollingRestart();
@@ -80,6 +114,14 @@ async function rollingRestart() {
 async function shutdown() {
   if (stopping) return;
   stopping = true;
+  // Workers drain within their own timeout; one that cannot (stuck starting, say) is
+  // not waited for past it.
+  const deadline = setTimeout(() => {
+    for (const worker of Object.values(cluster.workers)) worker.process.kill('SIGKILL');
+    console.error('shutdown: workers still running after the timeout were killed');
+    process.exit(1);
+  }, shutdownTimeout + 5000);
+  deadline.unref();
   await Promise.all(Object.values(cluster.workers).map(retire));
   process.exit(0);
 }
@@ -94,6 +136,8 @@ process.on('SIGINT', () => void shutdown());
 Promise.all(Array.from({ length: size }, startWorker)).then(
   (started) => console.log(`cluster of ${started.length} listening on http://localhost:${started[0].address.port}`),
   (err) => {
+    // Stopped while starting (SIGTERM before every worker listened): shutdown() exits.
+    if (stopping) return;
     console.error(err.message);
     process.exit(1);
   },

@@ -6,6 +6,14 @@
 const webapp = require('webapp');
 const { createApp } = require('./app');
 
+// Until the server listens, a stop (the primary's disconnect, or SIGTERM to the process
+// group) has nothing to drain: leave at once. Without this, a worker waiting for Redis
+// (the client retries forever) outlived its primary's shutdown.
+const leaveBeforeListening = () => process.exit(0);
+process.once('disconnect', leaveBeforeListening);
+process.once('SIGTERM', leaveBeforeListening);
+process.once('SIGINT', leaveBeforeListening);
+
 async function main() {
   let redis;
   if (process.env.REDIS_URL) {
@@ -18,6 +26,7 @@ async function main() {
   }
   const app = createApp({ redis, rateLimit: Number(process.env.RATE_LIMIT) || 100 });
   const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST);
+  for (const event of ['disconnect', 'SIGTERM', 'SIGINT']) process.off(event, leaveBeforeListening);
   const closeRedis = () => Promise.resolve(redis?.close()).catch(() => {});
   // SIGTERM or SIGINT: stop taking connections, finish the requests in flight,
   // close Redis, exit with code 0 (webapp.graceful).

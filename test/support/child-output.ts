@@ -18,11 +18,18 @@ export interface WatchedChild {
   exited: Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-export function watchChild(child: ChildProcess): WatchedChild {
+/** With `stderr`, what the process writes there is read into the same output (it must be piped). */
+export function watchChild(child: ChildProcess, { stderr = false } = {}): WatchedChild {
   let output = '';
   const stdout = child.stdout!;
   stdout.setEncoding('utf8');
   stdout.on('data', (chunk: string) => (output += chunk));
+  // What a wait for the next line listens to: stdout, and stderr when it is read too.
+  const streams = stderr ? [stdout, child.stderr!] : [stdout];
+  if (stderr) {
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => (output += chunk));
+  }
   const exited = Promise.all([once(child, 'exit'), once(stdout, 'close')]).then(
     ([exit]) => exit as [number | null, NodeJS.Signals | null],
   );
@@ -45,7 +52,11 @@ export function watchChild(child: ChildProcess): WatchedChild {
         let timer: NodeJS.Timeout | undefined;
         const waited = new Promise((resolve) => (timer = setTimeout(resolve, left).unref()));
         const { signal } = abort;
-        await Promise.race([once(stdout, 'data', { signal }), once(child, 'exit', { signal }), waited]).finally(() => {
+        await Promise.race([
+          ...streams.map((stream) => once(stream, 'data', { signal })),
+          once(child, 'exit', { signal }),
+          waited,
+        ]).finally(() => {
           clearTimeout(timer);
           abort.abort();
         });
