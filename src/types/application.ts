@@ -37,8 +37,8 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
    * The template engines registered by `app.engine`, by extension (`.ejs`).
    * Optional, as are the other members @types/express's `Application` lacks
    * (`request`, `response`, `del`, and the method matchers listed on IRouter),
-   * so that its `Application`, and through `req.app` its `Request`, is
-   * assignable to webapp's; `Express`, what `webapp()` returns, has them all.
+   * so that its `Application` and `Express`, and through `req.app` its
+   * `Request`, are assignable to webapp's; an app has them all at run time.
    */
   engines?: Record<string, (path: string, options: object, callback: (e: any, rendered?: string) => void) => void>;
 
@@ -161,19 +161,13 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
   del?: IRouterMatcher<this, 'delete'>;
 }
 
+/**
+ * What `webapp()` returns. As @types/express's `Express`, it adds `request` and
+ * `response` to `Application`; the members @types/express lacks (`engines`,
+ * `del`, the method matchers listed on IRouter) stay optional, so that its
+ * `Express` is assignable to webapp's. An app has them all at run time.
+ */
 export interface Express extends Application {
   request: Request;
   response: Response;
-
-  // Optional in Application (see `engines` there); an app has them all.
-  engines: Record<string, (path: string, options: object, callback: (e: any, rendered?: string) => void) => void>;
-  /** @deprecated use `app.delete`. */
-  del: IRouterMatcher<this, 'delete'>;
-  acl: IRouterMatcher<this>;
-  bind: IRouterMatcher<this>;
-  mkcalendar: IRouterMatcher<this>;
-  query: IRouterMatcher<this>;
-  rebind: IRouterMatcher<this>;
-  source: IRouterMatcher<this>;
-  unbind: IRouterMatcher<this>;
 }

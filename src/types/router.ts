@@ -154,9 +154,9 @@ export interface IRouterHandler<T, Route extends string = string> {
  * A router's API, as @types/express-serve-static-core's `IRouter`. The method
  * matchers it lacks (`acl`, `bind`, `mkcalendar`, `query`, `rebind`, `source`,
  * `unbind`; its `query` is optional) are optional here too, so that its
- * `IRouter` and `Application` (and through `req.app` its `Request`) are
- * assignable to webapp's. `Router` and `Express`, the types of what
- * `webapp.Router()` and `webapp()` return, declare them required.
+ * `IRouter`, `Router`, `Application` and `Express` (and through `req.app` its
+ * `Request`) are assignable to webapp's. At run time every router and app has
+ * them all.
  */
 export interface IRouter extends RequestHandler {
   /**
@@ -411,20 +411,17 @@ type MustBeNever<T extends never> = T;
 export type MethodsMissingFromRouter = MustBeNever<Exclude<HttpMethod, keyof IRouter>>;
 export type MethodsMissingFromRoute = MustBeNever<Exclude<HttpMethod, keyof IRoute>>;
 
+/**
+ * What `webapp.Router()` returns. As in @types/express, where `Router` is an
+ * `IRouter` with nothing more required, every member beyond `IRouter` is
+ * optional, so that an app (`webapp()`) and @types/express's `Router` and
+ * `Express` are `Router`s too; the router has them all at run time.
+ */
 export interface Router extends IRouter {
   /** The options the router was made with (`webapp.Router(options)`). */
-  caseSensitive: boolean | undefined;
-  mergeParams: boolean | undefined;
-  strict: boolean | undefined;
-
-  // Optional in IRouter (see there); a router has them all.
-  acl: IRouterMatcher<this>;
-  bind: IRouterMatcher<this>;
-  mkcalendar: IRouterMatcher<this>;
-  query: IRouterMatcher<this>;
-  rebind: IRouterMatcher<this>;
-  source: IRouterMatcher<this>;
-  unbind: IRouterMatcher<this>;
+  caseSensitive?: boolean | undefined;
+  mergeParams?: boolean | undefined;
+  strict?: boolean | undefined;
 }
 
 export interface RouterOptions {

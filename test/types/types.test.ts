@@ -96,8 +96,9 @@ before(() => {
     'static.ts',
     'express-types.ts',
     'body-parser.ts',
+    'routers.ts',
   ];
-  const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts', 'interop.ts', 'helpers.ts'];
+  const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts', 'interop.ts', 'helpers.ts', 'core-types.ts'];
   const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
   projects = {
     'CommonJS project': project(
