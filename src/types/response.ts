@@ -9,6 +9,13 @@ import type { Locals, Errback } from './handlers';
 import type { Request } from './request';
 import type { Application } from './application';
 
+/**
+ * The options of `res.cookie` and `res.clearCookie`, as @types/express declares
+ * them: an options object typed here is accepted by express-session's `cookie`
+ * and by functions typed with @types/express's `CookieOptions`. (At run time,
+ * `sameSite` and `priority` are also read in any letter case, as the cookie
+ * package reads them.)
+ */
 export interface CookieOptions {
   maxAge?: number | undefined;
   signed?: boolean | undefined;
@@ -18,8 +25,10 @@ export interface CookieOptions {
   domain?: string | undefined;
   secure?: boolean | undefined;
   encode?: ((val: string) => string) | undefined;
-  sameSite?: boolean | 'lax' | 'strict' | 'none' | 'Lax' | 'Strict' | 'None' | undefined;
-  priority?: 'low' | 'medium' | 'high' | 'Low' | 'Medium' | 'High' | undefined;
+  sameSite?: boolean | 'lax' | 'strict' | 'none' | undefined;
+  // Without `| undefined`, as in @types/express, so that under
+  // exactOptionalPropertyTypes these options are still assignable to its.
+  priority?: 'low' | 'medium' | 'high';
   partitioned?: boolean | undefined;
 }
 
