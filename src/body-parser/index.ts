@@ -13,7 +13,14 @@ import { text as textParser, type OptionsText as TextOptions } from './text';
 import { urlencoded as urlencodedParser, type OptionsUrlencoded as UrlencodedOptions } from './urlencoded';
 
 type CombinedOptions = bodyParser.OptionsJson & bodyParser.OptionsText & bodyParser.OptionsUrlencoded;
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+/**
+ * The middleware each parser returns: @types/body-parser's (connect's
+ * `NextHandleFunction`), whose `next` takes `err?: any`, so that a callback
+ * reading the error (`(err) => err.message`) compiles as it does there; the same
+ * type as `webapp.json()`'s.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as @types/body-parser
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: any) => void) => void;
 
 /**
  * Deprecated: json() then urlencoded() with the same options (their own `type`s).
@@ -41,10 +48,11 @@ namespace bodyParser {
   export type OptionsJson = JsonOptions;
   export type OptionsText = TextOptions;
   export type OptionsUrlencoded = UrlencodedOptions;
-  export const json = jsonParser;
-  export const raw = rawParser;
-  export const text = textParser;
-  export const urlencoded = urlencodedParser;
+  // Typed here, not as the parsers' internal type (whose `next` takes `unknown`).
+  export const json: (options?: OptionsJson) => Middleware = jsonParser;
+  export const raw: (options?: Options) => Middleware = rawParser;
+  export const text: (options?: OptionsText) => Middleware = textParser;
+  export const urlencoded: (options?: OptionsUrlencoded) => Middleware = urlencodedParser;
   /** The module's own type (@types/body-parser's name for it): the deprecated parser and the four. */
   export interface BodyParser {
     (options?: CombinedOptions): Middleware;
