@@ -4,10 +4,9 @@
  * `req.signedCookies`; `j:` values are JSON-decoded in both. `req.secret` is set
  * so `res.cookie(name, value, { signed: true })` can sign.
  */
-import type { CookieParseOptions } from 'cookie';
 import { parseCookieHeader } from '../http/cookie-header';
 import { unsign } from '../http/cookie-signature';
-import type { Middleware, MiddlewareRequest } from './types';
+import type { CookieParseOptions, Middleware, MiddlewareRequest } from './types';
 
 /** The value of a `j:` cookie, or `undefined` when it is not one or does not parse. */
 export function JSONCookie(str: unknown): unknown {

@@ -5,7 +5,7 @@
 import { defineLazyMembers } from '../define-prototype';
 import { middlewareLoaders, type MiddlewareBundle } from './bundle';
 
-export type { Middleware, NextFunction } from './types';
+export type { Middleware, NextFunction, CookieParseOptions, CookieSerializeOptions } from './types';
 export type { DirectoryOptions } from './directory';
 export type { MultipartOptions, UploadedFile } from './multipart';
 export type { BodyParserOptions } from './body-parser';

@@ -8,10 +8,10 @@
  * the body parser.
  */
 import type { ServerResponse } from 'node:http';
-import { serialize, type CookieSerializeOptions } from 'cookie';
+import { serialize } from 'cookie';
 import { sign } from '../../http/cookie-signature';
 import { createHttpError } from '../../http/errors';
-import type { Middleware, MiddlewareRequest } from '../types';
+import type { CookieSerializeOptions, Middleware, MiddlewareRequest } from '../types';
 import { CsrfTokens, type TokenOptions } from './tokens';
 
 export { CsrfTokens } from './tokens';

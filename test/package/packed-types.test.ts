@@ -1,0 +1,153 @@
+/**
+ * The published types as an install sees them: the package is packed (`npm pack`, so
+ * only the files it publishes) and unpacked into scratch projects' node_modules, beside
+ * only TypeScript and @types/node, none of this repository's devDependencies. Every
+ * entry point and subpath (`webapp/body-parser`, `webapp/v3`, `webapp/middleware`,
+ * `webapp/otel`, `webapp/lib/*`) has types under each module resolution a project may
+ * use (node16, nodenext and bundler, through `exports`), and the declarations compile with
+ * skipLibCheck off: they name no type of a dependency that ships none (cookie, whose
+ * @types package is only a devDependency here).
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { packageRoot as root } from '../support/scratch-project';
+
+const compilers = {
+  'TypeScript 5.9': join(root, 'node_modules/typescript/bin/tsc'),
+  'TypeScript 7': join(root, 'node_modules/typescript7/bin/tsc'),
+};
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
+let scratch: string;
+let tarball: string;
+
+/** Unpacks the packed package into `dir`/node_modules/`name`, as npm installs it. */
+function install(dir: string, name: string): void {
+  const target = join(dir, 'node_modules', name);
+  mkdirSync(target, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
+}
+
+/** Links a package of this repository's node_modules into `dir`'s (types other packages bring). */
+function link(dir: string, name: string): void {
+  mkdirSync(join(dir, 'node_modules', name, '..'), { recursive: true });
+  symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'dir');
+}
+
+/** A project with the packed webapp and @types/node; `main.ts` is `source`. */
+function project(name: string, type: 'commonjs' | 'module', compilerOptions: object, source: string): string {
+  const dir = join(scratch, name);
+  mkdirSync(dir);
+  install(dir, 'webapp');
+  // webapp's dependencies, as npm installs them (none ships types; none of their @types).
+  for (const dependency of Object.keys(manifest.dependencies)) link(dir, dependency);
+  link(dir, '@types/node');
+  // webapp/otel's types name the tracer provider of @opentelemetry/api, its peer dependency.
+  link(dir, '@opentelemetry/api');
+  const strict = {
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: ['node'],
+    lib: ['ES2022'],
+    target: 'ES2022',
+  };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { ...strict, ...compilerOptions }, files: ['main.ts'] }),
+  );
+  writeFileSync(join(dir, 'main.ts'), source);
+  return dir;
+}
+
+function typeCheck(compiler: string, dir: string): Promise<string> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [compiler, '-p', join(dir, 'tsconfig.json')],
+      { cwd: dir, timeout: 170_000 },
+      (_e, o, e) => done(String(o) + String(e)),
+    );
+  });
+}
+
+// Each import is used with its type: under noImplicitAny a module without types is an
+// error (TS7016), and a wrong type fails the assignments.
+const everyEntryPoint = (esm: boolean) => `
+import webapp from 'webapp';
+import bodyParser from 'webapp/body-parser';
+import v3 from 'webapp/v3';
+import * as middleware from 'webapp/middleware';
+import * as otel from 'webapp/otel';
+${esm ? "import libExpress from 'webapp/lib/express';" : "import libExpress = require('webapp/lib/express');"}
+${esm ? "import libRouter from 'webapp/lib/router';" : "import libRouter = require('webapp/lib/router');"}
+${esm ? "import layer from 'webapp/lib/router/layer.js';" : "import layer = require('webapp/lib/router/layer');"}
+${esm ? "import * as utils from 'webapp/lib/utils.js';" : "import utils = require('webapp/lib/utils.js');"}
+
+const app: webapp.Express = webapp();
+app.use(bodyParser.json({ limit: '1mb' }), middleware.cookieParser('secret'));
+app.use(middleware.csrf({ cookie: { key: '_csrf', sameSite: 'strict', httpOnly: true } }));
+const legacy = v3();
+legacy.use(v3.cookieParser());
+const instrumentation: otel.Instrumentation = otel.instrument();
+const express: typeof webapp = libExpress;
+const router = libRouter({ strict: true });
+const etag: string | undefined = utils.etag('body');
+void [legacy, instrumentation, express, router, layer, etag];
+`;
+
+before(() => {
+  if (!existsSync(join(root, 'dist/cjs/index.js')))
+    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  scratch = mkdtempSync(join(tmpdir(), 'webapp-packed-'));
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], {
+      cwd: root,
+      encoding: 'utf8',
+    }),
+  ) as Array<{ filename: string }>;
+  tarball = join(scratch, packed[0].filename);
+});
+
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+const resolutions = [
+  {
+    name: 'node16 (CommonJS)',
+    type: 'commonjs',
+    options: { module: 'node16', moduleResolution: 'node16', esModuleInterop: true },
+    esm: false,
+  },
+  { name: 'nodenext (ESM)', type: 'module', options: { module: 'nodenext', moduleResolution: 'nodenext' }, esm: true },
+  {
+    name: 'bundler',
+    type: 'module',
+    options: { module: 'esnext', moduleResolution: 'bundler', esModuleInterop: true },
+    esm: true,
+  },
+] as const;
+
+describe('the packed package: types of every entry point', () => {
+  for (const [compilerName, compiler] of Object.entries(compilers)) {
+    for (const [index, resolution] of resolutions.entries()) {
+      it(`${compilerName}: under ${resolution.name} resolution, with skipLibCheck off`, async (t) => {
+        if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
+        if ('compilers' in resolution && !(resolution.compilers as readonly string[]).includes(compilerName))
+          return t.skip(`${compilerName} does not have this resolution`);
+        const dir = project(
+          `entries-${index}-${compilerName.replace(/\W/g, '')}`,
+          resolution.type,
+          resolution.options,
+          everyEntryPoint(resolution.esm),
+        );
+        assert.equal((await typeCheck(compiler, dir)).trim(), '');
+      });
+    }
+  }
+});
