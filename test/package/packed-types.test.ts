@@ -4,7 +4,8 @@
  * only TypeScript and @types/node, none of this repository's devDependencies. Every
  * entry point and subpath (`webapp/body-parser`, `webapp/v3`, `webapp/middleware`,
  * `webapp/otel`, `webapp/lib/*`) has types under each module resolution a project may
- * use (node16, nodenext and bundler, through `exports`), and the declarations compile with
+ * use (node10, the default of `"module": "commonjs"`, through `typesVersions`; node16,
+ * nodenext and bundler through `exports`), and the declarations compile with
  * skipLibCheck off: they name no type of a dependency that ships none (cookie, whose
  * @types package is only a devDependency here).
  */
@@ -118,6 +119,14 @@ before(() => {
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const resolutions = [
+  {
+    name: 'node10 (a CommonJS project: "module": "commonjs")',
+    type: 'commonjs',
+    options: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true },
+    esm: false,
+    // TypeScript 7 no longer has node10.
+    compilers: ['TypeScript 5.9'],
+  },
   {
     name: 'node16 (CommonJS)',
     type: 'commonjs',
