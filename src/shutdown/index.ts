@@ -33,6 +33,12 @@ export interface GracefulOptions {
   /** Runs once the server has closed, before the exit on a signal (close database pools here). */
   onShutdown?: () => void | Promise<void>;
   /**
+   * Runs when the drain begins (`server.close()`, a signal): end here what only the app
+   * can end, WebSockets (a close frame) and never-ending responses (event streams). The
+   * server closes, and `onShutdown` runs, once every connection has, or at `timeout`.
+   */
+  onDrain?: () => void;
+  /**
    * Milliseconds a connection with no request in progress may stay open once the
    * drain has begun, for the request a client may have sent already (default 100).
    */
@@ -93,6 +99,7 @@ class Drain {
     private readonly idleGrace: number,
     /** Whether the server had connections before graceful() (not tracked: only Node's own lists have them). */
     private readonly untracked: boolean,
+    private readonly onDrain: (() => void) | undefined,
   ) {
     this.secure = typeof (server as { setSecureContext?: unknown }).setSecureContext === 'function';
   }
@@ -243,6 +250,15 @@ class Drain {
       if (newest !== undefined) this.makeLast(socket, newest);
     }
     for (const session of this.sessions) session.close();
+    if (this.onDrain) {
+      // The drain goes on whatever the app's hook does: a throw is reported, not raised
+      // into the caller of close() (a signal handler, cluster's disconnect).
+      try {
+        this.onDrain();
+      } catch (err) {
+        process.emitWarning(`graceful(): onDrain threw: ${(err as Error)?.stack ?? String(err)}`);
+      }
+    }
     this.freshDeadline = setTimeout(() => this.closeFresh(), this.grace());
     this.freshDeadline.unref();
     this.deadline = setTimeout(() => this.forceEnd(), this.timeout);
@@ -396,7 +412,9 @@ export function graceful<S extends NetServer>(server: S, options: GracefulOption
   if (target[kGraceful]) return server;
   const timeout = milliseconds('timeout', options.timeout, DEFAULT_TIMEOUT);
   const idleGrace = milliseconds('idleGrace', options.idleGrace, FRESH_CONNECTION_GRACE_MS);
-  const drain = new Drain(target, timeout, idleGrace, connectionCount(target) !== 0);
+  if (options.onDrain !== undefined && typeof options.onDrain !== 'function')
+    throw new TypeError('graceful(): onDrain must be a function');
+  const drain = new Drain(target, timeout, idleGrace, connectionCount(target) !== 0, options.onDrain);
   target[kGraceful] = drain;
   drain.track();
 

@@ -537,6 +537,35 @@ for (const [kind, start] of Object.entries(servers)) {
     });
 
     it(
+      'onDrain runs as the drain begins: the app closes its WebSockets there, and the drain ends',
+      { timeout: 15000 },
+      async () => {
+        // onShutdown and the server's `close` come only once every connection has closed,
+        // upgraded ones too: a WebSocket closed there held the drain to its deadline.
+        const { WebSocketServer, WebSocket } = require('ws');
+        const { app } = inFlightApp();
+        const listening = await start(app);
+        const sockets = new WebSocketServer({ server: listening });
+        const order: string[] = [];
+        const server = webapp.graceful(listening, {
+          signals: [],
+          timeout: 10 * 60 * 1000,
+          onDrain() {
+            order.push('onDrain');
+            for (const socket of sockets.clients) socket.close(1001, 'going away');
+          },
+        }) as http.Server;
+        const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+        await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+        const closedBy = new Promise((resolve) => client.once('close', (code: number) => resolve(code)));
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        assert.deepEqual(order, ['onDrain']);
+        assert.equal(await closedBy, 1001);
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
       'closes a connection that sends no request, so the drain ends well before the deadline',
       { timeout: 15000 },
       async () => {
@@ -596,6 +625,10 @@ describe('webapp.graceful()', () => {
         /idleGrace must be a number of milliseconds/,
       );
     }
+    assert.throws(
+      () => webapp.graceful(http.createServer(), { onDrain: 'close' as never, signals: [] }),
+      /onDrain must be a function/,
+    );
   });
 
   it('close() on a server that is not listening still reports the error to its callback', async () => {
