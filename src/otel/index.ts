@@ -3,7 +3,8 @@
  * With `@opentelemetry/instrumentation-http` (which makes the server span), it
  * names the server span `GET /users/:id`, sets `http.route`, and adds a child
  * span per middleware, router, route handler and error handler, as the Express
- * instrumentation does for Express. Only this entry loads `@opentelemetry/api`
+ * instrumentation does for Express. A request no server span covers (HTTP/2,
+ * which instrumentation-http does not trace) gets one of webapp's. Only this entry loads `@opentelemetry/api`
  * (an optional peer dependency of webapp).
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
@@ -11,6 +12,7 @@ import {
   context,
   createContextKey,
   diag,
+  SpanKind,
   SpanStatusCode,
   trace,
   type Context,
@@ -89,6 +91,34 @@ function errorMessage(error: unknown): string {
   }
 }
 
+/**
+ * A SERVER span for a request nothing else traced, named and given attributes as
+ * instrumentation-http gives its own (method; the route's template once a layer names
+ * it), ended when the response closes, with its status (5xx an error, as there).
+ */
+function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context): Span {
+  const { req, res } = request;
+  const method = req.method || 'GET';
+  const span = tracer.startSpan(
+    method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.request.method': method,
+        'url.path': (req.url || '/').split('?', 1)[0],
+        'network.protocol.version': req.httpVersion,
+      },
+    },
+    parent,
+  );
+  res.once('close', () => {
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  return span;
+}
+
 type Handlers = Record<string, (message: unknown) => void>;
 
 /**
@@ -120,8 +150,18 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   /** The server span's context when the request entered: layers without a traced parent start under it. */
   const requestHandlers = guarded({
     start(message: unknown) {
+      const request = message as RequestTrace;
       const active = context.active();
-      requests.set(message as RequestTrace, { context: active, server: trace.getSpan(active) });
+      const server = trace.getSpan(active);
+      if (server !== undefined) {
+        requests.set(request, { context: active, server });
+        return;
+      }
+      // No server span: nothing traces this server (instrumentation-http makes none for
+      // node:http2, nor without its being registered). One of webapp's own, so that the
+      // request's layer spans are one trace under it, not a root span each.
+      const own = startServerSpan(tracer, request, active);
+      requests.set(request, { context: trace.setSpan(active, own), server: own });
     },
     error(message: unknown) {
       const request = message as RequestTrace;

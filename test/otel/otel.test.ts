@@ -263,6 +263,47 @@ describe('webapp/otel', () => {
     assert.equal(parentOf(byName(spans, 'request handler - /items/:id')!), router.spanContext().spanId);
   });
 
+  it('over HTTP/2 (instrumentation-http does not trace it): a server span of its own, one trace', async () => {
+    // The layers started root spans, each in a trace of its own.
+    const http2 = require('node:http2') as typeof import('node:http2');
+    const server = http2.createServer(buildApp() as never);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = http2.connect(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':path': '/api/users/42?x=1' });
+        let answered = 0;
+        stream.on('response', (headers) => (answered = Number(headers[':status'])));
+        stream.on('error', reject);
+        stream.resume();
+        stream.on('end', () => resolve(answered));
+      });
+      assert.equal(status, 200);
+      const isServer = (s: ReadableSpan) => s.kind === 1;
+      for (let i = 0; i < 100 && !exporter.getFinishedSpans().some(isServer); i++)
+        await new Promise((r) => setTimeout(r, 2));
+      const spans = exporter.getFinishedSpans();
+      const servers = spans.filter(isServer);
+      assert.equal(servers.length, 1);
+      const [own] = servers;
+      assert.equal(own.name, 'GET /api/users/:id');
+      assert.equal(own.attributes['http.route'], '/api/users/:id');
+      assert.equal(own.attributes['http.request.method'], 'GET');
+      assert.equal(own.attributes['url.path'], '/api/users/42');
+      assert.equal(own.attributes['http.response.status_code'], 200);
+      // Spans the app starts itself are under the active context, which nothing set here
+      // (docs/tracing.md): the layers' are all in the request's trace.
+      for (const span of spans.filter((s) => s.name !== 'db query')) {
+        assert.equal(span.spanContext().traceId, own.spanContext().traceId, span.name);
+        if (span !== own) assert.ok(parentOf(span), `${span.name} has a parent`);
+      }
+      assert.equal(parentOf(byName(spans, 'router - /api')!), own.spanContext().spanId);
+    } finally {
+      session.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('re-exports the names of the channels it listens to', () => {
     assert.deepEqual([REQUEST_CHANNEL, LAYER_CHANNEL], ['webapp:request', 'webapp:layer']);
   });
