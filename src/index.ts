@@ -141,15 +141,16 @@ declare namespace webapp {
   export const Route: typeof RouteClass;
   /**
    * A new router: mountable middleware with its own routes, params and middleware.
+   * A function, as @types/express declares it, so that the overloads packages add
+   * to it (@types/express-ws's `function Router` in `declare module 'express'`,
+   * under the npm alias) merge with it; `new webapp.Router()` works at run time,
+   * but the type has no construct signature, as with @types/express.
    * @example
    * const api = webapp.Router({ mergeParams: true });
    * api.get('/items/:id', (req, res) => res.json({ id: req.params.id }));
    * app.use('/api', api);
    */
-  export const Router: {
-    (options?: RouterOptions): Router;
-    new (options?: RouterOptions): Router;
-  };
+  export function Router(options?: RouterOptions): Router;
   /** What `webapp.static` returns: serve-static's middleware (as @types/serve-static's `RequestHandler`). */
   export type StaticMiddleware<R extends http.ServerResponse = Response> = (
     req: http.IncomingMessage,

@@ -24,7 +24,24 @@ export interface RequestRanges extends Array<ByteRange> {
   type: string;
 }
 
+/**
+ * The request, as handlers receive it. Its members are declared on `CoreRequest`
+ * and inherited, as @types/express's `Request` inherits them from
+ * express-serve-static-core's: an augmentation of `Request` may then redeclare one
+ * with a narrower type, as @types/cookie-parser's (`cookies: Record<string, any>`)
+ * does under the npm alias (`"express": "npm:webapp"`); declared here directly, the
+ * two declarations would conflict (TS2717).
+ */
 export interface Request<
+  P = ParamsDictionary,
+  ResBody = any,
+  ReqBody = any,
+  ReqQuery = ParsedQs,
+  LocalsObj extends Record<string, any> = Record<string, any>,
+> extends CoreRequest<P, ResBody, ReqBody, ReqQuery, LocalsObj> {}
+
+/** The members of `Request` (express-serve-static-core's `Request` to @types/express's). */
+export interface CoreRequest<
   P = ParamsDictionary,
   ResBody = any,
   ReqBody = any,

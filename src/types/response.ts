@@ -104,7 +104,20 @@ export type Send<ResBody = any, T = Response<ResBody>> = {
   (body: ResBody): T;
 };
 
+/**
+ * The response, as handlers receive it. Its members are declared on
+ * `CoreResponse` and inherited, as @types/express's `Response` inherits them from
+ * express-serve-static-core's, so that an augmentation of `Response` may redeclare
+ * one with a narrower type, as it may there (see `Request`).
+ */
 export interface Response<
+  ResBody = any,
+  LocalsObj extends Record<string, any> = Record<string, any>,
+  StatusCode extends number = number,
+> extends CoreResponse<ResBody, LocalsObj, StatusCode> {}
+
+/** The members of `Response` (express-serve-static-core's `Response` to @types/express's). */
+export interface CoreResponse<
   ResBody = any,
   LocalsObj extends Record<string, any> = Record<string, any>,
   StatusCode extends number = number,

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -40,11 +40,29 @@ function link(dir: string, name: string): void {
   symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'dir');
 }
 
-/** A project with the packed webapp and @types/node; `main.ts` is `source`. */
-function project(name: string, type: 'commonjs' | 'module', compilerOptions: object, source: string): string {
+/**
+ * Copies a package of this repository's node_modules into `dir`'s: a linked package
+ * resolves its own imports (`import express = require("express")`) from its real path,
+ * which would find this repository's express@4 and @types/express.
+ */
+function copy(dir: string, name: string): void {
+  cpSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), { recursive: true });
+}
+
+/**
+ * A project with the packed webapp (installed as `installedAs`) and @types/node;
+ * `main.ts` is `source`.
+ */
+function project(
+  name: string,
+  type: 'commonjs' | 'module',
+  compilerOptions: object,
+  source: string,
+  installedAs = 'webapp',
+): string {
   const dir = join(scratch, name);
   mkdirSync(dir);
-  install(dir, 'webapp');
+  install(dir, installedAs);
   // webapp's dependencies, as npm installs them (none ships types; none of their @types).
   for (const dependency of Object.keys(manifest.dependencies)) link(dir, dependency);
   link(dir, '@types/node');
@@ -155,6 +173,61 @@ describe('the packed package: types of every entry point', () => {
           resolution.options,
           everyEntryPoint(resolution.esm),
         );
+        assert.equal((await typeCheck(compiler, dir)).trim(), '');
+      });
+    }
+  }
+});
+
+// The migration guide's npm alias (`"express": "npm:webapp"`), with typings that augment
+// the `express` module: @types/express-ws adds an overload to `function Router`, and
+// @types/cookie-parser redeclares `Request`'s `cookies` and `signedCookies` with a
+// narrower type. They merge with webapp's declarations as with @types/express's.
+const withAugmentations = (esm: boolean) => `
+import express from 'express';
+import expressWs from 'express-ws';
+import cookieParser from 'cookie-parser';
+${esm ? '' : "import expressCjs = require('express');"}
+
+const { app } = expressWs(express());
+const router = express.Router();
+router.ws('/echo', (ws, req) => {
+  ws.on('message', (message) => ws.send(String(message)));
+  void req.params;
+});
+router.get('/:id', (req, res) => res.send(req.params.id));
+app.use('/ws', router);
+app.ws('/live', (ws) => ws.close());
+
+app.use(cookieParser('secret'));
+app.get('/', (req, res) => {
+  const cookies: Record<string, any> = req.cookies;
+  const signed: Record<string, any> = req.signedCookies;
+  const secret: string | undefined = req.secret;
+  res.send([cookies.sid, signed.sid, secret]);
+});
+${esm ? '' : 'const plain: expressCjs.Router = expressCjs.Router();\nvoid plain;'}
+`;
+
+describe('the packed package installed as express, with typings that augment express', () => {
+  for (const [compilerName, compiler] of Object.entries(compilers)) {
+    for (const [index, resolution] of resolutions.entries()) {
+      it(`${compilerName}: @types/express-ws, @types/cookie-parser, ${resolution.name} resolution`, async (t) => {
+        if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
+        if ('compilers' in resolution && !(resolution.compilers as readonly string[]).includes(compilerName))
+          return t.skip(`${compilerName} does not have this resolution`);
+        const dir = project(
+          `alias-${index}-${compilerName.replace(/\W/g, '')}`,
+          resolution.type,
+          resolution.options,
+          withAugmentations(resolution.esm),
+          'express',
+        );
+        copy(dir, '@types/express-ws');
+        copy(dir, '@types/cookie-parser');
+        // What @types/express-ws imports besides express (linked: they do not import it).
+        link(dir, '@types/ws');
+        link(dir, '@types/express-serve-static-core');
         assert.equal((await typeCheck(compiler, dir)).trim(), '');
       });
     }

@@ -15,7 +15,9 @@ const send = (body: string) => (_req: Req, res: Res) => res.end(body);
 describe('Router', () => {
   it('is callable with or without new, and a router is middleware', async () => {
     const a = webapp.Router();
-    const b = new webapp.Router({ strict: true });
+    // Its type is a function, as in @types/express (no construct signature); `new` works at run time.
+    const RouterConstructor = webapp.Router as unknown as new (options?: webapp.RouterOptions) => webapp.Router;
+    const b = new RouterConstructor({ strict: true });
     assert.equal(typeof a, 'function');
     assert.equal(Object.getPrototypeOf(a), webapp.Router);
     assert.equal(b.strict, true);
