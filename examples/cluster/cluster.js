@@ -1,6 +1,7 @@
 'use strict';
 // node:cluster in front of ./worker.js: one worker per core (WORKERS to
-// change), a crashed worker is replaced, and SIGHUP (or the IPC message
+// change), a crashed worker is replaced (as soon as it reports an uncaught
+// exception, while it drains), and SIGHUP (or the IPC message
 // { cmd: 'rolling-restart' }) replaces the workers one at a time, each only
 // once its successor is listening, so the port never goes unserved.
 //
@@ -66,6 +67,15 @@ function retire(worker) {
   });
 }
 
+// A worker with an uncaught exception says so before it drains: its replacement starts
+// at once, and its exit, later, is not replaced again.
+cluster.on('message', (worker, message) => {
+  if (!message || message.cmd !== 'worker-crashed' || stopping || accountedFor.has(worker)) return;
+  accountedFor.add(worker);
+  console.log(`worker ${worker.process.pid} crashed and is draining, starting a new one`);
+  replace();
+});
+
 cluster.on('exit', (worker, code, signal) => {
   // Workers the primary retired leave with exitedAfterDisconnect; anything else is a crash.
   if (stopping || worker.exitedAfterDisconnect || accountedFor.has(worker)) return;
@@ -92,6 +102,8 @@ async function rollingRestart() {
   try {
     for (const old of Object.values(cluster.workers)) {
       if (stopping) break;
+      // One that crashed since the restart began has its replacement already (new code too).
+      if (old.isDead() || accountedFor.has(old)) continue;
       // A new worker that fails to start (a bad deploy, Redis unreachable) ends the
       // restart: the workers still running keep serving, and the failure is logged.
       const { worker } = await startWorker({ timeout: startTimeout });

@@ -55,6 +55,10 @@ async function main() {
   // non-zero so the primary starts a fresh worker.
   process.on('uncaughtException', (err) => {
     console.error(`worker ${process.pid}: uncaught exception, draining: ${err.stack}`);
+    // Tell the primary now, not at the exit: it starts the replacement while this
+    // worker drains, which can last up to SHUTDOWN_TIMEOUT, so the cluster is never
+    // a worker short for that long (and a cluster of one never refuses connections).
+    if (process.connected) process.send({ cmd: 'worker-crashed' });
     drained()
       .then(closeRedis)
       .finally(() =>

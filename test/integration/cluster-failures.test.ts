@@ -1,7 +1,8 @@
 /**
  * examples/cluster when things go wrong around it: a rolling restart whose new
  * worker cannot start (Redis gone) is abandoned and the running workers keep
- * serving; SIGTERM to a primary whose workers are still waiting for Redis ends
+ * serving; a worker with an uncaught exception is replaced while it drains;
+ * SIGTERM to a primary whose workers are still waiting for Redis ends
  * it all at once rather than never.
  */
 import assert from 'node:assert/strict';
@@ -15,8 +16,9 @@ import { freePort, startRedis } from '../support/redis-server';
 
 const root = resolve(__dirname, '../..');
 
-function startPrimary(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
+/** `nodeArgs` go to the primary and, through node:cluster's execArgv, to every worker. */
+function startPrimary(env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, resolve(root, 'examples/cluster/cluster.js')], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -31,6 +33,19 @@ function killGroup(primary: ChildProcess): void {
   } catch {
     // already gone
   }
+}
+
+/** Resolves once no process has the pid (10 s at most). */
+async function waitForExit(pid: number): Promise<void> {
+  for (const deadline = Date.now() + 10000; Date.now() < deadline;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`process ${pid} still runs`);
 }
 
 describe('examples/cluster: failures', { timeout: 60000 }, () => {
@@ -65,6 +80,47 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
     } finally {
       killGroup(primary);
       await redis.stop();
+    }
+  });
+
+  it('a worker with an uncaught exception is replaced while it drains, not after', async () => {
+    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
+    const primary = startPrimary({ PORT: '0', SHUTDOWN_TIMEOUT: '20000' }, ['--require', crashHook]);
+    const watched = watchChild(primary, { stderr: true });
+    try {
+      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const mark = watched.output().length;
+      let slowSettled = false;
+      const slow = rawRequest(port, { path: '/work?ms=8000' }).finally(() => (slowSettled = true));
+      const victim = (await watched.printed(/worker (\d+) received \/work/, mark))[1]!;
+      process.kill(Number(victim), 'SIGUSR2');
+      await watched.printed(new RegExp(`worker ${victim} crashed and is draining, starting a new one`), mark);
+      await watched.printed(/listening \(replacement\)/, mark);
+      // Until the fix, the cluster ran one worker short for as long as the crashed one
+      // drained (here the 8 s request it holds): the replacement started at its exit.
+      const answering = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        const res = await rawRequest(port, { path: '/' });
+        assert.equal(res.status, 200);
+        answering.add(String(res.headers['x-worker']));
+      }
+      assert.equal(slowSettled, false, 'the crashed worker still holds its request');
+      assert.equal(answering.size, 2, `answers came from ${[...answering].join(', ')}`);
+      assert.ok(!answering.has(victim), 'the crashed worker takes no new connection');
+      // It finishes what it holds, then exits; that exit starts no second replacement.
+      const held = await slow;
+      assert.equal(held.status, 200);
+      assert.equal(String(held.headers['x-worker']), victim);
+      await waitForExit(Number(victim));
+      await new Promise((r) => setTimeout(r, 300));
+      const since = watched.output().slice(mark);
+      assert.doesNotMatch(since, /exited \(/);
+      assert.equal(since.match(/listening \(replacement\)/g)?.length, 1);
+      const exited = once(primary, 'exit');
+      primary.kill('SIGTERM');
+      assert.deepEqual(await exited, [0, null]);
+    } finally {
+      killGroup(primary);
     }
   });
 
