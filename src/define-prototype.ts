@@ -14,7 +14,9 @@
  *   factory itself, as in Express), and the module exports (`webapp`,
  *   `webapp/v3`). Their members are installed by `defineMembers(fn, members)`.
  * - Objects with per-instance state that nobody calls or walks (Layer, Route,
- *   Router3, Route3, View, Dispatch, LayerCursor) are classes. Only their
+ *   Router3, Route3, Dispatch, LayerCursor) are classes. (Not View: view
+ *   plug-ins subclass Express's the ES5 way, `View.call(this, ...)`, which a
+ *   class refuses; src/view.ts.) Only their
  *   members generated from the HTTP method list (`route.get(...)`...) are
  *   installed here (`defineClassMembers`), with the attributes Express's
  *   assignments give them.

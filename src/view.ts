@@ -5,7 +5,7 @@
  * their `__webapp` export, else `__express`, so ejs, pug and hbs work unmodified.
  */
 import { statSync, type Stats } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve as resolvePath } from 'node:path';
 
 export type EngineCallback = (err: Error | null, html?: string) => void;
 export type Engine = (path: string, options: object, callback: EngineCallback) => void;
@@ -29,68 +29,90 @@ function tryStat(path: string): Stats | undefined {
   }
 }
 
-export class View {
+/** A template found for a name: `app.set('view', ...)` may replace the class. */
+export interface View {
   defaultEngine: string | undefined;
   ext: string;
   name: string;
   root: string | string[];
   engine: Engine;
   path: string | undefined;
-
-  constructor(name: string, options: ViewOptions) {
-    this.defaultEngine = options.defaultEngine;
-    this.ext = extname(name);
-    this.name = name;
-    this.root = options.root;
-    if (!this.ext && !this.defaultEngine)
-      throw new Error('No default engine was specified and no extension was provided.');
-
-    let fileName = name;
-    if (!this.ext) {
-      const engineName = this.defaultEngine!;
-      this.ext = engineName[0] !== '.' ? '.' + engineName : engineName;
-      fileName += this.ext;
-    }
-    if (!options.engines[this.ext]) {
-      // The engine module is named after the extension (`.ejs` gives `ejs`) and cached once loaded.
-      const moduleName = this.ext.slice(1);
-
-      const loaded = require(moduleName) as TemplateModule;
-      const fn = loaded.__webapp ?? loaded.__express;
-      if (typeof fn !== 'function') throw new Error('Module "' + moduleName + '" does not provide a view engine.');
-      options.engines[this.ext] = fn;
-    }
-    this.engine = options.engines[this.ext];
-    this.path = this.lookup(fileName);
-  }
-
   /** The first root holding `name` (as `name` or `name/index.ext`). */
-  lookup(name: string): string | undefined {
-    const roots = ([] as string[]).concat(this.root);
-    for (const root of roots) {
-      const location = resolve(root, name);
-      const found = this.resolve(dirname(location), basename(location));
-      if (found) return found;
-    }
-    return undefined;
-  }
-
-  resolve(dir: string, file: string): string | undefined {
-    const direct = join(dir, file);
-    if (tryStat(direct)?.isFile()) return direct;
-    const index = join(dir, basename(file, this.ext), 'index' + this.ext);
-    if (tryStat(index)?.isFile()) return index;
-    return undefined;
-  }
-
-  /**
-   * Hands the file to the engine. Express 4 does not defer a synchronous engine's
-   * callback (Express 5 does), and apps observe the difference, so neither do we.
-   */
-  render(options: object, callback: EngineCallback): void {
-    this.engine(this.path!, options, callback);
-  }
+  lookup(name: string): string | undefined;
+  resolve(dir: string, file: string): string | undefined;
+  /** Hands the file to the engine. */
+  render(options: object, callback: EngineCallback): void;
 }
+
+/**
+ * Callable as Express's View is: with `new`, and as a plain function on an object of
+ * a subclass (`View.call(this, name, options)` with `util.inherits`, as view plug-ins
+ * such as engine-munger and react-engine subclass it), which a class refuses.
+ */
+export interface ViewConstructor {
+  new (name: string, options: ViewOptions): View;
+  (this: View, name: string, options: ViewOptions): void;
+  prototype: View;
+}
+
+/**
+ * Fields are assigned, and read back, through `this` as in Express: a subclass's
+ * accessor for `path` or `ext` sees each assignment.
+ */
+export const View = function View(this: View, name: string, options?: ViewOptions): void {
+  const opts = options || ({} as Partial<ViewOptions>);
+  this.defaultEngine = opts.defaultEngine;
+  this.ext = extname(name);
+  this.name = name;
+  this.root = opts.root!;
+  if (!this.ext && !this.defaultEngine)
+    throw new Error('No default engine was specified and no extension was provided.');
+
+  let fileName = name;
+  if (!this.ext) {
+    const engineName = this.defaultEngine!;
+    this.ext = engineName[0] !== '.' ? '.' + engineName : engineName;
+    fileName += this.ext;
+  }
+  const engines = opts.engines!;
+  if (!engines[this.ext]) {
+    // The engine module is named after the extension (`.ejs` gives `ejs`) and cached once loaded.
+    const moduleName = this.ext.slice(1);
+
+    const loaded = require(moduleName) as TemplateModule;
+    const fn = loaded.__webapp ?? loaded.__express;
+    if (typeof fn !== 'function') throw new Error('Module "' + moduleName + '" does not provide a view engine.');
+    engines[this.ext] = fn;
+  }
+  this.engine = engines[this.ext];
+  this.path = this.lookup(fileName);
+} as ViewConstructor;
+
+// Assigned, not defined: enumerable members, as Express's prototype has (`for...in` and
+// `Object.assign` copies of it see them).
+View.prototype.lookup = function lookup(this: View, name: string): string | undefined {
+  const roots = ([] as string[]).concat(this.root);
+  for (const root of roots) {
+    const location = resolvePath(root, name);
+    const found = this.resolve(dirname(location), basename(location));
+    if (found) return found;
+  }
+  return undefined;
+};
+
+View.prototype.render = function render(this: View, options: object, callback: EngineCallback): void {
+  // Express 4 does not defer a synchronous engine's callback (Express 5 does), and
+  // apps observe the difference, so neither do we.
+  this.engine(this.path!, options, callback);
+};
+
+View.prototype.resolve = function resolve(this: View, dir: string, file: string): string | undefined {
+  const direct = join(dir, file);
+  if (tryStat(direct)?.isFile()) return direct;
+  const index = join(dir, basename(file, this.ext), 'index' + this.ext);
+  if (tryStat(index)?.isFile()) return index;
+  return undefined;
+};
 
 interface RenderingApp {
   cache: Record<string, unknown>;
@@ -105,10 +127,19 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
   for (const key in source) target[key] = source[key];
 }
 
-type ViewClass = new (name: string, options: ViewOptions) => View;
+/** Whether `new value()` would construct: `Reflect.construct` checks its `newTarget` without calling it. */
+function isConstructor(value: unknown): boolean {
+  if (typeof value !== 'function') return false;
+  try {
+    Reflect.construct(Object, [], value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
- * `app.render(name, options, callback)`: locals are app.locals < res.locals
+ * `app.render(name, options, done)`: locals are app.locals < res.locals
  * (`options._locals`) < options; `cache` (default: the `view cache` setting)
  * reuses the View; a missing template is an error naming every views directory.
  */
@@ -116,7 +147,7 @@ export function renderView(
   app: RenderingApp,
   name: string,
   options: Record<string, unknown>,
-  callback: EngineCallback,
+  done: EngineCallback,
 ): void {
   const renderOptions: Record<string, unknown> = {};
   mergeInto(renderOptions, app.locals);
@@ -127,10 +158,10 @@ export function renderView(
   let view = (renderOptions.cache ? app.cache[name] : undefined) as View | undefined;
   if (!view) {
     // As in Express, a View that cannot be built (no engine) throws to the caller.
-    const ViewConstructor = app.get('view') as ViewClass;
-    // Worded as `new View(...)` fails in Express when the setting is no function.
-    if (typeof ViewConstructor !== 'function') throw new TypeError('View is not a constructor');
-    view = new ViewConstructor(name, {
+    const ViewClass = app.get('view') as ViewConstructor;
+    // Worded as `new View(...)` fails in Express when the setting is no constructor.
+    if (!isConstructor(ViewClass)) throw new TypeError('View is not a constructor');
+    view = new ViewClass(name, {
       defaultEngine: app.get('view engine') as string | undefined,
       root: app.get('views') as string | string[],
       engines: app.engines,
@@ -142,14 +173,14 @@ export function renderView(
           ? 'directories "' + root.slice(0, -1).join('", "') + '" or "' + root[root.length - 1] + '"'
           : 'directory "' + root + '"';
       const err = Object.assign(new Error('Failed to lookup view "' + name + '" in views ' + dirs), { view });
-      callback(err);
+      done(err);
       return;
     }
     if (renderOptions.cache) app.cache[name] = view;
   }
   try {
-    view.render(renderOptions, callback);
+    view.render(renderOptions, done);
   } catch (err) {
-    callback(err as Error);
+    done(err as Error);
   }
 }

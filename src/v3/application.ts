@@ -26,7 +26,8 @@ import type { NextFunction } from '../router/layer';
 import { methodMembers, methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
 import { compileETag3 } from './etag';
-import { View, type Engine } from '../view';
+import type { Engine } from '../view';
+import { View3 } from './view';
 import { Router3 } from './router';
 import { handleRequest, useMiddleware, type StackEntry } from './stack';
 
@@ -121,7 +122,7 @@ const presetMethods = {
 
     this.locals = createLocals();
     this.locals.settings = this.settings;
-    this.set('view', View);
+    this.set('view', View3);
     this.set('views', process.cwd() + '/views');
     this.set('jsonp callback name', 'callback');
     if (env === 'development') this.set('json spaces', 2);

@@ -1,6 +1,7 @@
 /** Views: lookup, engines, locals and caching, differential against express@4 where both apply. */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { inherits } from 'node:util';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import { assertSameResponses, type Framework } from '../support/differential';
@@ -104,6 +105,70 @@ describe('rendering compatibility with express@4', () => {
       },
       [{ path: '/' }],
     );
+  });
+
+  it("View is Express's constructor function: ES5 subclasses, accessors, enumerable methods, its errors", () => {
+    const shape = (framework: Framework) => {
+      const View = (framework as Any)().get('view');
+      const options = () => ({ root: join(fixtures, 'a'), engines: { '.ejs': () => undefined }, defaultEngine: 'ejs' });
+      const outcome = (make: () => unknown) => {
+        try {
+          return make();
+        } catch (err) {
+          return `${(err as Error).name}: ${(err as Error).message}`;
+        }
+      };
+      // As view plug-ins subclass it (engine-munger, react-engine): a class cannot be called so.
+      function Es5View(this: Any, name: string, opts: Any) {
+        View.call(this, name, opts);
+      }
+      inherits(Es5View, View);
+      // An accessor on a subclass sees the base's assignment, as in Express; a class field would hide it.
+      class FallbackView extends View {
+        declare fallback?: string;
+        get path(): string {
+          return this.fallback ?? 'fallback.ejs';
+        }
+        set path(found: string | undefined) {
+          if (found) this.fallback = found;
+        }
+      }
+      return {
+        es5: outcome(() => basename((new (Es5View as Any)('hello', options()) as Any).path)),
+        es5IsView: outcome(() => new (Es5View as Any)('hello', options()) instanceof View),
+        found: outcome(() => basename(new (FallbackView as Any)('hello', options()).path)),
+        accessor: outcome(() => new (FallbackView as Any)('missing', options()).path),
+        keys: Object.keys(View.prototype),
+        copied: Object.keys(Object.assign({}, View.prototype)),
+        noOptions: outcome(() => new View('hello')),
+        noEngines: outcome(() => new View('hello.ejs', { root: fixtures })),
+        name: View.name,
+        length: View.length,
+      };
+    };
+    assert.deepEqual(shape(webapp as Any), shape(express));
+    assert.equal(shape(webapp as Any).es5, 'hello.ejs');
+  });
+
+  it('a `view` setting that cannot construct, and a callback that is not a function, fail as in Express', () => {
+    const thrown = (framework: Framework, setup: (app: Any) => void) => {
+      const app: Any = framework();
+      app.set('views', join(fixtures, 'a'));
+      setup(app);
+      try {
+        app.render('nope', {}, 'not a function');
+        return 'no throw';
+      } catch (err) {
+        return `${(err as Error).name}: ${(err as Error).message}`;
+      }
+    };
+    const setups = [
+      (app: Any) => app.set('view', () => undefined),
+      (app: Any) => app.set('view', { render() {} }.render),
+      (app: Any) => app.set('view engine', 'ejs'),
+    ];
+    for (const setup of setups) assert.equal(thrown(webapp as Any, setup), thrown(express, setup));
+    assert.equal(thrown(webapp as Any, setups[2]!), 'TypeError: done is not a function');
   });
 });
 
