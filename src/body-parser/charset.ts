@@ -20,14 +20,32 @@ const WINDOWS_1252_HIGH =
 
 const latin1: BodyDecoder = { decode: (bytes) => bytes.toString('latin1') };
 
-const ascii: BodyDecoder = {
-  // Bytes over 0x7f are not ASCII: the replacement character, as iconv-lite gives.
-  decode: (bytes) => bytes.toString('latin1').replace(/[\x80-\xff]/g, '\ufffd'),
-};
+/**
+ * A single-byte charset that is latin1 below `from`: those bytes are the text as
+ * they are, and a body with none above them decodes in one native call. The others
+ * go through a 256-entry table into UTF-16 code units, in one pass. (A regular
+ * expression replace with a function per byte cost 10 to 20 times iconv-lite's time
+ * on a body of such bytes: a client picks the charset.)
+ */
+function singleByte(from: number, high: (byte: number) => number): BodyDecoder {
+  const table = new Uint16Array(256);
+  for (let byte = 0; byte < 256; byte++) table[byte] = byte < from ? byte : high(byte);
+  return {
+    decode(bytes) {
+      let i = 0;
+      while (i < bytes.length && bytes[i] < from) i++;
+      if (i === bytes.length) return bytes.toString('latin1');
+      const units = new Uint16Array(bytes.length);
+      for (let j = 0; j < bytes.length; j++) units[j] = table[bytes[j]];
+      return Buffer.from(units.buffer, 0, units.byteLength).toString('utf16le');
+    },
+  };
+}
 
-const windows1252: BodyDecoder = {
-  decode: (bytes) => bytes.toString('latin1').replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]),
-};
+// Bytes over 0x7f are not ASCII: the replacement character, as iconv-lite gives.
+const ascii = singleByte(0x80, () => 0xfffd);
+
+const windows1252 = singleByte(0x80, (byte) => (byte <= 0x9f ? WINDOWS_1252_HIGH.charCodeAt(byte - 0x80) : byte));
 
 /**
  * Three ASCII control bytes that some of ICU's converters put in each other's place,
@@ -50,8 +68,24 @@ function textDecoder(label: string): BodyDecoder | undefined {
   const probe = decoder.decode(CONTROL_BYTES);
   if (probe === CONTROLS || [...probe].sort().join('') !== CONTROLS)
     return { decode: (bytes) => decoder.decode(bytes) };
-  const original = new Map([...probe].map((char, i) => [char, CONTROLS[i]]));
-  return { decode: (bytes) => decoder.decode(bytes).replace(/[\x1a\x1c\x7f]/g, (char) => original.get(char)!) };
+  const original = new Uint16Array(0x80);
+  for (let code = 0; code < 0x80; code++) original[code] = code;
+  for (let i = 0; i < CONTROLS.length; i++) original[probe.charCodeAt(i)] = CONTROLS.charCodeAt(i);
+  return { decode: (bytes) => restoreControls(decoder.decode(bytes), original) };
+}
+
+/**
+ * `text` with the controls a decoder moved put back (`original` maps each ASCII code
+ * to the one it stands for), in one pass over the code units, not a function per match.
+ */
+function restoreControls(text: string, original: Uint16Array): string {
+  if (text.indexOf('\x1a') === -1 && text.indexOf('\x1c') === -1 && text.indexOf('\x7f') === -1) return text;
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    units[i] = code < 0x80 ? original[code] : code;
+  }
+  return Buffer.from(units.buffer, 0, units.byteLength).toString('utf16le');
 }
 
 /**

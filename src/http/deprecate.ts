@@ -42,10 +42,17 @@ function callSite(): string {
   return '<anonymous>';
 }
 
-export function deprecate(message: string, namespace = 'webapp'): void {
+/**
+ * Prints `message` once per call site and `kind` of notice (by default the message
+ * itself). A message that quotes a value the client may choose (`res.status(req.query.code)`)
+ * needs a `kind` of its own: keyed by message, each new value would print again and be
+ * remembered for good. depd keys on the line of the `deprecate` call in Express, so
+ * Express prints such a notice once per caller, with the first value it saw.
+ */
+export function deprecate(message: string, namespace = 'webapp', kind = message): void {
   if (silenced(namespace)) return;
   const site = callSite();
-  const key = message + '\0' + site;
+  const key = kind + '\0' + site;
   if (seen.has(key)) return;
   seen.add(key);
   process.stderr.write(`${new Date().toUTCString()} ${namespace} deprecated ${message} at ${site}\n`);

@@ -115,7 +115,11 @@ export function jsonpBody(callback: string, json: string | undefined): string {
 export const sendMethods = {
   status(this: Response, code: number) {
     if ((typeof code === 'string' || Math.floor(code) !== code) && code > 99 && code < 1000) {
-      deprecate('res.status(' + JSON.stringify(code) + '): use res.status(' + Math.floor(code) + ') instead');
+      deprecate(
+        'res.status(' + JSON.stringify(code) + '): use res.status(' + Math.floor(code) + ') instead',
+        'webapp',
+        'res.status(non-integer)',
+      );
     }
     this.statusCode = code;
     return this;

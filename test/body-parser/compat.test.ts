@@ -362,6 +362,22 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     );
   });
 
+  it('every byte of the single-byte charsets decodes as iconv-lite reads it, long bodies too', async () => {
+    const everyByte = Buffer.from(Array.from({ length: 256 }, (_, byte) => byte));
+    // Long runs of the bytes each decoder maps by table or puts back (0x80-0x9f, 0x1a 0x1c 0x7f).
+    const runs = Buffer.concat([Buffer.alloc(40_000, 0x85), Buffer.alloc(20_000, 0x7f), Buffer.alloc(20_000, 0x1a)]);
+    const charsets = ['latin1', 'ascii', 'us-ascii', 'windows-1252', 'koi8-r', 'ibm866'];
+    // Shift_JIS is multi-byte (ICU and iconv-lite replace invalid sequences differently): its controls only.
+    const controls = Buffer.concat([Buffer.from('ab'), Buffer.alloc(30_000, 0x7f), Buffer.alloc(30_000, 0x1c)]);
+    await same(
+      (m) => m.text(),
+      [
+        ...charsets.flatMap((charset) => [everyByte, runs].map((body) => post('text/plain; charset=' + charset, body))),
+        post('text/plain; charset=shift_jis', controls),
+      ],
+    );
+  });
+
   it("iconv-lite's spellings of charsets TextDecoder decodes (koi8r, win1251, utf_8, shiftjis, cp936)", async () => {
     // Bodies encoded by the iconv-lite body-parser decodes with.
     const iconv = require(require.resolve('iconv-lite', { paths: [require.resolve('body-parser')] }));

@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { deprecate } from '../../src/http/deprecate';
 import { captureStderr } from '../support/capture-stderr';
+import webapp = require('../../src/index');
 
 const express = require('express');
 
@@ -21,6 +22,18 @@ describe('deprecation notices', () => {
     const app = express();
     const [theirs] = captureStderr(() => app.del('/old', () => undefined));
     assert.equal(/ at (\S+):\d+:\d+\n$/.exec(theirs)![1], here);
+  });
+
+  it('res.status with values a client chose prints once per caller, as Express does, not once per value', () => {
+    const statusOnce = (response: { status(code: unknown): unknown }) =>
+      captureStderr(() => {
+        for (const code of ['200.5', '0200', '404.0', '00000000000000000301.7'])
+          response.status.call({ statusCode: 0 }, code);
+      });
+    const ours = statusOnce(webapp.response);
+    assert.equal(ours.length, statusOnce(express.response).length);
+    assert.equal(ours.length, 1);
+    assert.match(ours[0]!, /deprecated res.status\("200.5"\): use res.status\(200\) instead at /);
   });
 
   it("are silenced by NO_DEPRECATION as depd reads it, and by `express` for webapp's own", () => {

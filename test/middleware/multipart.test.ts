@@ -10,6 +10,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { multipart } from '../../src/middleware/multipart';
+import { NamedValues } from '../../src/middleware/multipart/nest';
 import { limit } from '../../src/middleware/limit';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
 import { assertSameResponses } from '../support/differential';
@@ -1000,5 +1001,19 @@ describe('multipart', () => {
         assert.deepEqual(ours, theirs);
         assert.equal(ours.files.upload.content, 'attached');
       }));
+  });
+});
+
+describe('multipart nesting of repeated names', () => {
+  it('lists any number of `name[]` values: no spread into call arguments that overflows the stack', () => {
+    // maxFields raised past 120,000 let a client send that many `a[]` parts; nesting
+    // them threw a RangeError in the form's 'close' listener, which ended the process.
+    const named = new NamedValues<string>();
+    for (let i = 0; i < 300_000; i++) named.add('a[]', `v${i}`);
+    named.add('b', 'x');
+    const nested = named.nest() as { a: string[]; b: string };
+    assert.equal(nested.a.length, 300_000);
+    assert.equal(nested.a[299_999], 'v299999');
+    assert.equal(nested.b, 'x');
   });
 });

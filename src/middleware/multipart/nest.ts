@@ -68,8 +68,12 @@ function fill(shape: unknown, into: Placeholders): unknown {
   if (Array.isArray(shape)) {
     const out: unknown[] = [];
     for (const item of shape) {
-      if (typeof item === 'string' && into.spread[Number(item)]) out.push(...(place(item, into) as unknown[]));
-      else out.push(fill(item, into));
+      if (typeof item === 'string' && into.spread[Number(item)]) {
+        // Value by value: spread into push's arguments, a long run of `name[]` parts
+        // (about 120,000, with maxFields raised) overflowed the stack in the form's
+        // 'close' listener, an uncaught exception.
+        for (const value of place(item, into) as unknown[]) out.push(value);
+      } else out.push(fill(item, into));
     }
     return out;
   }
