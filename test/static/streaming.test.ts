@@ -137,6 +137,76 @@ describe('streaming large files', () => {
     });
   });
 
+  it('a client that pipelines many downloads and reads nothing gets one file opened, not one per request', async () => {
+    // Each response queued behind the first opened its file at once and read its first
+    // chunk into memory (5,000 requests of 40 bytes: 5,000 descriptors, 1.3 GB).
+    let arrived = 0;
+    const serve = serveStatic(fx.root);
+    await withBareServer(
+      (req, res, next) => {
+        arrived++;
+        serve(req, res, next);
+      },
+      async (port) => {
+        const capture = captureReadStreams();
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        try {
+          socket.pause();
+          await new Promise((resolve) => socket.once('connect', resolve));
+          socket.write('GET /large.bin HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(200));
+          assert.equal(await eventually(() => arrived >= 50), true, `${arrived} requests arrived`);
+          // Bounded: without the fix the streams open within milliseconds of the requests.
+          assert.equal(await eventually(() => capture.streams.length > 1, 50), false);
+          assert.equal(capture.streams.length, 1, 'the first response streams');
+        } finally {
+          capture.restore();
+          socket.destroy();
+        }
+      },
+    );
+  });
+
+  it('pipelined requests for large and small files, HEAD and missing ones are each answered in order', async () => {
+    const small = fs.readFileSync(fx.root + '/todo.txt');
+    const requests = ['/large.bin', '/todo.txt', '/missing', '/large.bin', '/todo.txt']
+      .map((path, i) => `${i === 3 ? 'HEAD' : 'GET'} ${path} HTTP/1.1\r\nHost: x\r\n\r\n`)
+      .join('');
+    await withBareServer(serveStatic(fx.root), async (port) => {
+      const received = await new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write(requests + 'GET /todo.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        );
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('end', () => resolve(Buffer.concat(chunks)));
+        socket.on('error', reject);
+      });
+      // Walk the responses by their Content-Length (HEAD and the 404 as sent).
+      const statuses: string[] = [];
+      let at = 0;
+      for (let i = 0; i < 6; i++) {
+        const headEnd = received.indexOf('\r\n\r\n', at);
+        const head = received.subarray(at, headEnd).toString('latin1');
+        statuses.push(head.split('\r\n')[0]!);
+        const length = i === 3 ? 0 : Number(/content-length: (\d+)/i.exec(head)![1]);
+        const body = received.subarray(headEnd + 4, headEnd + 4 + length);
+        if (i === 0) assert.equal(body.length, LARGE);
+        if (i === 1 || i === 5) assert.deepEqual(body, small);
+        at = headEnd + 4 + length;
+      }
+      assert.equal(at, received.length, 'nothing after the last response');
+      assert.deepEqual(statuses, [
+        'HTTP/1.1 200 OK',
+        'HTTP/1.1 200 OK',
+        'HTTP/1.1 404 Not Found',
+        'HTTP/1.1 200 OK',
+        'HTTP/1.1 200 OK',
+        'HTTP/1.1 200 OK',
+      ]);
+    });
+  });
+
   it('reads no faster than the client takes the bytes, then delivers the whole file', async () => {
     await withBareServer(serveStatic(fx.root), async (port) => {
       const capture = captureReadStreams();
