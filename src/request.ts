@@ -70,8 +70,13 @@ export type RequestPrototype = IncomingMessage &
     query: unknown;
   };
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
+/**
+ * A header read through `req.get`, as Express reads the ones behind `protocol`,
+ * `hostname` and `xhr`: an app that replaces `get` (rewriting the Host for its
+ * tenants, say) changes those too.
+ */
+function header(req: RequestThis, name: string): string | undefined {
+  const value = req.get(name);
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
@@ -151,7 +156,7 @@ const getters = {
     const proto = (this.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
     const trust = this.app.get('trust proxy fn') as TrustFunction;
     if (!trust(this.socket?.remoteAddress, 0)) return proto;
-    const forwarded = header(this.headers, 'x-forwarded-proto') || proto;
+    const forwarded = header(this, 'X-Forwarded-Proto') || proto;
     const comma = forwarded.indexOf(',');
     return comma !== -1 ? forwarded.substring(0, comma).trim() : forwarded.trim();
   },
@@ -181,9 +186,9 @@ const getters = {
   /** Host without port; behind a trusted proxy the first X-Forwarded-Host; IPv6 literals kept whole. */
   hostname() {
     const trust = this.app.get('trust proxy fn') as TrustFunction;
-    let host = header(this.headers, 'x-forwarded-host');
+    let host = header(this, 'X-Forwarded-Host');
     if (!host || !trust(this.socket?.remoteAddress, 0)) {
-      host = header(this.headers, 'host');
+      host = header(this, 'Host');
     } else if (host.indexOf(',') !== -1) {
       host = host.substring(0, host.indexOf(',')).trimEnd();
     }
@@ -215,7 +220,7 @@ const getters = {
     return !this.fresh;
   },
   xhr() {
-    const value = header(this.headers, 'x-requested-with') || '';
+    const value = header(this, 'X-Requested-With') || '';
     return value.toLowerCase() === 'xmlhttprequest';
   },
 } satisfies Record<string, (this: RequestThis) => unknown>;

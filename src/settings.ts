@@ -206,6 +206,8 @@ export function isBuiltInQueryParser(compiled: unknown): boolean {
  */
 export function queryParserOf(setting: unknown): QueryParserFunction {
   if (typeof setting === 'function') return setting as QueryParserFunction;
+  // As `webapp.query(options)` does: an option the parser would ignore is an error, not a different result.
+  querystring().assertImplementedOptions(setting as object | undefined, "app.set('query parser fn')");
   const options: ExtendedParseOptions = { ...(setting as ExtendedParseOptions) };
   if (options.allowPrototypes === undefined) options.allowPrototypes = true;
   return (queryString) => querystring().parseExtended(queryString, options);

@@ -310,7 +310,9 @@ export class Dispatch extends LayerCursor {
    */
   private enterAfterParams(layer: Layer, layerError: unknown, layerPath: string, path: string): void {
     this.router.process_params(layer, (this.paramCalled ??= {}), this.req, this.res, (paramErr?: unknown) => {
-      if (paramErr) this.next(layerError || paramErr);
+      // `next('route')` from a param callback leaves null pending, as Express's router
+      // turns the signal into (its callback sees null when nothing else matches).
+      if (paramErr) this.next(layerError || (paramErr === 'route' ? null : paramErr));
       else this.enter(layer, layerError, layerPath, path);
     });
   }

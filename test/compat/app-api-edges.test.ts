@@ -1,0 +1,82 @@
+/**
+ * Less travelled corners of the app API, differential against express@4: request
+ * accessors that read headers through a replaced `req.get`, `next('route')` from a
+ * param callback as seen by the app's callback, and `'query parser fn'` set to qs
+ * options by hand.
+ */
+import assert from 'node:assert/strict';
+import type http from 'node:http';
+import { describe, it } from 'node:test';
+import { assertSameResponses } from '../support/differential';
+import webapp = require('../../src/index');
+
+type Any = any;
+
+describe('app API corners, as express@4', () => {
+  it('req.hostname, protocol, secure, subdomains and xhr read their headers through a replaced req.get', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app: Any = framework();
+        app.set('trust proxy', true);
+        const get = app.request.get;
+        // A tenant rewrite: every request is answered as if it came for tenant.example.com over HTTPS.
+        app.request.get = function (this: unknown, name: string) {
+          const lower = name.toLowerCase();
+          if (lower === 'host' || lower === 'x-forwarded-host') return 'tenant.example.com';
+          if (lower === 'x-forwarded-proto') return 'https';
+          if (lower === 'x-requested-with') return 'XMLHttpRequest';
+          return get.call(this, name);
+        };
+        app.get('/', (req: Any, res: Any) =>
+          res.json({
+            hostname: req.hostname,
+            protocol: req.protocol,
+            secure: req.secure,
+            subdomains: req.subdomains,
+            xhr: req.xhr,
+          }),
+        );
+        return app;
+      },
+      [{ path: '/' }, { path: '/', headers: { 'X-Forwarded-Proto': 'http', Host: 'other.test' } }],
+    ).then(([first]) => assert.match(first!.body, /"hostname":"tenant\.example\.com","protocol":"https"/));
+  });
+
+  it("next('route') from a param callback leaves the app with null when nothing else matches", async () => {
+    const responses = await assertSameResponses(
+      (framework) => {
+        const app: Any = framework();
+        app.param('id', (_req: Any, _res: Any, next: Any) => next('route'));
+        app.get('/u/:id', (_req: Any, res: Any) => res.send('never'));
+        app.get('/v/:id', (_req: Any, res: Any) => res.send('never'));
+        app.get('/v/:other', (_req: Any, res: Any) => res.send('the next route'));
+        return ((req: http.IncomingMessage, res: http.ServerResponse) =>
+          app.handle(req, res, (err: unknown) =>
+            res.end(`left the app with ${err === null ? 'null' : String(err)}`),
+          )) as Any;
+      },
+      [{ path: '/u/1' }, { path: '/v/1' }],
+    );
+    assert.equal(responses[0]!.body, 'left the app with null');
+    assert.equal(responses[1]!.body, 'the next route');
+  });
+
+  it("'query parser fn' set to qs options the parser lacks throws, where it would parse otherwise", async () => {
+    const app: Any = webapp();
+    app.set('query parser fn', { allowDots: true, comma: true });
+    assert.throws(
+      () => app.get('/', () => undefined),
+      /app\.set\('query parser fn'\): the qs option allowDots \(true\) is not supported/,
+    );
+    // Options it implements parse as Express's qs does.
+    await assertSameResponses(
+      (framework) => {
+        const implemented: Any = framework();
+        implemented.set('query parser fn', { depth: 1, arrayLimit: 2 });
+        implemented.get('/', (req: Any, res: Any) => res.json(req.query));
+        return implemented;
+      },
+      [{ path: '/?a[b][c][d]=1&e[3]=x&e[1]=y' }],
+    );
+  });
+});
