@@ -16,7 +16,7 @@ const { assets } = require('./lib/assets');
 const { attachments: attachmentFolder } = require('./lib/attachments');
 const { accountRoutes } = require('./routes/account');
 const { notesRoutes } = require('./routes/notes');
-const { apiRoutes } = require('./routes/api');
+const { apiRoutes, apiErrors } = require('./routes/api');
 
 /** `res.page(view, locals)`: renders the view, then the layout around it. */
 function renderPage(view, locals) {
@@ -38,6 +38,7 @@ function privatePage(req, res, next) {
 }
 
 function errorPage(err) {
+  if (err.type === 'session.unavailable') return { status: 503, title: 'Service unavailable', message: err.message };
   if (err.code === 'EBADCSRFTOKEN') {
     return {
       status: 403,
@@ -56,6 +57,10 @@ function errorPage(err) {
  * `redisUrl` (sessions in Redis), `store` (one already open), `log` (a morgan format, or
  * false), `secureCookies` (behind HTTPS), `reportError` (where server errors go; the
  * console by default).
+ *
+ * `app.ready()` resolves once the session store can be used, and rejects when Redis
+ * cannot be reached within a few seconds: listen only after it. `app.close()` closes
+ * the store and Redis.
  */
 function createApp(framework, options) {
   const { dataDir, sessionSecret, redisUrl, log = 'dev', secureCookies = false, reportError = console.error } = options;
@@ -95,6 +100,8 @@ function createApp(framework, options) {
   });
 
   // The JSON API is protected by its content-type rule (see routes/api.js), not by form tokens.
+  // Its errors are JSON, those of the session middleware above (Redis away) included.
+  app.use('/api', apiErrors(reportError));
   app.use('/api', apiRoutes(framework, { store, reportError }));
 
   // Form bodies: urlencoded everywhere, multipart (with the attachment) on the notes
@@ -118,12 +125,14 @@ function createApp(framework, options) {
     // Too late for an error page (a download failed half-way): let the framework end the response.
     if (res.headersSent) return next(err);
     const page = errorPage(err);
-    if (page.status >= 500) reportError(err);
+    // A Redis outage is logged once by lib/sessions.js, not once per request.
+    if (page.status >= 500 && err.type !== 'session.unavailable') reportError(err);
     // The page needs a token for the logout form even when the CSRF check failed.
     if (req.csrfToken) res.locals.csrfToken = () => req.csrfToken();
     res.status(page.status).page('error', page);
   });
 
+  app.ready = () => session.ready();
   app.close = () => {
     store.close();
     return session.close();

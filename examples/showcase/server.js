@@ -19,20 +19,29 @@ const app = createApp(framework, {
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST || '127.0.0.1';
-const server = app.listen(port, host, () => {
-  console.log(`notes showcase (${frameworkName}) on http://localhost:${server.address().port}`);
+
+// Redis (REDIS_URL) first: without it, every page would fail, so the app does not start.
+app.ready().then(serve, (err) => {
+  console.error(`notes showcase (${frameworkName}) not started: ${err.message}`);
+  process.exit(1);
 });
 
-if (framework.graceful) {
-  // webapp: server.close() drains (requests in flight finish, idle connections close), and
-  // SIGTERM/SIGINT close the server, close the store and Redis, then exit with code 0.
-  framework.graceful(server, { timeout: 10_000, onShutdown: () => app.close() });
-} else {
-  // express@4 has no drain of its own: stop accepting, finish what is in flight, close up.
-  for (const signal of ['SIGTERM', 'SIGINT']) {
-    process.once(signal, () => {
-      server.close(() => Promise.resolve(app.close()).finally(() => process.exit(0)));
-      server.closeIdleConnections();
-    });
+function serve() {
+  const server = app.listen(port, host, () => {
+    console.log(`notes showcase (${frameworkName}) on http://localhost:${server.address().port}`);
+  });
+
+  if (framework.graceful) {
+    // webapp: server.close() drains (requests in flight finish, idle connections close), and
+    // SIGTERM/SIGINT close the server, close the store and Redis, then exit with code 0.
+    framework.graceful(server, { timeout: 10_000, onShutdown: () => app.close() });
+  } else {
+    // express@4 has no drain of its own: stop accepting, finish what is in flight, close up.
+    for (const signal of ['SIGTERM', 'SIGINT']) {
+      process.once(signal, () => {
+        server.close(() => Promise.resolve(app.close()).finally(() => process.exit(0)));
+        server.closeIdleConnections();
+      });
+    }
   }
 }

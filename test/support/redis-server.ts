@@ -14,6 +14,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing is answered, as from a hung Redis. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
 }
 
 export async function freePort(): Promise<number> {
@@ -69,6 +73,7 @@ export async function startRedis(): Promise<RedisServer> {
     async stop() {
       if (!child || child.exitCode !== null) return;
       const exited = once(child, 'exit');
+      child.kill('SIGCONT'); // a paused server handles SIGTERM only once it runs
       child.kill('SIGTERM');
       await exited;
       child = undefined;
@@ -76,6 +81,12 @@ export async function startRedis(): Promise<RedisServer> {
     async start() {
       // The same port (the app's client reconnects to it): taken meanwhile, it is tried again.
       child = await retried(20, () => launch(port));
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
   };
 }

@@ -1,27 +1,146 @@
 'use strict';
 // express-session with the memory store for one process, or Redis (connect-redis) when
 // REDIS_URL is set, so sessions survive restarts and are shared by every instance.
+//
+// Nothing waits for Redis. The app does not start without it: `ready()` rejects when
+// Redis cannot be reached within `startWithin` ms. While it is away, every request that
+// goes through the sessions is answered at once with a 503 (the client queues no command
+// while disconnected), and a Redis that stops answering costs a request at most
+// `answerWithin` ms. The client reconnects by itself, and sessions work again as soon
+// as Redis is back.
 const session = require('express-session');
 const { randomBytes } = require('node:crypto');
 
-function redisStore(url) {
-  const { createClient } = require('redis');
-  const { RedisStore } = require('connect-redis');
-  const client = createClient({ url });
-  client.on('error', (err) => console.error('redis:', err.message));
-  // Commands wait in the client's queue until the connection is up.
-  client.connect().catch((err) => console.error('redis: cannot connect:', err.message));
-  return { store: new RedisStore({ client, prefix: 'showcase:sess:' }), close: () => client.quit().catch(() => {}) };
+const startWithin = 3000;
+const answerWithin = 1000;
+
+/** The error of a request that needs a session while the store cannot be reached. */
+function sessionsUnavailable(cause) {
+  const message = 'Sessions are unavailable for a moment: the session store cannot be reached. Try again shortly.';
+  const err = new Error(message);
+  // `type` names the error in the API's JSON, as body-parser's errors are named.
+  return Object.assign(err, { status: 503, expose: true, type: 'session.unavailable', cause });
 }
 
-/** `{ middleware, close }` for the session configuration the environment asks for. */
+/** What went wrong with a connection. A refused dual-stack connect is an AggregateError without a message. */
+function describe(err) {
+  if (!err) return 'no answer';
+  if (err.message) return err.message;
+  if (Array.isArray(err.errors)) return err.errors.map(describe).join('; ');
+  return String(err.code || err);
+}
+
+/** The URL without its password, for messages. */
+function redacted(url) {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
+function redisSessions(url) {
+  const { createClient } = require('redis');
+  const { RedisStore } = require('connect-redis');
+
+  /** Calls back with the store's answer, or with a 503 when it fails or takes longer than answerWithin. */
+  function answer(operation, callback) {
+    let timer;
+    const late = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${answerWithin} ms`)), answerWithin);
+    });
+    Promise.race([operation, late])
+      .finally(() => clearTimeout(timer))
+      .then(
+        (value) => callback(null, value),
+        (err) => callback(sessionsUnavailable(err)),
+      );
+  }
+
+  // express-session calls these four; a failure is the store's outage, not the app's bug.
+  class BoundedRedisStore extends RedisStore {
+    get(sid, callback) {
+      answer(super.get(sid), callback);
+    }
+    set(sid, data, callback) {
+      answer(super.set(sid, data), callback);
+    }
+    touch(sid, data, callback) {
+      answer(super.touch(sid, data), callback);
+    }
+    destroy(sid, callback) {
+      answer(super.destroy(sid), callback);
+    }
+  }
+
+  const client = createClient({
+    url,
+    // Disconnected, a command fails at once (ClientOfflineError) instead of waiting in a
+    // queue until Redis returns or its timeout passes: that wait held every request 5 s.
+    disableOfflineQueue: true,
+    // A Redis that takes connections but never completes them is retried every second.
+    socket: { connectTimeout: 1000 },
+  });
+  let connectedOnce = false;
+  let lastError;
+  let away = false;
+  client.on('error', (err) => {
+    lastError = err;
+    // Each reconnection attempt fails with its own error: one line for the outage is enough.
+    if (connectedOnce && !away) {
+      away = true;
+      console.error(`redis: connection lost (${describe(err)}); requests that need a session get 503 until it is back`);
+    }
+  });
+  client.on('ready', () => {
+    if (away) console.error('redis: connected again');
+    connectedOnce = true;
+    away = false;
+  });
+
+  const connected = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const within = `within ${startWithin / 1000} s`;
+      reject(new Error(`cannot reach Redis at ${redacted(url)} ${within} (${describe(lastError)})`));
+      client.destroy();
+    }, startWithin);
+    client.connect().then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(new Error(`cannot reach Redis at ${redacted(url)}: ${describe(err)}`));
+      },
+    );
+  });
+  // Whoever starts the app asks ready(); an app that is never started must not crash on it.
+  connected.catch(() => {});
+
+  return {
+    store: new BoundedRedisStore({ client, prefix: 'showcase:sess:' }),
+    available: () => client.isReady,
+    ready: () => connected,
+    close: () => (client.isOpen ? client.quit().catch(() => {}) : Promise.resolve()),
+  };
+}
+
+const inMemory = { store: undefined, available: () => true, ready: () => Promise.resolve(), close() {} };
+
+/**
+ * `{ middleware, ready, close }` for the session configuration the environment asks for.
+ * `ready()` resolves once the store can be used (at once without Redis).
+ */
 function sessions({ secret, redisUrl, secureCookies }) {
-  const backing = redisUrl ? redisStore(redisUrl) : { store: undefined, close() {} };
+  const backing = redisUrl ? redisSessions(redisUrl) : inMemory;
   if (!secret) {
     // A per-process secret keeps the demo to two commands; it logs everyone out on restart.
     console.warn('SESSION_SECRET is not set: using a random secret for this process');
   }
-  const middleware = session({
+  const withSession = session({
     name: 'showcase.sid',
     secret: secret || randomBytes(32).toString('hex'),
     store: backing.store,
@@ -29,7 +148,13 @@ function sessions({ secret, redisUrl, secureCookies }) {
     saveUninitialized: false,
     cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 7 * 24 * 3600 * 1000 },
   });
-  return { middleware, close: backing.close };
+  function sessionMiddleware(req, res, next) {
+    // Refused before the page is made: a page that starts a session (a form's CSRF
+    // secret) would otherwise be sent, and its session lost when saving it fails.
+    if (!backing.available()) return next(sessionsUnavailable());
+    withSession(req, res, next);
+  }
+  return { middleware: sessionMiddleware, ready: backing.ready, close: backing.close };
 }
 
 module.exports = { sessions };

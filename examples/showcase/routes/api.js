@@ -62,6 +62,25 @@ const noteFields = (optional) => [
     .withMessage('body must have at most 5000 characters'),
 ];
 
+/** The API's error handler: every failure as `{ "error": { "status", "code", "message", "details"? } }`. */
+function apiErrors(reportError) {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- four parameters make this the error handler
+  return function apiErrorHandler(err, req, res, next) {
+    // Body-parser errors carry an HTTP status and a type (entity.parse.failed, ...), and
+    // so does the session middleware's when Redis is away (session.unavailable).
+    const status = err.status >= 400 && err.status < 600 ? err.status : 500;
+    const code =
+      err instanceof ApiError
+        ? err.code
+        : status === 500
+          ? 'internal'
+          : String(err.type || 'bad_request').replace(/\W/g, '_');
+    const message = status === 500 ? 'Something went wrong.' : err.message;
+    if (status === 500) reportError(err);
+    res.status(status).json({ error: { status, code, message, ...(err.details ? { details: err.details } : {}) } });
+  };
+}
+
 function apiRoutes(framework, { store, reportError }) {
   const api = framework.Router();
 
@@ -135,22 +154,9 @@ function apiRoutes(framework, { store, reportError }) {
     next(new ApiError(404, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`)),
   );
 
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- four parameters make this the error handler
-  api.use((err, req, res, next) => {
-    // Body-parser errors carry an HTTP status and a type (entity.parse.failed, ...).
-    const status = err.status >= 400 && err.status < 600 ? err.status : 500;
-    const code =
-      err instanceof ApiError
-        ? err.code
-        : status === 500
-          ? 'internal'
-          : String(err.type || 'bad_request').replace(/\W/g, '_');
-    const message = status === 500 ? 'Something went wrong.' : err.message;
-    if (status === 500) reportError(err);
-    res.status(status).json({ error: { status, code, message, ...(err.details ? { details: err.details } : {}) } });
-  });
+  api.use(apiErrors(reportError));
 
   return api;
 }
 
-module.exports = { apiRoutes, ApiError };
+module.exports = { apiRoutes, apiErrors, ApiError };
