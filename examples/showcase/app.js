@@ -104,20 +104,24 @@ function createApp(framework, options) {
   app.use('/api', apiErrors(reportError));
   app.use('/api', apiRoutes(framework, { store, reportError }));
 
-  // Form bodies: urlencoded everywhere, multipart (with the attachment) on the notes
-  // pages. Both are parsed before the CSRF check, which reads the token from the body.
-  app.use(framework.urlencoded({ extended: false, limit: '32kb' }));
-  app.use('/notes', requireLogin, privatePage, attachments.parseForm);
-  app.use(csrfProtection());
+  const csrf = csrfProtection();
+  app.use(csrf.tokens);
   app.use((req, res, next) => {
     // Called by the views that hold a form (see lib/csrf.js).
     res.locals.csrfToken = () => req.csrfToken();
     next();
   });
+  // What each form's POST route runs first: its body parser (urlencoded, or multipart with
+  // the attachment), then the CSRF check, which reads the token from the body. Only the
+  // routes do: a POST to a path that has no route is a 404, not a refused form.
+  const forms = {
+    urlencoded: [framework.urlencoded({ extended: false, limit: '32kb' }), csrf.check],
+    multipart: [attachments.parseForm, csrf.check],
+  };
 
   app.get('/', (req, res) => (req.user ? res.redirect('/notes') : res.page('home', { title: 'Welcome' })));
-  app.use(accountRoutes(framework, { store, passport }));
-  app.use('/notes', notesRoutes(framework, { store, attachments }));
+  app.use(accountRoutes(framework, { store, passport, forms }));
+  app.use('/notes', requireLogin, privatePage, notesRoutes(framework, { store, attachments, forms }));
 
   app.use((req, res, next) => next(Object.assign(new Error(`There is no page at ${req.path}.`), { status: 404 })));
 

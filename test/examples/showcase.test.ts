@@ -194,6 +194,66 @@ describe('showcase: accounts', () => {
   });
 });
 
+describe('showcase: unknown paths and methods', () => {
+  it('answers a path no route has with the 404 page, whatever the method and the body', async () => {
+    const signedIn = await member();
+    for (const visitor of [new Visitor(base), signedIn]) {
+      for (const [method, path] of [
+        ['POST', '/nope'],
+        ['PUT', '/nope'],
+        ['DELETE', '/nope'],
+        ['PATCH', '/login'],
+        ['POST', '/'],
+      ]) {
+        const page = await visitor.request(path, { method, body: new URLSearchParams({ title: 'x' }) });
+        assert.equal(page.status, 404, `${method} ${path}`);
+        assert.equal(titleOf(page.text), 'Not found', `${method} ${path}`);
+      }
+    }
+    // Under /notes, for a signed-in member (visitors are sent to log in first, as for GET).
+    const { location } = await signedIn.upload('/notes/new', '/notes', { title: 'mine' });
+    for (const path of ['/notes/nope', `${location}/attachment`, `${location}/nope`]) {
+      const form = new FormData();
+      form.set('title', 'x');
+      const page = await signedIn.request(path, { method: 'POST', body: form });
+      assert.equal(page.status, 404, `POST ${path}`);
+      assert.equal(titleOf(page.text), 'Not found');
+    }
+  });
+
+  it('answers an API path or method no route has with its JSON 404, signed in or not, whatever the body', async () => {
+    for (const visitor of [new Visitor(base), await member()]) {
+      for (const [method, path] of [
+        ['GET', '/api/nope'],
+        ['POST', '/api/nope'],
+        ['PUT', '/api/notes'],
+        ['DELETE', '/api/notes'],
+      ]) {
+        const page = await visitor.request(path, { method, body: method === 'GET' ? undefined : 'title=x' });
+        assert.equal(page.status, 404, `${method} ${path}`);
+        assert.deepEqual(JSON.parse(page.text), {
+          error: { status: 404, code: 'not_found', message: `No route ${method} ${path}.` },
+        });
+      }
+    }
+  });
+
+  it('keeps the CSRF check on every form route: without the token, the 403 page', async () => {
+    const visitor = await member();
+    const { location: note } = await visitor.upload('/notes/new', '/notes', { title: 'kept' });
+    for (const path of ['/signup', '/login', '/logout', '/notes', `${note}/edit`, `${note}/delete`]) {
+      for (const body of [new URLSearchParams({ title: 'forged' }), new FormData()]) {
+        const page = await visitor.request(path, { method: 'POST', body });
+        assert.equal(page.status, 403, `POST ${path} (${body.constructor.name})`);
+        assert.equal(titleOf(page.text), 'Forbidden');
+        assert.match(page.text, /This form has expired or did not come from this site/);
+      }
+    }
+    assert.equal(titleOf((await visitor.get(note!)).text), 'kept', 'nothing changed');
+    assert.equal((await visitor.get('/notes')).status, 200, 'still signed in');
+  });
+});
+
 describe('showcase: notes', () => {
   it('creates a note with an attachment, lists it, downloads the file, edits it and deletes it', async () => {
     const visitor = await member();

@@ -55,7 +55,7 @@ function loginThrottle(limit) {
   });
 }
 
-function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
+function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }) {
   const router = framework.Router();
 
   router.get('/signup', guestOnly, (req, res) =>
@@ -64,6 +64,7 @@ function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
 
   router.post(
     '/signup',
+    forms.urlencoded,
     signupChecks(store),
     handleRejections(async (req, res, next) => {
       const errors = validationResult(req);
@@ -86,7 +87,7 @@ function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
 
   router.get('/login', guestOnly, (req, res) => res.page('account/login', { title: 'Log in', values: {}, errors: {} }));
 
-  router.post('/login', loginThrottle(loginAttempts), loginChecks, (req, res, next) => {
+  router.post('/login', forms.urlencoded, loginThrottle(loginAttempts), loginChecks, (req, res, next) => {
     const errors = validationResult(req);
     if (!errors.isEmpty()) {
       return res
@@ -115,7 +116,7 @@ function accountRoutes(framework, { store, passport, loginAttempts = 10 }) {
     res.page('account/logout', { title: 'Log out' });
   });
 
-  router.post('/logout', (req, res, next) => {
+  router.post('/logout', forms.urlencoded, (req, res, next) => {
     req.logout((err) => {
       if (err) return next(err);
       req.flash('info', 'You have been logged out.');

@@ -84,31 +84,37 @@ function apiErrors(reportError) {
 function apiRoutes(framework, { store, reportError }) {
   const api = framework.Router();
 
+  // Each route runs its own checks, so that a path or method no route has is a 404
+  // whoever asks and whatever the body.
+  const signedIn = (req, res, next) =>
+    req.isAuthenticated() ? next() : next(new ApiError(401, 'unauthenticated', 'Log in first.'));
+
   // Writes must be JSON. A cross-site HTML form can only send form encodings, and a
   // cross-site script cannot send JSON without a CORS preflight this app never grants,
   // so this check is the API's CSRF protection.
-  api.use((req, res, next) => {
-    if ((req.method === 'POST' || req.method === 'PATCH') && !req.is('application/json')) {
-      return next(new ApiError(415, 'unsupported_media_type', 'Send a JSON body (Content-Type: application/json).'));
-    }
-    next();
-  });
-  api.use(framework.json({ limit: '32kb' }));
-  api.use((req, res, next) =>
-    req.isAuthenticated() ? next() : next(new ApiError(401, 'unauthenticated', 'Log in first.')),
-  );
+  const jsonBody = [
+    function requireJson(req, res, next) {
+      if (!req.is('application/json'))
+        return next(new ApiError(415, 'unsupported_media_type', 'Send a JSON body (Content-Type: application/json).'));
+      next();
+    },
+    framework.json({ limit: '32kb' }),
+  ];
 
-  api.param('id', (req, res, next, id) => {
+  /** Loads the note named in the path, owned by the signed-in user (anyone else's is a 404). */
+  function loadNote(req, res, next) {
+    const { id } = req.params;
     if (!/^\d{1,15}$/.test(id)) return next(new ApiError(404, 'not_found', `No note ${id}.`));
     store.notes.get(req.user.id, Number(id)).then((note) => {
       if (!note) return next(new ApiError(404, 'not_found', `No note ${id}.`));
       req.note = note;
       next();
     }, next);
-  });
+  }
 
   api.get(
     '/notes',
+    signedIn,
     paginationChecks,
     handleRejections(async (req, res) => {
       rejectInvalid(req);
@@ -121,6 +127,8 @@ function apiRoutes(framework, { store, reportError }) {
 
   api.post(
     '/notes',
+    signedIn,
+    jsonBody,
     noteFields(false),
     handleRejections(async (req, res) => {
       rejectInvalid(req);
@@ -130,10 +138,13 @@ function apiRoutes(framework, { store, reportError }) {
     }),
   );
 
-  api.get('/notes/:id', (req, res) => res.json(noteResource(req.note)));
+  api.get('/notes/:id', signedIn, loadNote, (req, res) => res.json(noteResource(req.note)));
 
   api.patch(
     '/notes/:id',
+    signedIn,
+    jsonBody,
+    loadNote,
     noteFields(true),
     handleRejections(async (req, res) => {
       rejectInvalid(req);
@@ -144,6 +155,8 @@ function apiRoutes(framework, { store, reportError }) {
 
   api.delete(
     '/notes/:id',
+    signedIn,
+    loadNote,
     handleRejections(async (req, res) => {
       await store.notes.remove(req.user.id, req.note.id);
       res.status(204).end();

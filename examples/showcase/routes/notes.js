@@ -23,7 +23,7 @@ function notFound(what) {
   return Object.assign(new Error(`${what} not found`), { status: 404 });
 }
 
-function notesRoutes(framework, { store, attachments }) {
+function notesRoutes(framework, { store, attachments, forms }) {
   const router = framework.Router();
 
   // Loads the note named in the path, owned by the signed-in user (anyone else's is a 404).
@@ -52,6 +52,7 @@ function notesRoutes(framework, { store, attachments }) {
 
   router.post(
     '/',
+    forms.multipart,
     noteChecks,
     handleRejections(async (req, res) => {
       const errors = formErrors(req);
@@ -74,6 +75,7 @@ function notesRoutes(framework, { store, attachments }) {
 
   router.post(
     '/:id/edit',
+    forms.multipart,
     noteChecks,
     handleRejections(async (req, res) => {
       const errors = formErrors(req);
@@ -98,6 +100,7 @@ function notesRoutes(framework, { store, attachments }) {
 
   router.post(
     '/:id/delete',
+    forms.urlencoded,
     handleRejections(async (req, res) => {
       await store.notes.remove(req.user.id, req.note.id);
       await attachments.remove(req.note.attachment);
