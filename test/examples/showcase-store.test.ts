@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -60,6 +60,20 @@ for (const kind of kinds) {
       store.close();
     });
 
+    it('creates its folder 0700 and its files 0600: only the account that runs the app reads them', async () => {
+      const dir = join(freshDir(), 'data');
+      const store = openStore(dir, kind);
+      const user = await store.users.create({ username: 'private', passwordHash: 'hash' });
+      await store.notes.create(user.id, { title: 'mine', body: '' });
+      const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+      assert.equal(mode(dir), '700');
+      const files = readdirSync(dir);
+      // With sqlite, the database and its -wal and -shm files.
+      assert.ok(files.includes(kind === 'sqlite' ? 'showcase.sqlite' : 'showcase.json'), files.join());
+      for (const name of files) assert.equal(mode(join(dir, name)), '600', name);
+      store.close();
+    });
+
     it('keeps everything across a reopen', async () => {
       const dir = freshDir();
       const first = openStore(dir, kind);
@@ -75,6 +89,16 @@ for (const kind of kinds) {
 }
 
 describe('showcase json store: atomic writes', () => {
+  it('rewrites a temporary file left by a crash 0600, whatever its mode was', async () => {
+    const dir = freshDir();
+    mkdirSync(dir);
+    writeFileSync(join(dir, `showcase.json.${process.pid}.tmp`), 'half written', { mode: 0o644 });
+    const store = openStore(dir, 'json');
+    await store.users.create({ username: 'ada', passwordHash: 'x' });
+    assert.deepEqual(readdirSync(dir), ['showcase.json']);
+    assert.equal((statSync(join(dir, 'showcase.json')).mode & 0o777).toString(8), '600');
+  });
+
   it('leaves no temporary file, and names an unreadable data file instead of starting empty', async () => {
     const dir = freshDir();
     const store = openStore(dir, 'json');

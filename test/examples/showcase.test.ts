@@ -1,7 +1,7 @@
 /** `npm start` serves the notes showcase: start it as a user would and use it over HTTP. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +10,9 @@ import { startExample, type RunningExample } from '../support/example-server';
 import { Visitor, fieldError, flashes, titleOf } from './showcase-client';
 import { sqliteAvailable } from './showcase-modules';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'showcase-'));
+const scratch = mkdtempSync(join(tmpdir(), 'showcase-'));
+// A folder the app creates, as it does on a first `npm start`.
+const dataDir = join(scratch, 'data');
 const env = { DATA_DIR: dataDir, SESSION_SECRET: 'test secret' };
 let example: RunningExample;
 let base: string;
@@ -22,7 +24,7 @@ before(async () => {
 
 after(() => {
   example.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** A signed-up, logged-in visitor with a fresh name. */
@@ -490,6 +492,28 @@ describe('showcase: storage survives a restart', () => {
     assert.equal((await returning.api('GET', '/api/notes')).json.notes?.[0]?.title, 'durable');
     // node:sqlite where this Node line has it (the server runs on the same Node as the tests).
     assert.ok(existsSync(join(dataDir, sqliteAvailable() ? 'showcase.sqlite' : 'showcase.json')));
+  });
+});
+
+describe('showcase: private data', () => {
+  it('creates its data folders 0700 and its files 0600: hashes and notes are not for other accounts', async () => {
+    const visitor = await member();
+    await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'private' },
+      { name: 'a.txt', type: 'text/plain', content: 'x' },
+    );
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    assert.equal(mode(dataDir), '700');
+    assert.equal(mode(join(dataDir, 'attachments')), '700');
+    // node:sqlite where this Node line has it (with its -wal and -shm files), else the JSON file.
+    const store = readdirSync(dataDir).filter((name) => name !== 'attachments');
+    assert.ok(store.includes(sqliteAvailable() ? 'showcase.sqlite' : 'showcase.json'), store.join());
+    for (const name of store) assert.equal(mode(join(dataDir, name)), '600', name);
+    const uploads = readdirSync(join(dataDir, 'attachments'));
+    assert.ok(uploads.length > 0);
+    for (const name of uploads) assert.equal(mode(join(dataDir, 'attachments', name)), '600', name);
   });
 });
 

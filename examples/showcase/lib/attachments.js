@@ -27,7 +27,8 @@ function attachmentMessage(err) {
 }
 
 function attachments(dir) {
-  mkdirSync(dir, { recursive: true });
+  // The users' files, like the store: for the account that runs the app only.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const upload = multer({
     storage: multer.memoryStorage(),
     limits: { fileSize: maxBytes, files: 1, fields: 20 },
@@ -58,7 +59,7 @@ function attachments(dir) {
   /** Writes an accepted upload; returns what the note records about it. */
   async function save(file) {
     const storedName = randomUUID();
-    await writeFile(join(dir, storedName), file.buffer, { flag: 'wx' });
+    await writeFile(join(dir, storedName), file.buffer, { flag: 'wx', mode: 0o600 });
     return { storedName, originalName: file.originalname, mimeType: file.mimetype, size: file.size };
   }
 

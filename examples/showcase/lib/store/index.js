@@ -19,7 +19,8 @@ function sqliteModule() {
  * by default the best one this Node line offers.
  */
 function openStore(dir, kind = sqliteModule() ? 'sqlite' : 'json') {
-  mkdirSync(dir, { recursive: true });
+  // Only the account that runs the app may list or read the data (a folder that exists keeps its mode).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (kind === 'sqlite') {
     const sqlite = sqliteModule();
     if (!sqlite) throw new Error('node:sqlite is not available on Node ' + process.versions.node);

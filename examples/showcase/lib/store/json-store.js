@@ -2,7 +2,8 @@
 // The whole data set in one JSON file. Every change rewrites it atomically: the new
 // content goes to a temporary file that is flushed to disk and then renamed over the old
 // one, so a crash leaves either the old file or the new one, never half of each.
-const { readFileSync, writeFileSync, renameSync, openSync, fsyncSync, closeSync } = require('node:fs');
+// The file holds password hashes: it is readable by the account that runs the app only.
+const { readFileSync, writeFileSync, renameSync, openSync, fchmodSync, fsyncSync, closeSync } = require('node:fs');
 const { join } = require('node:path');
 
 function emptyData() {
@@ -20,9 +21,11 @@ function load(file) {
 
 function writeAtomically(file, text) {
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  const fd = openSync(temporary, 'r+');
+  const fd = openSync(temporary, 'w', 0o600);
   try {
+    // A temporary file a crash left behind keeps its mode when opened again.
+    fchmodSync(fd, 0o600);
+    writeFileSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

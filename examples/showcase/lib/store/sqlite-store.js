@@ -1,6 +1,7 @@
 'use strict';
 // The same store over node:sqlite: one database file, prepared statements, an index per
 // user so a page of notes does not scan everyone's.
+const { closeSync, openSync } = require('node:fs');
 const { join } = require('node:path');
 
 const schema = `
@@ -41,7 +42,12 @@ function noteFromRow(row) {
 }
 
 function openSqliteStore(sqlite, dir) {
-  const db = new sqlite.DatabaseSync(join(dir, 'showcase.sqlite'));
+  const file = join(dir, 'showcase.sqlite');
+  // The database holds password hashes: readable by the account that runs the app only.
+  // SQLite would create it with the umask's mode (0644); an empty file is an empty
+  // database, and SQLite gives its -wal and -shm files the database file's mode.
+  closeSync(openSync(file, 'a', 0o600));
+  const db = new sqlite.DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(schema);
   const statements = {
