@@ -7,7 +7,16 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'coverage/**', 'bench/results/**', '.tmp/**', 'test/**/fixtures/**', 'examples/**/public/**'],
+    ignores: [
+      'dist/**',
+      'dist.tmp-*/**',
+      'dist.old-*/**',
+      'coverage/**',
+      'bench/results/**',
+      '.tmp/**',
+      'test/**/fixtures/**',
+      'examples/**/public/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

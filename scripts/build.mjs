@@ -1,31 +1,43 @@
 // One build: tsc emits CommonJS + .d.ts into dist/cjs; thin ESM wrappers in
 // dist/esm re-export the CommonJS objects so `require` and `import` share one
 // module instance (one app prototype, one set of settings).
+//
+// It is written in a folder of this build's own beside dist/ and swapped in whole once
+// complete (scripts/swap-dir.mjs): builds may run at once (`npm start` and
+// `npm run start:v3` both build first), and no server may load a half-written dist/.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleCore } from './bundle-core.mjs';
+import { removeAbandoned, stagingFor, swapIn } from './swap-dir.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
-  stdio: 'inherit',
-});
-writeFileSync(join(dist, 'cjs/package.json'), '{ "type": "commonjs" }\n');
+removeAbandoned(dist);
+/** Where this build writes: dist/ only once complete. */
+const out = stagingFor(dist);
+rmSync(out, { recursive: true, force: true });
+// A build that fails leaves the dist/ it found, and nothing beside it.
+process.on('exit', () => rmSync(out, { recursive: true, force: true }));
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--outDir', join(out, 'cjs')],
+  { stdio: 'inherit' },
+);
+writeFileSync(join(out, 'cjs/package.json'), '{ "type": "commonjs" }\n');
 
 // webapp/middleware attaches `static` at run time: in TypeScript source,
 // `export { serveStatic as static }` makes tsx's transpiler emit `static` as a
 // bare identifier, a syntax error in strict mode. The declaration is fine, so
 // the published types get the export the source cannot spell.
-const middlewareTypes = join(dist, 'cjs/middleware/index.d.ts');
+const middlewareTypes = join(out, 'cjs/middleware/index.d.ts');
 if (existsSync(middlewareTypes))
   appendFileSync(middlewareTypes, "export { serveStatic as static } from '../static';\n");
 
 const require = createRequire(import.meta.url);
-const { isLazyMember } = require(join(dist, 'cjs/define-prototype.js'));
+const { isLazyMember } = require(join(out, 'cjs/define-prototype.js'));
 
 // A member the CommonJS export loads on first read (webapp.json, webapp.static, the
 // members of webapp/middleware and webapp/v3: defineLazyMembers in
@@ -53,9 +65,9 @@ const entries = [
   { esm: 'middleware.mjs', cjs: '../cjs/middleware/index.js', defaultExport: false },
   { esm: 'otel.mjs', cjs: '../cjs/otel/index.js', defaultExport: false },
 ];
-mkdirSync(join(dist, 'esm'), { recursive: true });
+mkdirSync(join(out, 'esm'), { recursive: true });
 for (const entry of entries) {
-  const cjsPath = join(dist, 'esm', entry.cjs);
+  const cjsPath = join(out, 'esm', entry.cjs);
   if (!existsSync(cjsPath)) {
     console.warn(`build: ${entry.cjs} does not exist yet; ${entry.esm} not written`);
     continue;
@@ -80,12 +92,13 @@ for (const entry of entries) {
     }
     lines.push(`export { _${name} as ${name} };`);
   }
-  writeFileSync(join(dist, 'esm', entry.esm), lines.join('\n') + '\n');
+  writeFileSync(join(out, 'esm', entry.esm), lines.join('\n') + '\n');
 }
 
 // Last, as it deletes the core's own files: the wrappers above were written from them.
-bundleCore(join(dist, 'cjs'));
-assertLatin1(dist);
+bundleCore(join(out, 'cjs'));
+assertLatin1(out);
+swapIn(out, dist);
 
 /**
  * Node reads a CommonJS file into a string, and V8 keeps a string with one character

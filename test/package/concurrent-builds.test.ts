@@ -1,0 +1,118 @@
+/**
+ * scripts/build.mjs run several times at once, as `npm start` and `npm run start:v3` do
+ * (each builds first): every build succeeds, dist/ is never seen half-written while they
+ * run (each build writes a folder of its own and swaps it in whole), nothing is left
+ * beside it, and the package loads afterwards. The build scripts run as they are, over a
+ * small source tree of the same shape, so that three builds take seconds, not minutes.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+
+const root = resolve(__dirname, '../..');
+
+const sources: Record<string, string> = {
+  'src/greet.ts': "export function greet(name: string): string {\n  return 'hello ' + name;\n}\n",
+  'src/define-prototype.ts':
+    'export function isLazyMember(target: object, name: string): boolean {\n' +
+    '  return Object.getOwnPropertyDescriptor(target, name)?.get !== undefined;\n}\n',
+  'src/index.ts':
+    "import { greet } from './greet';\nimport { isLazyMember } from './define-prototype';\n" +
+    '// Loaded on first use, as webapp/middleware is: a file of its own beside the core.\n' +
+    "const tiny = Object.assign(() => greet('app'), { isLazyMember, middleware: () => require('./middleware') });\n" +
+    'export = tiny;\n',
+  'src/middleware/index.ts':
+    "import { greet } from '../greet';\nexport function hello(): string {\n  return greet('middleware');\n}\n",
+};
+
+/** Every file and folder under `dir`, sorted; null when there is no `dir` (or it went while being read). */
+function tree(dir: string): string[] | null {
+  try {
+    return (readdirSync(dir, { recursive: true }) as string[]).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+function build(project: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(project, 'scripts/build.mjs')], {
+    cwd: project,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((done) => child.on('close', (code) => done({ code, output })));
+}
+
+describe('builds at once', () => {
+  let project: string;
+
+  before(() => {
+    project = mkdtempSync(join(tmpdir(), 'webapp-builds-'));
+    cpSync(join(root, 'scripts'), join(project, 'scripts'), { recursive: true });
+    cpSync(join(root, 'tsconfig.json'), join(project, 'tsconfig.json'));
+    writeFileSync(join(project, 'package.json'), '{ "name": "tiny", "private": true }\n');
+    symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
+    for (const [file, text] of Object.entries(sources)) {
+      mkdirSync(dirname(join(project, file)), { recursive: true });
+      writeFileSync(join(project, file), text);
+    }
+  });
+
+  after(() => rmSync(project, { recursive: true, force: true }));
+
+  it('each succeeds, dist/ is never seen half-written, and the package loads', async () => {
+    const first = await build(project);
+    assert.equal(first.code, 0, first.output);
+    const whole = tree(join(project, 'dist'));
+    assert.ok(whole?.includes(join('cjs', 'core.js')) && whole.includes(join('esm', 'index.mjs')), String(whole));
+
+    // The folder of a build that was killed (a process that has exited) is cleaned up.
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+    mkdirSync(join(project, `dist.tmp-${deadPid}`, 'cjs'), { recursive: true });
+
+    const builds = [build(project), build(project), build(project)];
+    let running = true;
+    void Promise.all(builds).then(() => (running = false));
+    const seen = new Set<string>();
+    while (running) {
+      const now = tree(join(project, 'dist'));
+      if (now) seen.add(JSON.stringify(now));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    for (const { code, output } of await Promise.all(builds)) assert.equal(code, 0, output);
+
+    assert.deepEqual(tree(join(project, 'dist')), whole);
+    assert.ok(seen.size > 0, 'dist/ was looked at while the builds ran');
+    for (const state of seen) assert.deepEqual(JSON.parse(state), whole, 'what a reader found in dist/');
+    assert.deepEqual(
+      readdirSync(project).filter((name) => name.startsWith('dist.')),
+      [],
+      'no build folder is left beside dist/',
+    );
+
+    const built = (file: string) => JSON.stringify(pathToFileURL(join(project, 'dist', file)).href);
+    const loaded = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createRequire } from 'node:module';
+         import { fileURLToPath } from 'node:url';
+         const tiny = createRequire(import.meta.url)(fileURLToPath(${built('cjs/index.js')}));
+         const esm = await import(${built('esm/index.mjs')});
+         const { hello } = await import(${built('esm/middleware.mjs')});
+         console.log(JSON.stringify([tiny(), tiny.middleware().hello(), esm.default === tiny, hello()]));`,
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    assert.equal(loaded.status, 0, loaded.stderr);
+    assert.deepEqual(JSON.parse(loaded.stdout), ['hello app', 'hello middleware', true, 'hello middleware']);
+  });
+});
