@@ -10,11 +10,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startExample, type RunningExample } from '../support/example-server';
+import { keyboardFacts, pageFacts, type KeyboardFacts, type PageFacts } from './accessibility';
 import { launchChromium, type LaunchedBrowser } from './browser';
 import { Journey, attachmentFixture, outputDir, type Step } from './journey';
 
 const frameworks = ['webapp', 'express'] as const;
 const records = new Map<string, Step[]>();
+/** What the accessibility checks found, page by page, on each framework. */
+const audits = new Map<string, Audit[]>();
+
+interface Audit {
+  page: string;
+  status: number | undefined;
+  facts: PageFacts;
+  keys: KeyboardFacts;
+}
+
+/** `value(audit)` for each page, by page name: an assertion failing on it names the page. */
+const byPage = <T>(list: Audit[], value: (audit: Audit) => T) =>
+  Object.fromEntries(list.map((audit) => [audit.page, value(audit)]));
 const scratch = mkdtempSync(join(tmpdir(), 'e2e-showcase-'));
 const attachment = attachmentFixture(scratch);
 
@@ -134,15 +148,136 @@ for (const framework of frameworks) {
       assert.deepEqual(refused.flashes, ['Please log in to see that page.']);
       records.set(framework, journey.steps);
     });
+
+    describe('accessibility', () => {
+      const audited: Audit[] = [];
+      let tour: Journey;
+
+      /** The pages the tour visited; the checks fail, not pass, on a tour that stopped short. */
+      function visited(): Audit[] {
+        assert.ok(audits.has(framework), 'the tour visited every page');
+        return audited;
+      }
+
+      /** Records the page the tour is on, as markup and with the keyboard. */
+      async function audit(step: Step): Promise<void> {
+        const facts = await pageFacts(tour.currentPage);
+        audited.push({ page: step.step, status: step.status, facts, keys: await keyboardFacts(tour.currentPage) });
+      }
+
+      it('visits every kind of page: forms with errors, flash messages, error pages', async () => {
+        tour = new Journey(chromium.browser, app.base, `${framework}-a11y`);
+        await tour.start();
+        await audit(await tour.goto('home', '/'));
+        await audit(await tour.goto('signup', '/signup'));
+        await audit(await tour.submit('signup-errors', { username: 'ab', password: 'short', confirm: 'other' }));
+        await tour.goto('login-form', '/login');
+        await audit(await tour.submit('login-failed', { username: 'ada', password: 'wrong password' }));
+        await audit(await tour.goto('not-found', '/nowhere'));
+        await tour.goto('login-form-again', '/login');
+        await audit(await tour.submit('welcomed', { username: 'ada', password: 'analytical engine' }));
+        await audit(await tour.goto('new-note', '/notes/new'));
+        await audit(await tour.submit('note-errors', { title: '' }));
+        for (const path of ['/notes/1', '/notes/1/edit', '/notes/1/delete', '/logout'])
+          await audit(await tour.goto(path.slice(1).replace(/\//g, '-'), path));
+        await tour.goto('edit-again', '/notes/1/edit');
+        await tour.dropCsrfToken();
+        await audit(await tour.submit('forbidden', { title: 'Forged' }));
+        await audit(await tour.logOut('logged-out'));
+        assert.deepEqual(
+          byPage(audited, (page) => page.status),
+          {
+            home: 200,
+            signup: 200,
+            'signup-errors': 422,
+            'login-failed': 200,
+            'not-found': 404,
+            welcomed: 200,
+            'new-note': 200,
+            'note-errors': 422,
+            'notes-1': 200,
+            'notes-1-edit': 200,
+            'notes-1-delete': 200,
+            logout: 200,
+            forbidden: 403,
+            'logged-out': 200,
+          },
+          'the pages the checks below look at',
+        );
+        audits.set(framework, audited);
+      });
+
+      it('declares the language of every page', () => {
+        assert.deepEqual(
+          byPage(visited(), (page) => page.facts.lang),
+          byPage(visited(), () => 'en'),
+        );
+      });
+
+      it('has one main landmark on every page, and a skip link to it as the first Tab stop', () => {
+        assert.deepEqual(
+          byPage(visited(), (page) => [page.facts.mains, page.facts.mainId]),
+          byPage(visited(), () => [1, 'main']),
+        );
+        assert.deepEqual(
+          byPage(visited(), (page) => [page.keys.firstStop, page.keys.focusAfterSkip]),
+          byPage(visited(), () => [{ text: 'Skip to the content', href: '#main' }, 'main#main']),
+        );
+      });
+
+      it('labels every form control', () => {
+        assert.deepEqual(
+          byPage(visited(), (page) => page.facts.unlabelled),
+          byPage(visited(), () => []),
+        );
+      });
+
+      it('ties each validation message to its field: aria-describedby and aria-invalid', () => {
+        assert.deepEqual(
+          byPage(visited(), (page) => page.facts.untiedErrors),
+          byPage(visited(), () => []),
+        );
+        assert.deepEqual(
+          byPage(
+            visited().filter((page) => page.facts.fieldErrors > 0),
+            (page) => page.facts.fieldErrors,
+          ),
+          { 'signup-errors': 3, 'note-errors': 1 },
+        );
+      });
+
+      it('puts flash messages in live regions: errors as alerts, the others as status', () => {
+        assert.deepEqual(
+          byPage(
+            visited().filter((page) => page.facts.flashRoles.length > 0),
+            (page) => page.facts.flashRoles,
+          ),
+          { 'login-failed': ['alert'], welcomed: ['status'], 'logged-out': ['status'] },
+        );
+      });
+
+      it('shows where the keyboard focus is, at every Tab stop of every page', () => {
+        assert.deepEqual(
+          byPage(visited(), (page) => page.keys.invisibleFocus),
+          byPage(visited(), () => []),
+        );
+        // The tour did go through the pages' links, fields and buttons.
+        assert.ok(
+          visited().every((page) => page.keys.stops >= 4),
+          JSON.stringify(byPage(visited(), (p) => p.keys.stops)),
+        );
+      });
+    });
   });
 }
 
 describe('webapp and express@4 look the same to the browser', () => {
-  it('records identical steps: statuses, redirects, titles, flash texts, cookies', () => {
+  it('records identical steps: statuses, redirects, titles, flash texts, cookies, accessibility facts', () => {
     const [webapp, express] = frameworks.map((name) => records.get(name));
     assert.ok(webapp && express, 'both journeys completed');
     assert.ok(webapp.length >= 15);
     assert.deepEqual(webapp, express);
+    assert.deepEqual(audits.get('webapp'), audits.get('express'), 'the accessibility checks found the same');
     console.log(`screenshots in ${outputDir}`);
   });
 });

@@ -115,7 +115,7 @@ const unescapeHtml = (text: string) => text.replace(/&(?:amp|lt|gt|#34|#39);/g, 
 
 /** The texts of the flash messages on a page. */
 export function flashes(html: string): string[] {
-  return [...html.matchAll(/<p class="flash flash-\w+" role="status">([^<]*)<\/p>/g)].map((match) =>
+  return [...html.matchAll(/<p class="flash flash-\w+" role="(?:status|alert)">([^<]*)<\/p>/g)].map((match) =>
     unescapeHtml(match[1]),
   );
 }
