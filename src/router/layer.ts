@@ -5,6 +5,7 @@
  * walks `app._router.stack`, so they are kept as Express 4 has them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { types } from 'node:util';
 import { lazy } from '../http/lazy';
 import { isTracingActive } from '../tracing/channels';
 import {
@@ -290,10 +291,23 @@ export function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResp
  * Beyond Express 4: a handler that returns a rejected promise (an `async` function
  * that throws) reaches error handling as a thrown error would, instead of becoming
  * an unhandled rejection. A resolved promise changes nothing.
+ *
+ * Native promises only, which every `async` function returns. Express 4 ignores what a
+ * handler returns, and some return a lazy "thenable" by accident, whose `then` starts
+ * the work: `(req, res) => User.find({}, callback)` returns a Mongoose query, and
+ * calling its `then` ran the query a second time (an `$inc` applied twice, or
+ * Mongoose 6's "Query was already executed" as a 500 before the callback answered).
  */
 export function forwardRejection(result: unknown, next: NextFunction): void {
-  if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
-    (result as PromiseLike<unknown>).then(undefined, (reason: unknown) => {
+  // `then` first: most handlers return undefined or `res` (`(req, res) => res.send(...)`).
+  // isPromise for the promises of another realm (a vm context, as Jest runs tests in).
+  if (
+    result !== null &&
+    typeof result === 'object' &&
+    typeof (result as PromiseLike<unknown>).then === 'function' &&
+    (result instanceof Promise || types.isPromise(result))
+  ) {
+    (result as Promise<unknown>).then(undefined, (reason: unknown) => {
       next(reason || new Error('Rejected promise'));
     });
   }

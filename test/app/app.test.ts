@@ -7,8 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import express from 'express';
 import request from 'supertest';
+import { runInNewContext } from 'node:vm';
 import webapp = require('../../src/index');
+import { assertSameResponses } from '../support/differential';
 
+type Any = any;
 type Req = http.IncomingMessage & Record<string, any>;
 type Res = http.ServerResponse & Record<string, any>;
 type Next = (err?: unknown) => void;
@@ -225,6 +228,52 @@ describe('errors beyond Express 4: promises', () => {
     await request(app).get('/errh').expect(424, 'error handler failed');
     await request(app).get('/reject-nothing').expect(500, 'Rejected promise');
     await request(app).get('/resolved').expect(200, 'fine');
+  });
+
+  it('a returned thenable that is no promise is left alone, as Express 4 does (its then may start work)', async () => {
+    // A Mongoose query returned by accident (`(req, res) => User.find({}, callback)`):
+    // calling `then` runs it again, so webapp must not.
+    const responses = await assertSameResponses(
+      (framework) => {
+        const runs: string[] = [];
+        const lazyQuery = (name: string, callback: () => void) => {
+          setImmediate(() => {
+            runs.push(`${name} ran`);
+            callback();
+          });
+          return {
+            then(resolve: (value: unknown) => void) {
+              runs.push(`${name} ran again`);
+              return Promise.resolve().then(resolve);
+            },
+          };
+        };
+        const app: Any = framework();
+        app.use((_req: Req, _res: Res, next: Next) => {
+          runs.length = 0;
+          next();
+        });
+        app.param('id', (_req: Req, _res: Res, next: Next, id: string) => lazyQuery(`param ${id}`, next));
+        app.get('/users/:id', (_req: Req, res: Res) => lazyQuery('route', () => res.end(runs.join(', '))));
+        app.get('/fail', () => {
+          throw new Error('failed');
+        });
+        app.use((err: Error, _req: Req, res: Res, _next: Next) =>
+          lazyQuery('error handler', () => res.end(`${err.message}: ${runs.join(', ')}`)),
+        );
+        return app;
+      },
+      [{ path: '/users/7' }, { path: '/fail' }],
+    );
+    assert.equal(responses[0]!.body, 'param 7 ran, route ran');
+    assert.equal(responses[1]!.body, 'failed: error handler ran');
+  });
+
+  it('a rejected promise of another realm (a vm context, as under Jest) reaches the error handlers', async () => {
+    const app = webapp();
+    app.get('/', () => runInNewContext('Promise.reject(new Error("rejected in a vm context"))'));
+    app.use((err: Error, _req: Req, res: Res, _next: Next) => res.status(500).end(err.message));
+    await request(app).get('/').expect(500, 'rejected in a vm context');
   });
 
   it('keeps serving after errors and when headers were already sent (socket destroyed)', async () => {
