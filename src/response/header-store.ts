@@ -344,7 +344,10 @@ const storeMethods = {
     if (this[kStaged] === undefined && !this._header) this[kStaged] = null;
     const list = this._header ? null : staged(this);
     if (!list) return nodeMethod(this, 'writeHead', arguments);
-    if ((typeof reason === 'string' ? headers : reason) != null || hasNonAsciiHeader(this)) {
+    // Node's reading of the arguments: headers in place of a reason that is no string,
+    // and in third place when that reason is undefined or null (`writeHead(302, undefined, {...})`).
+    const given = typeof reason === 'string' ? headers : (reason ?? headers);
+    if (given != null || hasNonAsciiHeader(this)) {
       // Headers passed along with staged ones: Node merges them by its own rules
       // (which differ between Node lines), so its store takes over this response.
       // So it does for values beyond ASCII, which Node writes in ways of its own

@@ -378,6 +378,26 @@ describe('the response header API', () => {
     );
   });
 
+  it('writeHead(status, undefined or null, headers) writes those headers, as Node reads its arguments', async () => {
+    const [redirect] = await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.get('/undefined', (_req, res) => {
+          res.setHeader('X-Set', 'before');
+          res.writeHead(200, undefined, { 'Content-Type': 'text/plain', 'X-A': '1' }).end('hi');
+        });
+        app.get('/null', (_req, res) => res.writeHead(302, null as never, { Location: '/elsewhere' }).end());
+        // A fresh response's statusMessage is undefined: passed along, it is no reason either.
+        app.get('/status-message', (_req, res) =>
+          res.writeHead(201, res.statusMessage, { 'Content-Type': 'application/json' }).end('{}'),
+        );
+        return app;
+      },
+      [{ path: '/null' }, { path: '/undefined' }, { path: '/status-message' }, { method: 'HEAD', path: '/null' }],
+    );
+    assert.equal(redirect!.headers.location, '/elsewhere');
+  });
+
   it('keeps its headers when writeHead refuses a status code, for the answer that follows', async () => {
     await assertSameResponses(
       (framework) => {
