@@ -310,8 +310,8 @@ export class Dispatch extends LayerCursor {
    */
   private enterAfterParams(layer: Layer, layerError: unknown, layerPath: string, path: string): void {
     this.router.process_params(layer, (this.paramCalled ??= {}), this.req, this.res, (paramErr?: unknown) => {
-      // `next('route')` from a param callback leaves null pending, as Express's router
-      // turns the signal into (its callback sees null when nothing else matches).
+      // `next('route')` from a param callback leaves null pending, as in Express's router
+      // (whose callback then gets null when nothing else matches).
       if (paramErr) this.next(layerError || (paramErr === 'route' ? null : paramErr));
       else this.enter(layer, layerError, layerPath, path);
     });

@@ -244,13 +244,14 @@ function sendStat(
     res.end();
     return;
   }
-  const sendBody = () => {
-    // An empty window is read as a small file: a stream's `end` is inclusive, so it would read one byte.
-    if (length <= SMALL_FILE) sendSmallFile(res, path, offset, length, hooks);
-    else streamFile(res, path, offset, Math.max(offset, offset + length - 1), hooks);
-  };
-  if (queuedOnConnection(req, res)) whenConnected(res, sendBody);
-  else sendBody();
+  if (queuedOnConnection(req, res)) whenConnected(res, () => sendBody(res, path, offset, length, hooks));
+  else sendBody(res, path, offset, length, hooks);
+}
+
+function sendBody(res: ServerResponse, path: string, offset: number, length: number, hooks: SendHooks): void {
+  // An empty window is read as a small file: a stream's `end` is inclusive, so it would read one byte.
+  if (length <= SMALL_FILE) sendSmallFile(res, path, offset, length, hooks);
+  else streamFile(res, path, offset, Math.max(offset, offset + length - 1), hooks);
 }
 
 /**
