@@ -21,6 +21,12 @@ interface TemplateModule {
   __express?: Engine;
 }
 
+/** What an engine module offers `app.render`: its `__webapp` export, else `__express` (ejs, pug, hbs). */
+export function engineOf(moduleName: string): Engine | undefined {
+  const loaded = require(moduleName) as TemplateModule;
+  return loaded.__webapp ?? loaded.__express;
+}
+
 function tryStat(path: string): Stats | undefined {
   try {
     return statSync(path);
@@ -78,9 +84,7 @@ export const View = function View(this: View, name: string, options?: ViewOption
   if (!engines[this.ext]) {
     // The engine module is named after the extension (`.ejs` gives `ejs`) and cached once loaded.
     const moduleName = this.ext.slice(1);
-
-    const loaded = require(moduleName) as TemplateModule;
-    const fn = loaded.__webapp ?? loaded.__express;
+    const fn = engineOf(moduleName);
     if (typeof fn !== 'function') throw new Error('Module "' + moduleName + '" does not provide a view engine.');
     engines[this.ext] = fn;
   }

@@ -9,12 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import type { Engine, EngineCallback, ViewOptions } from '../view';
-
-interface TemplateModule {
-  __webapp?: Engine;
-  __express?: Engine;
-}
+import { engineOf, type Engine, type EngineCallback, type ViewOptions } from '../view';
 
 export interface View3 {
   name: string;
@@ -34,7 +29,7 @@ export interface View3Constructor {
   prototype: View3;
 }
 
-/** Express 3's absolute paths: POSIX, a Windows drive, or a UNC share. */
+/** Express 3's absolute paths: POSIX, a Windows drive with a backslash (not `C:/`, unlike 4.x's), or a UNC share. */
 function isAbsolute3(path: string): boolean {
   return path[0] === '/' || (path[1] === ':' && path[2] === '\\') || path.startsWith('\\\\');
 }
@@ -53,10 +48,8 @@ export const View3 = function View(this: View3, name: string, options?: ViewOpti
     ext = this.ext = (engineName[0] !== '.' ? '.' : '') + engineName;
     fileName += ext;
   }
-  if (!engines[ext]) {
-    const loaded = require(ext.slice(1)) as TemplateModule;
-    engines[ext] = (loaded.__webapp ?? loaded.__express)!;
-  }
+  // Unchecked, as in Express 3: a module without an engine fails when rendering.
+  if (!engines[ext]) engines[ext] = engineOf(ext.slice(1))!;
   this.engine = engines[ext];
   this.path = this.lookup(fileName);
 } as View3Constructor;

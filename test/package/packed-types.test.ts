@@ -160,23 +160,40 @@ const resolutions = [
   },
 ] as const;
 
-describe('the packed package: types of every entry point', () => {
+type Resolution = (typeof resolutions)[number];
+
+/**
+ * One test per compiler and module resolution, skipped where the compiler is not
+ * installed or has no such resolution; `makeProject` returns the project to type-check.
+ */
+function eachCompilerAndResolution(
+  title: (compilerName: string, resolution: Resolution) => string,
+  makeProject: (compilerName: string, resolution: Resolution, index: number) => string,
+): void {
   for (const [compilerName, compiler] of Object.entries(compilers)) {
     for (const [index, resolution] of resolutions.entries()) {
-      it(`${compilerName}: under ${resolution.name} resolution, with skipLibCheck off`, async (t) => {
+      it(title(compilerName, resolution), async (t) => {
         if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
         if ('compilers' in resolution && !(resolution.compilers as readonly string[]).includes(compilerName))
           return t.skip(`${compilerName} does not have this resolution`);
-        const dir = project(
-          `entries-${index}-${compilerName.replace(/\W/g, '')}`,
-          resolution.type,
-          resolution.options,
-          everyEntryPoint(resolution.esm),
-        );
+        const dir = makeProject(compilerName, resolution, index);
         assert.equal((await typeCheck(compiler, dir)).trim(), '');
       });
     }
   }
+}
+
+describe('the packed package: types of every entry point', () => {
+  eachCompilerAndResolution(
+    (compilerName, resolution) => `${compilerName}: under ${resolution.name} resolution, with skipLibCheck off`,
+    (compilerName, resolution, index) =>
+      project(
+        `entries-${index}-${compilerName.replace(/\W/g, '')}`,
+        resolution.type,
+        resolution.options,
+        everyEntryPoint(resolution.esm),
+      ),
+  );
 });
 
 // The migration guide's npm alias (`"express": "npm:webapp"`), with typings that augment
@@ -210,26 +227,23 @@ ${esm ? '' : 'const plain: expressCjs.Router = expressCjs.Router();\nvoid plain;
 `;
 
 describe('the packed package installed as express, with typings that augment express', () => {
-  for (const [compilerName, compiler] of Object.entries(compilers)) {
-    for (const [index, resolution] of resolutions.entries()) {
-      it(`${compilerName}: @types/express-ws, @types/cookie-parser, ${resolution.name} resolution`, async (t) => {
-        if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
-        if ('compilers' in resolution && !(resolution.compilers as readonly string[]).includes(compilerName))
-          return t.skip(`${compilerName} does not have this resolution`);
-        const dir = project(
-          `alias-${index}-${compilerName.replace(/\W/g, '')}`,
-          resolution.type,
-          resolution.options,
-          withAugmentations(resolution.esm),
-          'express',
-        );
-        copy(dir, '@types/express-ws');
-        copy(dir, '@types/cookie-parser');
-        // What @types/express-ws imports besides express (linked: they do not import it).
-        link(dir, '@types/ws');
-        link(dir, '@types/express-serve-static-core');
-        assert.equal((await typeCheck(compiler, dir)).trim(), '');
-      });
-    }
-  }
+  eachCompilerAndResolution(
+    (compilerName, resolution) =>
+      `${compilerName}: @types/express-ws, @types/cookie-parser, ${resolution.name} resolution`,
+    (compilerName, resolution, index) => {
+      const dir = project(
+        `alias-${index}-${compilerName.replace(/\W/g, '')}`,
+        resolution.type,
+        resolution.options,
+        withAugmentations(resolution.esm),
+        'express',
+      );
+      copy(dir, '@types/express-ws');
+      copy(dir, '@types/cookie-parser');
+      // What @types/express-ws imports besides express (linked: they do not import it).
+      link(dir, '@types/ws');
+      link(dir, '@types/express-serve-static-core');
+      return dir;
+    },
+  );
 });
