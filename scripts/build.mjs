@@ -5,16 +5,26 @@
 // It is written in a folder of this build's own beside dist/ and swapped in whole once
 // complete (scripts/swap-dir.mjs): builds may run at once (`npm start` and
 // `npm run start:v3` both build first), and no server may load a half-written dist/.
+//
+// A dist/ already built from the same inputs is left as it is (scripts/build-inputs.mjs);
+// `--force` builds anyway.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { INPUTS_FILE, builtFrom, inputsDigest } from './build-inputs.mjs';
 import { bundleCore } from './bundle-core.mjs';
 import { removeAbandoned, stagingFor, swapIn } from './swap-dir.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
+// Read before tsc runs: a source changed during the build makes the next one build again.
+const digest = inputsDigest(root);
+if (!process.argv.includes('--force') && builtFrom(dist) === digest) {
+  console.log('build: dist/ is up to date with src/ (--force builds anyway)');
+  process.exit(0);
+}
 removeAbandoned(dist);
 /** Where this build writes: dist/ only once complete. */
 const out = stagingFor(dist);
@@ -98,6 +108,7 @@ for (const entry of entries) {
 // Last, as it deletes the core's own files: the wrappers above were written from them.
 bundleCore(join(out, 'cjs'));
 assertLatin1(out);
+writeFileSync(join(out, INPUTS_FILE), digest + '\n');
 swapIn(out, dist);
 
 /**

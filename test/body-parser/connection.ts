@@ -64,7 +64,9 @@ function parseAnswer(buffer: Buffer): { answer: Answer; rest: Buffer } | undefin
 /** Sends the requests one after another on one connection; resolves with every answer. */
 export function exchange(port: number, requests: Pieces[]): Promise<Answer[]> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
+    // Without Nagle's algorithm: a body written after its head would otherwise wait for
+    // the server's delayed ACK of the head (40 ms on Linux), for every request.
+    const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
     const answers: Answer[] = [];
     let buffer: Buffer = Buffer.alloc(0);
     let waiting: (() => void) | undefined;

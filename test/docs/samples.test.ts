@@ -20,6 +20,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Script } from 'node:vm';
 import ts from 'typescript';
+import { withoutCoverage } from '../support/without-coverage';
 import { extractSamples, markdownFiles, parseExpectation, readSamples, type Sample } from './samples';
 
 const root = resolve(__dirname, '../..');
@@ -36,7 +37,7 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
     execFile(
       process.execPath,
       args,
-      { cwd: project, timeout: 30_000, env: { ...process.env, NODE_ENV: 'development', ...env } },
+      { cwd: project, timeout: 30_000, env: withoutCoverage({ ...process.env, NODE_ENV: 'development', ...env }) },
       (err, stdout, stderr) => {
         done({
           code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,

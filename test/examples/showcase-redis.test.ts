@@ -15,6 +15,7 @@ import { watchChild } from '../support/child-output';
 import { startExample, type RunningExample } from '../support/example-server';
 import { freePort, startRedis, type RedisServer } from '../support/redis-server';
 import { Visitor, flashes, titleOf, type ApiJson, type Page } from './showcase-client';
+import { withoutCoverage } from '../support/without-coverage';
 
 const redisInstalled = spawnSync('redis-server', ['--version']).status === 0;
 const skip = redisInstalled ? false : 'redis-server is not installed';
@@ -77,7 +78,7 @@ describe('showcase without Redis', { skip }, () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
     const started = Date.now();
     const child = spawn(process.execPath, [server], {
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, SESSION_SECRET: 'x', REDIS_URL: url },
+      env: withoutCoverage({ ...process.env, PORT: '0', DATA_DIR: dataDir, SESSION_SECRET: 'x', REDIS_URL: url }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const watched = watchChild(child, { stderr: true });

@@ -9,6 +9,7 @@ import { watchChild } from '../support/child-output';
 import { startExample, type RunningExample } from '../support/example-server';
 import { Visitor, fieldError, flashes, titleOf } from './showcase-client';
 import { sqliteAvailable } from './showcase-modules';
+import { withoutCoverage } from '../support/without-coverage';
 
 const scratch = mkdtempSync(join(tmpdir(), 'showcase-'));
 // A folder the app creates, as it does on a first `npm start`.
@@ -521,7 +522,7 @@ describe('showcase: shutdown', () => {
   it('drains on SIGTERM and exits with code 0, its data saved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'showcase-shutdown-'));
     const child = spawn(process.execPath, [join(__dirname, '../../examples/showcase/server.js')], {
-      env: { ...process.env, PORT: '0', DATA_DIR: dir, SESSION_SECRET: 'x' },
+      env: withoutCoverage({ ...process.env, PORT: '0', DATA_DIR: dir, SESSION_SECRET: 'x' }),
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {

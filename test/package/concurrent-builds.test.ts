@@ -2,16 +2,28 @@
  * scripts/build.mjs run several times at once, as `npm start` and `npm run start:v3` do
  * (each builds first): every build succeeds, dist/ is never seen half-written while they
  * run (each build writes a folder of its own and swaps it in whole), nothing is left
- * beside it, and the package loads afterwards. The build scripts run as they are, over a
- * small source tree of the same shape, so that three builds take seconds, not minutes.
+ * beside it, and the package loads afterwards. A build over a dist/ built from the same
+ * inputs leaves it as it is. The build scripts run as they are, over a small source tree
+ * of the same shape, so that three builds take seconds, not minutes.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { withoutCoverage } from '../support/without-coverage';
 
 const root = resolve(__dirname, '../..');
 
@@ -39,10 +51,11 @@ function tree(dir: string): string[] | null {
   }
 }
 
-function build(project: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(project, 'scripts/build.mjs')], {
+function build(project: string, ...args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(project, 'scripts/build.mjs'), ...args], {
     cwd: project,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: withoutCoverage(),
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -50,24 +63,28 @@ function build(project: string): Promise<{ code: number | null; output: string }
   return new Promise((done) => child.on('close', (code) => done({ code, output })));
 }
 
-describe('builds at once', () => {
+/** A folder with the build scripts, tsconfig.json and the small source tree. */
+function tinyProject(): string {
+  const project = mkdtempSync(join(tmpdir(), 'webapp-builds-'));
+  cpSync(join(root, 'scripts'), join(project, 'scripts'), { recursive: true });
+  cpSync(join(root, 'tsconfig.json'), join(project, 'tsconfig.json'));
+  writeFileSync(join(project, 'package.json'), '{ "name": "tiny", "private": true }\n');
+  symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
+  for (const [file, text] of Object.entries(sources)) {
+    mkdirSync(dirname(join(project, file)), { recursive: true });
+    writeFileSync(join(project, file), text);
+  }
+  return project;
+}
+
+describe('the build script', () => {
   let project: string;
 
-  before(() => {
-    project = mkdtempSync(join(tmpdir(), 'webapp-builds-'));
-    cpSync(join(root, 'scripts'), join(project, 'scripts'), { recursive: true });
-    cpSync(join(root, 'tsconfig.json'), join(project, 'tsconfig.json'));
-    writeFileSync(join(project, 'package.json'), '{ "name": "tiny", "private": true }\n');
-    symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
-    for (const [file, text] of Object.entries(sources)) {
-      mkdirSync(dirname(join(project, file)), { recursive: true });
-      writeFileSync(join(project, file), text);
-    }
-  });
+  before(() => (project = tinyProject()));
 
   after(() => rmSync(project, { recursive: true, force: true }));
 
-  it('each succeeds, dist/ is never seen half-written, and the package loads', async () => {
+  it('run several times at once: each succeeds, dist/ is never seen half-written, and the package loads', async () => {
     const first = await build(project);
     assert.equal(first.code, 0, first.output);
     const whole = tree(join(project, 'dist'));
@@ -77,7 +94,7 @@ describe('builds at once', () => {
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
     mkdirSync(join(project, `dist.tmp-${deadPid}`, 'cjs'), { recursive: true });
 
-    const builds = [build(project), build(project), build(project)];
+    const builds = [build(project, '--force'), build(project, '--force'), build(project, '--force')];
     let running = true;
     void Promise.all(builds).then(() => (running = false));
     const seen = new Set<string>();
@@ -114,5 +131,59 @@ describe('builds at once', () => {
     );
     assert.equal(loaded.status, 0, loaded.stderr);
     assert.deepEqual(JSON.parse(loaded.stdout), ['hello app', 'hello middleware', true, 'hello middleware']);
+  });
+
+  it('over a dist/ built from the same inputs leaves it as it is, and builds once a source changed', async () => {
+    // The first build here is a whole one only if the test above did not run.
+    assert.equal((await build(project)).code, 0);
+    const builtAt = statSync(join(project, 'dist/cjs/index.js')).mtimeMs;
+    const again = await build(project);
+    assert.equal(again.code, 0, again.output);
+    assert.match(again.output, /dist\/ is up to date/);
+    assert.equal(statSync(join(project, 'dist/cjs/index.js')).mtimeMs, builtAt);
+
+    writeFileSync(join(project, 'src/greet.ts'), sources['src/greet.ts'].replace('hello ', 'hi '));
+    const changed = await build(project);
+    assert.equal(changed.code, 0, changed.output);
+    assert.doesNotMatch(changed.output, /up to date/);
+    const greeting = spawnSync(
+      process.execPath,
+      ['-p', `require(${JSON.stringify(join(project, 'dist/cjs/index.js'))})()`],
+      { encoding: 'utf8' },
+    );
+    assert.equal(greeting.stdout.trim(), 'hi app', greeting.stderr);
+  });
+
+  it("digests every input of the build: src/, its scripts, tsconfig.json, TypeScript's version", async () => {
+    const scratch = tinyProject();
+    try {
+      const { inputsDigest } = (await import(pathToFileURL(join(scratch, 'scripts/build-inputs.mjs')).href)) as {
+        inputsDigest: (root: string) => string;
+      };
+      // node_modules/ is the repository's (a link): its file is replaced by a copy here.
+      rmSync(join(scratch, 'node_modules'));
+      mkdirSync(join(scratch, 'node_modules/typescript'), { recursive: true });
+      cpSync(join(root, 'node_modules/typescript/package.json'), join(scratch, 'node_modules/typescript/package.json'));
+      const inputs = [
+        'src/middleware/index.ts',
+        'scripts/bundle-core.mjs',
+        'scripts/build.mjs',
+        'tsconfig.json',
+        'node_modules/typescript/package.json',
+      ];
+      for (const file of inputs) {
+        const before = inputsDigest(scratch);
+        writeFileSync(join(scratch, file), readFileSync(join(scratch, file), 'utf8') + '\n');
+        assert.notEqual(inputsDigest(scratch), before, file);
+      }
+      const before = inputsDigest(scratch);
+      writeFileSync(join(scratch, 'src/added.ts'), '');
+      assert.notEqual(inputsDigest(scratch), before, 'a new source file');
+      const unchanged = inputsDigest(scratch);
+      writeFileSync(join(scratch, 'README.md'), 'not an input');
+      assert.equal(inputsDigest(scratch), unchanged, 'README.md');
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

@@ -9,13 +9,18 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
 import { packageRoot as root, scratchProject } from '../support/scratch-project';
+import { withoutCoverage } from '../support/without-coverage';
 
 let project: string;
 
 /** Runs a script in a scratch project whose node_modules/webapp links to this package. */
 function run(file: string, source: string): string {
   writeFileSync(join(project, file), source);
-  return execFileSync(process.execPath, [join(project, file)], { cwd: project, encoding: 'utf8' }).trim();
+  return execFileSync(process.execPath, [join(project, file)], {
+    cwd: project,
+    encoding: 'utf8',
+    env: withoutCoverage(),
+  }).trim();
 }
 
 before(() => {

@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { packageRoot as root, scratchProject } from '../support/scratch-project';
+import { withoutCoverage } from '../support/without-coverage';
 
 let project: string;
 /** express@4's own lib/utils, the reference. */
@@ -19,7 +20,11 @@ const expressUtils = join(root, 'node_modules/express/lib/utils.js');
 /** Runs a script in the scratch project; what it printed on stderr must be nothing. */
 function run(file: string, source: string): string {
   writeFileSync(join(project, file), source);
-  const child = spawnSync(process.execPath, [join(project, file)], { cwd: project, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [join(project, file)], {
+    cwd: project,
+    encoding: 'utf8',
+    env: withoutCoverage(),
+  });
   assert.equal(child.stderr, '');
   assert.equal(child.status, 0);
   return child.stdout.trim();
@@ -106,7 +111,7 @@ describe('webapp installed under the name express', () => {
     const onExpress = spawnSync(
       process.execPath,
       ['-e', quiet('express') + script(`require(${JSON.stringify(expressUtils)})`)],
-      { encoding: 'utf8' },
+      { encoding: 'utf8', env: withoutCoverage() },
     );
     assert.equal(onExpress.status, 0, onExpress.stderr);
     assert.deepEqual(JSON.parse(onWebapp), JSON.parse(onExpress.stdout));

@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { withoutCoverage } from '../support/without-coverage';
 
 const root = resolve(__dirname, '../..');
 const fixtures = join(__dirname, 'fixtures/jest');
@@ -26,7 +27,7 @@ describe('under Jest', () => {
     const run = spawnSync(
       process.execPath,
       [require.resolve('jest/bin/jest'), '--ci', '--config', JSON.stringify(config), '--json'],
-      { cwd: root, encoding: 'utf8', timeout: 120_000 },
+      { cwd: root, encoding: 'utf8', timeout: 120_000, env: withoutCoverage() },
     );
     const report = JSON.parse(run.stdout) as { numPassedTests: number; numFailedTests: number };
     assert.equal(run.status, 0, run.stderr);

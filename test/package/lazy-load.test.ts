@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { withoutCoverage } from '../support/without-coverage';
 
 const etag: (entity: string, options: { weak: boolean }) => string = require('etag');
 const signCookie: (value: string, secret: string) => string = require('cookie-signature').sign;
@@ -34,7 +35,7 @@ function runScript(source: string): Record<string, unknown> {
     input: source,
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, NODE_ENV: 'production' },
+    env: withoutCoverage({ ...process.env, NODE_ENV: 'production' }),
   });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
@@ -436,7 +437,7 @@ describe('lazy loading', () => {
            sessionLoaded: loaded('/middleware/session/'),
          }));`,
       );
-      const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+      const out = execFileSync(process.execPath, [file], { encoding: 'utf8', env: withoutCoverage() });
       assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), {
         before: { cookieParser: false, session: false },
         handler: 'function',

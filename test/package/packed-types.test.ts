@@ -7,20 +7,19 @@
  * use (node10, the default of `"module": "commonjs"`, through `typesVersions`; node16,
  * nodenext and bundler through `exports`), and the declarations compile with
  * skipLibCheck off: they name no type of a dependency that ships none (cookie, whose
- * @types package is only a devDependency here).
+ * @types package is only a devDependency here). Each compiler checks every project in
+ * one `tsc --build`.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { packageRoot as root } from '../support/scratch-project';
+import { compilers, typeCheckProjects } from '../support/type-check';
+import { withoutCoverage } from '../support/without-coverage';
 
-const compilers = {
-  'TypeScript 5.9': join(root, 'node_modules/typescript/bin/tsc'),
-  'TypeScript 7': join(root, 'node_modules/typescript7/bin/tsc'),
-};
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
 };
@@ -85,17 +84,6 @@ function project(
   return dir;
 }
 
-function typeCheck(compiler: string, dir: string): Promise<string> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [compiler, '-p', join(dir, 'tsconfig.json')],
-      { cwd: dir, timeout: 170_000 },
-      (_e, o, e) => done(String(o) + String(e)),
-    );
-  });
-}
-
 // Each import is used with its type: under noImplicitAny a module without types is an
 // error (TS7016), and a wrong type fails the assignments.
 const everyEntryPoint = (esm: boolean) => `
@@ -129,6 +117,7 @@ before(() => {
     execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], {
       cwd: root,
       encoding: 'utf8',
+      env: withoutCoverage(),
     }),
   ) as Array<{ filename: string }>;
   tarball = join(scratch, packed[0].filename);
@@ -162,40 +151,6 @@ const resolutions = [
 
 type Resolution = (typeof resolutions)[number];
 
-/**
- * One test per compiler and module resolution, skipped where the compiler is not
- * installed or has no such resolution; `makeProject` returns the project to type-check.
- */
-function eachCompilerAndResolution(
-  title: (compilerName: string, resolution: Resolution) => string,
-  makeProject: (compilerName: string, resolution: Resolution, index: number) => string,
-): void {
-  for (const [compilerName, compiler] of Object.entries(compilers)) {
-    for (const [index, resolution] of resolutions.entries()) {
-      it(title(compilerName, resolution), async (t) => {
-        if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
-        if ('compilers' in resolution && !(resolution.compilers as readonly string[]).includes(compilerName))
-          return t.skip(`${compilerName} does not have this resolution`);
-        const dir = makeProject(compilerName, resolution, index);
-        assert.equal((await typeCheck(compiler, dir)).trim(), '');
-      });
-    }
-  }
-}
-
-describe('the packed package: types of every entry point', () => {
-  eachCompilerAndResolution(
-    (compilerName, resolution) => `${compilerName}: under ${resolution.name} resolution, with skipLibCheck off`,
-    (compilerName, resolution, index) =>
-      project(
-        `entries-${index}-${compilerName.replace(/\W/g, '')}`,
-        resolution.type,
-        resolution.options,
-        everyEntryPoint(resolution.esm),
-      ),
-  );
-});
-
 // The migration guide's npm alias (`"express": "npm:webapp"`), with typings that augment
 // the `express` module: @types/express-ws adds an overload to `function Router`, and
 // @types/cookie-parser redeclares `Request`'s `cookies` and `signedCookies` with a
@@ -226,24 +181,46 @@ app.get('/', (req, res) => {
 ${esm ? '' : 'const plain: expressCjs.Router = expressCjs.Router();\nvoid plain;'}
 `;
 
-describe('the packed package installed as express, with typings that augment express', () => {
-  eachCompilerAndResolution(
-    (compilerName, resolution) =>
-      `${compilerName}: @types/express-ws, @types/cookie-parser, ${resolution.name} resolution`,
-    (compilerName, resolution, index) => {
-      const dir = project(
-        `alias-${index}-${compilerName.replace(/\W/g, '')}`,
-        resolution.type,
-        resolution.options,
-        withAugmentations(resolution.esm),
-        'express',
-      );
-      copy(dir, '@types/express-ws');
-      copy(dir, '@types/cookie-parser');
-      // What @types/express-ws imports besides express (linked: they do not import it).
-      link(dir, '@types/ws');
-      link(dir, '@types/express-serve-static-core');
-      return dir;
-    },
-  );
+const supports = (resolution: Resolution, compilerName: string) =>
+  !('compilers' in resolution) || (resolution.compilers as readonly string[]).includes(compilerName);
+
+/** Per module resolution, its two projects: every entry point, and the npm alias with augmentations. */
+let projects: Array<{ resolution: Resolution; dirs: string[] }>;
+
+before(() => {
+  projects = resolutions.map((resolution, index) => {
+    const entries = project(`entries-${index}`, resolution.type, resolution.options, everyEntryPoint(resolution.esm));
+    const alias = project(
+      `alias-${index}`,
+      resolution.type,
+      resolution.options,
+      withAugmentations(resolution.esm),
+      'express',
+    );
+    copy(alias, '@types/express-ws');
+    copy(alias, '@types/cookie-parser');
+    // What @types/express-ws imports besides express (linked: they do not import it).
+    link(alias, '@types/ws');
+    link(alias, '@types/express-serve-static-core');
+    return { resolution, dirs: [entries, alias] };
+  });
+});
+
+describe('the packed package: types of every entry point, and as express with typings that augment it', () => {
+  for (const [compilerName, compiler] of Object.entries(compilers)) {
+    const names = resolutions.filter((resolution) => supports(resolution, compilerName)).map(({ name }) => name);
+    it(
+      `${compilerName}: every entry point, and as express with @types/express-ws and @types/cookie-parser, ` +
+        `under ${names.join('; ')} resolution, with skipLibCheck off`,
+      async (t) => {
+        if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
+        const dirs = projects
+          .filter(({ resolution }) => supports(resolution, compilerName))
+          .flatMap(({ dirs }) => dirs);
+        const { code, output } = await typeCheckProjects(compiler, dirs, scratch);
+        assert.equal(output.trim(), '');
+        assert.equal(code, 0);
+      },
+    );
+  }
 });

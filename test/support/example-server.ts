@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
+import { withoutCoverage } from './without-coverage';
 
 const root = resolve(__dirname, '../..');
 
@@ -13,7 +14,7 @@ export interface RunningExample {
 export async function startExample(relativePath: string, env: Record<string, string> = {}): Promise<RunningExample> {
   const child: ChildProcess = spawn(process.execPath, [resolve(root, relativePath)], {
     cwd: root,
-    env: { ...process.env, PORT: '0', ...env },
+    env: withoutCoverage({ ...process.env, PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
