@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import express from 'express';
 import webapp = require('../../src/index');
+import { assertSameResponses } from '../support/differential';
 
 /** Runs `fn` with environment variables set, restoring them after. */
 function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
@@ -234,7 +235,6 @@ describe('sub-app setting inheritance (SPEC 2.3)', () => {
 
 describe("'query parser fn' removed by hand", () => {
   it('parses queries as express@4 does: qs with prototype keys, its default array limit', async () => {
-    const { assertSameResponses } = await import('../support/differential');
     await assertSameResponses(
       (framework) => {
         const app = framework();

@@ -3,9 +3,10 @@
  * must answer the same requests identically (status, headers, body).
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { describe, it } from 'node:test';
 import type { NextFunction, Request, Response } from 'express';
-import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+import { assertSameResponses, frameworks, withServer, type Framework, type RequestSpec } from '../support/differential';
 import { hit } from '../support/trail';
 
 /** Echoes what routing produced, so any difference in params, urls or order shows in the body. */
@@ -510,8 +511,6 @@ describe('routing compatibility with express@4', () => {
 
 describe('malformed requests', () => {
   it('an unknown method or broken request line: the same answer as express, and the server keeps serving', async () => {
-    const net = await import('node:net');
-    const { withServer, frameworks } = await import('../support/differential');
     const send = (port: number, raw: string) =>
       new Promise<string>((resolve) => {
         const socket = net.connect(port, '127.0.0.1', () => socket.end(raw));
