@@ -39,7 +39,7 @@ let serverErrors = '';
 before(async () => {
   child = spawn(
     process.execPath,
-    [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(__dirname, 'fixtures/small-heap-server.ts')],
+    [`--max-old-space-size=${HEAP_MB}`, '--require', 'tsx/cjs', join(__dirname, 'fixtures/small-heap-server.ts')],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stderr!.setEncoding('utf8');

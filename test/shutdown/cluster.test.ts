@@ -16,7 +16,7 @@ import { startLoad } from '../support/load';
 const STOPS = 8;
 
 it('workers stopped by SIGTERM under load leave no connection unanswered', { timeout: 120000 }, async () => {
-  const primary = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/cluster-primary.ts')], {
+  const primary = spawn(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'fixtures/cluster-primary.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const watched = watchChild(primary);

@@ -105,7 +105,7 @@ describe('shutdown libraries on a webapp server', () => {
     '@godaddy/terminus: health checks answer, 503 during shutdown, in-flight request completes, exit code 0',
     { timeout: 30000 },
     async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/terminus-server.ts')], {
+      const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'fixtures/terminus-server.ts')], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       const { printed, exited, output } = watchChild(child);

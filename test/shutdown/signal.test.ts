@@ -19,7 +19,7 @@ async function withServer(
   body: (server: WatchedChild & { child: ChildProcess }, port: number) => Promise<void>,
   stderr: 'inherit' | 'ignore' = 'inherit',
 ): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures/sigterm-server.ts')], {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'fixtures/sigterm-server.ts')], {
     stdio: ['ignore', 'pipe', stderr],
     env: { ...process.env, ...env },
   });
