@@ -90,4 +90,20 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
+  {
+    // The tests run through tsx's CommonJS hook only (scripts/test.mjs): a dynamic
+    // `import()` goes to Node's ES module loader, which cannot resolve a .ts module.
+    files: ['test/**/*.ts'],
+    ignores: ['test/e2e/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          // A relative specifier that does not name a JavaScript file.
+          selector: 'ImportExpression[source.type="Literal"][source.value=/^\\.(?!.*\\.[cm]?js$)/]',
+          message: "Import test modules statically: `import()` of a .ts file does not resolve under 'tsx/cjs'.",
+        },
+      ],
+    },
+  },
 );
