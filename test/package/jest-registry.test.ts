@@ -7,19 +7,16 @@
  * node_modules.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { ensureBuilt } from '../support/scratch-project';
 import { withoutCoverage } from '../support/without-coverage';
 
 const root = resolve(__dirname, '../..');
 const fixtures = join(__dirname, 'fixtures/jest');
 
-before(() => {
-  if (!existsSync(join(root, 'dist/cjs/core.js')))
-    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
-});
+before(ensureBuilt);
 
 describe('under Jest', () => {
   it('loads one instance of each module, and an app answers', () => {

@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { ensureBuilt } from '../support/scratch-project';
 import { withoutCoverage } from '../support/without-coverage';
 
 const etag: (entity: string, options: { weak: boolean }) => string = require('etag');
@@ -65,9 +66,7 @@ const NOT_BEFORE_USE = [
   '/tracing/request.js',
 ];
 
-before(() => {
-  if (!existsSync(entry)) execFileSync(process.execPath, [resolve(root, 'scripts/build.mjs')], { stdio: 'inherit' });
-});
+before(ensureBuilt);
 
 describe('lazy loading', () => {
   it('serves a first request without loading what it does not need', () => {

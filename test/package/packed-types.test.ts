@@ -16,7 +16,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { packageRoot as root } from '../support/scratch-project';
+import { ensureBuilt, packageRoot as root } from '../support/scratch-project';
 import { compilers, typeCheckProjects } from '../support/type-check';
 import { withoutCoverage } from '../support/without-coverage';
 
@@ -110,8 +110,7 @@ void [legacy, instrumentation, express, router, layer, etag];
 `;
 
 before(() => {
-  if (!existsSync(join(root, 'dist/cjs/index.js')))
-    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  ensureBuilt();
   scratch = mkdtempSync(join(tmpdir(), 'webapp-packed-'));
   const packed = JSON.parse(
     execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], {

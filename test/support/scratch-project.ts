@@ -11,10 +11,18 @@ import { join, resolve } from 'node:path';
 /** The repository's root, the package itself. */
 export const packageRoot = resolve(__dirname, '../..');
 
+/**
+ * Builds the package when there is no dist/ (a test file run on its own; `npm test` builds
+ * first). dist/ is swapped in whole by the build, so one of its files stands for all.
+ */
+export function ensureBuilt(): void {
+  if (!existsSync(join(packageRoot, 'dist/cjs/core.js')))
+    execFileSync(process.execPath, [join(packageRoot, 'scripts/build.mjs')], { stdio: 'inherit' });
+}
+
 /** A new scratch folder (`prefix` names it) where `require(installedAs)` is this package. */
 export function scratchProject(prefix: string, installedAs = 'webapp'): string {
-  if (!existsSync(join(packageRoot, 'dist/cjs/index.js')))
-    execFileSync(process.execPath, [join(packageRoot, 'scripts/build.mjs')], { stdio: 'inherit' });
+  ensureBuilt();
   const project = mkdtempSync(join(tmpdir(), prefix));
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(packageRoot, join(project, 'node_modules', installedAs), 'dir');

@@ -7,11 +7,11 @@
  * checked too. Each compiler checks the five projects in one `tsc --build`.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ensureBuilt } from '../support/scratch-project';
 import { compilers, typeCheckProjects } from '../support/type-check';
 
 const root = resolve(__dirname, '../..');
@@ -54,8 +54,7 @@ const projectNames = [
 let projects: Record<(typeof projectNames)[number], string>;
 
 before(() => {
-  if (!existsSync(join(root, 'dist/cjs/index.d.ts')))
-    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  ensureBuilt();
   scratch = mkdtempSync(join(tmpdir(), 'webapp-types-'));
   // Both module systems see middleware typed against @types/express; a third
   // project sees only @types/node, proving webapp's types stand alone.
