@@ -6,7 +6,7 @@
  * returns the body to write; respond.ts puts it on the wire.
  */
 import { Buffer } from 'node:buffer';
-import type { ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
 import { setCharset } from '../http/content-type';
 import { hashesStrings, hotSettings, readsOwnSettings, type ETagFunction } from '../settings';
 import { hasNonAsciiHeader, isPlainHeaderValue, ownHeaderList, stagedHeader, stageValidHeader } from './header-store';
@@ -22,8 +22,23 @@ const UTF8_TYPES = new Set(
  * Strings under this many characters are written as strings: Node then sends
  * headers and body in one write instead of a two-buffer writev, which costs
  * more than measuring the string's bytes (and hashing it, for the ETag) twice.
+ * Only while `res.end` is Node's own (see `endsUnseen`).
  */
 const STRING_BODY_LIMIT = 16 * 1024;
+
+/** Node's `end` of HTTP/1 responses, which every app response inherits. */
+const nodeEnd = ServerResponse.prototype.end;
+
+/**
+ * Whether nothing sits between `res.send` and Node's `end`, so that only the bytes on
+ * the wire show what `end` is given. A wrapper of `res.end` (a logger that collects the
+ * body with `Buffer.concat`, compression, an auditing middleware) is given what Express
+ * gives it: a string only when no ETag is made and it is under 1,000 characters, else
+ * the UTF-8 bytes as a Buffer (whose `length` counts bytes, not characters).
+ */
+function endsUnseen(res: Response): boolean {
+  return res.end === nodeEnd;
+}
 
 /** Whether `res.send` writes `body` itself, or hands it (an object, number or boolean) to `res.json`. */
 export function isSendable(body: unknown): boolean {
@@ -156,9 +171,9 @@ function setLength(res: Response, head: Head, body: string | Buffer): string | B
   if (typeof chunk !== 'string') {
     length = chunk.length;
   } else if (
-    chunk.length < STRING_BODY_LIMIT &&
-    (!generateETag || builtIn) &&
-    !headWrittenAsLatin1(res, generateETag, chunk)
+    endsUnseen(res)
+      ? chunk.length < STRING_BODY_LIMIT && (!generateETag || builtIn) && !headWrittenAsLatin1(res, generateETag, chunk)
+      : !generateETag && chunk.length < EXPRESS_STRING_BODY_LIMIT
   ) {
     length = Buffer.byteLength(chunk, 'utf8');
   } else {

@@ -16,6 +16,8 @@ export function removeEntityHeaders(res: { removeHeader(name: string): void }): 
 export function respond(res: Response, body: string | Buffer | undefined): Response {
   const req = res.req;
   let chunk = body;
+  // As Express calls it, two arguments whatever the body: a wrapper of `res.end` sees the same call.
+  const encoding = typeof body === 'string' ? 'utf8' : undefined;
   if (req.fresh) res.statusCode = 304;
 
   const status = res.statusCode;
@@ -30,7 +32,7 @@ export function respond(res: Response, body: string | Buffer | undefined): Respo
   }
 
   if (req.method === 'HEAD') res.end();
-  else if (typeof chunk === 'string') res.end(chunk, 'utf8');
-  else res.end(chunk);
+  // Node reads an undefined encoding as none given (its types only list the call without it).
+  else res.end(chunk, encoding as BufferEncoding);
   return res;
 }

@@ -206,8 +206,7 @@ const methods3 = {
       body = '';
     }
     if (req.method === 'HEAD') this.end();
-    else if (encoding) this.end(body, encoding);
-    else this.end(body);
+    else this.end(body, encoding as BufferEncoding); // undefined is read as none given
     return this;
   },
 

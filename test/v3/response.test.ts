@@ -73,6 +73,32 @@ describe('webapp/v3 response compatibility with express@3', () => {
     );
   });
 
+  it('send through a wrapped res.end: the wrapper gets the body and encoding Express 3 gives it', async () => {
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        app.use((_q: Any, s: Any, next: () => void) => {
+          const end = s.end;
+          s.end = function (...args: unknown[]) {
+            const [chunk, encoding] = args;
+            const kind = Buffer.isBuffer(chunk) ? 'Buffer' : chunk === null ? 'null' : typeof chunk;
+            if (!this.headersSent) this.setHeader('X-End-Called-With', `${args.length} ${kind} ${String(encoding)}`);
+            return end.apply(this, args);
+          };
+          next();
+        });
+        app.get('/str', (_q: Any, s: Any) => s.send('héllo'));
+        app.get('/buf', (_q: Any, s: Any) => s.send(Buffer.from('bytes')));
+        app.get('/json', (_q: Any, s: Any) => s.json({ a: 1 }));
+        app.get('/null', (_q: Any, s: Any) => s.send(null));
+        app.get('/empty', (_q: Any, s: Any) => s.send(204));
+        return app;
+      },
+      [get('/str'), get('/buf'), get('/json'), get('/null'), get('/empty'), { method: 'HEAD', path: '/buf' }],
+      pair,
+    );
+  });
+
   it('res.charset: kept by a Content-Type naming one, replaced when send sets utf-8, quoted if needed', async () => {
     const charsets = ['ISO-8859-1', 'bogus value', 'x"y;q=1', 'é', ''];
     const flows: Record<string, (s: Any) => void> = {
