@@ -10,7 +10,7 @@ import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { adoptServer, serverClasses } from './server-classes';
-import { releaseHeaders, setOwnHeader } from './response/header-store';
+import { keepHeadersWithWrappers, releaseHeaders, setOwnHeader } from './response/header-store';
 import { hotSettings, markPlainSettingReads, readsOwnSettings } from './settings';
 import type { RenderCallback } from './response/types';
 import { runnableInPlace, type Handler, type NextFunction } from './router/layer';
@@ -157,6 +157,7 @@ export function initLayer(
     req.next = next;
     adoptRequestPrototype(req, app.request);
     adoptResponsePrototype(res, app.response);
+    keepHeadersWithWrappers(res, app.response);
     // After the prototypes (Express sets it before): a response that was not born with
     // the app's prototype then stages it like every other header, where before the swap
     // it would go through Node's own store and be moved from there.

@@ -135,10 +135,11 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
   }
   // Express sets a string body's Content-Type again, which also writes its name as
   // `Content-Type` whatever casing the app set it with. The types send/json/jsonp set
-  // themselves already read as setCharset would write them: no parse for those.
+  // themselves already read as setCharset would write them: no parse for those, and no
+  // second write unless a wrapper of the header methods is there to see it (head null).
   if (typeof type === 'string') {
     if (!UTF8_TYPES.has(type)) res.set('Content-Type', setCharset(type, 'utf-8'));
-    else if (!typeSetHere) writeValidHeader(res, head, 'content-type', 'Content-Type', type);
+    else if (!typeSetHere || head === null) writeValidHeader(res, head, 'content-type', 'Content-Type', type);
   }
   return setLength(res, head, body === null ? '' : body);
 }

@@ -422,6 +422,31 @@ export function setOwnHeader(res: ServerResponse, lower: string, name: string, v
   else stage(list, lower, name, value);
 }
 
+/**
+ * For a response an app has just taken, before any webapp app staged a header on it:
+ * where code put header methods of its own on the response before (response-time or
+ * morgan around the app, `onHeaders(res, ...)` in a plain server's handler), those
+ * hold Node's own methods, which read and write Node's store only: the staged list
+ * would never reach the head such a `writeHead` writes. Its headers then stay in
+ * Node's store, as on Express. `appResponse` is the app's response prototype: a
+ * method that differs from its own is the response's own.
+ */
+export function keepHeadersWithWrappers(res: ServerResponse, appResponse: object): void {
+  const holder = res as StoreHolder;
+  if (holder[kStaged] !== undefined) return;
+  const own = appResponse as ServerResponse;
+  if (
+    res.writeHead !== own.writeHead ||
+    res.getHeader !== own.getHeader ||
+    res.setHeader !== own.setHeader ||
+    res.removeHeader !== own.removeHeader ||
+    res.hasHeader !== own.hasHeader ||
+    res.getHeaders !== own.getHeaders ||
+    res.getHeaderNames !== own.getHeaderNames
+  )
+    holder[kStaged] = null;
+}
+
 /** Whether responses use the staged store (false where Node's header slot was not found). */
 const headerStoreInstalled = kOutHeaders !== undefined;
 

@@ -57,11 +57,16 @@ export function truthy(value: unknown): boolean {
 }
 
 export class Layer {
-  handle: Handler;
-  name: string;
-  params: Record<string, string> | undefined = undefined;
-  path: string | undefined = undefined;
-  keys: PathKey[];
+  // Every field is `declare`d and assigned in the constructor, in Express's order
+  // (handle, name, params, path, keys, regexp, then webapp's own): an assignment goes
+  // through an accessor code put on Layer.prototype first, as Express's constructor
+  // does (a `handle` accessor that wraps each function, as express-async-errors
+  // defines), where a class field would define the layer's own property past it.
+  declare handle: Handler;
+  declare name: string;
+  declare params: Record<string, string> | undefined;
+  declare path: string | undefined;
+  declare keys: PathKey[];
   /**
    * Express's `layer.regexp`, an enumerable property of the layer's own, as there. An
    * accessor, so that code reassigning it counts as an edit of the stack the layer
@@ -69,36 +74,44 @@ export class Layer {
    */
   declare regexp: CompiledPattern['regexp'];
   #regexp: CompiledPattern['regexp'];
-  route: Route | undefined = undefined;
+  declare route: Route | undefined;
   /** The HTTP method (lower case) of a route's layer; undefined for `all`. */
-  method: string | undefined = undefined;
+  declare method: string | undefined;
   /** @internal the compiled matcher behind `regexp` */
-  readonly pattern: CompiledPattern;
+  declare readonly pattern: CompiledPattern;
   /** @internal the path as registered: tracing joins these into route templates */
-  readonly pathPattern: PathPattern;
+  declare readonly pathPattern: PathPattern;
   /**
    * @internal The empty `params` the dispatch leaves on a middleware at `/` it ran:
    * one of the layer's own (frozen: never shared by requests), not a new one per match.
    */
-  readonly noParams: Record<string, string> = Object.freeze({});
+  declare readonly noParams: Record<string, string>;
   /**
    * @internal The in-place work of the function the layer was made with (see kInPlace),
    * read once here: a symbol-keyed read of each router's first function per request
    * went through V8's generic keyed-load code.
    */
-  private readonly inPlace: InPlaceWork | undefined;
-  private readonly inPlaceOf: Handler;
+  declare private readonly inPlace: InPlaceWork | undefined;
+  declare private readonly inPlaceOf: Handler;
 
   constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
-    this.inPlace = (fn as { [kInPlace]?: InPlaceWork })[kInPlace];
-    this.inPlaceOf = fn;
+    const pattern = compilePattern(path, options);
     this.handle = fn;
     this.name = fn.name || '<anonymous>';
-    this.pattern = compilePattern(path, options);
-    this.pathPattern = path;
-    this.keys = this.pattern.keys;
-    this.#regexp = this.pattern.regexp;
+    this.params = undefined;
+    this.path = undefined;
+    this.keys = pattern.keys;
+    this.#regexp = pattern.regexp;
     Object.defineProperty(this, 'regexp', Layer.#regexpMember);
+    this.route = undefined;
+    this.method = undefined;
+    this.pattern = pattern;
+    this.pathPattern = path;
+    this.noParams = Object.freeze({});
+    this.inPlace = (fn as { [kInPlace]?: InPlaceWork })[kInPlace];
+    this.inPlaceOf = fn;
+    this.arityOf = undefined;
+    this.knownArity = 0;
   }
 
   /** One descriptor for every layer's `regexp`: the same accessor pair keeps all layers of one shape. */
@@ -179,8 +192,8 @@ export class Layer {
     return this.knownArity;
   }
 
-  private arityOf: Handler | undefined = undefined;
-  private knownArity = 0;
+  declare private arityOf: Handler | undefined;
+  declare private knownArity: number;
 
   /** Calls an error handler (a function declaring four parameters); others pass the error on. */
   handle_error(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {

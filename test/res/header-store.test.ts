@@ -338,6 +338,49 @@ describe('the response header API', () => {
     );
   });
 
+  it('writes every header through wrappers of the header methods put on the response before the app', async () => {
+    // What response-time, morgan or onHeaders() do when a plain server's handler runs them
+    // around the app: each wrapper holds the method Node gave the response.
+    const wrapped = [
+      'writeHead',
+      'getHeader',
+      'setHeader',
+      'removeHeader',
+      'hasHeader',
+      'getHeaders',
+      'getHeaderNames',
+      'appendHeader',
+    ];
+    for (const name of wrapped) {
+      await assertSameResponses(
+        (framework) => {
+          const app = framework();
+          app.use((_req, res, next) => {
+            res.set('X-Dropped', 'soon').cookie('sid', 'x', { httpOnly: true });
+            next();
+          });
+          app.get('/', (_req, res) => {
+            res.removeHeader('X-Dropped');
+            res.set('Cache-Control', 'no-store');
+            const seen = [res.get('Cache-Control'), res.hasHeader('set-cookie'), res.getHeaderNames().join(',')];
+            res.set('X-Seen', JSON.stringify([...seen, Object.keys(res.getHeaders()).join(',')]));
+            res.json({ wrapped: name });
+          });
+          app.get('/status', (_req, res) => res.sendStatus(404));
+          return (req, res) => {
+            const target = res as Res;
+            const own = target[name] as (...args: unknown[]) => unknown;
+            target[name] = function (this: Res, ...args: unknown[]) {
+              return own.apply(this, args);
+            };
+            app(req, res);
+          };
+        },
+        [{ path: '/' }, { path: '/status' }],
+      );
+    }
+  });
+
   it('lets wrappers of res.get, res.set, res.type and setHeader see the headers of res.send and res.json', async () => {
     // res.send stages its headers directly only while these methods are the response's
     // own; a wrapper on any of them gets the calls, with the names Express makes them with.
@@ -375,6 +418,35 @@ describe('the response header API', () => {
           { path: '/report?wrap=' },
         ]),
       ),
+    );
+  });
+
+  it('calls a wrapped res.set with the Content-Type of a string body as often as Express does', async () => {
+    // A wrapper that rewrites what it is given sees Express's last call: the type with its charset.
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.use((_req, res, next) => {
+          const set = res.set;
+          const calls: string[] = [];
+          res.set = function (this: Res, field: unknown, value?: unknown) {
+            if (typeof field === 'string' && field.toLowerCase() === 'content-type') {
+              calls.push(String(value));
+              res.setHeader('X-Content-Type-Calls', calls.join(' | '));
+              return set.call(this, field, String(value).replace('charset=utf-8', 'charset=UTF-8'));
+            }
+            return set.call(this, field as string, value as string);
+          } as Res['set'];
+          next();
+        });
+        app.get('/text', (_req, res) => res.send('hello'));
+        app.get('/typed', (_req, res) => res.type('txt').send('hello'));
+        app.get('/json', (_req, res) => res.json({ hello: 'world' }));
+        app.get('/jsonp', (_req, res) => res.jsonp({ hello: 'world' }));
+        app.get('/status', (_req, res) => res.sendStatus(201));
+        return app;
+      },
+      ['/text', '/typed', '/json', '/jsonp?callback=cb', '/status'].map((path) => ({ path })),
     );
   });
 
