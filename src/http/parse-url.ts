@@ -1,5 +1,15 @@
-import { parse as legacyParse } from 'node:url';
+import * as nodeUrl from 'node:url';
 import type { IncomingMessage } from 'node:http';
+
+const legacyParse = nodeUrl.parse;
+/**
+ * Node's legacy `Url` class (exported at run time, typed only as an interface). The
+ * parsed URL is one of its objects, as parseurl makes them for Express: the same
+ * fields (`host`, `protocol`... null for an origin-form target), and parseurl, which
+ * middleware such as serve-static calls, reuses it instead of parsing again (it
+ * takes only a `Url` from the cache).
+ */
+const LegacyUrl = (nodeUrl as unknown as { Url: new () => ParsedUrl }).Url;
 
 /** The parts of a request URL the framework reads (the fields of Node's legacy `Url`). */
 export interface ParsedUrl {
@@ -49,21 +59,26 @@ export function parseRequestTarget(url: string): ParsedUrl {
           return fromLegacy(url);
       }
     }
-    return { pathname, search, query, path: url, href: url, _raw: url };
+    // The fields in parseurl's order, so that they enumerate as Express's do.
+    const parsed = new LegacyUrl();
+    parsed.path = url;
+    parsed.href = url;
+    parsed.pathname = pathname;
+    if (search !== null) {
+      parsed.query = query;
+      parsed.search = search;
+    }
+    parsed._raw = url;
+    return parsed;
   }
   return fromLegacy(url);
 }
 
+/** Node's legacy parse, all its fields kept (an absolute-form target's `host`, `protocol`...). */
 function fromLegacy(url: string): ParsedUrl {
-  const parsed = legacyParse(url);
-  return {
-    pathname: parsed.pathname,
-    search: parsed.search,
-    query: parsed.query as string | null,
-    path: parsed.path,
-    href: parsed.href,
-    _raw: url,
-  };
+  const parsed = legacyParse(url) as unknown as ParsedUrl;
+  parsed._raw = url;
+  return parsed;
 }
 
 /** `req.url` parsed, cached on the request as parseurl caches it (`req._parsedUrl`). */
