@@ -1,10 +1,14 @@
 /**
  * A layer's `handle` may be replaced after it was registered (instrumentation wraps
  * it): the new function runs, and its own parameter count decides whether it is a
- * request handler or an error handler, as in Express 4.
+ * request handler or an error handler, as in Express 4. An accessor put on
+ * `Layer.prototype` before the layers are made is used by every layer, as with
+ * Express's constructor, which assigns `handle`: express-async-errors wraps each
+ * handler this way (its setter stores a wrapper keeping the function's arity).
  */
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { assertSameResponses, type Framework } from '../support/differential';
+import { Layer } from '../../src/router/layer';
 
 type Any = any;
 
@@ -64,5 +68,55 @@ describe('a layer whose handle is replaced', () => {
       { path: '/' },
       { path: '/fail' },
     ]);
+  });
+});
+
+type Counted = Any & { wrappedCalls?: number };
+
+const layerPrototypes: object[] = [require('express/lib/router/layer').prototype, Layer.prototype];
+const kHandle = Symbol('wrapped handle');
+
+/** What express-async-errors installs: each function assigned to `handle` is stored wrapped. */
+function installHandleAccessor(proto: object): void {
+  Object.defineProperty(proto, 'handle', {
+    configurable: true,
+    enumerable: true,
+    get(this: Record<symbol, unknown>) {
+      return this[kHandle];
+    },
+    set(this: Record<symbol, unknown>, fn: (...args: unknown[]) => unknown) {
+      const wrapped = function (this: unknown, ...args: unknown[]) {
+        const req = args[args.length === 4 ? 1 : 0] as Counted;
+        req.wrappedCalls = (req.wrappedCalls ?? 0) + 1;
+        return fn.apply(this, args);
+      };
+      Object.defineProperty(wrapped, 'length', { value: fn.length });
+      this[kHandle] = wrapped;
+    },
+  });
+}
+
+describe('a `handle` accessor on Layer.prototype', () => {
+  afterEach(() => {
+    for (const proto of layerPrototypes) Reflect.deleteProperty(proto, 'handle');
+  });
+
+  it('every layer stores its function through the setter and calls what the getter gives', async () => {
+    for (const proto of layerPrototypes) installHandleAccessor(proto);
+    await assertSameResponses(
+      (fw) => {
+        const app: Any = fw();
+        app.use((_req: Any, _res: Any, next: Any) => next());
+        const router: Any = fw.Router();
+        router.get('/:id', (req: Any, _res: Any, next: Any) => next(new Error(req.params.id)));
+        app.use('/items', router);
+        app.get('/', (req: Counted, res: Any) => res.send(`calls ${req.wrappedCalls}`));
+        app.use((err: Error, req: Counted, res: Any, _next: Any) => {
+          res.status(500).send(`${err.message} after ${req.wrappedCalls} calls`);
+        });
+        return app;
+      },
+      [{ path: '/' }, { path: '/items/7' }, { path: '/missing' }],
+    );
   });
 });
