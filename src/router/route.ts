@@ -35,12 +35,17 @@ function lowerMethod(method: unknown): unknown {
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Route {
-  path: PathPattern;
-  stack: Layer[] = [];
-  methods: Record<string, boolean> = {};
+  // Declared and assigned in the constructor, in Express's order, rather than emitted
+  // as class fields (defined as own properties): an accessor an app or a package puts
+  // on `Route.prototype` must see these assignments, as it does on Express.
+  declare path: PathPattern;
+  declare stack: Layer[];
+  declare methods: Record<string, boolean>;
 
   constructor(path: PathPattern) {
     this.path = path;
+    this.stack = [];
+    this.methods = {};
   }
 
   /** Whether this route answers `method`; HEAD is answered by GET handlers unless HEAD has its own. */

@@ -4,11 +4,16 @@
  * request handler or an error handler, as in Express 4. An accessor put on
  * `Layer.prototype` before the layers are made is used by every layer, as with
  * Express's constructor, which assigns `handle`: express-async-errors wraps each
- * handler this way (its setter stores a wrapper keeping the function's arity).
+ * handler this way (its setter stores a wrapper keeping the function's arity). The
+ * same holds for accessors on `Route.prototype`: Route's constructor assigns `path`,
+ * `stack` and `methods`.
  */
+import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
+import express from 'express';
 import { assertSameResponses, type Framework } from '../support/differential';
 import { Layer } from '../../src/router/layer';
+import { Route } from '../../src/router/route';
 
 type Any = any;
 
@@ -118,5 +123,48 @@ describe('a `handle` accessor on Layer.prototype', () => {
       },
       [{ path: '/' }, { path: '/items/7' }, { path: '/missing' }],
     );
+  });
+});
+
+const routePrototypes: object[] = [require('express/lib/router/route').prototype, Route.prototype];
+const kMethods = Symbol('recorded methods');
+
+/** An accessor on `Route.prototype.methods` that records each route's methods object as it is assigned. */
+function installMethodsAccessor(proto: object, seen: string[]): void {
+  Object.defineProperty(proto, 'methods', {
+    configurable: true,
+    enumerable: true,
+    get(this: Record<symbol, unknown>) {
+      return this[kMethods];
+    },
+    set(this: Record<symbol, unknown> & { path: unknown }, methods: Record<string, boolean>) {
+      seen.push(`methods of ${String(this.path)}`);
+      this[kMethods] = methods;
+    },
+  });
+}
+
+describe('an accessor on Route.prototype', () => {
+  afterEach(() => {
+    for (const proto of routePrototypes) Reflect.deleteProperty(proto, 'methods');
+  });
+
+  it('sees every route assign its fields, as in Express, and the routes still answer', async () => {
+    const seenBy = new Map<Framework, string[]>();
+    await assertSameResponses(
+      (fw) => {
+        const seen: string[] = [];
+        seenBy.set(fw, seen);
+        installMethodsAccessor(fw === express ? routePrototypes[0] : routePrototypes[1], seen);
+        const app: Any = fw();
+        app.get('/a', (_req: Any, res: Any) => res.send('a'));
+        app.route('/b').post((_req: Any, res: Any) => res.send('b'));
+        app.get('/seen', (_req: Any, res: Any) => res.send(seen.join(', ')));
+        return app;
+      },
+      [{ path: '/a' }, { path: '/b', method: 'POST' }, { path: '/b' }, { path: '/seen' }],
+    );
+    assert.equal(seenBy.size, 2);
+    for (const seen of seenBy.values()) assert.deepEqual(seen, ['methods of /a', 'methods of /b', 'methods of /seen']);
   });
 });
