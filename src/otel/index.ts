@@ -3,10 +3,13 @@
  * With `@opentelemetry/instrumentation-http` (which makes the server span), it
  * names the server span `GET /users/:id`, sets `http.route`, and adds a child
  * span per middleware, router, route handler and error handler, as the Express
- * instrumentation does for Express. A request no server span covers (HTTP/2,
- * which instrumentation-http does not trace) gets one of webapp's. Only this entry loads `@opentelemetry/api`
- * (an optional peer dependency of webapp).
+ * instrumentation does for Express. Each layer's span is the active span while the
+ * layer runs (and in the work it starts), so spans a handler starts are its
+ * children. A request no server span covers (HTTP/2, which instrumentation-http does
+ * not trace) gets one of webapp's. Only this entry loads `@opentelemetry/api` (an
+ * optional peer dependency of webapp).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import {
   context,
@@ -119,6 +122,39 @@ function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context)
   return span;
 }
 
+/**
+ * Where the registered context manager keeps the active context, when it is
+ * OpenTelemetry's AsyncLocalStorageContextManager (what `NodeTracerProvider.register()`
+ * and the Node SDK install): the API gives no public way to it, so it is read from the
+ * manager's fields, as other tracing-channel consumers do (opentelemetry-js issue 6088
+ * asks for a public one). Undefined for any other manager, or none yet.
+ */
+function contextStorage(): AsyncLocalStorage<Context> | undefined {
+  try {
+    const api = context as unknown as { _getContextManager?: () => unknown };
+    const manager = api._getContextManager?.() as { _asyncLocalStorage?: unknown } | undefined;
+    const storage = manager?._asyncLocalStorage;
+    return storage instanceof AsyncLocalStorage ? (storage as AsyncLocalStorage<Context>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A store transform that cannot throw: diagnostics_channel reports a transform's
+ * exception as an uncaught one. On failure the context stays the one active.
+ */
+function guardedTransform<T>(name: string, transform: (message: T) => Context): (message: T) => Context {
+  return (message) => {
+    try {
+      return transform(message);
+    } catch (err) {
+      diag.error(`webapp/otel: ${name} context failed`, err);
+      return context.active();
+    }
+  };
+}
+
 type Handlers = Record<string, (message: unknown) => void>;
 
 /**
@@ -147,21 +183,33 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const requests = new WeakMap<RequestTrace, RequestState>();
   const spans = new WeakMap<LayerTrace, Span>();
 
-  /** The server span's context when the request entered: layers without a traced parent start under it. */
+  /**
+   * Records the request's context: the server span's (instrumentation-http's, active
+   * as the request enters), or one of webapp's own when nothing traces the server.
+   * Idempotent: the store transform and the `start` subscriber both call it.
+   */
+  const startRequest = (request: RequestTrace): RequestState => {
+    const known = requests.get(request);
+    if (known !== undefined) return known;
+    const active = context.active();
+    const server = trace.getSpan(active);
+    // No server span: nothing traces this server (instrumentation-http makes none for
+    // node:http2, nor without its being registered). One of webapp's own, so that the
+    // request's layer spans are one trace under it, not a root span each.
+    let state: RequestState;
+    if (server !== undefined) state = { context: active, server };
+    else {
+      const own = startServerSpan(tracer, request, active);
+      state = { context: trace.setSpan(active, own), server: own };
+    }
+    requests.set(request, state);
+    return state;
+  };
+
   const requestHandlers = guarded({
     start(message: unknown) {
-      const request = message as RequestTrace;
-      const active = context.active();
-      const server = trace.getSpan(active);
-      if (server !== undefined) {
-        requests.set(request, { context: active, server });
-        return;
-      }
-      // No server span: nothing traces this server (instrumentation-http makes none for
-      // node:http2, nor without its being registered). One of webapp's own, so that the
-      // request's layer spans are one trace under it, not a root span each.
-      const own = startServerSpan(tracer, request, active);
-      requests.set(request, { context: trace.setSpan(active, own), server: own });
+      bindContextStorage();
+      startRequest(message as RequestTrace);
     },
     error(message: unknown) {
       const request = message as RequestTrace;
@@ -170,6 +218,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     },
   });
 
+  /** The context a layer starts in: its nearest traced router's span, else the request's. */
   const parentContext = (layer: LayerTrace): Context => {
     for (let parent = layer.parent; parent !== undefined; parent = parent.parent) {
       const span = spans.get(parent);
@@ -189,19 +238,31 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     }
   };
 
-  const layerHandlers = guarded({
-    start(message: unknown) {
-      const layer = message as LayerTrace;
+  /**
+   * Names the server span from the layer and starts the layer's span (none for an
+   * ignored kind); returns the context the layer runs in. Idempotent, as startRequest.
+   */
+  const startLayer = (layer: LayerTrace): Context => {
+    const parent = parentContext(layer);
+    let span = spans.get(layer);
+    if (span === undefined) {
       if (namesRequest(layer)) nameServerSpan(layer);
-      if (ignored.has(layer.kind)) return;
-      const span = tracer.startSpan(
+      if (ignored.has(layer.kind)) return parent;
+      span = tracer.startSpan(
         SPAN_NAMES[layer.kind](layer),
         {
           attributes: { [ATTR_HTTP_ROUTE]: layer.route, [ATTR_LAYER_NAME]: layer.name, [ATTR_LAYER_TYPE]: layer.kind },
         },
-        parentContext(layer),
+        parent,
       );
       spans.set(layer, span);
+    }
+    return trace.setSpan(parent, span);
+  };
+
+  const layerHandlers = guarded({
+    start(message: unknown) {
+      startLayer(message as LayerTrace);
     },
     error(message: unknown) {
       const layer = message as LayerTrace;
@@ -219,12 +280,42 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
 
   const requestChannel = diagnosticsChannel.tracingChannel(REQUEST_CHANNEL);
   const layerChannel = diagnosticsChannel.tracingChannel(LAYER_CHANNEL);
+  const requestContext = guardedTransform('request', (request: RequestTrace) => startRequest(request).context);
+  const layerContext = guardedTransform('layer', startLayer);
+
+  /**
+   * Makes the request's context, then each layer's, the active one while the app and
+   * the layer run (webapp runs both through the channels' `runStores`), by binding the
+   * context manager's storage to the `start` channels. Checked again as each request
+   * enters: the manager may be registered after `instrument()` (or replaced), and the
+   * first request's layers then already run in their spans. Without a storage to bind,
+   * spans are made all the same; a span a handler starts is then the server span's child.
+   */
+  let boundStorage: AsyncLocalStorage<Context> | undefined;
+  function bindContextStorage(): void {
+    const storage = contextStorage();
+    if (storage === boundStorage) return;
+    unbindContextStorage();
+    if (storage === undefined) return;
+    requestChannel.start.bindStore(storage, requestContext as never);
+    layerChannel.start.bindStore(storage, layerContext as never);
+    boundStorage = storage;
+  }
+  function unbindContextStorage(): void {
+    if (boundStorage === undefined) return;
+    requestChannel.start.unbindStore(boundStorage);
+    layerChannel.start.unbindStore(boundStorage);
+    boundStorage = undefined;
+  }
+
   requestChannel.subscribe(requestHandlers as never);
   layerChannel.subscribe(layerHandlers as never);
+  bindContextStorage();
   return {
     disable() {
       requestChannel.unsubscribe(requestHandlers as never);
       layerChannel.unsubscribe(layerHandlers as never);
+      unbindContextStorage();
     },
   };
 }

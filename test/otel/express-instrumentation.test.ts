@@ -3,11 +3,13 @@
  * the same app on both, each with @opentelemetry/instrumentation-http making the server
  * span, and the server spans must be named alike and carry the same `http.route`, for
  * routes, nested routers, mounted apps, and requests only a mounted middleware or a
- * router that falls through saw.
+ * router that falls through saw; and a span the app starts itself must have the same
+ * parent (the layer running it) on both.
  */
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { after, describe, it } from 'node:test';
+import { trace } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -93,6 +95,49 @@ async function serverSpans(app: http.RequestListener): Promise<string[]> {
   });
 }
 
+/** An app whose layers start spans of their own, synchronously, after a timer and after awaits. */
+function buildAppStartingSpans(framework: Framework): http.RequestListener {
+  const tracer = trace.getTracer('app');
+  const child = (name: string) => tracer.startSpan(name).end();
+  const app = framework();
+  app.use(function session(_req, _res, next) {
+    setTimeout(() => {
+      child('session lookup');
+      next();
+    }, 1);
+  });
+  app.use(function audit(_req, _res, next) {
+    child('audit write');
+    next();
+  });
+  const api = framework.Router();
+  api.get('/orders/:id', async function loadOrder(req, res) {
+    await new Promise((resolve) => setImmediate(resolve));
+    child('orders query');
+    await Promise.resolve();
+    res.send('order ' + req.params.id);
+  });
+  app.use('/api', api);
+  return app as unknown as http.RequestListener;
+}
+
+/** `<span> under <its parent's name>` for the spans the app started itself. */
+async function appSpanParents(app: http.RequestListener): Promise<string[]> {
+  return withServer(app, async (port) => {
+    exporter.reset();
+    const { status } = await rawRequest(port, { path: '/api/orders/3' });
+    assert.equal(status, 200);
+    const spans = () => exporter.getFinishedSpans();
+    for (let i = 0; i < 100 && !spans().some((span) => span.kind === 1); i++)
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    const nameOf = (id: string | undefined) => spans().find((span) => span.spanContext().spanId === id)?.name;
+    return ['session lookup', 'audit write', 'orders query'].map((name) => {
+      const span = spans().find((candidate) => candidate.name === name);
+      return `${name} under ${nameOf(span?.parentSpanContext?.spanId)}`;
+    });
+  });
+}
+
 after(async () => {
   unregister();
   await provider.shutdown();
@@ -120,6 +165,25 @@ describe('webapp/otel and @opentelemetry/instrumentation-express on express@4', 
       '200 GET /list/a,/list/b (/list/a,/list/b)',
       '500 GET /throws (/throws)',
       '404 GET (undefined)',
+    ]);
+  });
+});
+
+describe('spans an app starts itself, under webapp/otel and instrumentation-express', () => {
+  it('have the layer that started them as parent on both', async () => {
+    const theirs = await appSpanParents(buildAppStartingSpans(express));
+    const instrumentation = instrument();
+    let ours: string[];
+    try {
+      ours = await appSpanParents(buildAppStartingSpans(webapp as unknown as Framework));
+    } finally {
+      instrumentation.disable();
+    }
+    assert.deepEqual(ours, theirs);
+    assert.deepEqual(ours, [
+      'session lookup under middleware - session',
+      'audit write under middleware - audit',
+      'orders query under request handler - /api/orders/:id',
     ]);
   });
 });

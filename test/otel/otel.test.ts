@@ -98,6 +98,8 @@ describe('webapp/otel', () => {
     assert.equal(parentOf(api), serverId);
     assert.equal(parentOf(users), api.spanContext().spanId);
     assert.equal(parentOf(handler), users.spanContext().spanId);
+    // The handler's span is the active one while it runs: a span it starts is its child.
+    assert.equal(parentOf(byName(spans, 'db query')!), handler.spanContext().spanId);
     assert.equal(handler.attributes['http.route'], '/api/users/:id');
     // The exported names are the attributes' (an exporter filter or a query can use them).
     assert.equal(handler.attributes[ATTR_LAYER_NAME], 'loadUser');
@@ -291,17 +293,87 @@ describe('webapp/otel', () => {
       assert.equal(own.attributes['http.request.method'], 'GET');
       assert.equal(own.attributes['url.path'], '/api/users/42');
       assert.equal(own.attributes['http.response.status_code'], 200);
-      // Spans the app starts itself are under the active context, which nothing set here
-      // (docs/tracing.md): the layers' are all in the request's trace.
-      for (const span of spans.filter((s) => s.name !== 'db query')) {
+      // One trace, the app's own spans too: the handler's span is active while it runs.
+      for (const span of spans) {
         assert.equal(span.spanContext().traceId, own.spanContext().traceId, span.name);
         if (span !== own) assert.ok(parentOf(span), `${span.name} has a parent`);
       }
       assert.equal(parentOf(byName(spans, 'router - /api')!), own.spanContext().spanId);
+      const handler = byName(spans, 'request handler - /api/users/:id')!;
+      assert.equal(parentOf(byName(spans, 'db query')!), handler.spanContext().spanId);
     } finally {
       session.close();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('each layer span is active in the work it starts, after awaits and timers too', async () => {
+    const tracer = trace.getTracer('app');
+    const child = (name: string) => tracer.startSpan(name).end();
+    const build = () => {
+      const app = webapp();
+      app.use(function session(_req: Request, _res: Response, next: NextFunction) {
+        setTimeout(() => {
+          child('session lookup');
+          next();
+        }, 1);
+      });
+      app.use(function audit(_req: Request, _res: Response, next: NextFunction) {
+        child('audit write');
+        next();
+      });
+      const api = webapp.Router();
+      api.get('/orders/:id', async function loadOrder(req: Request, res: Response) {
+        await new Promise((resolve) => setImmediate(resolve));
+        child('orders query');
+        await Promise.resolve();
+        tracer.startActiveSpan('render', (span: Span) => {
+          child('template');
+          span.end();
+        });
+        res.send('order ' + req.params.id);
+      });
+      app.use('/api', api);
+      return app;
+    };
+    const { status, spans } = await get('/api/orders/3', build());
+    assert.equal(status, 200);
+    const id = (name: string) => byName(spans, name)?.spanContext().spanId;
+    assert.equal(parentOf(byName(spans, 'session lookup')!), id('middleware - session'));
+    assert.equal(parentOf(byName(spans, 'audit write')!), id('middleware - audit'));
+    assert.equal(parentOf(byName(spans, 'orders query')!), id('request handler - /api/orders/:id'));
+    assert.equal(parentOf(byName(spans, 'render')!), id('request handler - /api/orders/:id'));
+    assert.equal(parentOf(byName(spans, 'template')!), id('render'));
+    // Siblings do not nest: each layer starts under its router, whatever ran before it.
+    assert.equal(parentOf(byName(spans, 'middleware - audit')!), id(serverSpan(spans).name));
+    assert.equal(parentOf(byName(spans, 'router - /api')!), serverSpan(spans).spanContext().spanId);
+
+    // A kind left without spans runs in its nearest traced layer's span, not the last sibling's.
+    instrumentation.disable();
+    instrumentation = instrument({ ignoreLayersType: ['middleware'] });
+    exporter.reset();
+    try {
+      const ignoredRun = await get('/api/orders/4', build());
+      const server = serverSpan(ignoredRun.spans);
+      assert.equal(byName(ignoredRun.spans, 'middleware - audit'), undefined);
+      assert.equal(parentOf(byName(ignoredRun.spans, 'audit write')!), server.spanContext().spanId);
+      assert.equal(parentOf(byName(ignoredRun.spans, 'session lookup')!), server.spanContext().spanId);
+    } finally {
+      instrumentation.disable();
+      instrumentation = instrument();
+    }
+  });
+
+  it('a context manager registered or replaced after instrument() is used from the next request on', async () => {
+    const { context } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+    const { AsyncLocalStorageContextManager } =
+      require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+    context.disable();
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const { spans } = await get('/api/users/8');
+    const handler = byName(spans, 'request handler - /api/users/:id')!;
+    assert.equal(parentOf(byName(spans, 'db query')!), handler.spanContext().spanId);
+    assert.equal(serverSpan(spans).name, 'GET /api/users/:id');
   });
 
   it('re-exports the names of the channels it listens to', () => {
