@@ -188,6 +188,18 @@ export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]):
   };
 }
 
+/**
+ * `app.del`, Express's deprecated alias of the preset's `delete` as first defined: it
+ * calls that function, not `this.delete`, so a plugin that wraps both `del` and
+ * `delete` (express-namespace) runs its wrapper once for `app.del`, as on Express.
+ */
+export function deleteAlias<T, A extends unknown[]>(remove: (this: T, ...args: A) => T) {
+  return function del(this: T, ...args: A): T {
+    deprecate('app.del: Use app.delete instead');
+    return remove.apply(this, args);
+  };
+}
+
 /** The members both presets' apps have, written once. */
 export const applicationCore = {
   /** Fresh per-app state, then the preset's defaults. */
@@ -216,11 +228,6 @@ export const applicationCore = {
   },
   disable<T extends CoreApp>(this: T, setting: string): T {
     return this.set(setting, false) as T;
-  },
-
-  del<T extends CoreApp & { delete(...args: unknown[]): T }>(this: T, ...args: unknown[]): T {
-    deprecate('app.del: Use app.delete instead');
-    return this.delete(...args);
   },
 
   /** Renders a view with the app's locals; `options` may be left out. */

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import {
   applicationCore,
+  deleteAlias,
   environment,
   inheritFromParent,
   initLayer,
@@ -218,6 +219,8 @@ const routingMethods = {
     // eslint-disable-next-line prefer-rest-params
     return routeGet.apply(this, arguments as unknown as Parameters<typeof routeGet>);
   },
+
+  del: deleteAlias(routeMethods.delete),
 
   all(path, ...handlers) {
     this.lazyrouter();

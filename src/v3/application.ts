@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
 import {
   applicationCore,
+  deleteAlias,
   environment,
   inheritFromParent,
   initLayer,
@@ -207,6 +208,8 @@ const routingMethods = {
     if (arguments.length === 1) return this.set(settingOrPath as string);
     return routeGet.call(this, settingOrPath, ...handlers);
   },
+
+  del: deleteAlias(routeMethods.delete),
 
   all(path, ...handlers) {
     for (const method of methods) application3[method].call(this, path, ...handlers);

@@ -1,8 +1,8 @@
 /**
  * Less travelled corners of the app API, differential against express@4: request
  * accessors that read headers through a replaced `req.get`, `next('route')` from a
- * param callback as seen by the app's callback, and `'query parser fn'` set to qs
- * options by hand.
+ * param callback as seen by the app's callback, `'query parser fn'` set to qs
+ * options by hand, and `app.del` under a plugin that wraps `del` and `delete`.
  */
 import assert from 'node:assert/strict';
 import type http from 'node:http';
@@ -78,5 +78,36 @@ describe('app API corners, as express@4', () => {
       },
       [{ path: '/?a[b][c][d]=1&e[3]=x&e[1]=y' }],
     );
+  });
+
+  it('app.del calls delete as first defined: a plugin wrapping both del and delete runs once', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const application: Any = framework.application;
+        const original = { del: application.del, delete: application.delete };
+        // What express-namespace does: each wrapper prefixes the path with the namespace.
+        for (const name of ['del', 'delete'] as const) {
+          application[name] = function (this: unknown, path: string, ...rest: unknown[]) {
+            return original[name].call(this, '/ns' + path, ...rest);
+          };
+        }
+        try {
+          const app: Any = framework();
+          app.del('/old/:id', (req: Any, res: Any) => res.send('del ' + req.params.id));
+          app.delete('/new/:id', (req: Any, res: Any) => res.send('delete ' + req.params.id));
+          return app;
+        } finally {
+          Object.assign(application, original);
+        }
+      },
+      [
+        { method: 'DELETE', path: '/ns/old/1' },
+        { method: 'DELETE', path: '/ns/ns/old/1' },
+        { method: 'DELETE', path: '/ns/new/2' },
+      ],
+    ).then(([del, twice]) => {
+      assert.equal(del!.body, 'del 1');
+      assert.equal(twice!.status, 404);
+    });
   });
 });

@@ -281,4 +281,37 @@ describe('webapp/v3 application API', () => {
     assert.equal(child.route, '/admin');
     assert.equal(child.path(), '/admin');
   });
+
+  it('app.del calls delete as first defined: a plugin wrapping both del and delete runs once', async () => {
+    const responses = await assertSameResponses(
+      (framework: Any) => {
+        const application: Any = framework.application;
+        const original = { del: application.del, delete: application.delete };
+        // What express-namespace does: each wrapper prefixes the path with the namespace.
+        for (const name of ['del', 'delete'] as const) {
+          application[name] = function (this: unknown, path: string, ...rest: unknown[]) {
+            return original[name].call(this, '/ns' + path, ...rest);
+          };
+        }
+        try {
+          const app: Any = framework();
+          app.del('/old/:id', (req: Any, res: Any) => res.send('del ' + req.params.id));
+          app.delete('/new/:id', (req: Any, res: Any) => res.send('delete ' + req.params.id));
+          app.get('/routes', (_req: Any, res: Any) => res.send(app.routes.delete.map((r: Any) => r.path)));
+          return app;
+        } finally {
+          Object.assign(application, original);
+        }
+      },
+      [
+        { method: 'DELETE', path: '/ns/old/1' },
+        { method: 'DELETE', path: '/ns/ns/old/1' },
+        { method: 'DELETE', path: '/ns/new/2' },
+        { path: '/routes' },
+      ],
+      pair,
+    );
+    assert.equal(responses[0]!.body, 'del 1');
+    assert.deepEqual(JSON.parse(responses[3]!.body), ['/ns/old/:id', '/ns/new/:id']);
+  });
 });
