@@ -14,6 +14,7 @@ import { parseUrl } from '../http/parse-url';
 import { enterRouter, isTracingActive } from '../tracing/channels';
 import { Layer, invokeHandler, truthy, type Handler, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
+import { notePassedError } from './passed-errors';
 import { layersOf } from './stack-edits';
 import { processParams } from './params';
 import type { Route } from './route';
@@ -174,7 +175,9 @@ export class Dispatch extends LayerCursor {
 
   /** `next(err)`: finds the next layer that matches and runs it, or leaves the router. */
   step(err: unknown): void {
-    if (err === undefined && this.continuePlainRun()) return;
+    if (err === undefined) {
+      if (this.continuePlainRun()) return;
+    } else notePassedError(this.req, err);
     this.plainRunUrl = undefined;
     // `typeof` first: `err` is mostly undefined, sometimes an Error, and compared with a
     // string as it is, V8 compiles each comparison to a call of its generic StrictEqual

@@ -16,6 +16,7 @@ import {
   type PatternOptions,
 } from './path-pattern';
 import type { Route } from './route';
+import { wasJustPassed } from './passed-errors';
 import { noteStackEdit } from './stack-edits';
 
 export type { NextFunction } from '../types/public';
@@ -232,7 +233,7 @@ export class Layer {
     const fn = this.handle;
     try {
       // Called as a plain function, not as the layer's method: `this` is not the layer.
-      forwardRejection(fn(req, res, next), next);
+      forwardRejection(fn(req, res, next), next, req);
     } catch (err) {
       next(err);
     }
@@ -273,7 +274,7 @@ function invokeErrorHandler(
   next: NextFunction,
 ): void {
   try {
-    forwardRejection(fn(error, req, res, next), next);
+    forwardRejection(fn(error, req, res, next), next, req);
   } catch (err) {
     next(err);
   }
@@ -294,7 +295,7 @@ export function callHandler(fn: Handler, req: IncomingMessage, res: ServerRespon
 /** Runs a request handler; a throw or a rejection goes to `next`. */
 export function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
   try {
-    forwardRejection(fn(req, res, next), next);
+    forwardRejection(fn(req, res, next), next, req);
   } catch (err) {
     next(err);
   }
@@ -310,8 +311,12 @@ export function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResp
  * the work: `(req, res) => User.find({}, callback)` returns a Mongoose query, and
  * calling its `then` ran the query a second time (an `$inc` applied twice, or
  * Mongoose 6's "Query was already executed" as a 500 before the callback answered).
+ *
+ * Given the request, not when `next` was just given the same error for it by a wrapper
+ * of the handler that returns the promise it watches (express-async-errors; see
+ * passed-errors.ts): the error goes on once, as on Express with that wrapper.
  */
-export function forwardRejection(result: unknown, next: NextFunction): void {
+export function forwardRejection(result: unknown, next: NextFunction, req?: IncomingMessage): void {
   // `then` first: most handlers return undefined or `res` (`(req, res) => res.send(...)`).
   // isPromise for the promises of another realm (a vm context, as Jest runs tests in).
   if (
@@ -321,6 +326,7 @@ export function forwardRejection(result: unknown, next: NextFunction): void {
     (result instanceof Promise || types.isPromise(result))
   ) {
     (result as Promise<unknown>).then(undefined, (reason: unknown) => {
+      if (req !== undefined && wasJustPassed(req, reason)) return;
       next(reason || new Error('Rejected promise'));
     });
   }

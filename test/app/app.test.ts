@@ -230,6 +230,30 @@ describe('errors beyond Express 4: promises', () => {
     await request(app).get('/resolved').expect(200, 'fine');
   });
 
+  it('an async error handler that rethrows its error passes it on, at once or after awaiting', async () => {
+    const app = webapp();
+    app.use('/now', async () => {
+      throw new Error('thrown now');
+    });
+    app.use('/later', async () => {
+      await new Promise((r) => setImmediate(r));
+      throw new Error('thrown later');
+    });
+    app.use('/now', async (err: Error, _req: Req, _res: Res, _next: Next) => {
+      throw err;
+    });
+    app.use('/later', async (err: Error, _req: Req, _res: Res, _next: Next) => {
+      await Promise.resolve();
+      throw err;
+    });
+    app.use((err: Error, _req: Req, res: Res, _next: Next) => {
+      res.statusCode = 500;
+      res.end('rethrown: ' + err.message);
+    });
+    await request(app).get('/now').expect(500, 'rethrown: thrown now');
+    await request(app).get('/later').expect(500, 'rethrown: thrown later');
+  });
+
   it('a returned thenable that is no promise is left alone, as Express 4 does (its then may start work)', async () => {
     // A Mongoose query returned by accident (`(req, res) => User.find({}, callback)`):
     // calling `then` runs it again, so webapp must not.

@@ -168,3 +168,85 @@ describe('an accessor on Route.prototype', () => {
     for (const seen of seenBy.values()) assert.deepEqual(seen, ['methods of /a', 'methods of /b', 'methods of /seen']);
   });
 });
+
+/**
+ * express-async-errors' accessor: each function is stored wrapped in one that calls
+ * `next(err)` when the promise it returns rejects, and returns that promise.
+ */
+function installAsyncErrorsAccessor(proto: object): void {
+  Object.defineProperty(proto, 'handle', {
+    configurable: true,
+    enumerable: true,
+    get(this: Record<symbol, unknown>) {
+      return this[kHandle];
+    },
+    set(this: Record<symbol, unknown>, fn: (...args: unknown[]) => unknown) {
+      const wrapped = function (this: unknown, ...args: unknown[]) {
+        const ret = fn.apply(this, args) as Promise<unknown> | undefined;
+        const next = args[args.length - 1] as (err: unknown) => void;
+        if (ret && typeof ret.catch === 'function') ret.catch((err) => next(err));
+        return ret;
+      };
+      Object.defineProperty(wrapped, 'length', { value: fn.length });
+      this[kHandle] = wrapped;
+    },
+  });
+}
+
+describe('a wrapper that passes rejections to next and returns the promise (express-async-errors)', () => {
+  afterEach(() => {
+    for (const proto of layerPrototypes) Reflect.deleteProperty(proto, 'handle');
+  });
+
+  it('each error reaches the error handlers once, and one rethrown by an async error handler goes on', async () => {
+    for (const proto of layerPrototypes) installAsyncErrorsAccessor(proto);
+    await assertSameResponses(
+      (fw) => {
+        const seen: string[] = [];
+        const app: Any = fw();
+        const tick = () => new Promise((resolve) => setImmediate(resolve));
+        app.get('/deliveries', (_req: Any, res: Any) => res.send(seen.join(', ')));
+        app.get('/single', async () => {
+          await tick();
+          throw new Error('single');
+        });
+        app.get(
+          '/chain',
+          async () => {
+            throw new Error('chain');
+          },
+          (_req: Any, res: Any) => res.send('never'),
+        );
+        app.use('/mw', async () => {
+          await tick();
+          throw new Error('middleware');
+        });
+        app.get('/rethrown', async () => {
+          throw new Error('rethrown');
+        });
+        app.use(async (err: Error, req: Any, _res: Any, next: Any) => {
+          seen.push(`first ${err.message}`);
+          if (req.path === '/rethrown') throw err;
+          next(err);
+        });
+        app.use((err: Error, _req: Any, res: Any, _next: Any) => {
+          seen.push(`last ${err.message}`);
+          if (res.headersSent) seen.push('after the response');
+          else res.status(500).send('handled ' + err.message);
+        });
+        // The app's final handler: an error passed on twice reaches it after the response.
+        return (req: Any, res: Any) =>
+          app.handle(req, res, (err: Error | undefined) => {
+            seen.push(`left the app with ${err?.message}`);
+            if (!res.headersSent) res.status(404).end();
+          });
+      },
+      [{ path: '/single' }, { path: '/chain' }, { path: '/mw' }, { path: '/rethrown' }, { path: '/deliveries' }],
+    ).then((responses) =>
+      assert.equal(
+        responses[4]!.body,
+        ['single', 'chain', 'middleware', 'rethrown'].map((name) => `first ${name}, last ${name}`).join(', '),
+      ),
+    );
+  });
+});
