@@ -18,12 +18,12 @@ let project: string;
 const expressUtils = join(root, 'node_modules/express/lib/utils.js');
 
 /** Runs a script in the scratch project; what it printed on stderr must be nothing. */
-function run(file: string, source: string): string {
+function run(file: string, source: string, env: NodeJS.ProcessEnv = {}): string {
   writeFileSync(join(project, file), source);
   const child = spawnSync(process.execPath, [join(project, file)], {
     cwd: project,
     encoding: 'utf8',
-    env: withoutCoverage(),
+    env: { ...withoutCoverage(), ...env },
   });
   assert.equal(child.stderr, '');
   assert.equal(child.status, 0);
@@ -61,6 +61,9 @@ describe('webapp installed under the name express', () => {
          route: require('express/lib/router/route') === express.Route,
          layer: router.stack[0] instanceof Layer && require('express/lib/router/layer.js') === Layer,
          view: require('express/lib/view') === express().get('view'),
+         index: require('express/index') === express && require('express/index.js') === express,
+         query: require('express/lib/middleware/query') === express.query,
+         init: typeof require('express/lib/middleware/init').init,
        }));`,
     );
     assert.deepEqual(JSON.parse(out), {
@@ -74,6 +77,47 @@ describe('webapp installed under the name express', () => {
       route: true,
       layer: true,
       view: true,
+      index: true,
+      query: true,
+      init: 'function',
+    });
+  });
+
+  it("express/lib/middleware/init's expressInit does what Express's does, for an app of the user's", () => {
+    const out = run(
+      'init.cjs',
+      `const http = require('node:http');
+       const express = require('express');
+       const { init } = require('express/lib/middleware/init');
+       const app = express();
+       app.set('x-powered-by', true);
+       const expressInit = init(app);
+       const server = http.createServer((req, res) => {
+         expressInit(req, res, () => {
+           res.end(JSON.stringify({
+             name: expressInit.name,
+             linked: req.res === res && res.req === req,
+             prototypes: Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response,
+             locals: typeof res.locals,
+             poweredBy: res.get('X-Powered-By'),
+             query: express.query()(req, res, () => undefined) === undefined && req.query,
+           }));
+         });
+       }).listen(0, '127.0.0.1', () => {
+         http.get({ port: server.address().port, host: '127.0.0.1', path: '/?a[b]=1' }, (res) => {
+           let body = '';
+           res.on('data', (chunk) => (body += chunk));
+           res.on('end', () => { console.log(body); server.close(); });
+         });
+       });`,
+    );
+    assert.deepEqual(JSON.parse(out), {
+      name: 'expressInit',
+      linked: true,
+      prototypes: true,
+      locals: 'object',
+      poweredBy: 'webapp',
+      query: { a: { b: '1' } },
     });
   });
 
@@ -146,6 +190,8 @@ describe('webapp installed under the name express', () => {
          console.log(JSON.stringify(answers));
          server.close();
        });`,
+      // Outside 'test' the final handler prints an error it gets: one passed on twice would show.
+      { NODE_ENV: 'development' },
     );
     assert.deepEqual(JSON.parse(out), ['503 handled: async boom', '500 handled: param boom', '200 ok']);
   });
