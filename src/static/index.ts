@@ -132,8 +132,6 @@ export function createServeStatic(
           }
         : undefined,
       headers: setHeaders,
-      // Connect's contract: the request emits 'static' when a file body starts; staticCache() listens.
-      stream: () => req.emit('static'),
     };
     sendFile(req, res, path, settings, hooks);
   };
