@@ -92,6 +92,17 @@ function reportOutcome(done: TransferCallback | undefined, next: NextFunction | 
 }
 
 /**
+ * The path `res.sendfile` (4.x's deprecated one and 3.x's) was given, as a string:
+ * their file sender (send) decoded it with `decodeURIComponent`, which makes a string of
+ * anything, so a path taken from the query string as an array (`?f[]=a.txt`) named the
+ * file `a.txt`, and an object `[object Object]` (a 404).
+ */
+function asUrlPath(path: unknown): string {
+  // No path at all fails as there: a TypeError (send read its length), so a 500.
+  return typeof path === 'string' || path == null ? (path as string) : String(path);
+}
+
+/**
  * Express 4's deprecated `res.sendfile(path, [options], [fn])`: outcomes as
  * `res.sendFile` reports them (`fn()` after a HEAD or a 304, `ECONNABORTED` when
  * the client aborts or had gone), but the path is taken as given, relative
@@ -107,7 +118,7 @@ export function deprecatedSendfile(
   transferCore().transferFile(
     this.req,
     this,
-    path,
+    asUrlPath(path),
     sendOptions().compileSendOptions(opts),
     opts.headers,
     reportOutcome(done, this.req.next),
@@ -200,7 +211,7 @@ function sendfile(
   });
   // Express 3.21 sends files with send 0.13, whose headers differ a little from 4.x's.
   const settings = { ...sendOptions().compileSendOptions(opts), dialect: sendDialects().send013 };
-  sendCore().sendFile(req, this, path, settings, {
+  sendCore().sendFile(req, this, asUrlPath(path), settings, {
     error: fail,
     directory: () => next?.(),
     // No `headers` option: Express 3.21's file sender has none, and sends none.

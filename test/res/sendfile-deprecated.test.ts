@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import express from 'express';
 import request from 'supertest';
 import webapp = require('../../src/index');
-import { rawRequest, withServer, type Framework } from '../support/differential';
+import { assertSameResponses, rawRequest, withServer, type Framework } from '../support/differential';
 
 describe('res.sendfile (4.x)', () => {
   it('is the deprecated alias Express 4 keeps: it sends the file and warns once', async () => {
@@ -147,3 +147,28 @@ function silenceDeprecations(): () => void {
     process.stderr.write = write;
   };
 }
+
+describe('res.sendfile with a path that is not a string (taken from the query string)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webapp-sendfile-query-'));
+  writeFileSync(join(dir, 'a.txt'), 'file a');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is made a string, as Express 4 makes it: an array names its file, an object is a 404', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app: any = framework();
+        app.get('/file', (req: any, res: any) => res.sendfile(req.query.f, { root: dir }));
+        app.use((err: any, _req: any, res: any, _next: any) =>
+          res.status(err.status || 500).send('error ' + err.status),
+        );
+        return app;
+      },
+      [{ path: '/file?f=a.txt' }, { path: '/file?f[]=a.txt' }, { path: '/file?f[a]=1' }, { path: '/file' }],
+    ).then((responses) =>
+      assert.deepEqual(
+        responses.map((res) => res.status),
+        [200, 200, 404, 500],
+      ),
+    );
+  });
+});

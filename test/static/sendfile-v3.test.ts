@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import v3 = require('../../src/v3/index');
+import { assertSameResponses } from '../support/differential';
+import { express3Pair } from '../support/legacy-oracles';
 import { close, createFixtures, eventually, listen, rawRequest, type Fixtures } from './support';
 
 let fx: Fixtures;
@@ -94,5 +96,32 @@ describe('res.sendfile (3.x)', () => {
     const etag = String(ranged.headers.etag);
     const cached = await run((_q, r) => sendfile(r)(join(fx.root, 'nums.txt')), { 'If-None-Match': etag });
     assert.equal(cached.status, 304);
+  });
+});
+
+describe('res.sendfile (3.x) with a path that is not a string (taken from the query string)', () => {
+  it('is made a string, as Express 3.21 makes it: an array names its file, an object is a 404', async () => {
+    const responses = await assertSameResponses(
+      (framework: any) => {
+        const app = framework();
+        app.get('/file', (req: any, res: any) => res.sendfile(req.query.f, { root: fx.root }));
+        app.use((err: any, _req: any, res: any, _next: any) => {
+          res.statusCode = err.status || 500;
+          res.end('error ' + res.statusCode);
+        });
+        return app;
+      },
+      [
+        { path: '/file?f=users/tobi.txt' },
+        { path: '/file?f[]=users/tobi.txt' },
+        { path: '/file?f[a]=1' },
+        { path: '/file' },
+      ],
+      express3Pair,
+    );
+    assert.deepEqual(
+      responses.map((res) => res.status),
+      [200, 200, 404, 500],
+    );
   });
 });
