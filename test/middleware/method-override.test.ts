@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { describe, it } from 'node:test';
 import { methodOverride } from '../../src/middleware/method-override';
-import { assertSameAsConnect, echo } from './support';
+import { assertSameAsConnect, chain, echo, withServer } from './support';
 
 const connect = require('connect');
 
@@ -46,5 +47,44 @@ describe('methodOverride', () => {
       [{ method: 'POST', path: '/' }],
     );
     assert.deepEqual(JSON.parse(res.body), { method: 'PUT', original: 'POST', body: { _method: 'DELETE' } });
+  });
+});
+
+describe('methodOverride to HEAD', () => {
+  /** Two requests pipelined on one connection; everything the server wrote until it closed. */
+  function pipelined(port: number, first: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.write(first + 'GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+  }
+
+  it('is refused for a request that is not HEAD: its answer keeps its body, the next response its place', async () => {
+    const app = chain([
+      withBody({ _method: 'HEAD' }),
+      methodOverride(),
+      (req: any, res: any) => {
+        const body = req.url === '/next' ? 'next answer' : 'answer to ' + req.method;
+        res.setHeader('Content-Length', Buffer.byteLength(body));
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+    ]);
+    await withServer(app, async (port) => {
+      for (const override of ['X-HTTP-Method-Override: HEAD\r\n', '']) {
+        const text = await pipelined(port, `POST / HTTP/1.1\r\nHost: x\r\n${override}Content-Length: 0\r\n\r\n`);
+        const answers = text.split(/(?=HTTP\/1\.1 )/);
+        assert.equal(answers.length, 2, text);
+        assert.match(answers[0]!, /\r\n\r\nanswer to POST$/);
+        assert.match(answers[1]!, /\r\n\r\nnext answer$/);
+      }
+      // A HEAD request stays one.
+      const head = await pipelined(port, 'HEAD / HTTP/1.1\r\nHost: x\r\nX-HTTP-Method-Override: HEAD\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 200 OK\r\n[^]*Content-Length: 14\r\n[^]*\r\n\r\nHTTP\/1\.1 200 OK/);
+    });
   });
 });
