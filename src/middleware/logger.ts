@@ -64,7 +64,17 @@ function basicUser(req: IncomingMessage): string | undefined {
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString();
   const colon = decoded.indexOf(':');
-  return colon === -1 ? undefined : decoded.slice(0, colon);
+  return colon === -1 ? undefined : escapeControls(decoded.slice(0, colon));
+}
+
+/**
+ * Control characters as `\xHH`. The user name is the one token whose text the client
+ * chooses byte by byte (base64 lets it send a line break, which no header may hold):
+ * Connect 2.30 logged it as sent, so one request could write lines that look like
+ * other requests'. Names without control characters are logged as before.
+ */
+function escapeControls(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'));
 }
 
 function headerValue(value: number | string | string[] | undefined): string | number | undefined {

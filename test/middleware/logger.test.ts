@@ -138,6 +138,21 @@ describe('logger', () => {
     assert.equal(lines[0], 'GET / - - - - ms\n');
   });
 
+  it('a user name with control characters is logged escaped: one request, one line (3.x logged them raw)', async () => {
+    const sink = collector();
+    // No colon: the name ends at the first one.
+    const forged = 'tobi\n127.0.0.1 - admin "GET /admin HTTP/1.1" 200\r\t\x7f';
+    await withServer(chain([logger({ format: ':remote-user :status', stream: sink }), reply]), async (port) => {
+      await rawRequest(port, { path: '/', headers: { authorization: basic(forged, 'pw') } });
+      await rawRequest(port, { path: '/', headers: { authorization: basic('tobi ferret', 'pw') } });
+      await sink.wait(2);
+    });
+    assert.deepEqual(sink.lines, [
+      'tobi\\x0a127.0.0.1 - admin "GET /admin HTTP/1.1" 200\\x0d\\x09\\x7f 200\n',
+      'tobi ferret 200\n',
+    ]);
+  });
+
   it('an unknown token logs - (3.x threw while logging)', async () => {
     const sink = collector();
     await withServer(chain([logger({ format: ':nope-token :status', stream: sink }), reply]), async (port) => {
