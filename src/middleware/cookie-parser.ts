@@ -47,6 +47,12 @@ function signedCookies(obj: Record<string, unknown>, secret: string): Record<str
   return signed;
 }
 
+/**
+ * The helpers Connect 2.30's `cookieParser` (cookie-parser) carries as its members, which
+ * 3.x apps call to read a signed session cookie outside a request (socket.io handshakes).
+ */
+export const cookieParserHelpers = { JSONCookie, JSONCookies, signedCookie, signedCookies };
+
 export function cookieParser(secret?: string, options?: CookieParseOptions): Middleware {
   return function cookieParser(request, _res, next) {
     const req = request as MiddlewareRequest;
@@ -61,3 +67,5 @@ export function cookieParser(secret?: string, options?: CookieParseOptions): Mid
     next();
   };
 }
+
+Object.assign(cookieParser, cookieParserHelpers);

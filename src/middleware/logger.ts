@@ -253,3 +253,7 @@ format('dev', devFormat);
 logger.token = token;
 logger.format = format;
 logger.compile = compile;
+// The built-in tokens and formats are members of `logger` too, as on Connect 2.30, whose
+// logger is a copy of morgan's members (`express.logger.dev`, `express.logger.url`); those
+// defined later are not, there either.
+Object.assign(logger, tokens, formats);

@@ -77,3 +77,29 @@ describe('cookieParser', () => {
     assert.equal(signedCookie('plain', 'k'), 'plain');
   });
 });
+
+describe("cookieParser's members", () => {
+  it("JSONCookie(s) and signedCookie(s) are members, answering as Connect 2.30's (cookie-parser's)", () => {
+    const ours = cookieParser as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const theirs = connect.cookieParser as Record<string, (...args: unknown[]) => unknown>;
+    assert.deepEqual(Object.keys(ours).sort(), Object.keys(theirs).sort());
+    const signed = 's:' + sign('tobi', 'keyboard cat');
+    const plain = (value: unknown) => (value === undefined ? 'undefined' : JSON.parse(JSON.stringify(value)));
+    for (const [name, args] of [
+      ['signedCookie', [signed, 'keyboard cat']],
+      ['signedCookie', [signed, 'wrong']],
+      ['signedCookie', ['plain', 'keyboard cat']],
+      ['signedCookies', [{ a: signed, b: 'plain', c: 's:forged.sig' }, 'keyboard cat']],
+      ['JSONCookie', ['j:{"a":[1,2]}']],
+      ['JSONCookie', ['j:{broken']],
+      ['JSONCookie', ['plain']],
+      ['JSONCookies', [{ a: 'j:{"b":1}', c: 'plain' }]],
+    ] as const) {
+      assert.deepEqual(
+        plain(ours[name]!(...structuredClone(args))),
+        plain(theirs[name]!(...structuredClone(args))),
+        `${name}(${JSON.stringify(args)})`,
+      );
+    }
+  });
+});

@@ -250,3 +250,15 @@ describe('logger', () => {
     assert.throws(() => logger.compile(42 as any), /argument format must be a string/);
   });
 });
+
+describe("logger's members", () => {
+  it('the built-in tokens and formats are members of logger, as on Connect 2.30 (.dev, .url)', () => {
+    const members = (fn: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.keys(fn)
+          .sort()
+          .map((name) => [name, typeof fn[name] === 'string' ? fn[name] : typeof fn[name]]),
+      );
+    assert.deepEqual(members(logger as never), members(connect.logger));
+  });
+});
