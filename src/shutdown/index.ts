@@ -36,8 +36,9 @@ export interface GracefulOptions {
    * Runs when the drain begins (`server.close()`, a signal): end here what only the app
    * can end, WebSockets (a close frame) and never-ending responses (event streams). The
    * server closes, and `onShutdown` runs, once every connection has, or at `timeout`.
+   * An `async` one is not waited for; its rejection is reported, as a throw is.
    */
-  onDrain?: () => void;
+  onDrain?: () => void | Promise<void>;
   /**
    * Milliseconds a connection with no request in progress may stay open once the
    * drain has begun, for the request a client may have sent already (default 100).
@@ -99,7 +100,7 @@ class Drain {
     private readonly idleGrace: number,
     /** Whether the server had connections before graceful() (not tracked: only Node's own lists have them). */
     private readonly untracked: boolean,
-    private readonly onDrain: (() => void) | undefined,
+    private readonly onDrain: (() => void | Promise<void>) | undefined,
   ) {
     this.secure = typeof (server as { setSecureContext?: unknown }).setSecureContext === 'function';
   }
@@ -140,6 +141,15 @@ class Drain {
     // a listener for them (Node's documented way to answer 100-continue yourself). Ours
     // must not be the only one: Node would stop answering the expectation itself.
     for (const event of ['checkContinue', 'checkExpectation']) trackAlongside(this.server, event, onRequest);
+    // An upgrade asked for during the drain would open a connection meant to last, after
+    // `onDrain` closed the others: it would hold the drain to its deadline (and the client
+    // would get no close frame). Refused before the app's listener sees it: a 503, and the
+    // socket destroyed (a listener writing to it then writes nowhere, without an error).
+    trackAlongside(this.server, 'upgrade', (_req: IncomingMessage, socket: Socket) => {
+      if (!this.closing || socket.destroyed) return;
+      socket.write('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.destroy();
+    });
   }
 
   private started(socket: Socket, res: ServerResponse): void {
@@ -189,7 +199,7 @@ class Drain {
     const owed = this.owed.get(socket)!;
     owed.delete(res);
     const left = owed.size;
-    if (left === 0) this.readWhenIdle.set(socket, socket.bytesRead);
+    if (left === 0) this.idleAfter(socket, res);
     // A response whose headers went out before the drain promised keep-alive, and the
     // client may send its next request as soon as it has the answer: a moment for it
     // (answered with `Connection: close`), then the socket ends, rather than after
@@ -197,6 +207,24 @@ class Drain {
     // the end reached the client, run with its answer written to a closed socket.
     if (this.closing && left === 0 && !socket.destroyed) this.endWhenIdle(socket);
     if (this.untrackedIdlePending) this.closeUntrackedIdle();
+  }
+
+  /**
+   * Notes what the connection has read as its last response finished: bytes read after
+   * that are the next request arriving (see requestArriving). Unless the request's own
+   * body is still coming (an answer sent before reading it: a 401, a 413): Node reads
+   * and drops the rest, and the connection is idle once it has, not before.
+   */
+  private idleAfter(socket: Socket, res: ServerResponse): void {
+    this.readWhenIdle.set(socket, socket.bytesRead);
+    const req = (res as ServerResponse & { req?: IncomingMessage }).req;
+    if (req === undefined || req.complete || req.destroyed) return;
+    req.once('end', () => {
+      if (this.owed.get(socket)?.size) return;
+      this.readWhenIdle.set(socket, socket.bytesRead);
+      // Past the grace given when the response finished: the connection's own, from now.
+      if (this.closing && !socket.destroyed && !this.ending.has(socket)) this.endWhenIdle(socket);
+    });
   }
 
   /**
@@ -252,11 +280,16 @@ class Drain {
     for (const session of this.sessions) session.close();
     if (this.onDrain) {
       // The drain goes on whatever the app's hook does: a throw is reported, not raised
-      // into the caller of close() (a signal handler, cluster's disconnect).
-      try {
-        this.onDrain();
-      } catch (err) {
+      // into the caller of close() (a signal handler, cluster's disconnect), and so is
+      // the rejection of an `async` hook, which would otherwise end the process mid-drain.
+      const report = (err: unknown) =>
         process.emitWarning(`graceful(): onDrain threw: ${(err as Error)?.stack ?? String(err)}`);
+      try {
+        const result = this.onDrain() as unknown;
+        if (typeof (result as PromiseLike<void> | undefined)?.then === 'function')
+          (result as PromiseLike<void>).then(undefined, report);
+      } catch (err) {
+        report(err);
       }
     }
     this.freshDeadline = setTimeout(() => this.closeFresh(), this.grace());
@@ -361,7 +394,7 @@ function isHttpConnection(socket: Socket): boolean {
 function trackAlongside(
   server: AnyServer,
   event: string,
-  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  listener: ((req: IncomingMessage, res: ServerResponse) => void) | ((req: IncomingMessage, socket: Socket) => void),
 ): void {
   const others = () => server.listeners(event).filter((fn) => fn !== listener).length;
   const attach = () => {
@@ -394,12 +427,19 @@ function withoutIdleClosing(server: AnyServer, fn: () => void): void {
   }
 }
 
-/** A duration option: its value, or `fallback` when not given; anything but a number >= 0 throws. */
+/** The longest delay a timer takes: Node runs a longer one after 1 ms (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration option: its value, or `fallback` when not given; anything but a number >= 0
+ * throws. One past what a timer takes (about 24.8 days) is that: given as is, the
+ * deadline would come after 1 ms and cut every request in flight.
+ */
 function milliseconds(option: string, value: number | undefined, fallback: number): number {
   const ms = value ?? fallback;
   if (!Number.isFinite(ms) || ms < 0)
     throw new TypeError(`graceful(): ${option} must be a number of milliseconds >= 0`);
-  return ms;
+  return Math.min(ms, MAX_TIMER_MS);
 }
 
 /**

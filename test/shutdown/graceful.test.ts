@@ -674,3 +674,96 @@ describe('graceful: clients that leave with requests pipelined', () => {
     await server.close();
   });
 });
+
+describe('graceful: hooks, early answers, long deadlines and upgrades during the drain', () => {
+  /** A plain server over `app`, graceful with a far deadline unless `options` say otherwise. */
+  async function drained(app: http.RequestListener, options: webapp.GracefulOptions = {}) {
+    const server = webapp.graceful(http.createServer(app), { signals: [], timeout: 10 * 60 * 1000, ...options });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, port: (server.address() as AddressInfo).port };
+  }
+
+  it('an async onDrain that rejects is reported, and the drain goes on', { timeout: 15000 }, async () => {
+    const { app, entered, release } = inFlightApp();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const { server, port } = await drained(app, {
+        onDrain: async () => {
+          await Promise.resolve();
+          throw new Error('websockets could not be closed');
+        },
+      });
+      const slow = await connect(port);
+      slow.socket.write(get('/slow'));
+      await entered.slow.promise;
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      release.resolve();
+      const [answer] = parseResponses(await slow.received);
+      assert.equal(answer!.body.toString(), 'slow done');
+      assert.equal(await serverClosed, undefined);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /onDrain threw: Error: websockets could not be closed/);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('a connection answered before its request body came is idle once the body has', { timeout: 15000 }, async () => {
+    // A 401 (or a 413) sent before reading the upload: the rest of the body is not a next request.
+    const app = webapp();
+    app.post('/upload', (_req: Any, res: Any) => res.status(401).send('sign in first'));
+    const { server, port } = await drained(app);
+    const client = await connect(port);
+    client.socket.write('POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 20000\r\n\r\n');
+    client.socket.write(Buffer.alloc(5000, 'a'));
+    await new Promise<void>((resolve) => client.socket.once('data', () => resolve()));
+    const started = Date.now();
+    const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+    client.socket.write(Buffer.alloc(15000, 'b'));
+    assert.equal(await serverClosed, undefined);
+    const [answer] = parseResponses(await client.received);
+    assert.equal(answer!.status, 401);
+    assert.ok(Date.now() - started < 5000, `the drain took ${Date.now() - started} ms`);
+  });
+
+  it('a deadline beyond what a timer takes is the longest one, not 1 ms', { timeout: 15000 }, async () => {
+    const { app, entered, release } = inFlightApp();
+    const { server, port } = await drained(app, { timeout: 2 ** 31, idleGrace: 2 ** 32 });
+    const slow = await connect(port);
+    slow.socket.write(get('/slow'));
+    await entered.slow.promise;
+    const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release.resolve();
+    const [answer] = parseResponses(await slow.received);
+    assert.equal(answer!.body.toString(), 'slow done');
+    assert.equal(await serverClosed, undefined);
+  });
+
+  it(
+    'an upgrade asked for during the drain is refused with a 503, and the drain ends',
+    { timeout: 15000 },
+    async () => {
+      const { WebSocketServer } = require('ws');
+      const app = webapp();
+      const { server, port } = await drained(app, { idleGrace: LONG_GRACE });
+      const sockets = new WebSocketServer({ server });
+      const opened: string[] = [];
+      sockets.on('connection', () => opened.push('opened'));
+      // Connected before the close; the upgrade request comes within the grace.
+      const client = await connect(port);
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      client.socket.write(
+        'GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
+      const received = (await client.received).toString('latin1');
+      assert.match(received, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      assert.equal(await serverClosed, undefined);
+      assert.deepEqual(opened, []);
+    },
+  );
+});
