@@ -43,7 +43,9 @@ function errorPage(err) {
     return {
       status: 403,
       title: 'Forbidden',
-      message: 'This form has expired or did not come from this site. Go back, reload the page and try again.',
+      message:
+        'This form was open too long, was sent twice, or did not come from this site. ' +
+        'Go back, reload the page and send it again.',
     };
   }
   const status = err.status >= 400 && err.status < 600 ? err.status : 500;

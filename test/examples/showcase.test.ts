@@ -122,6 +122,22 @@ describe('showcase: accounts', () => {
     assert.equal(fieldError(again.text, 'username'), 'That username is taken.');
   });
 
+  it('a sign-up sent twice at once: one account, and the other form told the name is taken', async () => {
+    // A double click: both requests pass the name check before either creates the account.
+    const visitor = new Visitor(base);
+    const token = await visitor.csrfToken('/signup');
+    const fields = { _csrf: token, username: 'twice', password: 'correct horse', confirm: 'correct horse' };
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => visitor.request('/signup', { method: 'POST', body: new URLSearchParams(fields) })),
+    );
+    const statuses = answers.map((page) => page.status).sort();
+    assert.equal(statuses.filter((status) => status === 302).length, 1, String(statuses));
+    for (const page of answers.filter((answer) => answer.status !== 302)) {
+      assert.equal(page.status, 422, page.text);
+      assert.equal(fieldError(page.text, 'username'), 'That username is taken.');
+    }
+  });
+
   it('logs in with the right password only, and logs out', async () => {
     await new Visitor(base).signUp('linus', 'open sesame');
     const stranger = new Visitor(base);
@@ -184,7 +200,7 @@ describe('showcase: accounts', () => {
     const missing = await visitor.request('/logout', { method: 'POST', body: new URLSearchParams({}) });
     assert.equal(missing.status, 403);
     assert.equal(titleOf(missing.text), 'Forbidden');
-    assert.match(missing.text, /This form has expired or did not come from this site/);
+    assert.match(missing.text, /This form was open too long, was sent twice, or did not come from this site/);
     const forged = await visitor.request('/notes', {
       method: 'POST',
       body: new URLSearchParams({ _csrf: 'forged-token', title: 'x' }),
@@ -249,7 +265,7 @@ describe('showcase: unknown paths and methods', () => {
         const page = await visitor.request(path, { method: 'POST', body });
         assert.equal(page.status, 403, `POST ${path} (${body.constructor.name})`);
         assert.equal(titleOf(page.text), 'Forbidden');
-        assert.match(page.text, /This form has expired or did not come from this site/);
+        assert.match(page.text, /This form was open too long, was sent twice, or did not come from this site/);
       }
     }
     assert.equal(titleOf((await visitor.get(note!)).text), 'kept', 'nothing changed');
@@ -312,6 +328,30 @@ describe('showcase: notes', () => {
     assert.equal(files(), filesBefore - 1, 'the attachment file is removed with its note');
   });
 
+  it('keeps an attachment name in UTF-8 and takes Markdown, CSV, JSON and WebP files', async () => {
+    const visitor = await member();
+    const created = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'CV' },
+      { name: 'résumé café.md', type: 'text/markdown', content: '# Ada\n' },
+    );
+    assert.equal(created.status, 302, created.text);
+    const shown = await visitor.get(created.location!);
+    assert.match(shown.text, /download>résumé café\.md<\/a>/);
+    const download = await visitor.get(created.location! + '/attachment');
+    // Characters of ISO-8859-1 are sent in it, as Express's content-disposition does (no filename*).
+    assert.equal(download.headers.get('content-disposition'), 'attachment; filename="résumé café.md"');
+    for (const [name, type] of [
+      ['table.csv', 'text/csv'],
+      ['data.json', 'application/json'],
+      ['photo.webp', 'image/webp'],
+    ]) {
+      const page = await visitor.upload('/notes/new', '/notes', { title: name }, { name, type, content: 'x' });
+      assert.equal(page.status, 302, `${name}: ${page.text}`);
+    }
+  });
+
   it('re-renders note errors next to fields: empty title, oversized or wrong-type attachment', async () => {
     const visitor = await member();
     const empty = await visitor.upload('/notes/new', '/notes', { title: '  ', body: 'kept text' });
@@ -336,7 +376,10 @@ describe('showcase: notes', () => {
       { name: 'run.sh', type: 'application/x-sh', content: 'echo hi' },
     );
     assert.equal(script.status, 422);
-    assert.equal(fieldError(script.text, 'attachment'), 'Attach a PNG, JPEG or GIF image, a PDF or a text file.');
+    assert.equal(
+      fieldError(script.text, 'attachment'),
+      'Attach an image (PNG, JPEG, GIF, WebP), a PDF or a text file (plain, Markdown, CSV, JSON).',
+    );
 
     const twoFiles = new FormData();
     twoFiles.set('_csrf', await visitor.csrfToken('/notes/new'));

@@ -10,13 +10,20 @@ const { writeFile, unlink } = require('node:fs/promises');
 const { join } = require('node:path');
 
 const maxBytes = 1024 * 1024;
+// Served back as downloads (Content-Disposition: attachment, nosniff), never shown inline.
 const allowedTypes = new Map([
   ['image/png', 'PNG image'],
   ['image/jpeg', 'JPEG image'],
   ['image/gif', 'GIF image'],
+  ['image/webp', 'WebP image'],
   ['application/pdf', 'PDF document'],
   ['text/plain', 'text file'],
+  ['text/markdown', 'Markdown file'],
+  ['text/csv', 'CSV file'],
+  ['application/json', 'JSON file'],
 ]);
+
+const acceptedFiles = 'Attach an image (PNG, JPEG, GIF, WebP), a PDF or a text file (plain, Markdown, CSV, JSON).';
 
 /** What to tell the user about an upload error of the attachment field, if it is one. */
 function attachmentMessage(err) {
@@ -30,11 +37,14 @@ function attachments(dir) {
   // The users' files, like the store: for the account that runs the app only.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const upload = multer({
+    // File names as browsers send them, in UTF-8 (busboy reads them as latin1 by default:
+    // `résumé.txt` came back as `rÃ©sumÃ©.txt`).
+    defParamCharset: 'utf8',
     storage: multer.memoryStorage(),
     limits: { fileSize: maxBytes, files: 1, fields: 20 },
     fileFilter(req, file, accept) {
       if (allowedTypes.has(file.mimetype)) return accept(null, true);
-      req.attachmentError = 'Attach a PNG, JPEG or GIF image, a PDF or a text file.';
+      req.attachmentError = acceptedFiles;
       accept(null, false);
     },
   }).single('attachment');

@@ -76,7 +76,19 @@ function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }
         });
       }
       const { username: name, password } = matchedData(req);
-      const user = await store.users.create({ username: name, passwordHash: await hashPassword(password) });
+      let user;
+      try {
+        user = await store.users.create({ username: name, passwordHash: await hashPassword(password) });
+      } catch (err) {
+        if (err.code !== 'USERNAME_TAKEN') throw err;
+        // Taken between the check above and now (the form sent twice, a double click):
+        // the same answer as when the check sees it.
+        return res.status(422).page('account/signup', {
+          title: 'Sign up',
+          values: { username: req.body.username },
+          errors: { username: { msg: 'That username is taken.' } },
+        });
+      }
       req.logIn(user, (err) => {
         if (err) return next(err);
         req.flash('success', `Welcome, ${user.username}! Your account is ready.`);
