@@ -1,7 +1,8 @@
 /**
  * One listener per signal for the whole process: on SIGTERM (or another chosen
  * signal) every server registered for it closes gracefully, the shutdown hooks
- * run, and the process exits with code 0 (1 when a hook fails). Servers share
+ * run, and the process exits with code 0 (1 when a hook fails; the app's own
+ * `process.exitCode` when it set one). Servers share
  * the listener so two graceful servers do not race each other to `exit()`.
  */
 import type { Cluster } from 'node:cluster';
@@ -91,5 +92,8 @@ async function shutDown(signal: NodeJS.Signals): Promise<void> {
     }
   }
   if (isConnectedClusterWorker()) await new Promise((resolve) => setTimeout(resolve, CLUSTER_HANDOFF_GRACE_MS));
-  process.exit(code);
+  // A failure the app recorded itself (`process.exitCode = 3`) is kept: exiting with 0
+  // would tell the supervisor all went well.
+  const own = Number(process.exitCode ?? 0);
+  process.exit(code === 0 && Number.isInteger(own) && own !== 0 ? own : code);
 }

@@ -90,3 +90,10 @@ it('a failing shutdown hook makes the exit code 1', { timeout: 30000 }, async ()
     'ignore', // the hook's error, printed as it should be
   );
 });
+
+it('an exit code the app set itself is kept', { timeout: 30000 }, async () => {
+  await withServer({ EXIT_CODE: '3' }, async (server) => {
+    server.child.kill('SIGTERM');
+    assert.deepEqual(await server.exited, [3, null]);
+  });
+});
