@@ -51,7 +51,7 @@ function signedCookies(obj: Record<string, unknown>, secret: string): Record<str
  * The helpers Connect 2.30's `cookieParser` (cookie-parser) carries as its members, which
  * 3.x apps call to read a signed session cookie outside a request (socket.io handshakes).
  */
-export const cookieParserHelpers = { JSONCookie, JSONCookies, signedCookie, signedCookies };
+const cookieParserHelpers = { JSONCookie, JSONCookies, signedCookie, signedCookies };
 
 export function cookieParser(secret?: string, options?: CookieParseOptions): Middleware {
   return function cookieParser(request, _res, next) {
