@@ -20,6 +20,9 @@
  *   per header name.
  * - `setHeader`, `appendHeader` and `writeHead` check names and values as HTTP/1's do,
  *   with the same errors (see `checkHeader`).
+ * - `getRawHeaderNames()` and `writeProcessing()`, which HTTP/1's response has and
+ *   Node's HTTP/2 one lacks (calling either threw a TypeError): the names as they go
+ *   out (HTTP/2 sends them in lower case), and a 102 informational response.
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
@@ -51,6 +54,9 @@ function warnDropped(lowerName: string): void {
 }
 
 interface Http2Response {
+  stream?: { destroyed: boolean; additionalHeaders(headers: Record<string, unknown>): void };
+  headersSent: boolean;
+  getHeaderNames(): string[];
   setHeader(name: string, value: unknown): unknown;
   appendHeader?(name: string, value: unknown): unknown;
   hasHeader(name: string): boolean;
@@ -163,6 +169,19 @@ export function http2ResponseLayer(native: object): object {
   if (!('_implicitHeader' in native)) {
     defineMethod(layer, '_implicitHeader', function _implicitHeader(this: Http2Response) {
       this.writeHead(this.statusCode);
+    });
+  }
+  if (!('getRawHeaderNames' in native)) {
+    defineMethod(layer, 'getRawHeaderNames', function getRawHeaderNames(this: Http2Response) {
+      return this.getHeaderNames();
+    });
+  }
+  if (!('writeProcessing' in native)) {
+    defineMethod(layer, 'writeProcessing', function writeProcessing(this: Http2Response, callback?: () => void) {
+      const stream = this.stream;
+      // As writeContinue does on HTTP/2: an informational head, while the final one is unsent.
+      if (stream !== undefined && !stream.destroyed && !this.headersSent) stream.additionalHeaders({ ':status': 102 });
+      if (typeof callback === 'function') process.nextTick(callback);
     });
   }
   defineMethod(layer, 'setHeader', function setHeader(this: Http2Response, name: string, value: unknown) {

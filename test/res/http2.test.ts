@@ -182,4 +182,40 @@ describe('response methods over HTTP/2', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+
+  it('getRawHeaderNames and writeProcessing exist as on HTTP/1: the names as sent, and a 102 first', async () => {
+    const app = appWith((a) => {
+      a.get('/raw', (_req, res) => {
+        res.set('X-A', '1');
+        const names = (res as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames();
+        (res as unknown as { writeProcessing(): void }).writeProcessing();
+        res.json(names);
+      });
+    });
+    const server = http2.createServer(
+      app as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const informational: unknown[] = [];
+      const answer = await new Promise<{ status: unknown; body: string }>((resolve, reject) => {
+        const stream = client.request({ ':path': '/raw' });
+        let status: unknown;
+        let body = '';
+        stream.on('headers', (headers) => informational.push(headers[':status']));
+        stream.on('response', (headers) => (status = headers[':status']));
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => (body += chunk));
+        stream.on('end', () => resolve({ status, body }));
+        stream.on('error', reject);
+      });
+      assert.deepEqual(informational, [102]);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(JSON.parse(answer.body), ['x-powered-by', 'x-a']);
+    } finally {
+      client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });
