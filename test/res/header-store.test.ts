@@ -531,6 +531,37 @@ describe('the response header API', () => {
     );
   });
 
+  it('writes a status message beyond ASCII as Express does (latin1), whatever the body', async () => {
+    const heads = async (framework: Framework) => {
+      const app = framework();
+      const untagged = framework();
+      untagged.set('etag', false);
+      untagged.get('/', (_req, res) => {
+        res.statusMessage = 'Caf\xe9 ferm\xe9';
+        res.send('short');
+      });
+      app.use('/untagged', untagged);
+      app.get('/:kind', (req, res) => {
+        res.statusMessage = 'Caf\xe9 ferm\xe9';
+        if (req.params.kind === 'long') res.send('x'.repeat(2000));
+        else if (req.params.kind === 'json') res.json({ a: 1 });
+        else res.send('short');
+      });
+      return withServer(app as unknown as http.RequestListener, async (port) => {
+        const lines: string[] = [];
+        for (const kind of ['short', 'long', 'json', 'untagged/']) lines.push((await rawHead(port, '/' + kind))[0]!);
+        return lines;
+      });
+    };
+    const theirs = await heads(express);
+    assert.deepEqual(await heads(webapp as unknown as Framework), theirs);
+    // Express writes head and body together as UTF-8 only for a short string without an ETag.
+    assert.deepEqual(theirs, [
+      ...Array(3).fill('HTTP/1.1 200 Caf\xe9 ferm\xe9'),
+      'HTTP/1.1 200 Caf\xc3\xa9 ferm\xc3\xa9',
+    ]);
+  });
+
   it('keeps ETags right for bodies of up to 20,000 characters, past what is remembered', async () => {
     // 120 bodies of 3,000 to 20,000 characters: more characters than the tags remembered may cover.
     const bodies = Array.from({ length: 120 }, (_, i) => String(i % 40).padEnd(3000 + (i % 12) * 1500, '\u00e9x'));
