@@ -262,7 +262,9 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
 
   const layerHandlers = guarded({
     start(message: unknown) {
-      startLayer(message as LayerTrace);
+      const layer = message as LayerTrace;
+      // Started already by the store transform, when the context storage is bound.
+      if (!spans.has(layer)) startLayer(layer);
     },
     error(message: unknown) {
       const layer = message as LayerTrace;

@@ -9,7 +9,14 @@ import { Buffer } from 'node:buffer';
 import { ServerResponse } from 'node:http';
 import { setCharset } from '../http/content-type';
 import { hashesStrings, hotSettings, readsOwnSettings, type ETagFunction } from '../settings';
-import { hasNonAsciiHeader, isPlainHeaderValue, ownHeaderList, stagedHeader, stageValidHeader } from './header-store';
+import {
+  hasNonAsciiHeader,
+  hasNonAsciiStatusMessage,
+  isPlainHeaderValue,
+  ownHeaderList,
+  stagedHeader,
+  stageValidHeader,
+} from './header-store';
 import { contentTypeValue, hasOwnHeaderMethods, htmlContentType } from './headers';
 import type { Response } from './types';
 
@@ -149,21 +156,15 @@ const EXPRESS_STRING_BODY_LIMIT = 1000;
 
 /**
  * Whether the head must go out apart from a string body: when a header value or the
- * status message is beyond ASCII, Node writes it as latin1 on its own but as UTF-8 together with a
- * string, and Express keeps the two together only for short bodies without an ETag.
+ * status message is beyond ASCII, Node writes it as latin1 on its own but as UTF-8
+ * together with a string, and Express keeps the two together only for short bodies
+ * without an ETag.
  */
 function headWrittenAsLatin1(res: Response, generateETag: boolean, body: string): boolean {
   return (
-    (generateETag || body.length >= EXPRESS_STRING_BODY_LIMIT) && (hasNonAsciiHeader(res) || hasNonAsciiMessage(res))
+    (generateETag || body.length >= EXPRESS_STRING_BODY_LIMIT) &&
+    (hasNonAsciiHeader(res) || hasNonAsciiStatusMessage(res))
   );
-}
-
-const NON_ASCII = /[^\x00-\x7f]/;
-
-/** A status message of the app's own beyond ASCII (`res.statusMessage = 'Café fermé'`): part of the head too. */
-function hasNonAsciiMessage(res: Response): boolean {
-  const message = res.statusMessage as string | undefined;
-  return typeof message === 'string' && NON_ASCII.test(message);
 }
 
 /**

@@ -250,11 +250,18 @@ export function releaseHeaders(res: ServerResponse): void {
   for (let i = 0; i < list.length; i += 3) outHeaders[list[i] as string] = [list[i + 1], list[i + 2]];
 }
 
+/** A status message of the app's own beyond ASCII (`res.statusMessage = 'Café fermé'`): part of the head too. */
+export function hasNonAsciiStatusMessage(res: ServerResponse): boolean {
+  const message = res.statusMessage as string | undefined;
+  return typeof message === 'string' && NON_ASCII.test(message);
+}
+
 /**
  * Whether a header staged on `res` has a value beyond ASCII. Node writes the head
  * as latin1 on its own, but as UTF-8 when it sends it in one piece with a string
  * body; Express 4 sends such a head in one piece only for a short body without an
- * ETag, so res.send asks this before keeping a string body as a string.
+ * ETag, so res.send asks this (and hasNonAsciiStatusMessage) before keeping a string
+ * body as a string.
  */
 export function hasNonAsciiHeader(res: ServerResponse): boolean {
   if (!nonAsciiValueSeen) return false;

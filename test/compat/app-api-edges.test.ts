@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { describe, it } from 'node:test';
 import { assertSameResponses } from '../support/differential';
+import { withNamespacedDelete } from '../support/namespaced-delete';
 import webapp = require('../../src/index');
 
 type Any = any;
@@ -82,24 +83,13 @@ describe('app API corners, as express@4', () => {
 
   it('app.del calls delete as first defined: a plugin wrapping both del and delete runs once', async () => {
     await assertSameResponses(
-      (framework) => {
-        const application: Any = framework.application;
-        const original = { del: application.del, delete: application.delete };
-        // What express-namespace does: each wrapper prefixes the path with the namespace.
-        for (const name of ['del', 'delete'] as const) {
-          application[name] = function (this: unknown, path: string, ...rest: unknown[]) {
-            return original[name].call(this, '/ns' + path, ...rest);
-          };
-        }
-        try {
-          const app: Any = framework();
+      (framework) =>
+        withNamespacedDelete(framework, (fw) => {
+          const app: Any = fw();
           app.del('/old/:id', (req: Any, res: Any) => res.send('del ' + req.params.id));
           app.delete('/new/:id', (req: Any, res: Any) => res.send('delete ' + req.params.id));
           return app;
-        } finally {
-          Object.assign(application, original);
-        }
-      },
+        }),
       [
         { method: 'DELETE', path: '/ns/old/1' },
         { method: 'DELETE', path: '/ns/ns/old/1' },

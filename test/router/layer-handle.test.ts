@@ -81,8 +81,13 @@ type Counted = Any & { wrappedCalls?: number };
 const layerPrototypes: object[] = [require('express/lib/router/layer').prototype, Layer.prototype];
 const kHandle = Symbol('wrapped handle');
 
-/** What express-async-errors installs: each function assigned to `handle` is stored wrapped. */
-function installHandleAccessor(proto: object): void {
+type Wrapped = (fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[]) => unknown;
+
+/**
+ * What express-async-errors installs: each function assigned to `handle` is stored
+ * wrapped (`call` runs in its place), keeping the function's parameter count.
+ */
+function installHandleAccessor(proto: object, call: Wrapped): void {
   Object.defineProperty(proto, 'handle', {
     configurable: true,
     enumerable: true,
@@ -91,9 +96,7 @@ function installHandleAccessor(proto: object): void {
     },
     set(this: Record<symbol, unknown>, fn: (...args: unknown[]) => unknown) {
       const wrapped = function (this: unknown, ...args: unknown[]) {
-        const req = args[args.length === 4 ? 1 : 0] as Counted;
-        req.wrappedCalls = (req.wrappedCalls ?? 0) + 1;
-        return fn.apply(this, args);
+        return call(fn, this, args);
       };
       Object.defineProperty(wrapped, 'length', { value: fn.length });
       this[kHandle] = wrapped;
@@ -101,13 +104,20 @@ function installHandleAccessor(proto: object): void {
   });
 }
 
+/** Counts the calls on the request. */
+const countingCalls: Wrapped = (fn, self, args) => {
+  const req = args[args.length === 4 ? 1 : 0] as Counted;
+  req.wrappedCalls = (req.wrappedCalls ?? 0) + 1;
+  return fn.apply(self, args);
+};
+
 describe('a `handle` accessor on Layer.prototype', () => {
   afterEach(() => {
     for (const proto of layerPrototypes) Reflect.deleteProperty(proto, 'handle');
   });
 
   it('every layer stores its function through the setter and calls what the getter gives', async () => {
-    for (const proto of layerPrototypes) installHandleAccessor(proto);
+    for (const proto of layerPrototypes) installHandleAccessor(proto, countingCalls);
     await assertSameResponses(
       (fw) => {
         const app: Any = fw();
@@ -169,29 +179,13 @@ describe('an accessor on Route.prototype', () => {
   });
 });
 
-/**
- * express-async-errors' accessor: each function is stored wrapped in one that calls
- * `next(err)` when the promise it returns rejects, and returns that promise.
- */
-function installAsyncErrorsAccessor(proto: object): void {
-  Object.defineProperty(proto, 'handle', {
-    configurable: true,
-    enumerable: true,
-    get(this: Record<symbol, unknown>) {
-      return this[kHandle];
-    },
-    set(this: Record<symbol, unknown>, fn: (...args: unknown[]) => unknown) {
-      const wrapped = function (this: unknown, ...args: unknown[]) {
-        const ret = fn.apply(this, args) as Promise<unknown> | undefined;
-        const next = args[args.length - 1] as (err: unknown) => void;
-        if (ret && typeof ret.catch === 'function') ret.catch((err) => next(err));
-        return ret;
-      };
-      Object.defineProperty(wrapped, 'length', { value: fn.length });
-      this[kHandle] = wrapped;
-    },
-  });
-}
+/** express-async-errors' wrapper: `next(err)` when the promise returned rejects, and that promise returned. */
+const passingRejections: Wrapped = (fn, self, args) => {
+  const ret = fn.apply(self, args) as Promise<unknown> | undefined;
+  const next = args[args.length - 1] as (err: unknown) => void;
+  if (ret && typeof ret.catch === 'function') ret.catch((err) => next(err));
+  return ret;
+};
 
 describe('a wrapper that passes rejections to next and returns the promise (express-async-errors)', () => {
   afterEach(() => {
@@ -199,7 +193,7 @@ describe('a wrapper that passes rejections to next and returns the promise (expr
   });
 
   it('each error reaches the error handlers once, and one rethrown by an async error handler goes on', async () => {
-    for (const proto of layerPrototypes) installAsyncErrorsAccessor(proto);
+    for (const proto of layerPrototypes) installHandleAccessor(proto, passingRejections);
     await assertSameResponses(
       (fw) => {
         const seen: string[] = [];

@@ -7,6 +7,7 @@ import { assertSameResponses, withoutStackFrames, type RequestSpec } from '../su
 import { express3, express3Pair as pair } from '../support/legacy-oracles';
 import webapp3 = require('../../src/v3/index');
 import { hit } from '../support/trail';
+import { withNamespacedDelete } from '../support/namespaced-delete';
 
 type Any = any;
 
@@ -284,25 +285,14 @@ describe('webapp/v3 application API', () => {
 
   it('app.del calls delete as first defined: a plugin wrapping both del and delete runs once', async () => {
     const responses = await assertSameResponses(
-      (framework: Any) => {
-        const application: Any = framework.application;
-        const original = { del: application.del, delete: application.delete };
-        // What express-namespace does: each wrapper prefixes the path with the namespace.
-        for (const name of ['del', 'delete'] as const) {
-          application[name] = function (this: unknown, path: string, ...rest: unknown[]) {
-            return original[name].call(this, '/ns' + path, ...rest);
-          };
-        }
-        try {
-          const app: Any = framework();
+      (framework: Any) =>
+        withNamespacedDelete(framework, (fw) => {
+          const app: Any = fw();
           app.del('/old/:id', (req: Any, res: Any) => res.send('del ' + req.params.id));
           app.delete('/new/:id', (req: Any, res: Any) => res.send('delete ' + req.params.id));
           app.get('/routes', (_req: Any, res: Any) => res.send(app.routes.delete.map((r: Any) => r.path)));
           return app;
-        } finally {
-          Object.assign(application, original);
-        }
-      },
+        }),
       [
         { method: 'DELETE', path: '/ns/old/1' },
         { method: 'DELETE', path: '/ns/ns/old/1' },
