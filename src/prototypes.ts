@@ -8,7 +8,8 @@
  * and 5 fail behind `http2.createSecureServer({ allowHTTP1: true }, app)`. For
  * those objects webapp uses a prototype that looks names up in the app's chain
  * first (so `app.request` patches made at any time apply) and in the HTTP/2 class
- * second. HTTP/1 requests keep the plain, fast prototype swap.
+ * second. HTTP/1 requests keep the plain, fast prototype swap, and so do objects
+ * of neither kind (test doubles, serverless adapters' requests), as in Express.
  */
 import { IncomingMessage, METHODS, ServerResponse } from 'node:http';
 import { revealQueryAccessor } from './query';
@@ -18,6 +19,22 @@ import { isHeaderStoreMethod } from './response/header-store';
 
 /** Only HTTP/2 responses need it (cold start). */
 const http2ResponseModule = lazy(() => require('./http/http2-response') as typeof import('./http/http2-response'));
+
+/** Asked only of objects that are not Node's HTTP/1 messages (cold start). */
+const http2Module = lazy(() => require('node:http2') as typeof import('node:http2'));
+
+/**
+ * Whether `req` is an HTTP/2 compatibility request. Anything else that is not an
+ * IncomingMessage (node-mocks-http's requests, a serverless adapter's) takes the app's
+ * prototype as it does under Express, Node's methods below it included.
+ */
+function isHttp2Request(req: object): boolean {
+  return req instanceof http2Module().Http2ServerRequest;
+}
+
+function isHttp2Response(res: object): boolean {
+  return res instanceof http2Module().Http2ServerResponse;
+}
 
 /**
  * Each app prototype's HTTP/2 prototypes, one per Node class. Kept beside the app
@@ -156,7 +173,7 @@ function swapPrototype(obj: object, proto: object): void {
 /** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */
 export function adoptRequestPrototype(req: object, appRequest: object): void {
   if (hasPrototype(req, appRequest)) return;
-  if (req instanceof IncomingMessage) {
+  if (req instanceof IncomingMessage || !isHttp2Request(req)) {
     swapPrototype(req, appRequest);
   } else {
     const native = nativePrototypeOf(req);
@@ -196,7 +213,7 @@ const NORMALIZED_METHODS = new Set(METHODS.filter((method) => method !== 'HEAD')
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
 export function adoptResponsePrototype(res: object, appResponse: object): void {
   if (hasPrototype(res, appResponse)) return;
-  if (res instanceof ServerResponse) {
+  if (res instanceof ServerResponse || !isHttp2Response(res)) {
     swapPrototype(res, appResponse);
     return;
   }

@@ -108,7 +108,8 @@ function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }
   // its request's connection tells. (Without this, a file sent to such a response kept
   // its descriptor open for good, one per request: a client could exhaust them.)
   const connection = (msg as OutgoingMessage & { req?: IncomingMessage }).req?.socket as Socket | null | undefined;
-  if (connection) {
+  // A test double's request may carry a socket that is no emitter (node-mocks-http's `{}`).
+  if (connection && typeof connection.on === 'function') {
     if (connection.destroyed) setImmediate(finish);
     else (queuedOn = QueuedResponses.on(connection)).add(finish);
   }
