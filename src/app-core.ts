@@ -9,7 +9,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
-import { adoptServer, serverClasses } from './server-classes';
+import { adoptServer, createAppServer } from './server-classes';
 import { keepHeadersWithWrappers, releaseHeaders, setOwnHeader } from './response/header-store';
 import { hotSettings, markPlainSettingReads, readsOwnSettings } from './settings';
 import type { RenderCallback } from './response/types';
@@ -245,10 +245,7 @@ export const applicationCore = {
    * swapped per request (the hot path Express pays for on every request).
    */
   listen(this: CoreApp, ...args: unknown[]): http.Server {
-    const server = http.createServer(
-      serverClasses(this) as http.ServerOptions,
-      this as unknown as http.RequestListener,
-    );
+    const server = createAppServer(this);
     return server.listen(...(args as Parameters<http.Server['listen']>));
   },
 };

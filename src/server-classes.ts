@@ -106,6 +106,35 @@ function classSlot(server: NodeServer, description: string, expected: unknown): 
 }
 
 /**
+ * Gives the server Node's own classes back once `app` is no longer its request
+ * listener (a development server swapping in the reloaded app, `removeAllListeners`):
+ * whatever listens next gets plain requests and responses, as from Node, not ones
+ * carrying the old app's `req.app` and `res.json` (which then throw). A webapp app
+ * that becomes the only listener makes the server its own again on its first request.
+ */
+function releaseClassesWithListener(server: NodeServer, app: AppPrototypes, classes: ServerClasses): void {
+  const requestSlot = classSlot(server, 'IncomingMessage', classes.IncomingMessage);
+  const responseSlot = classSlot(server, 'ServerResponse', classes.ServerResponse);
+  if (!requestSlot || !responseSlot) return;
+  const onRemoveListener = (event: string | symbol, listener: unknown) => {
+    if (event !== 'request' || listener !== app) return;
+    server.removeListener('removeListener', onRemoveListener);
+    if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = http.IncomingMessage;
+    if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = http.ServerResponse;
+    delete server[kClassesChecked];
+  };
+  server.on('removeListener', onRemoveListener);
+}
+
+/** `app.listen`'s server: constructing with the app's classes for as long as the app is its listener. */
+export function createAppServer(app: AppPrototypes): http.Server {
+  const classes = serverClasses(app);
+  const server = http.createServer(classes as http.ServerOptions, app as unknown as http.RequestListener);
+  releaseClassesWithListener(server as NodeServer, app, classes);
+  return server;
+}
+
+/**
  * For `http.createServer(app)` (and https): the first request tells which server
  * the app is the request listener of; when the app is its only listener and the
  * server uses Node's default classes, later requests are constructed with the
@@ -118,7 +147,8 @@ export function adoptServer(app: AppPrototypes, req: http.IncomingMessage): void
   if (bornWithAppPrototype(req) || Object.getPrototypeOf(req) !== http.IncomingMessage.prototype) return;
   const server = (req.socket as (Socket & { server?: NodeServer }) | null)?.server;
   if (!server || server[kClassesChecked] || typeof server.listeners !== 'function') return;
-  Object.defineProperty(server, kClassesChecked, { value: true });
+  // Configurable: releaseClassesWithListener takes it away for the next app.
+  Object.defineProperty(server, kClassesChecked, { value: true, configurable: true });
   const listeners = server.listeners('request');
   if (listeners.length !== 1 || listeners[0] !== (app as unknown)) return;
   const requestSlot = classSlot(server, 'IncomingMessage', http.IncomingMessage);
@@ -127,4 +157,5 @@ export function adoptServer(app: AppPrototypes, req: http.IncomingMessage): void
   const classes = serverClasses(app);
   server[requestSlot] = classes.IncomingMessage;
   server[responseSlot] = classes.ServerResponse;
+  releaseClassesWithListener(server, app, classes);
 }

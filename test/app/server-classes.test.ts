@@ -188,4 +188,46 @@ describe('app-born requests and responses', () => {
       server.close();
     }
   });
+  /** A listener that is no app: what its requests and responses carry. */
+  function plainListener(req: Req, res: Res) {
+    const facts = {
+      proto: Object.getPrototypeOf(req) === http.IncomingMessage.prototype,
+      app: req.app === undefined,
+      json: res.json === undefined,
+      ownKeys: ['next', 'baseUrl', 'originalUrl', 'params', 'res'].filter((key) => Object.hasOwn(req, key)),
+    };
+    res.end(JSON.stringify(facts));
+  }
+
+  const plainFacts = { proto: true, app: true, json: true, ownKeys: [] };
+
+  for (const start of ['app.listen', 'http.createServer(app)']) {
+    it(`${start}: a listener that replaces the app gets plain requests, and a new app the server`, async () => {
+      const { app, seen } = probeApp();
+      const server = start === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app);
+      try {
+        const base =
+          start === 'app.listen'
+            ? await new Promise<string>((resolve) =>
+                server.once('listening', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+              )
+            : await listen(server);
+        await getTwice(base);
+        // A development server reloading: the old app goes, something else answers.
+        server.removeAllListeners('request');
+        server.on('request', plainListener);
+        assert.deepEqual(JSON.parse(await (await fetch(base + '/')).text()), plainFacts);
+        assert.deepEqual(JSON.parse(await (await fetch(base + '/')).text()), plainFacts);
+        // The reloaded app takes the server over as the first one did.
+        server.removeListener('request', plainListener);
+        const next = probeApp();
+        server.on('request', next.app);
+        assert.deepEqual(await getTwice(base), ['0 127.0.0.1', '1 127.0.0.1']);
+        assert.deepEqual(next.seen, ['swapped', 'born']);
+        assert.deepEqual(seen, start === 'app.listen' ? ['born', 'born'] : ['swapped', 'born']);
+      } finally {
+        server.close();
+      }
+    });
+  }
 });
