@@ -10,7 +10,7 @@ import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
 import { adoptServer, createAppServer } from './server-classes';
-import { keepHeadersWithWrappers, releaseHeaders, setOwnHeader } from './response/header-store';
+import { setOwnHeader } from './response/header-store';
 import { hotSettings, markPlainSettingReads, readsOwnSettings } from './settings';
 import type { RenderCallback } from './response/types';
 import { runnableInPlace, type Handler, type NextFunction } from './router/layer';
@@ -112,18 +112,6 @@ export function createApp<T extends CoreApp>(
 }
 
 /**
- * The callback an app calls when it passes the request on (`next()` out of the
- * app): what handles the response next may be another framework, so the headers
- * webapp staged go back to Node's store first.
- */
-export function leavingApp(res: ServerResponse, next: NextFunction): NextFunction {
-  return (err?: unknown) => {
-    releaseHeaders(res);
-    next(err);
-  };
-}
-
-/**
  * The function `app.use` mounts for a sub-app: the sub-app handles the request,
  * and when it passes the request on, the request and response take the parent's
  * prototypes again.
@@ -157,10 +145,8 @@ export function initLayer(
     req.next = next;
     adoptRequestPrototype(req, app.request);
     adoptResponsePrototype(res, app.response);
-    keepHeadersWithWrappers(res, app.response);
-    // After the prototypes (Express sets it before): a response that was not born with
-    // the app's prototype then stages it like every other header, where before the swap
-    // it would go through Node's own store and be moved from there.
+    // After the prototypes (Express sets it before), so that a response that was not born
+    // with the app's prototype takes it into the store's own object directly.
     const poweredBy = readsOwnSettings(app) ? hotSettings.poweredBy(app.settings) : app.enabled('x-powered-by');
     if (poweredBy) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
     res.locals = res.locals || createLocals();

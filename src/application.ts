@@ -13,7 +13,6 @@ import {
   environment,
   inheritFromParent,
   initLayer,
-  leavingApp,
   markTrustProxyDefault,
   markTrustProxySet,
   mountedApp,
@@ -132,7 +131,7 @@ const presetMethods = {
 
   handle(req, res, callback) {
     const router = this._router;
-    const done = callback ? leavingApp(res, callback) : lastHandler(this, req, res);
+    const done = callback ?? lastHandler(this, req, res);
     if (!router) {
       done();
       return;

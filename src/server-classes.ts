@@ -18,7 +18,6 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { bornWithAppPrototype, layerOver } from './prototypes';
 import { kQueryParser } from './request';
-import { kStaged } from './response/header-store';
 
 interface AppPrototypes {
   request: object;
@@ -63,9 +62,8 @@ function declareRequestFields(req: Record<string | symbol, unknown>): void {
   req.res = undefined;
 }
 
-/** The header store's slot and `res.locals`, present from the start: see declareRequestFields. */
+/** `res.locals`, present from the start: see declareRequestFields. */
 function declareResponseFields(res: Record<string | symbol, unknown>): void {
-  res[kStaged] = undefined;
   res.locals = undefined;
 }
 

@@ -16,6 +16,7 @@ import {
   ownHeaderList,
   stagedHeader,
   stageValidHeader,
+  type Store,
 } from './header-store';
 import { contentTypeValue, hasOwnHeaderMethods, htmlContentType } from './headers';
 import type { Response } from './types';
@@ -61,13 +62,13 @@ export function isSendable(body: unknown): boolean {
 }
 
 /**
- * The head as `res.send` reads and writes it: the staged list itself when the
+ * The head as `res.send` reads and writes it: the header store itself when the
  * response's header methods are webapp's own, where `res.get`, `res.set` and
  * `res.type` would only have read and staged these same values (one `res.send`
  * of a string makes three reads and three writes). Otherwise (null) every read
  * and write goes through those methods, as in Express, so a wrapper sees each.
  */
-type Head = unknown[] | null;
+type Head = Store | null;
 
 function headOf(res: Response): Head {
   return hasOwnHeaderMethods(res) ? ownHeaderList(res as ServerResponse) : null;

@@ -6,7 +6,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from 'node:http';
-import { leavingApp } from '../app-core';
 import { parseUrl } from '../http/parse-url';
 import { callErrorHandler, callHandler, type Handler, type NextFunction } from '../router/layer';
 import { finalHandler3 } from './final-handler';
@@ -60,7 +59,7 @@ export function handleRequest(
   let removed = '';
   let slashAdded = false;
   let index = 0;
-  const done = out ? leavingApp(res, out) : finalHandler3(req, res, { env: String(app.get('env') ?? 'development') });
+  const done = out ?? finalHandler3(req, res, { env: String(app.get('env') ?? 'development') });
 
   const next: NextFunction = (err?: unknown) => {
     if (slashAdded) {
