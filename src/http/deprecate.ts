@@ -1,27 +1,43 @@
 /**
  * Deprecation notices worded as Express's (depd) are, under webapp's name:
  *   "<date> webapp deprecated res.send(status): Use res.sendStatus(status) instead at lib/app.js:12:7"
- * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp (or express) silence it.
+ * Each notice prints once per call site. `--no-deprecation` and NO_DEPRECATION=webapp (or express) silence it;
+ * `--trace-deprecation` and TRACE_DEPRECATION print the stack instead of the site; and where the process has
+ * `deprecation` listeners, the notice goes to them as a DeprecationError instead of stderr, as depd does.
  */
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const seen = new Set<string>();
-/** webapp's own code (src/ or dist/cjs/): frames inside it are not the caller's. */
-const libraryDir = resolve(__dirname, '..');
 
 /**
- * NO_DEPRECATION as depd reads it (names separated by spaces or commas, in any case,
- * `*` for all). webapp's own notices also answer to `express`: a deployment that
- * silenced Express's keeps them silent after swapping the package.
+ * webapp's own code (src/ or dist/cjs/), whose frames are not the caller's: the folder above
+ * this module's, when the module sits where the package puts it. Bundled into an app's own
+ * file (esbuild, webpack, ncc; an ES module bundle has no `__dirname` at all), its frames
+ * cannot be told from the app's, and the first frame outside this module is named, as depd
+ * names a line of the bundle.
  */
+const libraryDir = (() => {
+  if (typeof __dirname !== 'string' || typeof __filename !== 'string') return undefined;
+  const inPackage = /[\\/](src|dist[\\/]cjs)[\\/](http[\\/]deprecate\.[jt]s|core\.js)$/.test(__filename);
+  return inPackage ? resolve(dirname(__filename), __filename.endsWith('core.js') ? '.' : '..') + sep : undefined;
+})();
+
+/**
+ * The names a notice answers to in NO_DEPRECATION and TRACE_DEPRECATION. webapp's own
+ * also answer to `express`: a deployment that silenced Express's keeps them silent
+ * after swapping the package.
+ */
+function namesOf(namespace: string): string[] {
+  return namespace === 'webapp' ? ['webapp', 'express'] : [namespace.toLowerCase()];
+}
+
 function silenced(namespace: string): boolean {
-  if (process.noDeprecation) return true;
-  const names = namespace === 'webapp' ? ['webapp', 'express'] : [namespace.toLowerCase()];
-  for (const name of (process.env.NO_DEPRECATION ?? '').split(/[ ,]+/)) {
-    if (name === '*' || names.includes(name.toLowerCase())) return true;
-  }
-  return false;
+  return process.noDeprecation || listed(process.env.NO_DEPRECATION, namesOf(namespace));
+}
+
+function traced(namespace: string): boolean {
+  return process.traceDeprecation || listed(process.env.TRACE_DEPRECATION, namesOf(namespace));
 }
 
 /** A stack frame's file: a path, or an ES module's `file:` URL. */
@@ -29,17 +45,61 @@ function fileOf(location: string): string {
   return location.startsWith('file://') ? fileURLToPath(location) : location;
 }
 
-/** The first stack frame outside webapp's own code: the user's line that called the deprecated API. */
-function callSite(): string {
-  const stack = new Error().stack?.split('\n').slice(1) ?? [];
-  for (const line of stack) {
-    const frame = line.trim().replace(/^at\s+/, '');
-    if (frame.includes(libraryDir) || frame.startsWith('node:')) continue;
-    const match = /\(?([^()]+):(\d+):(\d+)\)?$/.exec(frame);
-    // The file relative to the working directory, as depd names it.
-    if (match) return `${relative(process.cwd(), fileOf(match[1]))}:${match[2]}:${match[3]}`;
+/** A stack frame's location: `file:line:column`, the function's name left out. */
+function locationOf(line: string): RegExpExecArray | null {
+  return /\(?([^()\s]+):(\d+):(\d+)\)?$/.exec(line.trim());
+}
+
+/** Whether a frame is webapp's own code or Node's, not the app's. */
+function isOwnOrNodeFrame(line: string): boolean {
+  const location = locationOf(line);
+  if (location === null) return true;
+  const file = fileOf(location[1]);
+  return file.startsWith('node:') || (libraryDir !== undefined && file.startsWith(libraryDir));
+}
+
+/** The stack from the user's line that called the deprecated API on (`deprecate` itself left out). */
+function callerStack(): string[] {
+  const holder: { stack?: string } = {};
+  // Enough frames to get past webapp's own (a notice from a view engine's callback is deep).
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = Math.max(limit, 40);
+  Error.captureStackTrace(holder, deprecate);
+  Error.stackTraceLimit = limit;
+  const frames = holder.stack?.split('\n').slice(1) ?? [];
+  const first = frames.findIndex((line) => !isOwnOrNodeFrame(line));
+  return first === -1 ? [] : frames.slice(first);
+}
+
+/** The caller's line, as depd names it: the file relative to the working directory. */
+function siteOf(stack: readonly string[]): string {
+  const location = stack.length > 0 ? locationOf(stack[0]) : null;
+  if (location === null) return '<anonymous>';
+  return `${relative(process.cwd(), fileOf(location[1]))}:${location[2]}:${location[3]}`;
+}
+
+/** Whether a variable lists one of `names`, as depd reads it: separated by spaces or commas, any case, `*` for all. */
+function listed(variable: string | undefined, names: readonly string[]): boolean {
+  for (const name of (variable ?? '').split(/[ ,]+/)) {
+    if (name === '*' || names.includes(name.toLowerCase())) return true;
   }
-  return '<anonymous>';
+  return false;
+}
+
+/** What a `deprecation` listener receives, shaped as depd's: name, message, namespace, stack. */
+class DeprecationError extends Error {
+  constructor(
+    message: string,
+    readonly namespace: string,
+    frames: readonly string[],
+  ) {
+    super(message);
+    Object.defineProperty(this, 'name', { value: 'DeprecationError', writable: true, configurable: true });
+    Object.defineProperty(this, 'namespace', { enumerable: false });
+    this.stack = [`DeprecationError: ${namespace} deprecated ${message}`, ...frames.map((line) => line.trimEnd())].join(
+      '\n',
+    );
+  }
 }
 
 /**
@@ -50,10 +110,17 @@ function callSite(): string {
  * Express prints such a notice once per caller, with the first value it saw.
  */
 export function deprecate(message: string, namespace = 'webapp', kind = message): void {
-  if (silenced(namespace)) return;
-  const site = callSite();
+  const listening = process.listenerCount('deprecation') > 0;
+  if (!listening && silenced(namespace)) return;
+  const stack = callerStack();
+  const site = siteOf(stack);
   const key = kind + '\0' + site;
   if (seen.has(key)) return;
   seen.add(key);
-  process.stderr.write(`${new Date().toUTCString()} ${namespace} deprecated ${message} at ${site}\n`);
+  if (listening) {
+    process.emit('deprecation' as 'warning', new DeprecationError(message, namespace, stack));
+    return;
+  }
+  const where = traced(namespace) ? stack.map((line) => '\n' + line.trimEnd()).join('') : ` at ${site}`;
+  process.stderr.write(`${new Date().toUTCString()} ${namespace} deprecated ${message}${where}\n`);
 }

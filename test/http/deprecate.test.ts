@@ -3,6 +3,7 @@
  * relative to the working directory, its line and column.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { deprecate } from '../../src/http/deprecate';
@@ -49,5 +50,64 @@ describe('deprecation notices', () => {
     assert.equal(notices('expressive').length, 1);
     assert.deepEqual(notices('Body-Parser', 'body-parser'), []);
     assert.equal(notices('express', 'body-parser').length, 1);
+  });
+  it('go to process deprecation listeners as a DeprecationError instead of stderr, as depd does', () => {
+    const received: Error[] = [];
+    const listener = (err: Error) => received.push(err);
+    process.on('deprecation', listener);
+    try {
+      const printed = captureStderr(() => {
+        deprecate('an old way: use the new one');
+        // Express's own (depd): the same shape of error, for a call made from this file.
+        express().del('/gone', () => undefined);
+      });
+      assert.deepEqual(printed, []);
+    } finally {
+      process.removeListener('deprecation', listener);
+    }
+    const [ours, theirs] = received as (Error & { namespace: string })[];
+    for (const err of [ours, theirs]) {
+      assert.equal(err.name, 'DeprecationError');
+      assert.ok(err instanceof Error);
+      assert.deepEqual(Object.keys(err), []);
+      // The stack begins with the caller's own line: this file.
+      assert.match(
+        err.stack!.split('\n')[1]!,
+        new RegExp(`^    at .*${__filename.replace(/[.\\/]/g, '\\$&')}:\\d+:\\d+\\)?$`),
+      );
+    }
+    assert.equal(ours!.namespace, 'webapp');
+    assert.equal(theirs!.namespace, 'express');
+    assert.equal(ours!.message, 'an old way: use the new one');
+    assert.match(ours!.stack!, /^DeprecationError: webapp deprecated an old way: use the new one\n {4}at /);
+    assert.match(theirs!.stack!, /^DeprecationError: express deprecated app\.del: Use app\.delete instead\n {4}at /);
+  });
+
+  it('print the caller stack instead of its line under TRACE_DEPRECATION and --trace-deprecation', () => {
+    const previous = process.env.TRACE_DEPRECATION;
+    process.env.TRACE_DEPRECATION = 'webapp';
+    try {
+      const [traced] = captureStderr(() => deprecate('traced through the environment'));
+      const lines = traced!.trimEnd().split('\n');
+      assert.match(lines[0]!, / webapp deprecated traced through the environment$/);
+      assert.ok(lines.length > 1);
+      assert.ok(lines.slice(1).every((line) => line.startsWith('    at ')));
+      assert.ok(lines[1]!.includes(__filename));
+    } finally {
+      if (previous === undefined) delete process.env.TRACE_DEPRECATION;
+      else process.env.TRACE_DEPRECATION = previous;
+    }
+    const flagged = spawnSync(
+      process.execPath,
+      [
+        '--trace-deprecation',
+        '--require',
+        'tsx/cjs',
+        '-e',
+        `require(${JSON.stringify(require.resolve('../../src/http/deprecate'))}).deprecate('flagged')`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, NO_DEPRECATION: '' } },
+    );
+    assert.match(flagged.stderr, / webapp deprecated flagged\n {4}at /);
   });
 });
