@@ -69,11 +69,11 @@ const LAZY_EXPORT = `function lazyExport(name, arity, properties) {
   return forward;
 }`;
 const entries = [
-  { esm: 'index.mjs', cjs: '../cjs/index.js', defaultExport: true },
-  { esm: 'body-parser.mjs', cjs: '../cjs/body-parser/index.js', defaultExport: true },
-  { esm: 'v3.mjs', cjs: '../cjs/v3/index.js', defaultExport: true },
-  { esm: 'middleware.mjs', cjs: '../cjs/middleware/index.js', defaultExport: false },
-  { esm: 'otel.mjs', cjs: '../cjs/otel/index.js', defaultExport: false },
+  { esm: 'index.mjs', cjs: '../cjs/index.js' },
+  { esm: 'body-parser.mjs', cjs: '../cjs/body-parser/index.js' },
+  { esm: 'v3.mjs', cjs: '../cjs/v3/index.js' },
+  { esm: 'middleware.mjs', cjs: '../cjs/middleware/index.js' },
+  { esm: 'otel.mjs', cjs: '../cjs/otel/index.js' },
 ];
 mkdirSync(join(out, 'esm'), { recursive: true });
 for (const entry of entries) {
@@ -87,7 +87,9 @@ for (const entry of entries) {
   // identifiers; `static` is reserved as a binding name, so it is exported via `as`.
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
   const lines = [`import cjs from '${entry.cjs}';`];
-  if (entry.defaultExport) lines.push('export default cjs;');
+  // The CommonJS object as the default export, on every entry, as Node's own interop gives it
+  // (`import mw from 'webapp/middleware'` type-checks, and must run).
+  lines.push('export default cjs;');
   const lazy = names.filter((name) => isLazyMember(loaded, name));
   if (lazy.length > 0) lines.push(LAZY_EXPORT);
   for (const name of names) {

@@ -42,10 +42,15 @@ export function queryLayer(parser: QueryParser, parseNow = false) {
       if (parseNow) parseQueryBeforeInit(req, res);
     }
   };
-  return runnableInPlace(function query(req: QueryRequest, res: ServerResponse, next: NextFunction) {
-    useParser(req, res);
-    next();
-  }, useParser);
+  // A method's name, which bundlers keep: a function expression named `query` beside the
+  // module's `query` export becomes `query2` in a bundle (esbuild), and tools read layer names.
+  const layer = {
+    query(req: QueryRequest, res: ServerResponse, next: NextFunction) {
+      useParser(req, res);
+      next();
+    },
+  }.query;
+  return runnableInPlace(layer, useParser);
 }
 
 /**
@@ -94,8 +99,11 @@ export function query(options?: ExtendedParseOptions | QueryParserFunction) {
     querystring().assertImplementedOptions(opts, 'query');
     if (opts.allowPrototypes === undefined) opts.allowPrototypes = true;
   }
-  return function query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
-    if (!req.query) req.query = parse(parseUrl(req)?.query, opts);
-    next();
-  };
+  // Named by a method, as the layer above.
+  return {
+    query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
+      if (!req.query) req.query = parse(parseUrl(req)?.query, opts);
+      next();
+    },
+  }.query;
 }

@@ -82,18 +82,23 @@ export interface RouterFactory extends RouterMethods {
  */
 export const Router = function Router(options?: RouterOptions): Router {
   const opts = options ?? {};
-  const router = function router(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
-    (router as Router).handle(req, res, next);
-  } as Router;
-  Object.setPrototypeOf(router, Router);
-  router.params = {};
-  router._params = [];
-  router.caseSensitive = opts.caseSensitive;
-  router.mergeParams = opts.mergeParams;
-  router.strict = opts.strict;
+  // Named `router` as Express's, by a declaration of its own name: a function expression
+  // named as the variable holding it is renamed by bundlers (esbuild makes it `router2`),
+  // and tools that find sub-routers by `layer.name === 'router'` (express-list-endpoints)
+  // lose them.
+  function router(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
+    instance.handle(req, res, next);
+  }
+  const instance = router as unknown as Router;
+  Object.setPrototypeOf(instance, Router);
+  instance.params = {};
+  instance._params = [];
+  instance.caseSensitive = opts.caseSensitive;
+  instance.mergeParams = opts.mergeParams;
+  instance.strict = opts.strict;
   // A Proxy over the array walked, which counts edits made in place (stack-edits.ts).
-  watchStack(router);
-  return router;
+  watchStack(instance);
+  return instance;
 } as RouterFactory;
 
 const routerMethods = {

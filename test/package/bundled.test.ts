@@ -1,0 +1,139 @@
+/**
+ * Apps deployed as one bundled file (esbuild, as ncc, webpack and rollup do it): the
+ * bundle runs from a folder where no node_modules can be reached, as CommonJS and as an
+ * ES module (which has no `__dirname`), and tools that read the stack find what they
+ * find on Express (sub-routers are named `router`). Also the ES module entries' default
+ * exports, which Node's own interop gives every CommonJS module.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildSync } from 'esbuild';
+import { scratchProject } from '../support/scratch-project';
+import { withoutCoverage } from '../support/without-coverage';
+
+let project: string;
+let deployed: string;
+
+before(() => {
+  project = scratchProject('webapp-bundle-');
+  deployed = mkdtempSync(join(tmpdir(), 'webapp-deployed-'));
+});
+
+after(() => {
+  rmSync(project, { recursive: true, force: true });
+  rmSync(deployed, { recursive: true, force: true });
+});
+
+/** An app with a sub-router, a JSON body and a deprecated call, that prints its port and layer names. */
+const APP = `
+import webapp from 'webapp';
+const app = webapp();
+app.use(webapp.json());
+const users = webapp.Router();
+users.get('/:id', (req, res) => res.json({ id: req.params.id }));
+users.post('/', (req, res) => res.status(201).json(req.body));
+app.use('/api/users', users);
+app.get('/old', (req, res) => res.send(404));
+const server = app.listen(0, '127.0.0.1', () => {
+  const names = app._router.stack.map((layer) => layer.name);
+  console.log(JSON.stringify({ port: server.address().port, names }));
+});
+process.on('SIGTERM', () => server.close());
+`;
+
+/** Bundles APP for `format`, to a folder with no node_modules above it. */
+function bundle(format: 'cjs' | 'esm'): string {
+  const entry = join(project, 'app.mjs');
+  writeFileSync(entry, APP);
+  const outfile = join(deployed, format === 'esm' ? 'server.mjs' : 'server.cjs');
+  buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format,
+    outfile,
+    logLevel: 'silent',
+    // What esbuild's documentation gives ES module bundles for packages that call require.
+    banner:
+      format === 'esm'
+        ? { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" }
+        : undefined,
+  });
+  return outfile;
+}
+
+interface Started {
+  port: number;
+  names: string[];
+  stderr: () => string;
+  stop: () => void;
+}
+
+function start(file: string): Promise<Started> {
+  const child = spawn(process.execPath, [file], { cwd: deployed, env: withoutCoverage() });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no port from ${file}: ${stderr}`)), 10_000);
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}: ${stderr}`)));
+    child.stdout.once('data', (chunk: Buffer) => {
+      clearTimeout(timer);
+      resolve({ ...JSON.parse(chunk.toString()), stderr: () => stderr, stop: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+describe('an app bundled into one file', () => {
+  for (const format of ['cjs', 'esm'] as const) {
+    it(`runs as ${format === 'esm' ? 'an ES module' : 'CommonJS'} where no node_modules can be reached`, async () => {
+      const server = await start(bundle(format));
+      try {
+        const base = `http://127.0.0.1:${server.port}`;
+        const read = await fetch(`${base}/api/users/7`);
+        assert.equal(read.status, 200);
+        assert.deepEqual(await read.json(), { id: '7' });
+        const created = await fetch(`${base}/api/users`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"name":"ada"}',
+        });
+        assert.equal(created.status, 201);
+        assert.deepEqual(await created.json(), { name: 'ada' });
+        // A deprecated call still names a line, of the bundle: the caller cannot be told apart.
+        assert.equal((await fetch(`${base}/old`)).status, 404);
+        assert.match(server.stderr(), / webapp deprecated res\.send\(status\): .* at \S*server\.[cm]?js:\d+:\d+\n/);
+        // As Express's: tools such as express-list-endpoints find sub-routers by this name.
+        assert.deepEqual(server.names, ['query', 'expressInit', 'jsonParser', 'router', 'bound dispatch']);
+      } finally {
+        server.stop();
+      }
+    });
+  }
+});
+
+describe('ES module entries', () => {
+  it('each has the CommonJS object as its default export, as Node gives a CommonJS module', () => {
+    const file = join(project, 'defaults.mjs');
+    writeFileSync(
+      file,
+      `import { createRequire } from 'node:module';
+       const require = createRequire(import.meta.url);
+       const same = {};
+       for (const entry of ['webapp', 'webapp/body-parser', 'webapp/v3', 'webapp/middleware', 'webapp/otel'])
+         same[entry] = (await import(entry)).default === require(entry);
+       console.log(JSON.stringify(same));`,
+    );
+    const out = execFileSync(process.execPath, [file], { cwd: project, encoding: 'utf8', env: withoutCoverage() });
+    assert.deepEqual(JSON.parse(out), {
+      webapp: true,
+      'webapp/body-parser': true,
+      'webapp/v3': true,
+      'webapp/middleware': true,
+      'webapp/otel': true,
+    });
+  });
+});
