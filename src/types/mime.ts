@@ -8,7 +8,11 @@ export interface MimeModule {
   define(map: Record<string, readonly string[]>, force?: boolean): void;
   /** Adds the types of an Apache `.types` file (`type ext1 ext2`, `#` comments). */
   load(file: string): void;
-  charsets: { lookup(type: string, fallback?: string): string | undefined };
+  charsets: {
+    /** The charset of a text type (`UTF-8`), else `fallback`: a string whenever one is given. */
+    lookup(type: string, fallback: string): string;
+    lookup(type: string): string | undefined;
+  };
   /** The type of an unknown extension, for `lookup` and for files served (`application/octet-stream`). */
   default_type: string;
   /** Extension to type, every one known; assigning or deleting one changes what is served. */
