@@ -122,27 +122,103 @@ function looksBigEndian(bytes: Buffer): boolean {
 
 const utf16: BodyDecoder = { decode: (bytes) => decodeUtf16(bytes, looksBigEndian(bytes)) };
 
-/** iconv-lite's own aliases, compared with punctuation removed ('ISO-8859-1' is 'iso88591'). */
-const BY_NAME: Record<string, BodyDecoder> = {
-  latin1: latin1,
-  iso88591: latin1,
-  binary: latin1,
-  l1: latin1,
-  cp819: latin1,
-  ibm819: latin1,
-  ascii: ascii,
-  usascii: ascii,
-  ascii8bit: ascii,
-  windows1252: windows1252,
-  cp1252: windows1252,
-  win1252: windows1252,
-  utf16: utf16,
-  utf16le: utf16le,
-  ucs2: utf16le,
-  utf16be: utf16be,
-  base64: { decode: (bytes) => bytes.toString('base64') },
-  hex: { decode: (bytes) => bytes.toString('hex') },
+/**
+ * The high half (0x80-0xff) of a single-byte charset as the running Node's TextDecoder
+ * reads it for a WHATWG `label`, or undefined where it has no such decoder.
+ */
+function whatwgHighHalf(label: string): string | undefined {
+  try {
+    const high = Uint8Array.from({ length: 0x80 }, (_, i) => 0x80 + i);
+    const text = new TextDecoder(label).decode(high);
+    // Bytes a page leaves undefined that WHATWG maps into the private use area (windows-874's
+    // 0xdb-0xde, 0xfc-0xff): U+FFFD in iconv-lite.
+    return text.length === 0x80 ? text.replace(/[\ue000-\uf8ff]/g, '\ufffd') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A Windows code page as iconv-lite reads it: WHATWG fills the bytes a page leaves
+ * undefined with the C1 control of the same number, iconv-lite with U+FFFD.
+ */
+function windowsCodePage(page: number): BodyDecoder | undefined {
+  const high = whatwgHighHalf(`windows-${page}`);
+  if (high === undefined) return undefined;
+  const differences = TABLE_DIFFERENCES[page];
+  return singleByte(0x80, (byte) => {
+    const code = high.charCodeAt(byte - 0x80);
+    return differences?.[byte] ?? (code === byte && byte <= 0x9f ? 0xfffd : code);
+  });
+}
+
+/**
+ * The two bytes of Windows pages where iconv-lite's tables and WHATWG's disagree on more
+ * than undefined bytes: windows-1253's 0xaa (ª in WHATWG, undefined in iconv-lite) and
+ * windows-1255's 0xca (U+05BA in iconv-lite, undefined in WHATWG).
+ */
+const TABLE_DIFFERENCES: Partial<Record<number, Record<number, number>>> = {
+  1253: { 0xaa: 0xfffd },
+  1255: { 0xca: 0x05ba },
 };
+
+/**
+ * An ISO-8859 charset that WHATWG reads as the Windows page extending it (iso-8859-9
+ * as windows-1254, iso-8859-11 as windows-874), as iconv-lite reads it: 0x80-0x9f are
+ * the C1 controls (the Windows page puts “ ” € there), the rest is the page's. TIS-620
+ * is iso-8859-11 without 0xa0, and leaves 0x80-0xa0 undefined (U+FFFD).
+ */
+function isoOverWindowsPage(label: string, undefinedUpTo = 0x7f): BodyDecoder | undefined {
+  const high = whatwgHighHalf(label);
+  if (high === undefined) return undefined;
+  return singleByte(0x80, (byte) => {
+    if (byte <= undefinedUpTo) return 0xfffd;
+    return byte <= 0x9f ? byte : high.charCodeAt(byte - 0x80);
+  });
+}
+
+const base64: BodyDecoder = { decode: (bytes) => bytes.toString('base64') };
+const hex: BodyDecoder = { decode: (bytes) => bytes.toString('hex') };
+
+type MakeDecoder = () => BodyDecoder | undefined;
+
+/** Every name iconv-lite knows a decoder by, punctuation removed, as entries of BY_NAME. */
+function aliases(make: MakeDecoder, names: string[]): Array<[string, MakeDecoder]> {
+  return names.map((name): [string, MakeDecoder] => [name, make]);
+}
+
+const WINDOWS_PAGES = [1250, 1251, 1253, 1254, 1255, 1256, 1257, 1258, 874];
+
+/**
+ * iconv-lite's own names, compared with punctuation removed ('ISO-8859-1' is
+ * 'iso88591'), and how to make each one's decoder: made when a body first names it
+ * (decoderFor keeps it), as most apps never see one of these charsets.
+ */
+const BY_NAME: Record<string, MakeDecoder> = Object.assign(
+  Object.create(null) as Record<string, MakeDecoder>,
+  Object.fromEntries([
+    ...aliases(() => latin1, ['latin1', 'iso88591', 'binary', 'l1', 'cp819', 'ibm819', 'csisolatin1', 'isoir100']),
+    ...aliases(() => latin1, ['28591', 'cp28591']),
+    ...aliases(() => ascii, ['ascii', 'usascii', 'ascii8bit', 'ansix34', 'ansix341968', 'ansix341986', 'csascii']),
+    ...aliases(() => ascii, ['cp367', 'ibm367', 'isoir6', 'iso646us', 'iso646irv', 'us']),
+    ...aliases(() => windows1252, ['windows1252', 'cp1252', 'win1252', '1252']),
+    ...WINDOWS_PAGES.flatMap((page) =>
+      aliases(() => windowsCodePage(page), [`windows${page}`, `win${page}`, `cp${page}`, `${page}`]),
+    ),
+    ...aliases(() => isoOverWindowsPage('windows-1254'), ['iso88599', 'latin5', 'l5', 'csisolatin5', 'isoir148']),
+    ...aliases(() => isoOverWindowsPage('windows-1254'), ['turkish', 'turkish8', '28599', 'cp28599']),
+    ...aliases(() => isoOverWindowsPage('windows-874'), ['iso885911', 'thai', 'thai8', '28601', 'cp28601']),
+    ...aliases(
+      () => isoOverWindowsPage('windows-874', 0xa0),
+      ['tis620', 'tis6200', 'tis62025291', 'tis62025330', 'isoir166'],
+    ),
+    ...aliases(() => utf16, ['utf16']),
+    ...aliases(() => utf16le, ['utf16le', 'ucs2']),
+    ...aliases(() => utf16be, ['utf16be']),
+    ...aliases(() => base64, ['base64']),
+    ...aliases(() => hex, ['hex']),
+  ]),
+);
 
 /**
  * WHATWG labels that TextDecoder accepts (some only on newer Node lines, such as
@@ -239,7 +315,7 @@ const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
 
 function lookUp(charset: string): BodyDecoder | undefined {
   const name = charset.toLowerCase().replace(/[^0-9a-z]/g, '');
-  if (Object.prototype.hasOwnProperty.call(BY_NAME, name)) return BY_NAME[name];
+  if (name in BY_NAME) return BY_NAME[name]();
   if (UNKNOWN_TO_ICONV.has(name)) return undefined;
   const whatwg = WHATWG_BY_PLAIN_NAME.get(name);
   return textDecoder(charset) ?? (whatwg === undefined ? undefined : textDecoder(whatwg));

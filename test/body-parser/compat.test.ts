@@ -314,6 +314,25 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     );
   });
 
+  it('single-byte charsets whose WHATWG names mean another table: every byte, each of iconv-lite names', async () => {
+    // WHATWG reads iso-8859-9 as windows-1254, iso-8859-11 and tis-620 as windows-874,
+    // csisolatin1 as windows-1252, and fills the bytes a Windows page leaves undefined with
+    // C1 controls; iconv-lite (body-parser) keeps the ISO tables and gives U+FFFD.
+    const everyByte = Buffer.from(Array.from({ length: 256 }, (_, byte) => byte));
+    const charsets = [
+      ...['ISO-8859-9', 'latin5', 'l5', 'csISOLatin5', 'iso-ir-148', 'turkish', 'cp28599'],
+      ...['iso-8859-11', 'thai', 'TIS-620', 'tis620-0', 'iso-ir-166'],
+      ...['csisolatin1', 'iso-ir-100', 'cp28591'],
+      ...['ANSI_X3.4-1968', 'us', 'iso646-us', 'csascii', 'cp367', 'iso-ir-6'],
+      ...[1250, 1251, 1253, 1254, 1255, 1256, 1257, 1258, 874].flatMap((page) => [`windows-${page}`, `cp${page}`]),
+      'win1251',
+    ];
+    await same(
+      (m) => m.text(),
+      charsets.map((charset) => post('text/plain; charset=' + charset, everyByte)),
+    );
+  });
+
   it('iconv-lite charsets: latin1, ascii, windows-1252, utf-16 with a BOM, ucs2, binary, base64, hex', async () => {
     const bytes = Buffer.from([0x61, 0xe9, 0x80, 0x9f, 0x81, 0xa4, 0xff]);
     const charsets = [
