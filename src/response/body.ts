@@ -14,8 +14,11 @@ import {
   hasNonAsciiStatusMessage,
   isPlainHeaderValue,
   ownHeaderList,
-  stagedHeader,
-  stageValidHeader,
+  storeContentLength,
+  storeContentType,
+  storedContentType,
+  storedETag,
+  storeETag,
   type Store,
 } from './header-store';
 import { contentTypeValue, hasOwnHeaderMethods, htmlContentType } from './headers';
@@ -74,17 +77,30 @@ function headOf(res: Response): Head {
   return hasOwnHeaderMethods(res) ? ownHeaderList(res as ServerResponse) : null;
 }
 
-function readHeader(res: Response, head: Head, lower: string, name: string): unknown {
-  return head === null ? res.get(name) : stagedHeader(head, lower);
+function readContentType(res: Response, head: Head): unknown {
+  return head === null ? res.get('Content-Type') : storedContentType(head);
 }
 
-/**
- * `res.set(name, value)` for a value that needs no charset added, and that setHeader
- * would take unchecked: digits (Content-Length), a tag from the built-in generators.
- */
-function writeValidHeader(res: Response, head: Head, lower: string, name: string, value: string): void {
-  if (head !== null) stageValidHeader(head, lower, name, value);
-  else res.set(name, value);
+function readETag(res: Response, head: Head): unknown {
+  return head === null ? res.get('ETag') : storedETag(head);
+}
+
+/** `res.set('Content-Length', value)`: digits, which setHeader would take unchecked. */
+function writeContentLength(res: Response, head: Head, value: string): void {
+  if (head !== null) storeContentLength(head, value);
+  else res.set('Content-Length', value);
+}
+
+/** `res.set('ETag', tag)` for a tag of the built-in generators (printable ASCII). */
+function writeETag(res: Response, head: Head, tag: string): void {
+  if (head !== null) storeETag(head, tag);
+  else res.set('ETag', tag);
+}
+
+/** `res.set('Content-Type', type)` for one of the UTF-8 types send and json set themselves. */
+function writeKnownContentType(res: Response, head: Head, type: string): void {
+  if (head !== null) storeContentType(head, type);
+  else res.set('Content-Type', type);
 }
 
 /**
@@ -97,7 +113,7 @@ let lastPlainType = '';
 function writeContentType(res: Response, head: Head, value: string): void {
   if (head !== null && (value === lastPlainType || isPlainHeaderValue(value))) {
     lastPlainType = value;
-    stageValidHeader(head, 'content-type', 'Content-Type', value);
+    storeContentType(head, value);
   } else {
     res.set('Content-Type', value);
   }
@@ -109,7 +125,7 @@ function writeContentType(res: Response, head: Head, value: string): void {
  */
 export function setDefaultType(res: Response, type: string, value?: string): void {
   const head = headOf(res);
-  if (readHeader(res, head, 'content-type', 'Content-Type')) return;
+  if (readContentType(res, head)) return;
   if (head === null) res.set('Content-Type', type);
   else writeContentType(res, head, value ?? contentTypeValue(type));
 }
@@ -121,7 +137,7 @@ export function setDefaultType(res: Response, type: string, value?: string): voi
 export function setBody(res: Response, body: unknown): string | Buffer | undefined {
   if (body === undefined) return undefined;
   const head = headOf(res);
-  let type = readHeader(res, head, 'content-type', 'Content-Type');
+  let type = readContentType(res, head);
   // Whether the type is set below, in Express's casing and with its charset: not again.
   const typeSetHere = !type;
   if (typeof body === 'string') {
@@ -147,7 +163,7 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
   // second write unless a wrapper of the header methods is there to see it (head null).
   if (typeof type === 'string') {
     if (!UTF8_TYPES.has(type)) res.set('Content-Type', setCharset(type, 'utf-8'));
-    else if (!typeSetHere || head === null) writeValidHeader(res, head, 'content-type', 'Content-Type', type);
+    else if (!typeSetHere || head === null) writeKnownContentType(res, head, type);
   }
   return setLength(res, head, body === null ? '' : body);
 }
@@ -176,7 +192,7 @@ function setLength(res: Response, head: Head, body: string | Buffer): string | B
   const app = res.app;
   const etagFn = (readsOwnSettings(app) ? hotSettings.etagFn(app.settings) : app.get('etag fn')) as
     ETagFunction | undefined;
-  const generateETag = typeof etagFn === 'function' && !readHeader(res, head, 'etag', 'ETag');
+  const generateETag = typeof etagFn === 'function' && !readETag(res, head);
   // The built-in generators hash a string as its UTF-8 bytes, and make tags of printable ASCII.
   const builtIn = generateETag && hashesStrings(etagFn);
   let chunk = body;
@@ -194,12 +210,12 @@ function setLength(res: Response, head: Head, body: string | Buffer): string | B
     chunk = Buffer.from(chunk, 'utf8');
     length = chunk.length;
   }
-  writeValidHeader(res, head, 'content-length', 'Content-Length', String(length));
+  writeContentLength(res, head, String(length));
 
   if (generateETag) {
     const tag = etagFn(chunk, typeof chunk === 'string' ? 'utf8' : undefined);
     // A custom function's tag may be anything: res.set checks it (and makes a number a string).
-    if (tag && builtIn) writeValidHeader(res, head, 'etag', 'ETag', tag);
+    if (tag && builtIn) writeETag(res, head, tag);
     else if (tag) res.set('ETag', tag);
   }
   return chunk;
