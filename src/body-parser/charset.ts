@@ -165,7 +165,7 @@ const TABLE_DIFFERENCES: Partial<Record<number, Record<number, number>>> = {
 /**
  * An ISO-8859 charset that WHATWG reads as the Windows page extending it (iso-8859-9
  * as windows-1254, iso-8859-11 as windows-874), as iconv-lite reads it: 0x80-0x9f are
- * the C1 controls (the Windows page puts “ ” € there), the rest is the page's. TIS-620
+ * the C1 controls (the Windows page puts curly quotes and the euro sign there), the rest is the page's. TIS-620
  * is iso-8859-11 without 0xa0, and leaves 0x80-0xa0 undefined (U+FFFD).
  */
 function isoOverWindowsPage(label: string, undefinedUpTo = 0x7f): BodyDecoder | undefined {
