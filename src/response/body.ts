@@ -13,7 +13,7 @@ import {
   hasNonAsciiHeader,
   hasNonAsciiStatusMessage,
   isPlainHeaderValue,
-  ownHeaderList,
+  ownHeaderStore,
   storeContentLength,
   storeContentType,
   storedContentType,
@@ -67,14 +67,14 @@ export function isSendable(body: unknown): boolean {
 /**
  * The head as `res.send` reads and writes it: the header store itself when the
  * response's header methods are webapp's own, where `res.get`, `res.set` and
- * `res.type` would only have read and staged these same values (one `res.send`
+ * `res.type` would only have read and set these same values (one `res.send`
  * of a string makes three reads and three writes). Otherwise (null) every read
  * and write goes through those methods, as in Express, so a wrapper sees each.
  */
 type Head = Store | null;
 
 function headOf(res: Response): Head {
-  return hasOwnHeaderMethods(res) ? ownHeaderList(res as ServerResponse) : null;
+  return hasOwnHeaderMethods(res) ? ownHeaderStore(res as ServerResponse) : null;
 }
 
 function readContentType(res: Response, head: Head): unknown {

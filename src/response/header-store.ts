@@ -226,7 +226,7 @@ const storeMethods = {
  * Null otherwise: then that code goes through the response's methods, so whatever
  * wraps them sees every call.
  */
-export function ownHeaderList(res: ServerResponse): Store | null {
+export function ownHeaderStore(res: ServerResponse): Store | null {
   const holder = res as StoreHolder;
   if (holder.setHeader !== storeMethods.setHeader || holder.getHeader !== storeMethods.getHeader || holder._header)
     return null;
@@ -235,7 +235,7 @@ export function ownHeaderList(res: ServerResponse): Store | null {
 
 /*
  * The headers res.send and res.json read and set on every response, a function each for
- * webapp's own code, on a store from ownHeaderList, without the method calls and checks:
+ * webapp's own code, on a store from ownHeaderStore, without the method calls and checks:
  * the caller knows the value is a number or printable ASCII (or checked it with
  * isPlainHeaderValue). Why a function per name: V8 keeps what a property access has seen
  * per site, and a site that sees one name stays monomorphic, where a site shared by all

@@ -67,8 +67,8 @@ type SetHeader = ServerResponse['setHeader'];
 
 /**
  * The setHeader the 3.x patch calls through to. An HTTP/2 response keeps its own
- * header API: the HTTP/1 store's setHeader would stage the header where its
- * `writeHead` never looks (every header set by a 3.x app was lost over HTTP/2).
+ * header API: the HTTP/1 store's setHeader would put the header in an HTTP/1 slot
+ * its `writeHead` never looks at (every header set by a 3.x app was lost over HTTP/2).
  */
 function setHeaderBelow(res: Res3): SetHeader {
   return res instanceof ServerResponse ? nativeSetHeader : (http2ResponseMember(res, 'setHeader') as SetHeader);
