@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from './http/parse-url';
 import { lazy } from './http/lazy';
 import type { ExtendedParseOptions } from './querystring';
-import { kQueryParser, parseQuery, type QueryParser } from './request';
+import { kQueryParser, kQueryUrl, parseQuery, type QueryParser } from './request';
 import { runnableInPlace, type NextFunction } from './router/layer';
 
 const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
@@ -27,6 +27,7 @@ type QueryParserFunction = (queryString: string | null | undefined, options?: un
 interface QueryRequest extends IncomingMessage {
   query?: unknown;
   [kQueryParser]?: QueryParser;
+  [kQueryUrl]?: string;
 }
 
 /** The app's query layer: names the parser `req.query` will use, unless the request has one or a query. */
@@ -38,6 +39,7 @@ export function queryLayer(parser: QueryParser, parseNow = false) {
     // by whatever handled the request first), not the accessor's.
     if (req[kQueryParser] === undefined && (!req.query || !Object.prototype.hasOwnProperty.call(req, 'query'))) {
       req[kQueryParser] = parser;
+      req[kQueryUrl] = req.url;
       // A throw here is the layer's error, as in Express.
       if (parseNow) parseQueryBeforeInit(req, res);
     }

@@ -8,7 +8,7 @@ import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from '
 import { isIP } from 'node:net';
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
-import { parseOriginalUrl, parseUrl } from './http/parse-url';
+import { parseOriginalUrl, parseRequestTarget, parseUrl } from './http/parse-url';
 import type { RangeOptions } from './http/range-parser';
 import { lazy } from './http/lazy';
 import { definePrototype } from './define-prototype';
@@ -38,6 +38,12 @@ export function withoutPort(host: string): string {
  * unset). Parsing itself waits for the first read of `req.query`.
  */
 export const kQueryParser = Symbol('webapp.queryParser');
+/**
+ * The request's URL when the parser was chosen: the query is that URL's, as Express's
+ * `query` middleware parses it then, whatever the app does later to `req.url` or
+ * `req.originalUrl` before reading `req.query`.
+ */
+export const kQueryUrl = Symbol('webapp.queryUrl');
 const kQuery = Symbol('webapp.query');
 
 export type QueryParser = (queryString: string) => unknown;
@@ -46,6 +52,7 @@ type TrustFunction = (address: string | undefined, hop: number) => boolean;
 /** What the request methods read from `this`. */
 interface RequestThis extends IncomingMessage {
   [kQueryParser]?: QueryParser;
+  [kQueryUrl]?: string;
   [kQuery]?: unknown;
   app: { get(setting: string): unknown };
   res: ServerResponse & { get(field: string): unknown };
@@ -237,7 +244,11 @@ export function parseQuery(req: IncomingMessage): unknown {
   if (!parse) return undefined;
   // The query of the URL the request entered the app with, split exactly as
   // parseurl does for Express: null when there is none (a '#' before '?' included).
-  const queryString = parseOriginalUrl(carrier)?.query ?? null;
+  // That URL is `req.originalUrl` unless the app has changed it since.
+  const url = carrier[kQueryUrl];
+  const entered =
+    typeof url === 'string' && url !== carrier.originalUrl ? parseRequestTarget(url) : parseOriginalUrl(carrier);
+  const queryString = entered?.query ?? null;
   let value: unknown;
   try {
     value = parse(queryString as string);

@@ -17,7 +17,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { bornWithAppPrototype, layerOver } from './prototypes';
-import { kQueryParser } from './request';
+import { kQueryParser, kQueryUrl } from './request';
 
 interface AppPrototypes {
   request: object;
@@ -45,7 +45,7 @@ const NodeServerResponse = http.ServerResponse as unknown as new (
  * With these six added one by one, in front of the fields middleware adds, the reads
  * of a typical production stack (helmet, cors, morgan, response-time, cookie-parser,
  * json) went megamorphic; with them declared, about 9,000 instructions (5%) per request
- * fewer (bench/README.md, "A production stack"). The query layer's slot too, so its
+ * fewer (bench/README.md, "A production stack"). The query layer's slots too, so its
  * check is an own-property read. Declared in the order Express sets them; before the
  * app runs they read undefined, as in Express (where `'baseUrl' in req` is still false).
  *
@@ -54,6 +54,7 @@ const NodeServerResponse = http.ServerResponse as unknown as new (
  */
 function declareRequestFields(req: Record<string | symbol, unknown>): void {
   req[kQueryParser] = undefined;
+  req[kQueryUrl] = undefined;
   req.next = undefined;
   req.baseUrl = undefined;
   req.originalUrl = undefined;

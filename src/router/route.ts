@@ -151,15 +151,23 @@ function runHandlers(
       if (err === 'route') return done();
       if (err === 'router') return done(err);
     }
-    // Why: a long chain of synchronous handlers would otherwise grow the call
-    // stack without bound; yielding every 100 calls keeps it flat.
-    if (++sync > MAX_SYNC_DEPTH) {
-      setImmediate(next, err);
-      return;
-    }
-    let layer = stack[index++];
-    while (layer !== undefined && layer.method !== undefined && layer.method !== method) layer = stack[index++];
-    if (layer === undefined) return done(err);
+    let layer: Layer;
+    // Each layer looked at is a step, those of other methods too, as in Express (whose
+    // `next` calls itself to skip one): an error crossing `app.all(path, a, b, c)` (a
+    // layer for every method) goes on on a later tick there, which code after its
+    // `next()` returns can see.
+    do {
+      if (index >= stack.length) return done(err);
+      // Why: a long chain of synchronous handlers would otherwise grow the call
+      // stack without bound; yielding every 100 steps keeps it flat.
+      if (++sync > MAX_SYNC_DEPTH) {
+        // The rest starts on a fresh stack (in Express the frames that return reset it).
+        sync = 0;
+        setImmediate(next, err);
+        return;
+      }
+      layer = stack[index++];
+    } while (layer.method !== undefined && layer.method !== method);
     if (truthy(err)) layer.handle_error(err, req, res, next);
     else layer.handle_request(req, res, next);
     sync = 0;

@@ -72,6 +72,25 @@ describe('req.query', () => {
       .expect(200, { raw: 'x=%41&y' });
   });
 
+  it('is the query of the URL the request came with, whatever the app does to req.originalUrl or req.url', async () => {
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.use('/o', (req, _res, next) => {
+          req.originalUrl = '/rewritten?b=2';
+          next();
+        });
+        app.use('/u', (req, _res, next) => {
+          req.url = '/rewritten?c=3';
+          next();
+        });
+        app.use((req, res) => res.json({ query: req.query, url: req.url, originalUrl: req.originalUrl }));
+        return app;
+      },
+      [{ path: '/o?a=1' }, { path: '/u?a=1' }, { path: '/o' }],
+    );
+  });
+
   it('middleware may replace req.query', async () => {
     const app: Any = webapp();
     app.use((req: Any, _res: Any, next: Any) => {

@@ -121,6 +121,39 @@ describe('router dispatch compatibility with express@4', () => {
     );
   });
 
+  it('a route counts layers of other methods it passes as steps, going on later past 100, as Express', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        const pass = (_req: Request, _res: Response, next: NextFunction) => next();
+        // Code after next() returns sees whether the rest ran on this tick or a later one.
+        app.use((_req, res, next) => {
+          next();
+          if (!res.headersSent) res.setHeader('X-After-Next', 'set');
+        });
+        // app.all makes a layer per method: an error crosses 35 x 3 of them.
+        app.all(
+          '/x',
+          (_req, _res, next) => next(new Error('denied')),
+          pass,
+          (_req, res) => res.send('ok'),
+        );
+        app.all('/y', pass, pass, pass, pass);
+        const z = app.route('/z');
+        for (let i = 0; i < 101; i++) z.post(pass);
+        z.get((_req, res) => res.send('z'));
+        // Short of the limit: the same tick on both.
+        const w = app.route('/w');
+        for (let i = 0; i < 50; i++) w.post(pass);
+        w.get((_req, res) => res.send('w'));
+        app.use((_req, res) => res.send('fallthrough'));
+        app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => res.status(403).send(err.message));
+        return app as unknown as http.RequestListener;
+      },
+      [{ path: '/x' }, { path: '/y' }, { path: '/z' }, { path: '/w' }, { path: '/x', method: 'POST' }],
+    );
+  });
+
   it('rejects what is not a handler, with the same errors', () => {
     for (const fw of [express, webapp as unknown as Framework]) {
       const router = fw.Router();
