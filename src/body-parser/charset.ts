@@ -165,8 +165,9 @@ const TABLE_DIFFERENCES: Partial<Record<number, Record<number, number>>> = {
 /**
  * An ISO-8859 charset that WHATWG reads as the Windows page extending it (iso-8859-9
  * as windows-1254, iso-8859-11 as windows-874), as iconv-lite reads it: 0x80-0x9f are
- * the C1 controls (the Windows page puts curly quotes and the euro sign there), the rest is the page's. TIS-620
- * is iso-8859-11 without 0xa0, and leaves 0x80-0xa0 undefined (U+FFFD).
+ * the C1 controls (the Windows page puts curly quotes and the euro sign there), the
+ * rest is the page's. TIS-620 is iso-8859-11 without 0xa0, and leaves 0x80-0xa0
+ * undefined (U+FFFD).
  */
 function isoOverWindowsPage(label: string, undefinedUpTo = 0x7f): BodyDecoder | undefined {
   const high = whatwgHighHalf(label);
@@ -271,8 +272,9 @@ const UNKNOWN_TO_ICONV = new Set([
 
 /**
  * WHATWG encodings by their punctuation-free name, and iconv-lite's own spellings
- * of them: iconv-lite finds `koi8r`, `utf_8`, `win1251` or `shiftjis` by that
- * name, where TextDecoder needs a WHATWG label (`koi8-r`, `utf-8`, `windows-1251`).
+ * of them: iconv-lite finds `koi8r`, `utf_8` or `shiftjis` by that name, where
+ * TextDecoder needs a WHATWG label (`koi8-r`, `utf-8`, `shift_jis`). The Windows
+ * pages are BY_NAME's.
  */
 const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
   ...[
@@ -292,7 +294,6 @@ const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
     'iso-8859-16',
     'koi8-r',
     'koi8-u',
-    'windows-874',
     'gbk',
     'gb18030',
     'big5',
@@ -300,12 +301,6 @@ const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
     'shift_jis',
     'euc-kr',
   ].map((label): [string, string] => [label.replace(/[^0-9a-z]/g, ''), label]),
-  ...[0, 1, 2, 3, 4, 5, 6, 7, 8].flatMap((n): Array<[string, string]> => [
-    [`windows125${n}`, `windows-125${n}`],
-    [`win125${n}`, `windows-125${n}`],
-  ]),
-  ['win874', 'windows-874'],
-  ['tis620', 'windows-874'],
   ['cp932', 'shift_jis'],
   ['cp936', 'gbk'],
   ['cp949', 'euc-kr'],
