@@ -10,16 +10,9 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import httpMocks = require('node-mocks-http');
-import express = require('express');
-import webapp = require('../../src/index');
+import { frameworks, type Framework } from '../support/differential';
 
 type Any = any;
-type Framework = (() => Any) & { static?: unknown };
-
-const frameworks: [string, Framework][] = [
-  ['express@4', express as unknown as Framework],
-  ['webapp', webapp as unknown as Framework],
-];
 
 /** A file sure to be there: this test's own. */
 const fileName = path.basename(__filename);
@@ -114,7 +107,7 @@ describe('apps called with node-mocks-http objects, as express@4', () => {
       await sameOnBoth(
         (framework) => {
           const app = framework();
-          const users = (framework as Any).Router();
+          const users = framework.Router();
           users.get('/:id', (req: Any, res: Any) => res.status(201).send(`user ${req.params.id} at ${req.baseUrl}`));
           app.use('/users', users);
           app.get('/old', (_req: Any, res: Any) => res.redirect(301, '/new'));

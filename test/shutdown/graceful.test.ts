@@ -683,27 +683,41 @@ describe('graceful: hooks, early answers, long deadlines and upgrades during the
     return { server, port: (server.address() as AddressInfo).port };
   }
 
+  /**
+   * Sends `/slow` to an inFlightApp served by `server`, closes the server while it waits,
+   * lets it answer `pause` ms later, and asserts the answer came whole and the close reports
+   * no error.
+   */
+  async function closeWhileSlow(
+    server: http.Server,
+    port: number,
+    { entered, release }: Pick<ReturnType<typeof inFlightApp>, 'entered' | 'release'>,
+    pause: number,
+  ): Promise<void> {
+    const slow = await connect(port);
+    slow.socket.write(get('/slow'));
+    await entered.slow.promise;
+    const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    release.resolve();
+    const [answer] = parseResponses(await slow.received);
+    assert.equal(answer!.body.toString(), 'slow done');
+    assert.equal(await serverClosed, undefined);
+  }
+
   it('an async onDrain that rejects is reported, and the drain goes on', { timeout: 15000 }, async () => {
-    const { app, entered, release } = inFlightApp();
+    const inFlight = inFlightApp();
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.message);
     process.on('warning', onWarning);
     try {
-      const { server, port } = await drained(app, {
+      const { server, port } = await drained(inFlight.app, {
         onDrain: async () => {
           await Promise.resolve();
           throw new Error('websockets could not be closed');
         },
       });
-      const slow = await connect(port);
-      slow.socket.write(get('/slow'));
-      await entered.slow.promise;
-      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      release.resolve();
-      const [answer] = parseResponses(await slow.received);
-      assert.equal(answer!.body.toString(), 'slow done');
-      assert.equal(await serverClosed, undefined);
+      await closeWhileSlow(server, port, inFlight, 20);
       assert.equal(warnings.length, 1);
       assert.match(warnings[0]!, /onDrain threw: Error: websockets could not be closed/);
     } finally {
@@ -730,17 +744,9 @@ describe('graceful: hooks, early answers, long deadlines and upgrades during the
   });
 
   it('a deadline beyond what a timer takes is the longest one, not 1 ms', { timeout: 15000 }, async () => {
-    const { app, entered, release } = inFlightApp();
-    const { server, port } = await drained(app, { timeout: 2 ** 31, idleGrace: 2 ** 32 });
-    const slow = await connect(port);
-    slow.socket.write(get('/slow'));
-    await entered.slow.promise;
-    const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    release.resolve();
-    const [answer] = parseResponses(await slow.received);
-    assert.equal(answer!.body.toString(), 'slow done');
-    assert.equal(await serverClosed, undefined);
+    const inFlight = inFlightApp();
+    const { server, port } = await drained(inFlight.app, { timeout: 2 ** 31, idleGrace: 2 ** 32 });
+    await closeWhileSlow(server, port, inFlight, 50);
   });
 
   it(
