@@ -62,3 +62,19 @@ export function withoutStackFrames(res: RawResponse): RawResponse {
   delete headers['content-length'];
   return { ...res, headers, body: res.body.slice(0, cut) };
 }
+
+/**
+ * A cookie's Expires computed from the clock (maxAge) differs between two answers
+ * sent across a second boundary: one taken within a minute of now reads `<now>`,
+ * on both sides, so fixed dates (the epoch of clearCookie, an explicit expires) still compare.
+ */
+export function withClockExpires(res: RawResponse): RawResponse {
+  const cookies = res.headers['set-cookie'];
+  if (!cookies) return res;
+  const now = Date.now();
+  const rewrite = (cookie: string): string =>
+    cookie.replace(/Expires=([^;]+)/, (whole, date: string) =>
+      Math.abs(Date.parse(date) - now) < 60_000 ? 'Expires=<now>' : whole,
+    );
+  return { ...res, headers: { ...res.headers, 'set-cookie': cookies.map(rewrite) } };
+}
