@@ -8,6 +8,7 @@ import { Buffer } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Middleware, MiddlewareRequest } from './types';
+import { named } from '../named';
 
 export type SyncCheck = (user: string, pass: string) => unknown;
 export type AsyncCheck = (user: string, pass: string, done: (err: unknown, user?: unknown) => void) => void;
@@ -56,7 +57,7 @@ export function basicAuth(callback: string | SyncCheck | AsyncCheck, realm?: str
   }
   const realmName = realm || 'Authorization Required';
 
-  return function basicAuth(request, res, next) {
+  return named('basicAuth', function (request, res, next) {
     const req = request as MiddlewareRequest;
     const authorization = req.headers.authorization;
     if (req.user) return next();
@@ -84,5 +85,5 @@ export function basicAuth(callback: string | SyncCheck | AsyncCheck, realm?: str
     } else {
       unauthorized(res, realmName);
     }
-  };
+  });
 }

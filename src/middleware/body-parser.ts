@@ -10,6 +10,7 @@ import { json, type JsonOptions } from './json';
 import { multipart, type MultipartOptions } from './multipart';
 import type { Middleware, MiddlewareRequest } from './types';
 import { urlencoded, type UrlencodedOptions } from './urlencoded';
+import { named } from '../named';
 
 export type BodyParserOptions = JsonOptions & UrlencodedOptions & MultipartOptions;
 
@@ -18,7 +19,7 @@ export function bodyParser(options?: BodyParserOptions): Middleware {
   const parseMultipart = multipart(options);
   const parseJson = json(options);
 
-  return function bodyParser(req, res, next) {
+  return named('bodyParser', function (req, res, next) {
     const request = req as MiddlewareRequest;
     request.files = request.files || {};
     parseJson(req, res, (err) => {
@@ -28,5 +29,5 @@ export function bodyParser(options?: BodyParserOptions): Middleware {
         parseMultipart(req, res, next);
       });
     });
-  };
+  });
 }

@@ -7,6 +7,7 @@
 import { parseCookieHeader } from '../http/cookie-header';
 import { unsign } from '../http/cookie-signature';
 import type { CookieParseOptions, Middleware, MiddlewareRequest } from './types';
+import { named } from '../named';
 
 /** The value of a `j:` cookie, or `undefined` when it is not one or does not parse. */
 export function JSONCookie(str: unknown): unknown {
@@ -54,7 +55,7 @@ function signedCookies(obj: Record<string, unknown>, secret: string): Record<str
 const cookieParserHelpers = { JSONCookie, JSONCookies, signedCookie, signedCookies };
 
 export function cookieParser(secret?: string, options?: CookieParseOptions): Middleware {
-  return function cookieParser(request, _res, next) {
+  return named('cookieParser', function (request, _res, next) {
     const req = request as MiddlewareRequest;
     if (req.cookies) return next();
     const header = req.headers.cookie;
@@ -65,7 +66,7 @@ export function cookieParser(secret?: string, options?: CookieParseOptions): Mid
     req.signedCookies = secret ? JSONCookies(signedCookies(cookies, secret)) : Object.create(null);
     req.cookies = JSONCookies(cookies);
     next();
-  };
+  });
 }
 
 Object.assign(cookieParser, cookieParserHelpers);

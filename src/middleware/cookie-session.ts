@@ -16,6 +16,7 @@ import { JSONCookie } from './cookie-parser';
 import { onHeaders } from './on-headers';
 import { Cookie, type CookieOptions } from './session/cookie';
 import type { Middleware, MiddlewareRequest } from './types';
+import { named } from '../named';
 
 export interface CookieSessionOptions {
   key?: string;
@@ -46,7 +47,7 @@ function isSecureConnection(req: IncomingMessage, trustProxy: boolean | undefine
 export function cookieSession(options?: CookieSessionOptions): Middleware {
   options = options ?? {};
   const key = options.key || 'webapp.sess';
-  return function cookieSession(request, res, next) {
+  return named('cookieSession', function (request, res, next) {
     const req = request as MiddlewareRequest;
     const secret = options.secret || req.secret;
     if (!secret) throw new Error('`secret` option required for cookie sessions');
@@ -85,5 +86,5 @@ export function cookieSession(options?: CookieSessionOptions): Middleware {
       res.setHeader('Set-Cookie', cookie.serialize(key, 's:' + sign(value, secret)));
     });
     next();
-  };
+  });
 }

@@ -12,6 +12,7 @@ import { inspect } from 'node:util';
 import { cutResponse } from '../http/cut-response';
 import { escapeHtml } from '../http/escape-html';
 import { acceptsTypes } from '../http/negotiation';
+import { named } from '../named';
 
 export type ErrorLogger = (err: unknown, str: string, req: IncomingMessage, res: ServerResponse) => void;
 export interface ErrorHandlerOptions {
@@ -59,7 +60,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
   if (log === true) log = (_err, str) => console.error(str);
   const logger = log;
 
-  return function errorHandler(err, req, res, _next) {
+  return named('errorHandler', function (err, req, res, _next) {
     let status: unknown = res.statusCode;
     if (err && err.statusCode) status = err.statusCode;
     if (err && err.status) status = err.status;
@@ -87,7 +88,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
       res.end(str);
     }
-  };
+  });
 }
 
 /**

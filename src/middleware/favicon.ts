@@ -14,6 +14,7 @@ import { parseMs } from '../http/ms';
 import { parseUrl } from '../http/parse-url';
 import type { Middleware } from './types';
 import { refuseWriteMethods } from './read-only-methods';
+import { named } from '../named';
 
 export interface FaviconOptions {
   maxAge?: number | string;
@@ -103,7 +104,7 @@ export function favicon(path?: string | Buffer, options: FaviconOptions = {}): M
     throw new TypeError('path to favicon.ico must be string or buffer');
   }
 
-  return function favicon(req, res, next) {
+  return named('favicon', function (req, res, next) {
     if (parseUrl(req)?.pathname !== '/favicon.ico') return next();
     if (refuseWriteMethods(req, res)) return;
     if (icon) return send(req, res, icon);
@@ -112,5 +113,5 @@ export function favicon(path?: string | Buffer, options: FaviconOptions = {}): M
       icon = createIcon(body, maxAge);
       send(req, res, icon);
     });
-  };
+  });
 }

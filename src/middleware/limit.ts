@@ -8,6 +8,7 @@ import { parseBytes } from '../http/bytes';
 import { deprecate } from '../http/deprecate';
 import { createHttpError } from '../http/errors';
 import type { Middleware } from './types';
+import { named } from '../named';
 
 export function limit(bytes: number | string): Middleware {
   deprecate('limit: Restrict request size at location of read');
@@ -16,7 +17,7 @@ export function limit(bytes: number | string): Middleware {
   // with every size: Connect 2.30 took it and limited nothing.
   if (typeof max !== 'number' || Number.isNaN(max)) throw new Error('limit() bytes required');
 
-  return function limit(req, _res, next) {
+  return named('limit', function (req, _res, next) {
     const marked = req as typeof req & { _limit?: boolean };
     if (marked._limit) return next();
     marked._limit = true;
@@ -37,5 +38,5 @@ export function limit(bytes: number | string): Middleware {
     };
     req.on('newListener', watch);
     next();
-  };
+  });
 }

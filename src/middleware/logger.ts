@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { onFinished } from '../http/on-finished';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
+import { named } from '../named';
 
 type Timed = { _startAt?: [number, number]; _startTime?: Date; _remoteAddress?: string };
 type LogRequest = IncomingMessage & Timed & { ip?: string; originalUrl?: string };
@@ -160,7 +161,7 @@ export function logger(options?: string | FormatFunction | LoggerOptions): Middl
   let stream = opts.stream || process.stdout;
   if (opts.buffer) stream = bufferedStream(stream, typeof opts.buffer === 'number' ? opts.buffer : 1000);
 
-  return function logger(request, response, next) {
+  return named('logger', function (request, response, next) {
     const req = request as LogRequest;
     const res = response as LogResponse;
     req._startAt = undefined;
@@ -183,7 +184,7 @@ export function logger(options?: string | FormatFunction | LoggerOptions): Middl
       onFinished(res, log);
     }
     next();
-  };
+  });
 }
 
 /** Defines (or replaces) the token `:name`. */

@@ -14,6 +14,7 @@ import { METHODS } from 'node:http';
 import { deprecate } from '../http/deprecate';
 import { vary } from '../http/vary';
 import type { Middleware, MiddlewareRequest } from './types';
+import { named } from '../named';
 
 const KNOWN_METHODS = new Set(METHODS.map((method) => method.toLowerCase()));
 
@@ -35,7 +36,7 @@ function firstHeaderValue(header: string | undefined): string | undefined {
 export function methodOverride(key?: string): Middleware {
   deprecate('methodOverride: use method-override npm module instead');
   const prop = key || '_method';
-  return function methodOverride(request, res, next) {
+  return named('methodOverride', function (request, res, next) {
     const req = request as MiddlewareRequest;
     req.originalMethod = req.originalMethod || req.method;
 
@@ -49,5 +50,5 @@ export function methodOverride(key?: string): Middleware {
     vary(res, 'X-HTTP-Method-Override');
     override(req, firstHeaderValue(req.headers['x-http-method-override'] as string | undefined));
     next();
-  };
+  });
 }

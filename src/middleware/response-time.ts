@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deprecate } from '../http/deprecate';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
+import { named } from '../named';
 
 export type ResponseTimeHandler = (req: IncomingMessage, res: ServerResponse, time: number) => void;
 export interface ResponseTimeOptions {
@@ -34,12 +35,12 @@ export function responseTime(options?: ResponseTimeOptions | ResponseTimeHandler
     opts = options || {};
   }
   const record = typeof opts === 'function' ? opts : headerSetter(opts);
-  return function responseTime(req, res, next) {
+  return named('responseTime', function (req, res, next) {
     const start = process.hrtime();
     onHeaders(res, () => {
       const [seconds, nanos] = process.hrtime(start);
       record(req, res, seconds * 1e3 + nanos * 1e-6);
     });
     next();
-  };
+  });
 }

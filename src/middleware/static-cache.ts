@@ -17,6 +17,7 @@
 import type { IncomingMessage } from 'node:http';
 import { deprecate } from '../http/deprecate';
 import type { Middleware } from './types';
+import { named } from '../named';
 
 export interface StaticCacheOptions {
   /** How many responses Connect's cache would keep (default 128); nothing is kept. */
@@ -32,8 +33,8 @@ function isLookedUp(req: IncomingMessage): boolean {
 
 export function staticCache(_options?: StaticCacheOptions): Middleware {
   deprecate('staticCache: use varnish or similar reverse proxy caches');
-  return function staticCache(req, res, next) {
+  return named('staticCache', function (req, res, next) {
     if (isLookedUp(req)) res.setHeader('X-Cache', 'MISS');
     next();
-  };
+  });
 }

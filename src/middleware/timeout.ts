@@ -10,6 +10,7 @@ import { onFinished } from '../http/on-finished';
 import { parseMs } from '../http/ms';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
+import { named } from '../named';
 
 export interface TimeoutOptions {
   respond?: boolean;
@@ -22,7 +23,7 @@ export function timeout(time?: number | string, options?: TimeoutOptions): Middl
   const delay = typeof time === 'string' ? (parseMs(time) as number) : Number(time || 5000);
   const respond = !('respond' in opts) || opts.respond === true;
 
-  return function timeout(req, res, next) {
+  return named('timeout', function (req, res, next) {
     const timed = req as typeof req & TimedRequest;
     const timer = setTimeout(() => {
       timed.timedout = true;
@@ -41,5 +42,5 @@ export function timeout(time?: number | string, options?: TimeoutOptions): Middl
     // RangeError). connect-timeout 1.9, used with Express 4, waits as here.
     onFinished(res, () => clearTimeout(timer));
     next();
-  };
+  });
 }

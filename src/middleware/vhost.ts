@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware, NextFunction } from './types';
+import { named } from '../named';
 
 type Handle =
   | ((req: IncomingMessage, res: ServerResponse, next: NextFunction) => void)
@@ -91,7 +92,7 @@ export function vhost(hostname: string | RegExp, handle: Handle): Middleware {
   if (!run) throw new TypeError('argument handle must be a function');
   const matches = typeof hostname === 'string' ? wildcardMatcher(hostname) : regExpMatcher(hostname);
 
-  return function vhost(req, res, next) {
+  return named('vhost', function (req, res, next) {
     const host = req.headers.host;
     if (!host) return next();
     const name = hostnameOf(host);
@@ -104,5 +105,5 @@ export function vhost(hostname: string | RegExp, handle: Handle): Middleware {
     for (let i = 0; i < captures.length; i++) data[i] = captures[i];
     (req as IncomingMessage & { vhost?: unknown }).vhost = data;
     run(req, res, next);
-  };
+  });
 }

@@ -16,6 +16,7 @@ import { compileSendOptions, type SendOptions, type SendSettings } from './optio
 import { sendRedirect } from './html';
 import { hasTrailingSlash, sendFile, type SendHooks } from './send';
 import type { NextFunction } from '../types/public';
+import { named } from '../named';
 
 export interface ServeStaticOptions extends Omit<SendOptions, 'root' | 'start' | 'end'> {
   /** Client errors and 404 call `next()` (true, default) or `next(err)` (false). */
@@ -96,7 +97,7 @@ export function createServeStatic(
     optionsError = err;
   }
 
-  return function serveStatic(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+  return named('serveStatic', function (req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (fallthrough) {
         next();
@@ -134,5 +135,5 @@ export function createServeStatic(
       headers: setHeaders,
     };
     sendFile(req, res, path, settings, hooks);
-  };
+  });
 }

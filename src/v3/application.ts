@@ -31,15 +31,16 @@ import type { Engine } from '../view';
 import { View3 } from './view';
 import { Router3 } from './router';
 import { handleRequest, useMiddleware, type StackEntry } from './stack';
+import { named } from '../named';
 
 /** 3.x locals: a function that merges the object it is called with into itself. */
 export type Locals3 = ((values: Record<string, unknown>) => Record<string, unknown>) & Record<string, unknown>;
 
 export function createLocals(): Locals3 {
-  const locals = function locals(values: Record<string, unknown>) {
+  const locals = named('locals', function (values: Record<string, unknown>) {
     for (const key in values) (locals as Locals3)[key] = values[key];
     return values;
-  } as Locals3;
+  } as Locals3);
   return locals;
 }
 

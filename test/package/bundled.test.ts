@@ -2,8 +2,9 @@
  * Apps deployed as one bundled file (esbuild, as ncc, webpack and rollup do it): the
  * bundle runs from a folder where no node_modules can be reached, as CommonJS and as an
  * ES module (which has no `__dirname`), and tools that read the stack find what they
- * find on Express (sub-routers are named `router`). Also the ES module entries' default
- * exports, which Node's own interop gives every CommonJS module.
+ * find on Express (sub-routers are named `router`, middleware as Connect names it). Also
+ * the ES module entries' default exports, which Node's own interop gives every CommonJS
+ * module.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -113,6 +114,44 @@ describe('an app bundled into one file', () => {
       }
     });
   }
+});
+
+/** Prints the name of every layer function the middleware bundle, static and 3.x locals make. */
+const NAMES = `
+const mw = require('webapp/middleware');
+const webapp = require('webapp');
+const v3 = require('webapp/v3');
+const make = {
+  basicAuth: () => mw.basicAuth('u', 'p'), bodyParser: () => mw.bodyParser(), compress: () => mw.compress(),
+  cookieParser: () => mw.cookieParser(), cookieSession: () => mw.cookieSession({ secret: 's' }),
+  csrf: () => mw.csrf(), directory: () => mw.directory(__dirname), errorHandler: () => mw.errorHandler(),
+  favicon: () => mw.favicon(), limit: () => mw.limit('1kb'), logger: () => mw.logger({ stream: { write() {} } }),
+  methodOverride: () => mw.methodOverride(), multipart: () => mw.multipart(), query: () => mw.query(),
+  responseTime: () => mw.responseTime(), session: () => mw.session({ secret: 's' }),
+  staticCache: () => mw.staticCache(), timeout: () => mw.timeout(), vhost: () => mw.vhost('a', () => {}),
+  static: () => webapp.static(__dirname), locals: () => v3().locals,
+};
+const names = {};
+for (const [key, create] of Object.entries(make)) names[key] = create().name;
+console.log(JSON.stringify(names));
+process.exit();
+`;
+
+describe('layer names in a bundle', () => {
+  it('are the names Connect and Express give, as without a bundler', () => {
+    const entry = join(project, 'names.js');
+    writeFileSync(entry, NAMES);
+    const outfile = join(deployed, 'names.cjs');
+    buildSync({ entryPoints: [entry], bundle: true, platform: 'node', outfile, logLevel: 'silent' });
+    const run = (file: string, cwd: string) =>
+      JSON.parse(execFileSync(process.execPath, [file], { cwd, encoding: 'utf8', env: withoutCoverage() }));
+    const bundled = run(outfile, deployed);
+    assert.deepEqual(bundled, run(entry, project));
+    // A function named as its factory was renamed by esbuild (`cookieParser2`).
+    for (const key of ['basicAuth', 'cookieParser', 'logger', 'multipart', 'csrf', 'vhost', 'locals'])
+      assert.equal(bundled[key], key);
+    assert.equal(bundled.static, 'serveStatic');
+  });
 });
 
 describe('ES module entries', () => {

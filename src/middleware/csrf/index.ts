@@ -13,6 +13,7 @@ import { sign } from '../../http/cookie-signature';
 import { createHttpError } from '../../http/errors';
 import type { CookieSerializeOptions, Middleware, MiddlewareRequest } from '../types';
 import { CsrfTokens, type TokenOptions } from './tokens';
+import { named } from '../../named';
 
 export { CsrfTokens } from './tokens';
 export type { TokenOptions } from './tokens';
@@ -134,7 +135,7 @@ export function csrf(options?: CsrfOptions): Middleware {
   const tokens = new CsrfTokens(opts);
   const ignored = methodLookup(opts.ignoreMethods === undefined ? ['GET', 'HEAD', 'OPTIONS'] : opts.ignoreMethods);
 
-  return function csrf(request, res, next) {
+  return named('csrf', function (request, res, next) {
     const req = request as CsrfRequest;
     let secret: string | undefined;
     try {
@@ -169,5 +170,5 @@ export function csrf(options?: CsrfOptions): Middleware {
       return next(err);
     }
     next();
-  };
+  });
 }

@@ -26,6 +26,7 @@ import type { Middleware, NextFunction } from '../types';
 import { renderListing, type HtmlSettings, type TemplateRenderer } from './html';
 import { resolveListing, rootPathOf } from './resolve';
 import { refuseWriteMethods } from '../read-only-methods';
+import { named } from '../../named';
 
 export type { ListingEntry, TemplateLocals, TemplateRenderer } from './html';
 
@@ -80,7 +81,7 @@ export function directory(root: string, options?: DirectoryOptions): Middleware 
     stylesheet: opts.stylesheet || undefined,
   };
 
-  return function directory(req, res, next: NextFunction) {
+  return named('directory', function (req, res, next: NextFunction) {
     if (refuseWriteMethods(req, res)) return;
 
     const pathname = parseUrl(req)?.pathname;
@@ -116,5 +117,5 @@ export function directory(root: string, options?: DirectoryOptions): Middleware 
         });
       });
     });
-  };
+  });
 }

@@ -17,6 +17,7 @@ import { typeIs } from '../../http/type-is';
 import type { Middleware, MiddlewareRequest } from '../types';
 import { MultipartForm, removeFiles, type FormSettings } from './form';
 import type { UploadedFile } from './upload-file';
+import { named } from '../../named';
 
 export type { UploadedFile } from './upload-file';
 export type { MultipartForm, FormPart } from './form';
@@ -73,7 +74,7 @@ export function multipart(options?: MultipartOptions): Middleware {
   deprecate('multipart: use parser (multiparty, busboy, formidable) npm module instead');
   const settings = settingsFrom(options ?? {});
 
-  return function multipart(incoming, _res, callerNext) {
+  return named('multipart', function (incoming, _res, callerNext) {
     const req = incoming as MultipartRequest;
     if (req._body) return callerNext();
     req.body = req.body || {};
@@ -114,5 +115,5 @@ export function multipart(options?: MultipartOptions): Middleware {
       req.form = form;
       next();
     }
-  };
+  });
 }
