@@ -18,6 +18,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { bornWithAppPrototype, layerOver } from './prototypes';
 import { kQueryParser, kQueryUrl } from './request';
+import { kHeadCheck } from './response/body';
 
 interface AppPrototypes {
   request: object;
@@ -63,9 +64,10 @@ function declareRequestFields(req: Record<string | symbol, unknown>): void {
   req.res = undefined;
 }
 
-/** `res.locals`, present from the start: see declareRequestFields. */
+/** `res.locals` and res.send's head check, present from the start: see declareRequestFields. */
 function declareResponseFields(res: Record<string | symbol, unknown>): void {
   res.locals = undefined;
+  res[kHeadCheck] = false;
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {

@@ -28,7 +28,8 @@
  * be found (its internal symbol), nothing is installed and responses use Node's
  * own API.
  */
-import { OutgoingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
+import { Buffer } from 'node:buffer';
+import { OutgoingMessage, ServerResponse, validateHeaderName } from 'node:http';
 import { defineMembers } from '../define-prototype';
 
 type HeaderValue = number | string | readonly string[];
@@ -64,8 +65,65 @@ delete (OutHeaders.prototype as { constructor?: unknown }).constructor;
 
 type Method = (this: ServerResponse, ...args: never[]) => unknown;
 
-/** Node's own setHeader, as webapp found it at load: what a patch is told apart from. */
-const nodeSetHeader = OutgoingMessage.prototype.setHeader;
+/** Thrown by the probe's slots to stop a method being probed once it reached one. */
+const PROBED = Symbol('probed');
+
+/**
+ * Whether `method` is Node's own: called on a probe, it reads the header slot or
+ * `_header` (each of Node's header methods does so first) with only Node's code on
+ * the stack between the read and the call here. A patch installed before webapp
+ * loaded (`node -r ./secure-cookies.js app.js`, an agent preloaded) either never
+ * reaches the slot or puts its own frame in between, a wrapper's file.
+ */
+function isNodeOwn(method: Method, ...args: unknown[]): boolean {
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  let reachedFromNode = false;
+  try {
+    Error.prepareStackTrace = (_error, frames) => frames;
+    Error.stackTraceLimit = Infinity;
+    const callers = callSites(isNodeOwn).length;
+    const read = (): never => {
+      // The method's frames: those above this probe's caller (isNodeOwn, then its callers).
+      const frames = callSites(read);
+      const methodFrames = frames.slice(0, frames.length - callers - 1);
+      reachedFromNode =
+        methodFrames.length > 0 && methodFrames.every((frame) => frame.getFileName()?.startsWith('node:'));
+      throw PROBED;
+    };
+    const probe = Object.defineProperties({}, { _header: { get: read }, [kOutHeaders ?? PROBED]: { get: read } });
+    method.apply(probe as ServerResponse, args as never[]);
+  } catch {
+    // PROBED, or whatever a patch threw on the probe: reachedFromNode says which.
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+  }
+  return reachedFromNode;
+}
+
+/** The stack above `below`, as V8's call sites (Error.prepareStackTrace set to return them). */
+function callSites(below: (...args: never[]) => unknown): NodeJS.CallSite[] {
+  const trace: { stack?: NodeJS.CallSite[] } = {};
+  Error.captureStackTrace(trace, below);
+  return trace.stack ?? [];
+}
+
+/**
+ * Node's own setHeader and getHeader as webapp found them at load, what a patch is
+ * told apart from: none (never equal) when what was there at load was a patch already.
+ */
+const nodeSetHeader = nodeOwnOrNone('setHeader', 'x-probe', 'probe');
+const nodeGetHeader = nodeOwnOrNone('getHeader', 'x-probe');
+
+/**
+ * Node's `name` method when it is Node's own. A patch named otherwise is not called
+ * to find out (it may count or log its calls).
+ */
+function nodeOwnOrNone(name: 'setHeader' | 'getHeader', ...args: unknown[]): Method | undefined {
+  const method = (OutgoingMessage.prototype as unknown as Record<string, Method>)[name];
+  return kOutHeaders !== undefined && method.name === name && isNodeOwn(method, ...args) ? method : undefined;
+}
 
 /**
  * The header API as it is now where Node puts it (`writeHead` on ServerResponse, the
@@ -83,23 +141,22 @@ function nodeMethod(res: ServerResponse, name: string, args: IArguments): unknow
 }
 
 /**
- * Whether code has put a `setHeader` of its own in place of Node's on
- * `http.ServerResponse.prototype` (or `OutgoingMessage.prototype`) since webapp
- * loaded, or on ServerResponse's before: security tools and instrumentation patch
- * it there to see or change every header a server sets (add `Secure` to cookies,
- * drop a header). Asked as each response's store is made; while it holds, new
+ * Whether code has put a `setHeader` or `getHeader` of its own in place of Node's on
+ * `http.ServerResponse.prototype` (or `OutgoingMessage.prototype`), before webapp
+ * loaded or since: security tools and instrumentation patch them there to see or
+ * change every header a server sets (add `Secure` to cookies, strip line breaks,
+ * redact a value). Asked as each response's store is made; while it holds, new
  * responses keep Node's store, and every header call goes through the methods there
- * (the other patched ones too), as on Express. One method, not the nine: Node's
+ * (the other patched ones too), as on Express. Two methods, not the nine: Node's
  * prototypes are in dictionary mode, and each read is a lookup (about 85
  * instructions per response).
  */
 function nodeHeaderApiPatched(): boolean {
-  return currentMethods.setHeader !== nodeSetHeader;
+  return currentMethods.setHeader !== nodeSetHeader || currentMethods.getHeader !== nodeGetHeader;
 }
 
 /** Characters outside printable ASCII and tab: values with them are checked by Node. */
 const NOT_PLAIN_ASCII = /[^\t\x20-\x7e]/;
-const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Header names already validated, with their lower-case form: apps set the same few names. */
 const lowerNames = new Map<string, string>();
@@ -117,15 +174,16 @@ function checkedName(name: string): string {
 }
 
 /**
- * Whether any response so far was given a header value beyond ASCII (latin1
- * text): only then does hasNonAsciiHeader look at a response's values.
+ * Whether any header value beyond ASCII (latin1 text) went through webapp's methods
+ * in this process: until one has, a response whose every header went through them
+ * has a head in ASCII (see headMayGoBeyondAscii).
  */
 let nonAsciiValueSeen = false;
 
 function noteNonAscii(value: unknown): void {
   if (nonAsciiValueSeen) return;
   const values = Array.isArray(value) ? (value as unknown[]) : [value];
-  nonAsciiValueSeen = values.some((item) => typeof item === 'string' && NON_ASCII.test(item));
+  nonAsciiValueSeen = values.some((item) => typeof item === 'string' && Buffer.byteLength(item) !== item.length);
 }
 
 function isPlain(value: unknown): boolean {
@@ -139,11 +197,9 @@ function isPlainList(value: unknown): boolean {
   return true;
 }
 
-/** Numbers and printable ASCII strings (alone or listed) pass here; anything else is Node's to accept or reject. */
-function checkValue(name: string, value: unknown): void {
-  if (isPlain(value) || isPlainList(value)) return;
-  validateHeaderValue(name, value as string);
-  noteNonAscii(value);
+/** Numbers and printable ASCII strings (alone or listed) are valid everywhere; the rest is Node's to judge. */
+function isPlainValue(value: unknown): boolean {
+  return isPlain(value) || isPlainList(value);
 }
 
 /** The lower-case form of a name the readers were given (a string: Node's methods checked that first). */
@@ -172,41 +228,29 @@ function storeOf(res: StoreHolder): Store | null {
   return store;
 }
 
-/** A status message of the app's own beyond ASCII (`res.statusMessage = 'Café fermé'`): part of the head too. */
-export function hasNonAsciiStatusMessage(res: ServerResponse): boolean {
-  const message = res.statusMessage as string | undefined;
-  return typeof message === 'string' && NON_ASCII.test(message);
-}
-
-/**
- * Whether a header set on `res` has a value beyond ASCII. Node writes the head
- * as latin1 on its own, but as UTF-8 when it sends it in one piece with a string
- * body; Express 4 sends such a head in one piece only for a short body without an
- * ETag, so res.send asks this (and hasNonAsciiStatusMessage) before keeping a string
- * body as a string.
- */
-export function hasNonAsciiHeader(res: ServerResponse): boolean {
-  if (!nonAsciiValueSeen || kOutHeaders === undefined) return false;
-  const store = (res as StoreHolder)[kOutHeaders] as Store | null;
-  if (!store) return false;
-  for (const lower in store) {
-    const value = store[lower][1];
-    const values = Array.isArray(value) ? (value as unknown[]) : [value];
-    if (values.some((item) => typeof item === 'string' && NON_ASCII.test(item))) return true;
-  }
-  return false;
-}
-
 const storeMethods = {
   setHeader(this: StoreHolder, name: string, value: HeaderValue) {
-    // Once sent, Node's own method throws its ERR_HTTP_HEADERS_SENT.
-    if (this._header) return nodeMethod(this, 'setHeader', arguments);
-    const lower = checkedName(name);
-    checkValue(name, value);
-    const store = storeOf(this);
+    // Once sent, Node's own method throws its ERR_HTTP_HEADERS_SENT; where Node's
+    // method is patched, the patch sees the call first (it may clean the value).
+    const store = this._header ? null : storeOf(this);
     if (store === null) return nodeMethod(this, 'setHeader', arguments);
+    const lower = checkedName(name);
+    if (!isPlainValue(value)) {
+      // Node's method judges anything else, as the server's settings say (Node 26 lets
+      // a server accept control characters), and stores it into this same store.
+      nodeMethod(this, 'setHeader', arguments);
+      noteNonAscii(value);
+      return this;
+    }
     // A name set before keeps its place and takes the new casing and value, as in Node's.
     store[lower] = [name, value];
+    return this;
+  },
+
+  /** Node's own, noting a value beyond ASCII: added to a header already set, it reaches the store without setHeader. */
+  appendHeader(this: StoreHolder, name: string, value: HeaderValue) {
+    nodeMethod(this, 'appendHeader', arguments);
+    noteNonAscii(value);
     return this;
   },
 
@@ -231,6 +275,28 @@ export function ownHeaderStore(res: ServerResponse): Store | null {
   if (holder.setHeader !== storeMethods.setHeader || holder.getHeader !== storeMethods.getHeader || holder._header)
     return null;
   return storeOf(holder);
+}
+
+/** Node's writeHead as webapp found it: one put on a response or in its place runs code while the head is made. */
+const nodeWriteHead = ServerResponse.prototype.writeHead;
+
+/**
+ * Whether `res`'s head may have a character beyond ASCII, which Node writes as latin1
+ * apart from a string body but as UTF-8 with it: a value beyond ASCII went through
+ * webapp's methods, or values may reach the head without them (Node's own store
+ * where its methods are patched, a wrapped writeHead whose code runs while the head
+ * is made, as on-headers' listeners do, a head already made). Where this answers
+ * false the head is ASCII, and res.send need not make it early to look.
+ */
+export function headMayGoBeyondAscii(res: ServerResponse): boolean {
+  const holder = res as StoreHolder;
+  return (
+    nonAsciiValueSeen ||
+    !(holder[kOutHeaders!] instanceof OutHeaders) ||
+    holder.writeHead !== nodeWriteHead ||
+    holder._header != null ||
+    typeof holder.statusMessage === 'string'
+  );
 }
 
 /*

@@ -3,6 +3,7 @@
  * the client's copy is fresh, no entity for 204/304, an explicit empty body for
  * 205, and no body for HEAD.
  */
+import { bodyForHead, needsHeadCheck } from './body';
 import type { Response } from './types';
 
 /** 204 and 304 carry no entity: the headers describing one go (4.x and 3.x alike). */
@@ -32,7 +33,10 @@ export function respond(res: Response, body: string | Buffer | undefined): Respo
   }
 
   if (req.method === 'HEAD') res.end();
-  // Node reads an undefined encoding as none given (its types only list the call without it).
-  else res.end(chunk, encoding as BufferEncoding);
+  else {
+    if (typeof chunk === 'string' && needsHeadCheck(res)) chunk = bodyForHead(res, chunk);
+    // Node reads an undefined encoding as none given (its types only list the call without it).
+    res.end(chunk, encoding as BufferEncoding);
+  }
   return res;
 }

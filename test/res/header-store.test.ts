@@ -15,6 +15,7 @@ import { describe, it } from 'node:test';
 import express from 'express';
 import { assertSameResponses, withServer, type Framework } from '../support/differential';
 import webapp = require('../../src/index');
+import { onHeaders } from '../../src/middleware/on-headers';
 
 type Res = http.ServerResponse & Record<string, any>;
 
@@ -195,6 +196,19 @@ const apiRequests = [
   '/flush',
   '/web-headers',
 ].map((path) => ({ path }));
+
+/** The whole answer as sent, without the clock and the brand (Node's client would refuse some of its heads). */
+function rawAnswer(port: number, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let data = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (data += chunk));
+    socket.on('end', () => resolve(data.replace(/^(date|x-powered-by): .*\r\n/gim, '')));
+    socket.on('error', reject);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+  });
+}
 
 /** The response head as sent: status line and header lines, without the clock and the brand. */
 function rawHead(port: number, path: string): Promise<string[]> {
@@ -580,6 +594,30 @@ describe('the response header API', () => {
     );
   });
 
+  it("takes or refuses a control character in a value as the server's parser setting says, as Node does", async () => {
+    // Node 26 lets a server created with insecureHTTPParser send such values; Node 20 refuses them everywhere.
+    const answer = (framework: Framework) => {
+      const app = framework();
+      app.get('/', (_req, res) => res.set('X-Legacy', 'a\x01b').send(`${res.get('X-Legacy')}`.length.toString()));
+      app.get('/list', (_req, res) => res.set('X-Legacy', ['a', 'b\x01']).send('listed'));
+      app.use(((err, _req, res, _next) => res.status(500).send(err.code)) as express.ErrorRequestHandler);
+      const server = http.createServer({ insecureHTTPParser: true }, app);
+      return new Promise<string[]>((resolve, reject) => {
+        server.listen(0, '127.0.0.1', async () => {
+          try {
+            const port = (server.address() as net.AddressInfo).port;
+            resolve([await rawAnswer(port, '/'), await rawAnswer(port, '/list')]);
+          } catch (err) {
+            reject(err);
+          } finally {
+            server.close();
+          }
+        });
+      });
+    };
+    assert.deepEqual(await answer(webapp as unknown as Framework), await answer(express as unknown as Framework));
+  });
+
   it('writes no header from an enumerable property added to Object.prototype', async () => {
     const polluted = Object.prototype as Record<string, unknown>;
     polluted['x-polluted'] = ['X-Polluted', 'yes'];
@@ -621,6 +659,31 @@ describe('the response header API', () => {
         return (req, res) => (req.headers['x-untagged'] ? untagged(req, res) : tagged(req, res));
       },
       ['/short', '/long', '/json'].flatMap((path) => [{ path }, { path, headers: { 'x-untagged': '1' } }]),
+    );
+  });
+
+  it('writes a latin1 value reaching the head without res.set as Express does (on-headers, appendHeader)', async () => {
+    // The body is decided before on-headers' listeners run (webapp/middleware's on-headers,
+    // the same hook as the package's); appendHeader onto a header writes the store directly.
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/on-headers', (_req, res) => {
+          onHeaders(res, () => res.setHeader('X-User', 'Jos\xe9'));
+          res.send('hi');
+        });
+        app.get('/on-headers-json', (_req, res) => {
+          onHeaders(res, () => res.setHeader('Content-Disposition', 'inline; x=\xe9'));
+          res.json({ a: 1 });
+        });
+        app.get('/append', (_req, res) => {
+          res.setHeader('X-List', 'a');
+          res.appendHeader('X-List', 'Jos\xe9');
+          res.send('hi');
+        });
+        return app;
+      },
+      ['/on-headers', '/on-headers-json', '/append'].map((path) => ({ path })),
     );
   });
 
@@ -738,6 +801,99 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
       return { poweredBy: res.headers.get('x-powered-by'), cookie: res.headers.get('set-cookie') };
     });
     assert.deepEqual(after, { poweredBy: 'webapp', cookie: 'sid=abc; Path=/' });
+  });
+
+  it('a getHeader patched alone (redacting a value) answers res.get and getHeader, as on express@4', async () => {
+    const proto = http.ServerResponse.prototype;
+    const nodeGetHeader = proto.getHeader;
+    proto.getHeader = function getHeader(this: http.ServerResponse, name: string) {
+      return /^x-secret$/i.test(name) ? '[redacted]' : nodeGetHeader.call(this, name);
+    };
+    try {
+      await assertSameResponses(
+        (framework) => {
+          const app = framework();
+          app.get('/', (_req, res) => {
+            res.set('X-Secret', 's3cret');
+            res.json({ get: res.get('X-Secret'), getHeader: res.getHeader('x-secret') });
+          });
+          return app;
+        },
+        [{ path: '/' }],
+      );
+    } finally {
+      proto.getHeader = nodeGetHeader;
+    }
+  });
+
+  it('a setHeader patch that cleans values gets them before any check, as on express@4', async () => {
+    // A header sanitizer: line breaks taken out of a value that Node would refuse.
+    const proto = http.ServerResponse.prototype;
+    const nodeSetHeader = proto.setHeader;
+    proto.setHeader = function setHeader(this: http.ServerResponse, name: string, value: unknown) {
+      const clean = typeof value === 'string' ? value.replace(/[\r\n]/g, '') : value;
+      return nodeSetHeader.call(this, name, clean as string);
+    };
+    try {
+      await assertSameResponses(
+        (framework) => {
+          const app = framework();
+          app.get('/', (req, res) => res.set('X-User', req.query.u as string).send('ok'));
+          app.use(((err, _req, res, _next) => res.status(500).send(err.code)) as express.ErrorRequestHandler);
+          return app;
+        },
+        [{ path: '/?u=a%0d%0ab' }, { path: '/?u=plain' }],
+      );
+    } finally {
+      proto.setHeader = nodeSetHeader;
+    }
+  });
+
+  it('a patch made before webapp loaded (a preloaded script) sees every header, as on express@4', () => {
+    // `node -r ./secure-cookies.js app.js`: the patch is what webapp finds at load.
+    const script = `
+      const http = require('node:http');
+      const proto = http.OutgoingMessage.prototype;
+      const nodeSetHeader = proto.setHeader;
+      const nodeGetHeader = proto.getHeader;
+      let calls = 0;
+      proto.setHeader = function (name, value) {
+        calls++;
+        if (/^set-cookie$/i.test(name)) value = [].concat(value).map((c) => c + '; Secure');
+        return nodeSetHeader.call(this, name, value);
+      };
+      proto.getHeader = function (name) {
+        return /^x-secret$/i.test(name) ? '[redacted]' : nodeGetHeader.call(this, name);
+      };
+      const answer = (framework) => new Promise((resolve) => {
+        calls = 0;
+        const app = framework();
+        app.get('/', (req, res) => res.cookie('sid', 'abc').set('X-Secret', 's').send(res.get('X-Secret')));
+        const server = app.listen(0, '127.0.0.1', () => {
+          http.get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => {
+              server.close();
+              resolve({ cookie: res.headers['set-cookie'], body, patchCalled: calls > 0 });
+            });
+          });
+        });
+      });
+      (async () => {
+        const webapp = require('./src/index');
+        const express = require('express');
+        console.log(JSON.stringify([await answer(express), await answer(webapp)]));
+      })();`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: join(__dirname, '..', '..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    const [expected, actual] = JSON.parse(child.stdout.trim());
+    assert.deepEqual(expected, { cookie: ['sid=abc; Path=/; Secure'], body: '[redacted]', patchCalled: true });
+    assert.deepEqual(actual, expected);
   });
 
   it('a patched writeHead that reads and sets headers (as APM agents do) writes them all, as express@4', async () => {
@@ -864,7 +1020,15 @@ describe('where Node keeps no header slot webapp can find', () => {
     });
   });
 
-  it('is installed on this Node line', () => {
+  it("is installed on this Node line, and takes Node's methods there for Node's own", async () => {
     assert.notEqual(Object.getOwnPropertyDescriptor(webapp.response, 'setHeader'), undefined);
+    // A store of webapp's (a class instance) where Node's own store has no prototype at all.
+    const app = webapp();
+    app.get('/', (_req, res) => {
+      const slot = Object.getOwnPropertySymbols(res).find((symbol) => symbol.description === 'kOutHeaders')!;
+      res.send(String(Object.getPrototypeOf((res as Res)[slot as unknown as string]) !== null));
+    });
+    const answer = await withServer(app, async (port) => (await fetch(`http://127.0.0.1:${port}/`)).text());
+    assert.equal(answer, 'true');
   });
 });
