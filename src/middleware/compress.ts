@@ -140,16 +140,22 @@ function createCompress(options?: CompressOptions): Middleware {
       return (stream ?? startStream(method)).write(toBuffer(chunk, enc));
     } as ServerResponse['write'];
 
-    res.end = function compressEnd(this: ServerResponse, chunk?: unknown, encoding?: unknown) {
-      if (ended) return this;
-      if (typeof chunk === 'function') chunk = undefined;
+    res.end = function compressEnd(this: ServerResponse, ...args: unknown[]) {
+      if (ended) return false;
+      // end(callback) and end(chunk, callback): Node calls it once the response is finished.
+      let [chunk, encoding] = args;
+      let callback: AnyFn | undefined;
+      if (typeof chunk === 'function') [callback, chunk] = [chunk as AnyFn, undefined];
+      else if (typeof encoding === 'function') [callback, encoding] = [encoding as AnyFn, undefined];
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
       if (!this.headersSent) {
         if (!this.getHeader('Content-Length')) length = byteLength(chunk, enc);
         this.writeHead(this.statusCode);
       }
-      if (method === undefined || closed) return end.call(this, chunk, encoding) as ServerResponse;
+      // Not compressed: Node's end gets the call as it was made, callback included.
+      if (method === undefined || closed) return end.apply(this, args) as ServerResponse;
       ended = true;
+      if (callback) this.once('finish', callback);
       // The whole body at once (res.send's way): one zlib call, no stream and no
       // events. The bytes are the stream's (zlib's one-shot calls run the same one).
       if (!stream && chunk) compressWhole(method, toBuffer(chunk, enc));

@@ -135,6 +135,46 @@ describe('compress', () => {
     await assertSameAsConnect([connect.compress({ filter: never }), app], [compress({ filter: never }), app], requests);
   });
 
+  it("calls end's callback and answers a second end as Connect 2.30 does", async () => {
+    const record =
+      (seen: string[]): Handler =>
+      (req, res) => {
+        res.setHeader('Content-Type', 'text/plain');
+        if (req.url === '/twice') {
+          res.end(big);
+          seen.push(`second end: ${res.end() === res ? 'res' : String(res.end())}`);
+          return;
+        }
+        res.write('hello');
+        // After the head, on a response compress leaves as it is: Node's end(callback).
+        if (req.url === '/callback') res.end(() => seen.push('callback'));
+        else res.end(' world', () => seen.push('chunk and callback'));
+      };
+    const theirs: string[] = [];
+    const ours: string[] = [];
+    const requests: RequestSpec[] = [
+      { path: '/callback' },
+      { path: '/chunk-callback' },
+      { path: '/twice', headers: { 'accept-encoding': 'gzip' } },
+      { path: '/twice' },
+    ];
+    await assertSameAsConnect([connect.compress(), record(theirs)], [compress(), record(ours)], requests);
+    assert.deepEqual(ours, theirs);
+    assert.ok(theirs.includes('callback') && theirs.includes('second end: false'), theirs.join());
+  });
+
+  it('calls the callback of a compressed end once the response is finished, as Node does', async () => {
+    let finishedFirst: boolean | undefined;
+    const ended: Handler = (_req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.write(big);
+      res.end(() => (finishedFirst = res.writableFinished));
+    };
+    const [answer] = await requestAll([compress(), ended], [{ path: '/', headers: { 'accept-encoding': 'gzip' } }]);
+    assert.equal(answer.headers['content-encoding'], 'gzip');
+    assert.equal(finishedFirst, true);
+  });
+
   it('compress.filter is the default filter, for apps that extend it as Connect 2.30 allowed', async () => {
     assert.equal(typeof compress.filter, 'function');
     assert.equal(compress.length, connect.compress.length);
