@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from './http/parse-url';
 import { lazy } from './http/lazy';
 import type { ExtendedParseOptions } from './querystring';
-import { kQueryParser, kQueryUrl, parseQuery, type QueryParser } from './request';
+import { hasFalsyQuery, kQueryParser, kQueryUrl, parseQuery, type QueryParser } from './request';
 import { runnableInPlace, type NextFunction } from './router/layer';
 
 const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
@@ -37,11 +37,19 @@ export function queryLayer(parser: QueryParser, parseNow = false) {
     // lazy accessor parses nothing, and on Node 26 this read costs much less than the
     // own-property check. A truthy `query` counts only if it is the request's own (set
     // by whatever handled the request first), not the accessor's.
-    if (req[kQueryParser] === undefined && (!req.query || !Object.prototype.hasOwnProperty.call(req, 'query'))) {
+    if (req[kQueryParser] === undefined) {
+      if (!req.query || !Object.prototype.hasOwnProperty.call(req, 'query')) {
+        req[kQueryParser] = parser;
+        req[kQueryUrl] = req.url;
+        // A throw here is the layer's error, as in Express.
+        if (parseNow) parseQueryBeforeInit(req, res);
+      }
+    } else if (hasFalsyQuery(req)) {
+      // An app mounted below one whose `req.query` was set falsy parses the query of
+      // its own URL (the mount path taken off), as Express's query middleware does.
       req[kQueryParser] = parser;
       req[kQueryUrl] = req.url;
-      // A throw here is the layer's error, as in Express.
-      if (parseNow) parseQueryBeforeInit(req, res);
+      parseQueryBeforeInit(req, res);
     }
   };
   // A method's name, which bundlers keep: a function expression named `query` beside the

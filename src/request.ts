@@ -262,6 +262,15 @@ export function parseQuery(req: IncomingMessage): unknown {
   return value;
 }
 
+/**
+ * Whether `req.query` was read or set, and is falsy (`req.query = null` before a
+ * mounted app): Express's query middleware of that app parses the query again.
+ */
+export function hasFalsyQuery(req: IncomingMessage): boolean {
+  const carrier = req as RequestThis;
+  return kQuery in carrier && !carrier[kQuery];
+}
+
 /** Express sets `req.query` per request; webapp parses it on first read (see kQueryParser). */
 const query = {
   get(this: RequestThis) {

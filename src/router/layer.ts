@@ -153,8 +153,11 @@ export class Layer {
       return true;
     }
     // `regexp` is the layer's as Express has it, and code may replace it: the compiled
-    // pattern matches only for the expression it was compiled with.
-    const found = regexp === this.pattern.regexp ? this.pattern.exec(path) : (regexp.exec(path) ?? undefined);
+    // pattern matches only for the expression it was compiled with. A layer code made
+    // from the prototype without the constructor (and put in a stack) has none.
+    const pattern = this.pattern as CompiledPattern | undefined;
+    const found =
+      pattern !== undefined && regexp === pattern.regexp ? pattern.exec(path) : (regexp.exec(path) ?? undefined);
     if (found === undefined) return this.noMatch();
 
     const params: Record<string, string> = {};

@@ -206,4 +206,23 @@ describe('req.query', () => {
       .get('/sub/leaf?a[b]=1')
       .expect(200, { query: { a: { b: '1' } }, path: '/leaf', baseUrl: '/sub' });
   });
+
+  it('a mounted app parses again a query set falsy before it, with its own parser, as express@4', async () => {
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        const sub = framework();
+        sub.set('query parser', 'simple');
+        sub.get('/r', (req: Any, res: Any) => res.json({ query: req.query === undefined ? 'undefined' : req.query }));
+        app.use('/null', (req: Any, _res, next) => ((req.query = null), next()), sub);
+        app.use('/undefined', (req: Any, _res, next) => ((req.query = undefined), next()), sub);
+        app.use('/empty', (req: Any, _res, next) => ((req.query = ''), next()), sub);
+        // Read first (the parent's parse, truthy) and kept; then cleared after a read.
+        app.use('/read', (req: Any, _res, next) => (req.query.seen ? next() : next()), sub);
+        app.use('/cleared', (req: Any, _res, next) => (req.query ? ((req.query = null), next()) : next()), sub);
+        return app;
+      },
+      ['/null', '/undefined', '/empty', '/read', '/cleared'].map((base) => ({ path: `${base}/r?a[b]=1&c=2` })),
+    );
+  });
 });

@@ -143,6 +143,28 @@ describe('a router stack edited in place between requests answers as edited', ()
   });
 });
 
+describe('a layer made without the constructor', () => {
+  it("matched by its own regexp and keys, small stack and indexed, as Express's", async () => {
+    // Object.create(Layer.prototype) with the fields filled in by hand, put in the stack.
+    for (const count of [2, 10]) {
+      const define = editedApp(count, (_framework, stack) => {
+        const layer = Object.create(Object.getPrototypeOf(stack[0]));
+        Object.assign(layer, {
+          handle: (req: Req, res: Res) => res.send(`made ${JSON.stringify(req.params)}`),
+          name: 'made',
+          params: undefined,
+          path: undefined,
+          keys: [{ name: 'id', optional: false, offset: 6 }],
+          regexp: /^\/made\/(?:([^/]+?))\/?$/i,
+          route: undefined,
+        });
+        stack.splice(2, 0, layer);
+      });
+      await assertSameResponses(define, [EDIT, ...gets('/made/7', '/a', '/b', '/nothing')]);
+    }
+  });
+});
+
 describe("a layer's regexp reassigned in place", () => {
   it('on a small stack (scanned): the new expression matches, the old one no more', async () => {
     const define = editedApp(3, (framework, stack) => {
