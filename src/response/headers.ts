@@ -78,6 +78,8 @@ export function htmlContentType(): string {
 
 function set(this: Response, field: string | Record<string, unknown>, val?: unknown): Response {
   if (arguments.length === 2) {
+    // A name that is not a string fails as in Express: `field.toLowerCase is not a function`.
+    if (typeof field !== 'string') (field as unknown as { toLowerCase(): unknown }).toLowerCase();
     const name = field as string;
     let value: string | string[] = Array.isArray(val) ? val.map(String) : String(val);
     // The length test first spares lower-casing every other name.

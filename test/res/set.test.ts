@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import { appWith } from './support';
+import { assertSameResponses } from '../support/differential';
 
 describe('res.set', () => {
   it('sets a header as a string, or several values from an array', async () => {
@@ -75,5 +76,24 @@ describe('res.set', () => {
     );
     const res = await request(app).get('/').expect(500);
     assert.equal(res.headers['set-cookie'], undefined);
+  });
+
+  it('a name that is not a string throws what express@4 throws', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/:kind', (req, res) => {
+          const names: Record<string, unknown> = { number: 123, undefined: undefined, object: { a: 1 }, null: null };
+          try {
+            res.set(names[req.params.kind] as string, 'x');
+            res.send('set');
+          } catch (err) {
+            res.status(500).send(`${(err as Error).name}: ${(err as Error).message}`);
+          }
+        });
+        return app;
+      },
+      ['/number', '/undefined', '/object', '/null'].map((path) => ({ path })),
+    );
   });
 });
