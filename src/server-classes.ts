@@ -64,6 +64,46 @@ function declareRequestFields(req: Record<string | symbol, unknown>): void {
   req.res = undefined;
 }
 
+/** What declareRequestFields declared, taken off a request the app will not see. */
+const DECLARED_REQUEST_FIELDS: Array<string | symbol> = [
+  kQueryParser,
+  kQueryUrl,
+  'next',
+  'baseUrl',
+  'originalUrl',
+  '_parsedUrl',
+  'params',
+  'res',
+];
+
+/**
+ * The request of an `upgrade` or `connect` event (a WebSocket, a CONNECT proxy) as an
+ * Express server gives it to those listeners: Node's own, with no `req.app`, `req.ip`
+ * or `req.fresh` of the app's, nor its declared fields. Node builds it with the app's
+ * class before it knows it is one; the app never runs for it. (Code that hands it to
+ * the app afterwards, as express-ws does, gets the per-request swap, as on Express.)
+ */
+function asNodeRequest(req: unknown): void {
+  if (!(req instanceof http.IncomingMessage) || !bornWithAppPrototype(req)) return;
+  Object.setPrototypeOf(req, http.IncomingMessage.prototype);
+  for (const field of DECLARED_REQUEST_FIELDS) delete (req as unknown as Record<string | symbol, unknown>)[field];
+}
+
+/**
+ * `emit` for a server that builds requests with an app's classes: the requests of
+ * `upgrade` and `connect` go to their listeners as Node's (asNodeRequest). Every
+ * event is emitted by the server's own `emit` as it is at the call (an instrumentation
+ * that wraps `http.Server.prototype.emit` later still sees each).
+ */
+function emitWithNodeUpgrades(server: NodeServer): NodeServer['emit'] {
+  const prototype = Object.getPrototypeOf(server) as { emit: (...args: unknown[]) => boolean };
+  return function emit(this: NodeServer, event: string | symbol, request?: unknown) {
+    if (event === 'upgrade' || event === 'connect') asNodeRequest(request);
+    // eslint-disable-next-line prefer-rest-params
+    return prototype.emit.apply(this, arguments as unknown as unknown[]);
+  } as NodeServer['emit'];
+}
+
 /** `res.locals` and res.send's head check, present from the start: see declareRequestFields. */
 function declareResponseFields(res: Record<string | symbol, unknown>): void {
   res.locals = undefined;
@@ -107,13 +147,15 @@ function classSlot(server: NodeServer, description: string, expected: unknown): 
 }
 
 /**
- * Gives the server Node's own classes back once `app` is no longer its request
- * listener (a development server swapping in the reloaded app, `removeAllListeners`):
- * whatever listens next gets plain requests and responses, as from Node, not ones
- * carrying the old app's `req.app` and `res.json` (which then throw). A webapp app
- * that becomes the only listener makes the server its own again on its first request.
+ * For as long as `app` is the request listener of a server building with its classes:
+ * upgrade and connect requests go out as Node's (emitWithNodeUpgrades). Once `app` is
+ * no longer its listener (a development server swapping in the reloaded app,
+ * `removeAllListeners`), the server gets Node's own classes and `emit` back: whatever
+ * listens next gets plain requests and responses, as from Node, not ones carrying the
+ * old app's `req.app` and `res.json` (which then throw). A webapp app that becomes the
+ * only listener makes the server its own again on its first request.
  */
-function releaseClassesWithListener(server: NodeServer, app: AppPrototypes, classes: ServerClasses): void {
+function tieClassesToListener(server: NodeServer, app: AppPrototypes, classes: ServerClasses): void {
   const requestSlot = classSlot(server, 'IncomingMessage', classes.IncomingMessage);
   const responseSlot = classSlot(server, 'ServerResponse', classes.ServerResponse);
   if (!requestSlot || !responseSlot) return;
@@ -122,16 +164,19 @@ function releaseClassesWithListener(server: NodeServer, app: AppPrototypes, clas
     server.removeListener('removeListener', onRemoveListener);
     if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = http.IncomingMessage;
     if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = http.ServerResponse;
+    if (server.emit === emit) delete (server as { emit?: unknown }).emit;
     delete server[kClassesChecked];
   };
   server.on('removeListener', onRemoveListener);
+  const emit = emitWithNodeUpgrades(server);
+  server.emit = emit;
 }
 
 /** `app.listen`'s server: constructing with the app's classes for as long as the app is its listener. */
 export function createAppServer(app: AppPrototypes): http.Server {
   const classes = serverClasses(app);
   const server = http.createServer(classes as http.ServerOptions, app as unknown as http.RequestListener);
-  releaseClassesWithListener(server as NodeServer, app, classes);
+  tieClassesToListener(server as NodeServer, app, classes);
   return server;
 }
 
@@ -148,7 +193,7 @@ export function adoptServer(app: AppPrototypes, req: http.IncomingMessage): void
   if (bornWithAppPrototype(req) || Object.getPrototypeOf(req) !== http.IncomingMessage.prototype) return;
   const server = (req.socket as (Socket & { server?: NodeServer }) | null)?.server;
   if (!server || server[kClassesChecked] || typeof server.listeners !== 'function') return;
-  // Configurable: releaseClassesWithListener takes it away for the next app.
+  // Configurable: tieClassesToListener takes it away for the next app.
   Object.defineProperty(server, kClassesChecked, { value: true, configurable: true });
   const listeners = server.listeners('request');
   if (listeners.length !== 1 || listeners[0] !== (app as unknown)) return;
@@ -158,5 +203,5 @@ export function adoptServer(app: AppPrototypes, req: http.IncomingMessage): void
   const classes = serverClasses(app);
   server[requestSlot] = classes.IncomingMessage;
   server[responseSlot] = classes.ServerResponse;
-  releaseClassesWithListener(server, app, classes);
+  tieClassesToListener(server, app, classes);
 }

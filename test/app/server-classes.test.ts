@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
@@ -225,6 +225,64 @@ describe('app-born requests and responses', () => {
         assert.deepEqual(await getTwice(base), ['0 127.0.0.1', '1 127.0.0.1']);
         assert.deepEqual(next.seen, ['swapped', 'born']);
         assert.deepEqual(seen, start === 'app.listen' ? ['born', 'born'] : ['swapped', 'born']);
+      } finally {
+        server.close();
+      }
+    });
+  }
+
+  /** What an `upgrade` or `connect` listener's request carries, sent down its socket. */
+  function rawRequestFacts(req: Req, socket: import('node:stream').Duplex) {
+    const facts = {
+      proto: Object.getPrototypeOf(req) === http.IncomingMessage.prototype,
+      app: req.app === undefined,
+      ip: req.ip === undefined,
+      ownKeys: ['next', 'baseUrl', 'originalUrl', '_parsedUrl', 'params', 'res'].filter((key) =>
+        Object.hasOwn(req, key),
+      ),
+      symbols: Object.getOwnPropertySymbols(req).filter((symbol) => String(symbol).includes('webapp')).length,
+    };
+    const body = JSON.stringify(facts);
+    socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+  }
+
+  /** Sends `head` on a socket of its own; the body of the answer. */
+  function rawExchange(port: number, head: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(head));
+      let data = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (data += chunk));
+      socket.on('end', () => resolve(data.slice(data.indexOf('\r\n\r\n') + 4)));
+      socket.on('error', reject);
+    });
+  }
+
+  for (const start of ['app.listen', 'http.createServer(app)']) {
+    it(`${start}: upgrade and connect listeners get Node's own requests, as from Express's server`, async () => {
+      const { app } = probeApp();
+      app.set('trust proxy', true);
+      const server = start === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app);
+      if (start === 'app.listen') await new Promise((resolve) => server.once('listening', resolve));
+      else await listen(server);
+      server.on('upgrade', rawRequestFacts);
+      server.on('connect', rawRequestFacts);
+      try {
+        const port = (server.address() as AddressInfo).port;
+        // After ordinary requests, from which on the server builds with the app's classes.
+        await getTwice(`http://127.0.0.1:${port}`);
+        const upgrade = 'GET /ws HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n';
+        const connect = 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n';
+        const plain = { proto: true, app: true, ip: true, ownKeys: [], symbols: 0 };
+        for (const head of [upgrade, connect]) {
+          const answer = await rawExchange(port, head + 'X-Forwarded-For: 6.6.6.6\r\n\r\n');
+          assert.deepEqual(JSON.parse(answer), plain, head);
+        }
+        // Ordinary requests still get the app's own.
+        assert.deepEqual(await getTwice(`http://127.0.0.1:${port}`), ['0 127.0.0.1', '1 127.0.0.1']);
+        // The app removed: Node's emit again.
+        server.removeAllListeners('request');
+        assert.equal(Object.hasOwn(server, 'emit'), false);
       } finally {
         server.close();
       }
