@@ -169,7 +169,8 @@ function tieClassesToListener(server: NodeServer, app: AppPrototypes, classes: S
   };
   server.on('removeListener', onRemoveListener);
   const emit = emitWithNodeUpgrades(server);
-  server.emit = emit;
+  // Not enumerable: the server's own keys stay Node's.
+  Object.defineProperty(server, 'emit', { value: emit, writable: true, configurable: true, enumerable: false });
 }
 
 /** `app.listen`'s server: constructing with the app's classes for as long as the app is its listener. */

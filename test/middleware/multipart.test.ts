@@ -500,6 +500,37 @@ describe('multipart', () => {
         assert.deepEqual(fs.readdirSync(dir), []);
       }));
 
+    it('answers a declared Content-Length over `limit` with 413 before the body, as Connect 2.30', async () => {
+      // What each answers while the client has sent 1 KB of the 50 MB it declared.
+      const answerBeforeBody = (handler: http.RequestListener) =>
+        withServer(
+          handler,
+          (port) =>
+            new Promise<string>((resolve, reject) => {
+              const socket = net.connect(port, '127.0.0.1');
+              socket.setEncoding('latin1');
+              socket.write(
+                `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${FORM_TYPE}\r\nContent-Length: 50000000\r\n\r\n`,
+              );
+              socket.write(Buffer.alloc(1024, 'a'));
+              socket.once('data', (chunk: string) => {
+                socket.destroy();
+                resolve(chunk.split('\r\n')[0]);
+              });
+              socket.on('error', reject);
+              // No answer while the rest is unsent: a bound for the failure, not a measured time.
+              socket.setTimeout(10_000, () => {
+                socket.destroy();
+                resolve('no answer before the body');
+              });
+            }),
+        );
+      const theirs = await answerBeforeBody(chain([connectMultipart({ limit: '1mb' }), echoForm, sendError]));
+      const ours = await answerBeforeBody(chain([quietly(() => multipart({ limit: '1mb' })), echoForm, sendError]));
+      assert.equal(theirs, 'HTTP/1.1 413 Payload Too Large');
+      assert.equal(ours, theirs);
+    });
+
     it('413 when an undeclared (chunked) body passes `limit`, temp files removed first', () =>
       withUploadDir(async (dir) => {
         let error: any;

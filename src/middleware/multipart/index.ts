@@ -95,7 +95,9 @@ export function multipart(options?: MultipartOptions): Middleware {
         limit: settings.limit,
         length: declared,
       });
-      return whenRequestRead(req, () => next(err));
+      // At once, as Connect's limit() does: the client learns it before sending the rest,
+      // which Node reads off after the answer (the connection stays usable).
+      return next(err);
     }
 
     const form = new MultipartForm(req, { ...settings, limit: limited ? settings.limit : Infinity });
