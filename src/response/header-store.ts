@@ -234,7 +234,6 @@ const storeMethods = {
     // method is patched, the patch sees the call first (it may clean the value).
     const store = this._header ? null : storeOf(this);
     if (store === null) return nodeMethod(this, 'setHeader', arguments);
-    const lower = checkedName(name);
     if (!isPlainValue(value)) {
       // Node's method judges anything else, as the server's settings say (Node 26 lets
       // a server accept control characters), and stores it into this same store.
@@ -243,7 +242,7 @@ const storeMethods = {
       return this;
     }
     // A name set before keeps its place and takes the new casing and value, as in Node's.
-    store[lower] = [name, value];
+    store[checkedName(name)] = [name, value];
     return this;
   },
 

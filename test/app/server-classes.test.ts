@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
+import { exchange } from '../support/raw-http';
 
 type Req = http.IncomingMessage & Record<string, any>;
 type Res = http.ServerResponse & Record<string, any>;
@@ -246,16 +247,10 @@ describe('app-born requests and responses', () => {
     socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
   }
 
-  /** Sends `head` on a socket of its own; the body of the answer. */
-  function rawExchange(port: number, head: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(head));
-      let data = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (chunk: string) => (data += chunk));
-      socket.on('end', () => resolve(data.slice(data.indexOf('\r\n\r\n') + 4)));
-      socket.on('error', reject);
-    });
+  /** Sends `head` on a connection of its own; the body of the answer. */
+  async function rawExchange(port: number, head: string): Promise<string> {
+    const data = await exchange(port, head);
+    return data.slice(data.indexOf('\r\n\r\n') + 4);
   }
 
   for (const start of ['app.listen', 'http.createServer(app)']) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { exchange } from '../support/raw-http';
 import { describe, it } from 'node:test';
 import { methodOverride } from '../../src/middleware/method-override';
 import { assertSameAsConnect, chain, echo, withServer } from './support';
@@ -53,15 +53,7 @@ describe('methodOverride', () => {
 describe('methodOverride to HEAD', () => {
   /** Two requests pipelined on one connection; everything the server wrote until it closed. */
   function pipelined(port: number, first: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1');
-      let text = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (chunk: string) => (text += chunk));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-      socket.write(first + 'GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    });
+    return exchange(port, first + 'GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
   }
 
   it('is refused for a request that is not HEAD: its answer keeps its body, the next response its place', async () => {

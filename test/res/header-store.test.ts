@@ -16,6 +16,7 @@ import express from 'express';
 import { assertSameResponses, withServer, type Framework } from '../support/differential';
 import webapp = require('../../src/index');
 import { onHeaders } from '../../src/middleware/on-headers';
+import { exchange } from '../support/raw-http';
 
 type Res = http.ServerResponse & Record<string, any>;
 
@@ -198,16 +199,9 @@ const apiRequests = [
 ].map((path) => ({ path }));
 
 /** The whole answer as sent, without the clock and the brand (Node's client would refuse some of its heads). */
-function rawAnswer(port: number, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let data = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (data += chunk));
-    socket.on('end', () => resolve(data.replace(/^(date|x-powered-by): .*\r\n/gim, '')));
-    socket.on('error', reject);
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-  });
+async function rawAnswer(port: number, path: string): Promise<string> {
+  const data = await exchange(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+  return data.replace(/^(date|x-powered-by): .*\r\n/gim, '');
 }
 
 /** The response head as sent: status line and header lines, without the clock and the brand. */

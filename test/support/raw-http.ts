@@ -6,7 +6,7 @@
  * cannot run (oracle-recording.ts).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { isOracleListener, oracleMode, startOracleServer } from './oracle-recording';
 
 export interface RequestSpec {
@@ -85,4 +85,20 @@ export function requestBytes(port: number, spec: RequestSpec): Promise<ByteRespo
 export async function rawRequest(port: number, spec: RequestSpec): Promise<RawResponse> {
   const res = await requestBytes(port, spec);
   return { status: res.status, headers: res.headers, body: res.bytes.toString('latin1') };
+}
+
+/**
+ * Writes `text` on a connection of its own and resolves with everything the server
+ * wrote until it closed, as latin1 text: for requests a client library would not
+ * send or answers it would refuse (pipelined, upgrades, control characters).
+ */
+export function exchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+    let data = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (data += chunk));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
 }
