@@ -77,11 +77,13 @@ const DECLARED_REQUEST_FIELDS: Array<string | symbol> = [
 ];
 
 /**
- * The request of an `upgrade` or `connect` event (a WebSocket, a CONNECT proxy) as an
+ * A request of an event the app does not answer (`upgrade`, `connect`, `checkContinue`,
+ * `dropRequest` ...) or of a server the app is no longer the only listener of, as an
  * Express server gives it to those listeners: Node's own, with no `req.app`, `req.ip`
- * or `req.fresh` of the app's, nor its declared fields. Node builds it with the app's
- * class before it knows it is one; the app never runs for it. (Code that hands it to
- * the app afterwards, as express-ws does, gets the per-request swap, as on Express.)
+ * or `req.fresh` of the app's (a getter, so a strict-mode `req.ip = ...` in such a
+ * listener would throw), nor its declared fields. Node builds it with the app's class
+ * before it knows who gets it. (Code that hands it to the app afterwards, as express-ws
+ * or a `checkContinue` listener does, gets the per-request swap, as on Express.)
  */
 function asNodeRequest(req: unknown): void {
   if (!(req instanceof http.IncomingMessage) || !bornWithAppPrototype(req)) return;
@@ -89,25 +91,19 @@ function asNodeRequest(req: unknown): void {
   for (const field of DECLARED_REQUEST_FIELDS) delete (req as unknown as Record<string | symbol, unknown>)[field];
 }
 
-/**
- * `emit` for a server that builds requests with an app's classes: the requests of
- * `upgrade` and `connect` go to their listeners as Node's (asNodeRequest). Every
- * event is emitted by the server's own `emit` as it is at the call (an instrumentation
- * that wraps `http.Server.prototype.emit` later still sees each).
- */
-function emitWithNodeUpgrades(server: NodeServer): NodeServer['emit'] {
-  const prototype = Object.getPrototypeOf(server) as { emit: (...args: unknown[]) => boolean };
-  return function emit(this: NodeServer, event: string | symbol, request?: unknown) {
-    if (event === 'upgrade' || event === 'connect') asNodeRequest(request);
-    // eslint-disable-next-line prefer-rest-params
-    return prototype.emit.apply(this, arguments as unknown as unknown[]);
-  } as NodeServer['emit'];
-}
-
 /** `res.locals` and res.send's head check, present from the start: see declareRequestFields. */
 function declareResponseFields(res: Record<string | symbol, unknown>): void {
   res.locals = undefined;
   res[kHeadCheck] = false;
+}
+
+const DECLARED_RESPONSE_FIELDS: Array<string | symbol> = ['locals', kHeadCheck];
+
+/** The response beside such a request, as Node's own: see asNodeRequest. */
+function asNodeResponse(res: unknown): void {
+  if (!(res instanceof http.ServerResponse) || !bornWithAppPrototype(res)) return;
+  Object.setPrototypeOf(res, http.ServerResponse.prototype);
+  for (const field of DECLARED_RESPONSE_FIELDS) delete (res as unknown as Record<string | symbol, unknown>)[field];
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {
@@ -136,7 +132,11 @@ const kClassesChecked = Symbol('webapp.serverClassesChecked');
 interface NodeServer extends http.Server {
   [kClassesChecked]?: true;
   [slot: symbol]: unknown;
+  /** EventEmitter's listeners by event: a function for one listener. */
+  _events?: Record<string | symbol, unknown>;
 }
+
+type Emit = (this: NodeServer, event: string | symbol, ...args: unknown[]) => boolean;
 
 /** Node's own slots for the classes a server constructs with (`Symbol(IncomingMessage)` ...). */
 function classSlot(server: NodeServer, description: string, expected: unknown): symbol | undefined {
@@ -146,63 +146,111 @@ function classSlot(server: NodeServer, description: string, expected: unknown): 
   return undefined;
 }
 
-/**
- * For as long as `app` is the request listener of a server building with its classes:
- * upgrade and connect requests go out as Node's (emitWithNodeUpgrades). Once `app` is
- * no longer its listener (a development server swapping in the reloaded app,
- * `removeAllListeners`), the server gets Node's own classes and `emit` back: whatever
- * listens next gets plain requests and responses, as from Node, not ones carrying the
- * old app's `req.app` and `res.json` (which then throw). A webapp app that becomes the
- * only listener makes the server its own again on its first request.
- */
-function tieClassesToListener(server: NodeServer, app: AppPrototypes, classes: ServerClasses): void {
-  const requestSlot = classSlot(server, 'IncomingMessage', classes.IncomingMessage);
-  const responseSlot = classSlot(server, 'ServerResponse', classes.ServerResponse);
-  if (!requestSlot || !responseSlot) return;
-  const onRemoveListener = (event: string | symbol, listener: unknown) => {
-    if (event !== 'request' || listener !== app) return;
-    server.removeListener('removeListener', onRemoveListener);
-    if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = http.IncomingMessage;
-    if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = http.ServerResponse;
-    if (server.emit === emit) delete (server as { emit?: unknown }).emit;
-    delete server[kClassesChecked];
-  };
-  server.on('removeListener', onRemoveListener);
-  const emit = emitWithNodeUpgrades(server);
-  // Not enumerable: the server's own keys stay Node's.
-  Object.defineProperty(server, 'emit', { value: emit, writable: true, configurable: true, enumerable: false });
+/** Whether `app` is the server's one `request` listener: EventEmitter keeps a single listener as itself. */
+function isOnlyListener(server: NodeServer, app: AppPrototypes): boolean {
+  const events = server._events;
+  if (events !== undefined && events !== null && events.request === app) return true;
+  const listeners = server.listeners('request');
+  return listeners.length === 1 && listeners[0] === (app as unknown);
 }
 
-/** `app.listen`'s server: constructing with the app's classes for as long as the app is its listener. */
-export function createAppServer(app: AppPrototypes): http.Server {
+/**
+ * Makes `server` construct with the app's classes for as long as `app` is its only
+ * `request` listener; returns whether it does. Where Express's server gives a listener
+ * Node's plain objects, the server's own `emit` (installed here; not enumerable, so the
+ * server's own keys stay Node's) turns them back into Node's first (asNodeRequest):
+ * - for `upgrade`, `connect` and `dropRequest` listeners, and `checkContinue` and
+ *   `checkExpectation` ones (request and response): events the app does not answer;
+ * - for every `request` listener once the app is not the only one (a listener
+ *   prepended for monitoring, a development server swapping in the reloaded app): that
+ *   request goes out as Node's, and the server gets Node's classes and `emit` back. A
+ *   webapp app that is the only listener again takes the server on its first request
+ *   (adoptServer).
+ * Asked as each request is emitted (one property read) rather than by listening to the
+ * server's `newListener`/`removeListener` events, which would put a listener of
+ * webapp's in the server's `eventNames()`; a removed app and its classes are let go
+ * with the next request.
+ *
+ * An `emit` the server already has of its own (an instrumentation that wraps each new
+ * server's) is called by this one, and put back when the app goes; one that cannot be
+ * replaced leaves the server Node's.
+ */
+function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
+  const requestSlot = classSlot(server, 'IncomingMessage', http.IncomingMessage);
+  const responseSlot = classSlot(server, 'ServerResponse', http.ServerResponse);
+  const ownEmit = Object.getOwnPropertyDescriptor(server, 'emit');
+  if (!requestSlot || !responseSlot || (ownEmit !== undefined && !ownEmit.configurable)) return false;
   const classes = serverClasses(app);
-  const server = http.createServer(classes as http.ServerOptions, app as unknown as http.RequestListener);
-  tieClassesToListener(server as NodeServer, app, classes);
+  const wrapped = ownEmit?.value as Emit | undefined;
+  const prototype = Object.getPrototypeOf(server) as { emit: Emit };
+  const untie = () => {
+    if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = http.IncomingMessage;
+    if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = http.ServerResponse;
+    if (server.emit === emit) {
+      if (ownEmit === undefined) delete (server as { emit?: unknown }).emit;
+      else Object.defineProperty(server, 'emit', ownEmit);
+    }
+    delete server[kClassesChecked];
+  };
+  // One declared parameter: `length` 1, as EventEmitter's; `arguments` goes on as it came
+  // (a rest parameter would be an array made for every event).
+  /* eslint-disable prefer-rest-params */
+  const emit = function emit(this: NodeServer, event: string | symbol): boolean {
+    if (event === 'request') {
+      if (!isOnlyListener(server, app)) {
+        untie();
+        asNodeRequest(arguments[1]);
+        asNodeResponse(arguments[2]);
+      }
+    } else if (event === 'upgrade' || event === 'connect' || event === 'dropRequest') {
+      asNodeRequest(arguments[1]);
+    } else if (event === 'checkContinue' || event === 'checkExpectation') {
+      asNodeRequest(arguments[1]);
+      asNodeResponse(arguments[2]);
+    }
+    // The prototype's `emit` as it is at the call: an instrumentation that wraps
+    // `http.Server.prototype.emit` later still sees each event.
+    return (wrapped ?? prototype.emit).apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
+  };
+  /* eslint-enable prefer-rest-params */
+  server[requestSlot] = classes.IncomingMessage;
+  server[responseSlot] = classes.ServerResponse;
+  Object.defineProperty(server, 'emit', { value: emit, writable: true, configurable: true, enumerable: false });
+  return true;
+}
+
+/**
+ * Takes `server` for `app` (tieClassesToListener) when the app is its only request
+ * listener and it builds with Node's default classes. Anything else (several
+ * listeners, a listener wrapping the app, custom classes, a Node without these slots)
+ * keeps the per-request swap.
+ */
+function adoptIfOnlyListener(server: NodeServer, app: AppPrototypes): void {
+  if (server[kClassesChecked] || typeof server.listeners !== 'function') return;
+  // Configurable: untying takes it away for the next app.
+  Object.defineProperty(server, kClassesChecked, { value: true, configurable: true });
+  if (isOnlyListener(server, app)) tieClassesToListener(server, app);
+}
+
+/**
+ * `app.listen`'s server, made as Express makes it, `http.createServer(app)`: code that
+ * patches `createServer` for its one-argument form (wrapping the request listener)
+ * sees what it expects. Then taken for the app's classes at once.
+ */
+export function createAppServer(app: AppPrototypes): http.Server {
+  const server = http.createServer(app as unknown as http.RequestListener);
+  adoptIfOnlyListener(server as NodeServer, app);
   return server;
 }
 
 /**
- * For `http.createServer(app)` (and https): the first request tells which server
- * the app is the request listener of; when the app is its only listener and the
- * server uses Node's default classes, later requests are constructed with the
- * app's classes, as under `app.listen`. Anything else (several listeners, custom
- * classes, a Node without these slots) keeps the per-request swap.
+ * For `http.createServer(app)` (and https): the first request tells which server the
+ * app is the request listener of, to be taken as `app.listen`'s is.
  */
 export function adoptServer(app: AppPrototypes, req: http.IncomingMessage): void {
   // Most requests come from a server that constructs with an app's class: one property
   // read tells, where reading the prototype is a call into V8's runtime.
   if (bornWithAppPrototype(req) || Object.getPrototypeOf(req) !== http.IncomingMessage.prototype) return;
   const server = (req.socket as (Socket & { server?: NodeServer }) | null)?.server;
-  if (!server || server[kClassesChecked] || typeof server.listeners !== 'function') return;
-  // Configurable: tieClassesToListener takes it away for the next app.
-  Object.defineProperty(server, kClassesChecked, { value: true, configurable: true });
-  const listeners = server.listeners('request');
-  if (listeners.length !== 1 || listeners[0] !== (app as unknown)) return;
-  const requestSlot = classSlot(server, 'IncomingMessage', http.IncomingMessage);
-  const responseSlot = classSlot(server, 'ServerResponse', http.ServerResponse);
-  if (!requestSlot || !responseSlot) return;
-  const classes = serverClasses(app);
-  server[requestSlot] = classes.IncomingMessage;
-  server[responseSlot] = classes.ServerResponse;
-  tieClassesToListener(server, app, classes);
+  if (server) adoptIfOnlyListener(server, app);
 }

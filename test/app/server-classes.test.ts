@@ -275,8 +275,13 @@ describe('app-born requests and responses', () => {
         }
         // Ordinary requests still get the app's own.
         assert.deepEqual(await getTwice(`http://127.0.0.1:${port}`), ['0 127.0.0.1', '1 127.0.0.1']);
-        // The app removed: Node's emit again.
+        // The app replaced: from the next request on, Node's emit again.
         server.removeAllListeners('request');
+        server.on('request', plainListener);
+        assert.deepEqual(
+          JSON.parse(await rawExchange(port, 'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')),
+          plainFacts,
+        );
         assert.equal(Object.hasOwn(server, 'emit'), false);
       } finally {
         server.close();
