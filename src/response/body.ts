@@ -21,6 +21,7 @@ import {
   type Store,
 } from './header-store';
 import { contentTypeValue, hasOwnHeaderMethods, htmlContentType } from './headers';
+import { nodeOwnOrNone } from './node-own';
 import type { Response } from './types';
 
 /** Content-Type values that setCharset(type, 'utf-8') returns unchanged. */
@@ -36,8 +37,11 @@ const UTF8_TYPES = new Set(
  */
 const STRING_BODY_LIMIT = 16 * 1024;
 
-/** Node's `end` of HTTP/1 responses, which every app response inherits. */
-const nodeEnd = ServerResponse.prototype.end;
+/**
+ * Node's `end` of HTTP/1 responses, which every app response inherits; none when a
+ * patch was in its place at load (an agent preloaded with `-r`): see node-own.ts.
+ */
+const nodeEnd = nodeOwnOrNone('end');
 
 /**
  * Whether nothing sits between `res.send` and Node's `end`, so that only the bytes on

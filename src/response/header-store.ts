@@ -29,8 +29,9 @@
  * own API.
  */
 import { Buffer } from 'node:buffer';
-import { OutgoingMessage, ServerResponse, validateHeaderName } from 'node:http';
+import { ServerResponse, validateHeaderName } from 'node:http';
 import { defineMembers } from '../define-prototype';
+import { kOutHeaders, nodeOwnOrNone, type Method } from './node-own';
 
 type HeaderValue = number | string | readonly string[];
 
@@ -44,14 +45,6 @@ interface StoreHolder extends ServerResponse {
   [slot: symbol]: unknown;
 }
 
-/** Node's own header slot (`Symbol(kOutHeaders)`), found on a fresh message. */
-function findOutHeadersSymbol(): symbol | undefined {
-  const probe = new OutgoingMessage();
-  return Object.getOwnPropertySymbols(probe).find((symbol) => symbol.description === 'kOutHeaders');
-}
-
-const kOutHeaders = findOutHeadersSymbol();
-
 /**
  * The store's class. Its prototype has no prototype and no `constructor`, so no
  * name a client or the app uses (`constructor`, `__proto__`, anything added to
@@ -63,67 +56,12 @@ class OutHeaders {
 Object.setPrototypeOf(OutHeaders.prototype, null);
 delete (OutHeaders.prototype as { constructor?: unknown }).constructor;
 
-type Method = (this: ServerResponse, ...args: never[]) => unknown;
-
-/** Thrown by the probe's slots to stop a method being probed once it reached one. */
-const PROBED = Symbol('probed');
-
-/**
- * Whether `method` is Node's own: called on a probe, it reads the header slot or
- * `_header` (each of Node's header methods does so first) with only Node's code on
- * the stack between the read and the call here. A patch installed before webapp
- * loaded (`node -r ./secure-cookies.js app.js`, an agent preloaded) either never
- * reaches the slot or puts its own frame in between, a wrapper's file.
- */
-function isNodeOwn(method: Method, ...args: unknown[]): boolean {
-  const prepare = Error.prepareStackTrace;
-  const limit = Error.stackTraceLimit;
-  let reachedFromNode = false;
-  try {
-    Error.prepareStackTrace = (_error, frames) => frames;
-    Error.stackTraceLimit = Infinity;
-    const callers = callSites(isNodeOwn).length;
-    const read = (): never => {
-      // The method's frames: those above this probe's caller (isNodeOwn, then its callers).
-      const frames = callSites(read);
-      const methodFrames = frames.slice(0, frames.length - callers - 1);
-      reachedFromNode =
-        methodFrames.length > 0 && methodFrames.every((frame) => frame.getFileName()?.startsWith('node:'));
-      throw PROBED;
-    };
-    const probe = Object.defineProperties({}, { _header: { get: read }, [kOutHeaders ?? PROBED]: { get: read } });
-    method.apply(probe as ServerResponse, args as never[]);
-  } catch {
-    // PROBED, or whatever a patch threw on the probe: reachedFromNode says which.
-  } finally {
-    Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = limit;
-  }
-  return reachedFromNode;
-}
-
-/** The stack above `below`, as V8's call sites (Error.prepareStackTrace set to return them). */
-function callSites(below: (...args: never[]) => unknown): NodeJS.CallSite[] {
-  const trace: { stack?: NodeJS.CallSite[] } = {};
-  Error.captureStackTrace(trace, below);
-  return trace.stack ?? [];
-}
-
 /**
  * Node's own setHeader and getHeader as webapp found them at load, what a patch is
  * told apart from: none (never equal) when what was there at load was a patch already.
  */
-const nodeSetHeader = nodeOwnOrNone('setHeader', 'x-probe', 'probe');
-const nodeGetHeader = nodeOwnOrNone('getHeader', 'x-probe');
-
-/**
- * Node's `name` method when it is Node's own. A patch named otherwise is not called
- * to find out (it may count or log its calls).
- */
-function nodeOwnOrNone(name: 'setHeader' | 'getHeader', ...args: unknown[]): Method | undefined {
-  const method = (OutgoingMessage.prototype as unknown as Record<string, Method>)[name];
-  return kOutHeaders !== undefined && method.name === name && isNodeOwn(method, ...args) ? method : undefined;
-}
+const nodeSetHeader = kOutHeaders === undefined ? undefined : nodeOwnOrNone('setHeader', 'x-probe', 'probe');
+const nodeGetHeader = kOutHeaders === undefined ? undefined : nodeOwnOrNone('getHeader', 'x-probe');
 
 /**
  * The header API as it is now where Node puts it (`writeHead` on ServerResponse, the
@@ -276,8 +214,11 @@ export function ownHeaderStore(res: ServerResponse): Store | null {
   return storeOf(holder);
 }
 
-/** Node's writeHead as webapp found it: one put on a response or in its place runs code while the head is made. */
-const nodeWriteHead = ServerResponse.prototype.writeHead;
+/**
+ * Node's writeHead as webapp found it (none when a patch was there at load): one put
+ * on a response or in its place runs code while the head is made.
+ */
+const nodeWriteHead = nodeOwnOrNone('writeHead', 200);
 
 /**
  * Whether `res`'s head may have a character beyond ASCII, which Node writes as latin1

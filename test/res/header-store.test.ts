@@ -890,6 +890,68 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
     assert.deepEqual(actual, expected);
   });
 
+  it('end and writeHead patched before webapp loaded (an agent preloaded) run as on express@4', () => {
+    // `node -r agent.js app.js`: what webapp finds at load are the patches. `end` is
+    // given bytes and runs before the head is made (its header goes out, on-headers or
+    // not); a latin1 value set while the head is made goes out as latin1.
+    const script = `
+      const http = require('node:http');
+      const proto = http.ServerResponse.prototype;
+      const nodeEnd = proto.end;
+      const nodeWriteHead = proto.writeHead;
+      proto.end = function (chunk) {
+        const kind = chunk == null ? 'none' : Buffer.isBuffer(chunk) ? 'Buffer ' + chunk.length : typeof chunk;
+        if (!this.headersSent) this.setHeader('X-End-Got', kind);
+        return nodeEnd.apply(this, arguments);
+      };
+      // Named as Node's: webapp calls it on a probe at load to tell, and must not take it for Node's.
+      proto.writeHead = function writeHead() {
+        this.setHeader('X-Info', 'caf\u00e9');
+        return nodeWriteHead.apply(this, arguments);
+      };
+      const answer = (framework, onHeaders) => new Promise((resolve) => {
+        const app = framework();
+        if (onHeaders) app.use(require('response-time')());
+        app.get('/json', (req, res) => res.json({ name: 'caf\u00e9' }));
+        app.get('/text', (req, res) => res.send('hello'));
+        app.use((err, req, res, next) => res.status(500).send(String(err.code)));
+        const server = app.listen(0, '127.0.0.1', async () => {
+          const heads = [];
+          for (const path of ['/json', '/text', '/json']) {
+            heads.push(await new Promise((done) => {
+              http.get({ port: server.address().port, host: '127.0.0.1', path }, (res) => {
+                const info = Buffer.from(res.rawHeaders[res.rawHeaders.indexOf('X-Info') + 1], 'latin1');
+                let body = '';
+                res.on('data', (chunk) => (body += chunk));
+                res.on('end', () => done([res.statusCode, res.headers['x-end-got'], info.toString('hex'), body]));
+              });
+            }));
+          }
+          server.close();
+          resolve(heads);
+        });
+      });
+      (async () => {
+        const webapp = require('./src/index');
+        const express = require('express');
+        const answers = [];
+        for (const onHeaders of [false, true]) {
+          answers.push([await answer(express, onHeaders), await answer(webapp, onHeaders)]);
+        }
+        console.log(JSON.stringify(answers));
+      })();`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: join(__dirname, '..', '..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    const answers = JSON.parse(child.stdout.trim());
+    const json = [200, 'Buffer 16', '636166e9', '{"name":"caf\u00e9"}'];
+    assert.deepEqual(answers[0][0], [json, [200, 'Buffer 5', '636166e9', 'hello'], json]);
+    for (const [expected, actual] of answers) assert.deepEqual(actual, expected);
+  });
+
   it('a patched writeHead that reads and sets headers (as APM agents do) writes them all, as express@4', async () => {
     // elastic-apm-node's wrapper reads getHeaders() before calling Node's writeHead;
     // others add a header of their own there, or read one back.

@@ -1,0 +1,74 @@
+/**
+ * Node's own response methods as webapp found them at load, told apart from patches
+ * put in their place before (`node -r ./secure-cookies.js app.js`, an agent
+ * preloaded with `-r`, as dd-trace's `init` wraps `end` and `writeHead`). webapp
+ * skips work where only Node's own code would see it (a string body kept as a string,
+ * the head not looked at before `end`); a patch there at load must count as code
+ * that sees it, as one put there later does.
+ */
+import { OutgoingMessage, ServerResponse } from 'node:http';
+
+/** A response method, as found on the prototype. */
+export type Method = (this: ServerResponse, ...args: never[]) => unknown;
+
+/** Node's own header slot (`Symbol(kOutHeaders)`), found on a fresh message. */
+function findOutHeadersSymbol(): symbol | undefined {
+  const probe = new OutgoingMessage();
+  return Object.getOwnPropertySymbols(probe).find((symbol) => symbol.description === 'kOutHeaders');
+}
+
+export const kOutHeaders = findOutHeadersSymbol();
+
+/** Thrown by the probe's slots to stop a method being probed once it reached one. */
+const PROBED = Symbol('probed');
+
+/**
+ * Whether `method` is Node's own: called on a probe, it reads the header slot or
+ * `_header` (each of Node's header methods, `writeHead` and `end` without a body do
+ * so first) with only Node's code on the stack between the read and the call here.
+ * A patch either never reaches the slot or puts its own frame in between, a
+ * wrapper's file.
+ */
+function isNodeOwn(method: Method, ...args: unknown[]): boolean {
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  let reachedFromNode = false;
+  try {
+    Error.prepareStackTrace = (_error, frames) => frames;
+    Error.stackTraceLimit = Infinity;
+    const callers = callSites(isNodeOwn).length;
+    const read = (): never => {
+      // The method's frames: those above this probe's caller (isNodeOwn, then its callers).
+      const frames = callSites(read);
+      const methodFrames = frames.slice(0, frames.length - callers - 1);
+      reachedFromNode =
+        methodFrames.length > 0 && methodFrames.every((frame) => frame.getFileName()?.startsWith('node:'));
+      throw PROBED;
+    };
+    const probe = Object.defineProperties({}, { _header: { get: read }, [kOutHeaders ?? PROBED]: { get: read } });
+    method.apply(probe as ServerResponse, args as never[]);
+  } catch {
+    // PROBED, or whatever a patch threw on the probe: reachedFromNode says which.
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+  }
+  return reachedFromNode;
+}
+
+/** The stack above `below`, as V8's call sites (Error.prepareStackTrace set to return them). */
+function callSites(below: (...args: never[]) => unknown): NodeJS.CallSite[] {
+  const trace: { stack?: NodeJS.CallSite[] } = {};
+  Error.captureStackTrace(trace, below);
+  return trace.stack ?? [];
+}
+
+/**
+ * The method responses inherit under `name` when it is Node's own, called with `args`
+ * to find out; none (never equal to a response's method) when it is a patch. A patch
+ * named otherwise is not called to find out (it may count or log its calls).
+ */
+export function nodeOwnOrNone(name: 'setHeader' | 'getHeader' | 'writeHead' | 'end', ...args: unknown[]) {
+  const method = (ServerResponse.prototype as unknown as Record<string, Method>)[name];
+  return method.name === name && isNodeOwn(method, ...args) ? method : undefined;
+}
