@@ -211,6 +211,8 @@ function sendStat(
     }
   }
 
+  // The status the file's own answer starts from (206 is set below), for a second look (sendWhenUnchanged).
+  const statusBefore = res.statusCode;
   // `start`/`end` options cut a window out of the file; ranges are relative to it.
   const window = fileWindow(stat.size, settings.start, settings.end);
   if (window instanceof Error) {
@@ -244,8 +246,68 @@ function sendStat(
     res.end();
     return;
   }
-  if (queuedOnConnection(req, res)) whenConnected(res, () => sendBody(res, path, offset, length, hooks));
-  else sendBody(res, path, offset, length, hooks);
+  if (!queuedOnConnection(req, res)) sendBody(res, path, offset, length, hooks);
+  else
+    whenConnected(res, () =>
+      sendWhenUnchanged(
+        res,
+        path,
+        stat,
+        hooks,
+        () => sendBody(res, path, offset, length, hooks),
+        (now) => {
+          res.statusCode = statusBefore;
+          sendStat(req, res, path, now, settings, hooks);
+        },
+      ),
+    );
+}
+
+/**
+ * For a response that waited for its connection (queuedOnConnection): its headers
+ * (length, ETag, Last-Modified, range) were made from `stat`, and its file is opened
+ * only now, so the file is looked at again first. Still the same file, `send` goes on;
+ * replaced meanwhile (a deploy renames a new build over it), the answer is made again
+ * from the file as it is now (`again`), so the head and the bytes agree; gone (or no
+ * longer a file), the error goes to the hooks as when `stat` fails, without the old
+ * file's validators. (Express opens each file at once, holding one descriptor and the
+ * bytes read for every request queued.)
+ */
+function sendWhenUnchanged(
+  res: ServerResponse,
+  path: string,
+  stat: Stats,
+  hooks: SendHooks,
+  send: () => void,
+  again: (now: Stats) => void,
+): void {
+  statFile(path, (err, now) => {
+    if (!err && now.isFile() && sameFile(stat, now)) {
+      send();
+      return;
+    }
+    // The headers made from `stat` no longer describe the file.
+    forgetStatHeaders(res, stat);
+    if (!err && now.isFile()) again(now);
+    else hooks.error(err ? fsError(err) : createHttpError(404));
+  });
+}
+
+/** Takes away the headers sendStat made from `stat` itself (not a handler's own). */
+function forgetStatHeaders(res: ServerResponse, stat: Stats): void {
+  res.removeHeader('Content-Range');
+  if (res.getHeader('ETag') === 'W/' + statTag(stat)) res.removeHeader('ETag');
+  if (res.getHeader('Last-Modified') === stat.mtime.toUTCString()) res.removeHeader('Last-Modified');
+}
+
+function sameFile(before: Stats, now: Stats): boolean {
+  return (
+    before.ino === now.ino &&
+    before.dev === now.dev &&
+    before.size === now.size &&
+    before.mtimeMs === now.mtimeMs &&
+    before.ctimeMs === now.ctimeMs
+  );
 }
 
 function sendBody(res: ServerResponse, path: string, offset: number, length: number, hooks: SendHooks): void {

@@ -207,6 +207,96 @@ describe('streaming large files', () => {
     });
   });
 
+  /**
+   * One connection: `GET /slow` (answered when released), `GET /app.js` (its headers made
+   * from a stat while it waits for the connection), `GET /other.txt`. `change` runs on
+   * the file between the stat and `/slow`'s answer. Returns the three responses as sent.
+   */
+  async function pipelinedBehindSlow(change: (file: string) => void) {
+    const dir = fs.mkdtempSync(fx.root + '/../pipelined-');
+    const file = dir + '/app.js';
+    fs.writeFileSync(file, 'console.log("old version of the bundle");\n');
+    fs.writeFileSync(dir + '/other.txt', 'other\n');
+    let statted!: () => void;
+    const headersMade = new Promise<void>((resolve) => (statted = resolve));
+    // setHeaders runs where the file's headers are made from its stat.
+    const files = serveStatic(dir, { setHeaders: (_res, path) => path.endsWith('app.js') && statted() });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => {
+      if (req.url === '/slow') void released.then(() => res.end('slow done'));
+      else files(req, res, next);
+    };
+    try {
+      return await withBareServer(middleware, async (port) => {
+        const received = new Promise<Buffer>((resolve, reject) => {
+          const chunks: Buffer[] = [];
+          const socket = net.connect(port, '127.0.0.1', () =>
+            socket.write(
+              'GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /app.js HTTP/1.1\r\nHost: x\r\n\r\n' +
+                'GET /other.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+            ),
+          );
+          socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+          socket.on('end', () => resolve(Buffer.concat(chunks)));
+          socket.on('error', reject);
+        });
+        await headersMade;
+        change(file);
+        release();
+        return splitByContentLength(await received);
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The responses in `bytes`, walked by their Content-Length. */
+  function splitByContentLength(bytes: Buffer) {
+    const responses: Array<{ status: string; headers: string; body: string }> = [];
+    for (let at = 0; at < bytes.length;) {
+      const headEnd = bytes.indexOf('\r\n\r\n', at);
+      const head = bytes.subarray(at, headEnd).toString('latin1');
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      const body = bytes.subarray(headEnd + 4, headEnd + 4 + length).toString();
+      responses.push({ status: head.split('\r\n')[0]!, headers: head, body });
+      at = headEnd + 4 + length;
+    }
+    return responses;
+  }
+
+  it('a pipelined file replaced while it waits for its connection is sent whole, under its own headers', async () => {
+    // A deploy renames a new build over the file: shorter, then longer than the old one.
+    for (const content of ['NEW\n', 'console.log("the new version of the bundle, longer than the old");\n']) {
+      let newTag = '';
+      const responses = await pipelinedBehindSlow((file) => {
+        fs.writeFileSync(file + '.tmp', content);
+        fs.renameSync(file + '.tmp', file);
+        const stat = fs.statSync(file);
+        newTag = `W/"${stat.size.toString(16)}-${Number(stat.mtime).toString(16)}"`;
+      });
+      assert.deepEqual(
+        responses.map((response) => [response.status, response.body]),
+        [
+          ['HTTP/1.1 200 OK', 'slow done'],
+          ['HTTP/1.1 200 OK', content],
+          ['HTTP/1.1 200 OK', 'other\n'],
+        ],
+      );
+      assert.match(responses[1]!.headers, new RegExp(`\r\nETag: ${newTag.replace(/[/"]/g, '\\$&')}\r\n`, 'i'));
+    }
+  });
+
+  it('a pipelined file removed while it waits for its connection is a 404; the connection stays in step', async () => {
+    const responses = await pipelinedBehindSlow((file) => fs.unlinkSync(file));
+    assert.deepEqual(
+      responses.map((response) => response.status),
+      ['HTTP/1.1 200 OK', 'HTTP/1.1 404 Not Found', 'HTTP/1.1 200 OK'],
+    );
+    assert.doesNotMatch(responses[1]!.headers, /\r\n(etag|last-modified):/i, 'no validators of the removed file');
+    assert.equal(responses[2]!.body, 'other\n');
+  });
+
   it('reads no faster than the client takes the bytes, then delivers the whole file', async () => {
     await withBareServer(serveStatic(fx.root), async (port) => {
       const capture = captureReadStreams();
