@@ -18,9 +18,10 @@ export function isFresh(reqHeaders: IncomingHttpHeaders, resHeaders: OutgoingHtt
   if (cacheControl && NO_CACHE.test(cacheControl)) return false;
 
   if (noneMatch && noneMatch !== '*') {
+    // A tag set as a number (`res.setHeader('ETag', 123)`) matches `W/123`, as fresh's `'W/' + etag` makes it.
     const tag = resHeaders['etag'];
-    if (!tag || typeof tag !== 'string') return false;
-    if (!tokenList(noneMatch).some((m) => m === tag || m === 'W/' + tag || 'W/' + m === tag)) return false;
+    if (!tag) return false;
+    if (!tokenList(noneMatch).some((m) => m === tag || m === 'W/' + String(tag) || 'W/' + m === tag)) return false;
   }
 
   if (modifiedSince) {

@@ -18,9 +18,12 @@ function tagList(value: string): string[] {
   return tokenList(value).filter((tag) => tag !== '');
 }
 
-/** Same tag, where weak and strong forms of one tag match each other. */
-function sameTag(a: string, b: string): boolean {
-  return a === b || a === 'W/' + b || 'W/' + a === b;
+/**
+ * Same tag, where weak and strong forms of one tag match each other. `ours` as set
+ * (a number stays one, as send compares it: only `W/` and its digits match it).
+ */
+function sameTag(theirs: string, ours: unknown): boolean {
+  return theirs === ours || theirs === 'W/' + String(ours) || 'W/' + theirs === ours;
 }
 
 export function isConditionalGet(headers: IncomingHttpHeaders): boolean {
@@ -36,7 +39,7 @@ export function isPreconditionFailure(headers: IncomingHttpHeaders, res: ServerR
     const tag = res.getHeader('ETag');
     if (!tag) return true;
     if (match === '*') return false;
-    return tagList(match).every((candidate) => !sameTag(candidate, String(tag)));
+    return tagList(match).every((candidate) => !sameTag(candidate, tag));
   }
   const unmodifiedSince = httpDate(headers['if-unmodified-since']);
   if (!Number.isNaN(unmodifiedSince)) {

@@ -302,6 +302,28 @@ describe('static compatibility with express@4', () => {
     });
   }
 
+  it('an ETag a handler sets as a number is compared as Express compares it (W/ and its digits)', async () => {
+    const tags = ['W/123', '123', '"123"', 'W/"123"'];
+    await assertSameResponses(
+      staticApp({ setHeaders: (res: import('http').ServerResponse) => res.setHeader('ETag', 123) }),
+      [
+        ...tags.map((tag) => get('/todo.txt', { 'If-None-Match': tag })),
+        ...tags.map((tag) => get('/todo.txt', { 'If-Match': tag })),
+      ],
+    );
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/', (_req, res) => {
+          res.setHeader('ETag', 123);
+          res.send('body');
+        });
+        return app;
+      },
+      tags.map((tag) => get('/', { 'If-None-Match': tag })),
+    );
+  });
+
   it('option: setHeaders runs before the file headers and only for files', async () => {
     await assertSameResponses(
       staticApp({
