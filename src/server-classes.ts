@@ -173,17 +173,21 @@ function isOnlyListener(server: NodeServer, app: AppPrototypes): boolean {
  *
  * An `emit` the server already has of its own (an instrumentation that wraps each new
  * server's) is called by this one, and put back when the app goes; one that cannot be
- * replaced leaves the server Node's.
+ * replaced (or is a getter) leaves the server Node's.
  */
 function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
   const requestSlot = classSlot(server, 'IncomingMessage', http.IncomingMessage);
   const responseSlot = classSlot(server, 'ServerResponse', http.ServerResponse);
   const ownEmit = Object.getOwnPropertyDescriptor(server, 'emit');
-  if (!requestSlot || !responseSlot || (ownEmit !== undefined && !ownEmit.configurable)) return false;
+  if (!requestSlot || !responseSlot) return false;
+  if (ownEmit !== undefined && (!ownEmit.configurable || !('value' in ownEmit))) return false;
   const classes = serverClasses(app);
   const wrapped = ownEmit?.value as Emit | undefined;
   const prototype = Object.getPrototypeOf(server) as { emit: Emit };
+  // False once untied: an emit that code wrapped after this one stays in its chain, inert.
+  let tied = true;
   const untie = () => {
+    tied = false;
     if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = http.IncomingMessage;
     if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = http.ServerResponse;
     if (server.emit === emit) {
@@ -196,17 +200,19 @@ function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
   // (a rest parameter would be an array made for every event).
   /* eslint-disable prefer-rest-params */
   const emit = function emit(this: NodeServer, event: string | symbol): boolean {
-    if (event === 'request') {
-      if (!isOnlyListener(server, app)) {
-        untie();
+    if (tied) {
+      if (event === 'request') {
+        if (!isOnlyListener(server, app)) {
+          untie();
+          asNodeRequest(arguments[1]);
+          asNodeResponse(arguments[2]);
+        }
+      } else if (event === 'upgrade' || event === 'connect' || event === 'dropRequest') {
+        asNodeRequest(arguments[1]);
+      } else if (event === 'checkContinue' || event === 'checkExpectation') {
         asNodeRequest(arguments[1]);
         asNodeResponse(arguments[2]);
       }
-    } else if (event === 'upgrade' || event === 'connect' || event === 'dropRequest') {
-      asNodeRequest(arguments[1]);
-    } else if (event === 'checkContinue' || event === 'checkExpectation') {
-      asNodeRequest(arguments[1]);
-      asNodeResponse(arguments[2]);
     }
     // The prototype's `emit` as it is at the call: an instrumentation that wraps
     // `http.Server.prototype.emit` later still sees each event.

@@ -172,6 +172,44 @@ describe('app-born requests and responses', () => {
     }
   });
 
+  it("a server whose emit was wrapped after the app took it serves a new app with that app's classes", async () => {
+    const first = probeApp();
+    const server = http.createServer(first.app);
+    try {
+      const base = await listen(server);
+      await getTwice(base);
+      // An instrumentation wraps the emit in place now (webapp's own, since the first request).
+      const emit = server.emit;
+      server.emit = function (this: http.Server, ...args: unknown[]) {
+        return (emit as (...args: unknown[]) => boolean).apply(this, args);
+      } as typeof server.emit;
+      // A development server reloading: the new app takes the server over as the first did.
+      server.removeAllListeners('request');
+      const next = probeApp();
+      server.on('request', next.app);
+      assert.deepEqual(
+        [...(await getTwice(base)), ...(await getTwice(base))],
+        ['0 127.0.0.1', '1 127.0.0.1', '0 127.0.0.1', '1 127.0.0.1'],
+      );
+      assert.deepEqual(next.seen, ['swapped', 'born', 'born', 'born']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('leaves a server whose emit is a getter of its own to the per-request swap', async () => {
+    const { app, seen } = probeApp();
+    const server = http.createServer(app);
+    const emit = server.emit;
+    Object.defineProperty(server, 'emit', { get: () => emit, configurable: true });
+    try {
+      assert.deepEqual(await getTwice(await listen(server)), ['0 127.0.0.1', '1 127.0.0.1']);
+      assert.deepEqual(seen, ['swapped', 'swapped']);
+    } finally {
+      server.close();
+    }
+  });
+
   it('webapp/v3 apps are served the same way', async () => {
     const app = webapp3();
     const seen: boolean[] = [];
