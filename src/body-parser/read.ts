@@ -91,13 +91,15 @@ function emitsAbortedBeforeClose(req: object): boolean {
  * `stream.not.readable`, then `charsetError` (a charset nothing decodes); while
  * reading, 413 `entity.too.large`, 400 `request.size.invalid`, 400 `request.aborted`.
  */
+type CollectCallback = (err: Error | null, chunks?: Buffer[], length?: number) => void;
+
 function collect(
   req: IncomingMessage,
   stream: Readable,
   announced: number | null,
   limit: number,
   charsetError: Error | null,
-  done: (err: Error | null, chunks?: Buffer[], length?: number) => void,
+  done: CollectCallback,
 ): void {
   if (announced !== null && announced > limit) {
     done(entityTooLarge(limit, { expected: announced }));
@@ -175,8 +177,7 @@ export function readBody(
   settings: ReadSettings,
 ): void {
   req._body = true;
-  // The body's events run in the connection's context: continue in the caller's.
-  const next = inCallerContext(callerNext);
+  const next = callerNext;
   const verify = settings.verify;
   const decoder: BodyDecoder | undefined = encoding === null ? undefined : decoderFor(encoding);
   // A charset nothing decodes is refused where body-parser 1.20 refuses it: at
@@ -200,7 +201,9 @@ export function readBody(
   const announced =
     stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
 
-  collect(req, stream, announced, settings.limit, charsetError, (error, chunks, length) => {
+  // The body's events run in the connection's context: `verify`, the parse and `next`
+  // run in the caller's, as raw-body calls back in it.
+  const collected = inCallerContext<Parameters<CollectCallback>>((error, chunks, length) => {
     if (error) {
       if (stream !== req) {
         req.unpipe(stream as unknown as NodeJS.WritableStream);
@@ -237,4 +240,5 @@ export function readBody(
     }
     next();
   });
+  collect(req, stream, announced, settings.limit, charsetError, collected);
 }

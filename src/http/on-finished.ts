@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, OutgoingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { inCallerContext } from './async-context';
 
 export type FinishedListener<T> = (err: Error | null | undefined, msg: T) => void;
 
@@ -168,7 +169,9 @@ class QueuedResponses {
 /**
  * Calls `send` once the request body has been read (and discarded): an answer
  * then does not cut off a client still uploading, and the keep-alive connection
- * stays usable. The final handlers and the body parsers' error path use it.
+ * stays usable. The final handlers and the body parsers' error path use it. A
+ * `send` that waits runs in the caller's async context (the request's
+ * AsyncLocalStorage stores, for what the answer's events run), not the socket's.
  */
 export function whenRequestRead(req: IncomingMessage, send: () => void): void {
   const socket = req.socket;
@@ -182,12 +185,13 @@ export function whenRequestRead(req: IncomingMessage, send: () => void): void {
     return;
   }
   let sent = false;
+  const sendInContext = inCallerContext(send);
   const once = () => {
     if (sent) return;
     sent = true;
     req.removeListener('end', once);
     req.removeListener('close', once);
-    send();
+    sendInContext();
   };
   req.unpipe();
   req.on('end', once);

@@ -1,6 +1,9 @@
+import assert from 'node:assert/strict';
 import type http from 'node:http';
+import net from 'node:net';
 import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
+import express from 'express';
 import webapp from '../../src/index';
 import bodyParser from '../../src/body-parser/index';
 import {
@@ -11,7 +14,7 @@ import {
   storeProbe,
   type StoreCase,
 } from '../support/async-context';
-import type { RequestSpec } from '../support/raw-http';
+import { withServer, type RequestSpec } from '../support/raw-http';
 
 /**
  * A store entered before a body parser must still be the store after it: in the
@@ -102,4 +105,49 @@ describe('body parsers keep the AsyncLocalStorage store', () => {
       await assertStoreKept(bare(makeParser(bodyParser, kind)), casesFor(kind));
     });
   }
+});
+
+describe("the request's store, for a body that comes after the headers (as from real clients)", () => {
+  it("is the store of verify, and of the final handler's answer to an unread body, as on express@4", async () => {
+    const seenBy = async (framework: typeof express) => {
+      const seen: string[] = [];
+      let reached = () => {};
+      const app = framework();
+      app.use(enterStore);
+      app.use((req, res, next) => {
+        res.on('finish', () => seen.push(`${req.url} finish: ${als.getStore()}`));
+        reached();
+        next();
+      });
+      app.use(framework.text({ verify: () => void seen.push(`verify: ${als.getStore()}`) }));
+      app.post('/text', (_req, res) => res.send('ok'));
+      await withServer(app, async (port) => {
+        // A text body the parser reads; an XML one nothing reads (the final 404 waits for it).
+        for (const [path, type] of [
+          ['/text', 'text/plain'],
+          ['/missing', 'application/xml'],
+        ]) {
+          const atParser = new Promise<void>((resolve) => (reached = resolve));
+          await new Promise<void>((resolve, reject) => {
+            const socket = net.connect(port, '127.0.0.1', async () => {
+              socket.write(
+                `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Id: ${path}\r\nContent-Type: ${type}\r\n` +
+                  'Content-Length: 5\r\nConnection: close\r\n\r\n',
+              );
+              // The body once the request is in the app: a later packet than the headers.
+              await atParser;
+              socket.write('hello');
+            });
+            socket.on('data', () => undefined);
+            socket.on('close', () => resolve());
+            socket.on('error', reject);
+          });
+        }
+      });
+      return seen;
+    };
+    const expected = ['verify: /text', '/text finish: /text', '/missing finish: /missing'];
+    assert.deepEqual(await seenBy(express), expected);
+    assert.deepEqual(await seenBy(webapp as unknown as typeof express), expected);
+  });
 });
