@@ -84,6 +84,8 @@ function emitsAbortedBeforeClose(req: object): boolean {
   return req instanceof IncomingMessage;
 }
 
+type CollectCallback = (err: Error | null, chunks?: Buffer[], length?: number) => void;
+
 /**
  * Collects the stream's bytes, as the chunks read and their total length. Errors
  * are raw-body's, those known before reading in raw-body's order: 413
@@ -91,8 +93,6 @@ function emitsAbortedBeforeClose(req: object): boolean {
  * `stream.not.readable`, then `charsetError` (a charset nothing decodes); while
  * reading, 413 `entity.too.large`, 400 `request.size.invalid`, 400 `request.aborted`.
  */
-type CollectCallback = (err: Error | null, chunks?: Buffer[], length?: number) => void;
-
 function collect(
   req: IncomingMessage,
   stream: Readable,
@@ -171,13 +171,12 @@ function collect(
 export function readBody(
   req: ParsedRequest,
   res: ServerResponse,
-  callerNext: NextFunction,
+  next: NextFunction,
   parse: (body: string | Buffer) => unknown,
   encoding: string | null,
   settings: ReadSettings,
 ): void {
   req._body = true;
-  const next = callerNext;
   const verify = settings.verify;
   const decoder: BodyDecoder | undefined = encoding === null ? undefined : decoderFor(encoding);
   // A charset nothing decodes is refused where body-parser 1.20 refuses it: at
