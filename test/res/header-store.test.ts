@@ -738,6 +738,20 @@ describe('the response header API', () => {
   });
 });
 
+/**
+ * Runs `script` in a process of its own from the repository root (what it does before
+ * requiring webapp is what webapp finds at load) and returns the JSON it prints.
+ */
+function runInOwnProcess(script: string) {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: join(__dirname, '..', '..'),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(child.status, 0, child.stderr);
+  return JSON.parse(child.stdout.trim());
+}
+
 describe("a patch of Node's header methods on http.ServerResponse.prototype", () => {
   it('a patched setHeader (and getHeader with it) sees the headers of later responses, as on express@4', async () => {
     // What a security tool or instrumentation does: drop a header, harden cookies, watch reads.
@@ -879,13 +893,7 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
         const express = require('express');
         console.log(JSON.stringify([await answer(express), await answer(webapp)]));
       })();`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
-      cwd: join(__dirname, '..', '..'),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(child.status, 0, child.stderr);
-    const [expected, actual] = JSON.parse(child.stdout.trim());
+    const [expected, actual] = runInOwnProcess(script);
     assert.deepEqual(expected, { cookie: ['sid=abc; Path=/; Secure'], body: '[redacted]', patchCalled: true });
     assert.deepEqual(actual, expected);
   });
@@ -940,13 +948,7 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
         }
         console.log(JSON.stringify(answers));
       })();`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
-      cwd: join(__dirname, '..', '..'),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(child.status, 0, child.stderr);
-    const answers = JSON.parse(child.stdout.trim());
+    const answers = runInOwnProcess(script);
     const json = [200, 'Buffer 16', '636166e9', '{"name":"caf\u00e9"}'];
     assert.deepEqual(answers[0][0], [json, [200, 'Buffer 5', '636166e9', 'hello'], json]);
     for (const [expected, actual] of answers) assert.deepEqual(actual, expected);
@@ -1061,13 +1063,7 @@ describe('where Node keeps no header slot webapp can find', () => {
           });
         });
       });`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
-      cwd: join(__dirname, '..', '..'),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(child.status, 0, child.stderr);
-    assert.deepEqual(JSON.parse(child.stdout.trim()), {
+    assert.deepEqual(runInOwnProcess(script), {
       installed: false,
       status: 200,
       a: '1',
