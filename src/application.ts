@@ -21,7 +21,7 @@ import {
 import { defineMembers, definePrototype } from './define-prototype';
 import { lazy } from './http/lazy';
 import { queryLayer } from './query';
-import type { QueryParser } from './request';
+import type { QueryParser } from './query';
 import type { RenderCallback } from './response/types';
 import { Router, methods, type Route, type RouterOptions } from './router';
 import { splitUseArguments } from './router/route';
@@ -33,7 +33,6 @@ import {
   compileQueryParser,
   compileTrust,
   markPlainSettingReads,
-  isBuiltInQueryParser,
   queryParserOf,
   readSetting,
 } from './settings';
@@ -125,7 +124,7 @@ const presetMethods = {
       strict: this.enabled('strict routing'),
     } satisfies RouterOptions);
     const parser = this.get('query parser fn');
-    this._router.use(queryLayer(queryParserOf(parser) as QueryParser, !isBuiltInQueryParser(parser)));
+    this._router.use(queryLayer(queryParserOf(parser) as QueryParser));
     this._router.use(initLayer(this, () => Object.create(null)));
   },
 

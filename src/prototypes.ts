@@ -12,7 +12,6 @@
  * of neither kind (test doubles, serverless adapters' requests), as in Express.
  */
 import { IncomingMessage, METHODS, ServerResponse } from 'node:http';
-import { revealQueryAccessor } from './query';
 import { holdHttp2Peer } from './http/http2-request';
 import { lazy } from './http/lazy';
 import { isHeaderStoreMethod } from './response/header-store';
@@ -186,7 +185,6 @@ export function adoptRequestPrototype(req: object, appRequest: object): void {
     holdHttp2Peer(req as IncomingMessage);
     Object.setPrototypeOf(req, http2Prototype(appRequest, IncomingMessage.prototype, native));
   }
-  revealQueryAccessor(req);
 }
 
 /**

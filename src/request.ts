@@ -8,7 +8,7 @@ import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from '
 import { isIP } from 'node:net';
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
-import { parseOriginalUrl, parseRequestTarget, parseUrl } from './http/parse-url';
+import { parseUrl } from './http/parse-url';
 import type { RangeOptions } from './http/range-parser';
 import { lazy } from './http/lazy';
 import { definePrototype } from './define-prototype';
@@ -32,28 +32,10 @@ export function withoutPort(host: string): string {
   return index !== -1 ? host.substring(0, index) : host;
 }
 
-/**
- * The query parser chosen for this request: set once, by the first webapp app the
- * request enters (as Express's `query` middleware only parses when `req.query` is
- * unset). Parsing itself waits for the first read of `req.query`.
- */
-export const kQueryParser = Symbol('webapp.queryParser');
-/**
- * The request's URL when the parser was chosen: the query is that URL's, as Express's
- * `query` middleware parses it then, whatever the app does later to `req.url` or
- * `req.originalUrl` before reading `req.query`.
- */
-export const kQueryUrl = Symbol('webapp.queryUrl');
-const kQuery = Symbol('webapp.query');
-
-export type QueryParser = (queryString: string) => unknown;
 type TrustFunction = (address: string | undefined, hop: number) => boolean;
 
 /** What the request methods read from `this`. */
 interface RequestThis extends IncomingMessage {
-  [kQueryParser]?: QueryParser;
-  [kQueryUrl]?: string;
-  [kQuery]?: unknown;
   app: { get(setting: string): unknown };
   res: ServerResponse & { get(field: string): unknown };
   originalUrl?: string;
@@ -67,14 +49,13 @@ interface RequestThis extends IncomingMessage {
 }
 
 /**
- * The request prototype: Node's request plus the methods, the `header` alias,
- * the values of the getters and the lazily parsed `query`, all installed below.
+ * The request prototype: Node's request plus the methods, the `header` alias and
+ * the values of the getters, all installed below. (`req.query` is the request's
+ * own, set by the app's query layer: src/query.ts.)
  */
 export type RequestPrototype = IncomingMessage &
   typeof methods & { header: (typeof methods)['get'] } & {
     readonly [Name in keyof typeof getters]: ReturnType<(typeof getters)[Name]>;
-  } & {
-    query: unknown;
   };
 
 /**
@@ -232,58 +213,8 @@ const getters = {
   },
 } satisfies Record<string, (this: RequestThis) => unknown>;
 
-/**
- * Parses the request's query with the parser its app's query layer attached, and
- * keeps the result where `req.query` reads it. The query layer calls it for parsers
- * that may throw (src/query.ts); on a request that has not taken the app's prototype
- * yet, there is no accessor to read.
- */
-export function parseQuery(req: IncomingMessage): unknown {
-  const carrier = req as RequestThis;
-  const parse = carrier[kQueryParser];
-  if (!parse) return undefined;
-  // The query of the URL the request entered the app with, split exactly as
-  // parseurl does for Express: null when there is none (a '#' before '?' included).
-  // That URL is `req.originalUrl` unless the app has changed it since.
-  const url = carrier[kQueryUrl];
-  const entered =
-    typeof url === 'string' && url !== carrier.originalUrl ? parseRequestTarget(url) : parseOriginalUrl(carrier);
-  const queryString = entered?.query ?? null;
-  let value: unknown;
-  try {
-    value = parse(queryString as string);
-  } catch (err) {
-    // As in Express, where the throw leaves `req.query` unset: the error handlers read
-    // undefined, and do not run the parser (and throw) again.
-    carrier[kQuery] = undefined;
-    throw err;
-  }
-  carrier[kQuery] = value;
-  return value;
-}
-
-/**
- * Whether `req.query` was read or set, and is falsy (`req.query = null` before a
- * mounted app): Express's query middleware of that app parses the query again.
- */
-export function hasFalsyQuery(req: IncomingMessage): boolean {
-  const carrier = req as RequestThis;
-  return kQuery in carrier && !carrier[kQuery];
-}
-
-/** Express sets `req.query` per request; webapp parses it on first read (see kQueryParser). */
-const query = {
-  get(this: RequestThis) {
-    return kQuery in this ? this[kQuery] : parseQuery(this);
-  },
-  // `req.query = {...}` is common in Express middleware: the assigned value wins.
-  set(this: RequestThis, value: unknown) {
-    this[kQuery] = value;
-  },
-};
-
 export const request = definePrototype<RequestPrototype>(IncomingMessage.prototype, {
   methods,
   aliases: { header: 'get' },
-  getters: { ...getters, query },
+  getters,
 });

@@ -17,7 +17,6 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { bornWithAppPrototype, layerOver } from './prototypes';
-import { kQueryParser, kQueryUrl } from './request';
 import { kHeadCheck } from './response/body';
 
 interface AppPrototypes {
@@ -46,33 +45,31 @@ const NodeServerResponse = http.ServerResponse as unknown as new (
  * With these six added one by one, in front of the fields middleware adds, the reads
  * of a typical production stack (helmet, cors, morgan, response-time, cookie-parser,
  * json) went megamorphic; with them declared, about 9,000 instructions (5%) per request
- * fewer (bench/README.md, "A production stack"). The query layer's slots too, so its
- * check is an own-property read. Declared in the order Express sets them; before the
+ * fewer (bench/README.md, "A production stack"). `query` too, which the app's query
+ * layer sets on every request. Declared in the order Express sets them; before the
  * app runs they read undefined, as in Express (where `'baseUrl' in req` is still false).
  *
  * A function of its own, not the constructor's body: a constructor this long is no
  * longer one V8 (Node 20) optimizes as a small function, and it stayed in baseline code.
  */
 function declareRequestFields(req: Record<string | symbol, unknown>): void {
-  req[kQueryParser] = undefined;
-  req[kQueryUrl] = undefined;
   req.next = undefined;
   req.baseUrl = undefined;
   req.originalUrl = undefined;
   req._parsedUrl = undefined;
   req.params = undefined;
+  req.query = undefined;
   req.res = undefined;
 }
 
 /** What declareRequestFields declared, taken off a request the app will not see. */
 const DECLARED_REQUEST_FIELDS: Array<string | symbol> = [
-  kQueryParser,
-  kQueryUrl,
   'next',
   'baseUrl',
   'originalUrl',
   '_parsedUrl',
   'params',
+  'query',
   'res',
 ];
 

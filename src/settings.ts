@@ -159,7 +159,9 @@ export function chooseETag(value: unknown, weak: ETagFunction, strong: ETagFunct
 }
 
 /** Express 4's extended parser: qs semantics, prototype keys allowed, arrays up to 1000 entries. */
-function parseExtendedQueryString(queryString: string): Record<string, unknown> {
+function parseExtendedQueryString(queryString: string | null): Record<string, unknown> {
+  // Most requests have no query string: the parser's module waits for one (cold start).
+  if (!queryString) return {};
   return querystring().parseExtended(queryString, { allowPrototypes: true, arrayLimit: 1000 });
 }
 
@@ -185,17 +187,6 @@ export function compileQueryParser(value: unknown): QueryParserFunction {
 
 function trustNone(): boolean {
   return false;
-}
-
-/**
- * Whether the compiled `query parser fn` is one of Express's three (`'extended'`,
- * `'simple'`, `false`), which parse any string without throwing. Any other parser
- * (the app's own function, qs options) may throw, and Express runs it in the query
- * layer, where a throw becomes an error for the app's error handlers; webapp then
- * parses in that layer too instead of on first read (src/query.ts).
- */
-export function isBuiltInQueryParser(compiled: unknown): boolean {
-  return compiled === parseSimpleQuery || compiled === newObject || compiled === parseExtendedQueryString;
 }
 
 /**

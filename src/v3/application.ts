@@ -21,7 +21,7 @@ import {
 import { defineMembers, definePrototype } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { queryLayer } from '../query';
-import type { QueryParser } from '../request';
+import type { QueryParser } from '../query';
 import { QS4_ARRAY_LIMIT, parseExtended } from '../querystring';
 import type { NextFunction } from '../router/layer';
 import { methodMembers, methods, type MethodMembers } from '../router/methods';

@@ -1,11 +1,9 @@
-/** req.query: parsed lazily by the `query parser` setting, assignable. */
+/** req.query: the request's own, parsed by the app's query layer with the `query parser` setting. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import webapp = require('../../src/index');
-import { kQueryParser } from '../../src/request';
 import qs from 'qs';
-import { fakeRequest } from './fake';
 import { assertSameResponses, type Framework } from '../support/differential';
 
 type Any = any;
@@ -18,36 +16,65 @@ function echoQuery(parser: unknown) {
 }
 
 describe('req.query', () => {
-  it('parses lazily, once, with the parser the core attached', () => {
-    const req = fakeRequest({ url: '/p?a=1&b=2#frag' });
-    const calls: unknown[] = [];
-    req[kQueryParser] = (s: string) => {
-      calls.push(s);
-      return { parsed: s };
-    };
-    assert.equal(calls.length, 0);
-    assert.deepEqual(req.query, { parsed: 'a=1&b=2' });
-    assert.equal(req.query, req.query);
-    assert.deepEqual(calls, ['a=1&b=2']);
+  it("is the request's own property, set by the query layer, as express@4's", async () => {
+    // express-openapi-validator saves the descriptor, defines `{ writable, value }` for its
+    // coercion and puts the saved one back: with no own property to save, the one it
+    // defined stayed, non-configurable, and a later `defineProperty` (zod and Express 5
+    // shims) threw. Spreads, `Object.keys`, `delete` and descriptors all see it.
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.use('/validator', (req: Any, _res, next) => {
+          const saved = Object.getOwnPropertyDescriptor(req, 'query');
+          Object.defineProperty(req, 'query', { writable: true, value: req.query });
+          req.query.limit = Number(req.query.limit);
+          if (saved) Object.defineProperty(req, 'query', saved);
+          next();
+        });
+        app.use('/validator', (req: Any, _res, next) => {
+          const value = { ...req.query, checked: true };
+          Object.defineProperty(req, 'query', { value, writable: true, enumerable: true, configurable: true });
+          next();
+        });
+        app.use('/delete', (req: Any, _res, next) => {
+          delete req.query;
+          next();
+        });
+        app.use('/redefine', (req: Any, _res, next) => {
+          const own = Object.getOwnPropertyDescriptor(req, 'query');
+          Object.defineProperty(req, 'query', { ...own, value: { redefined: true } });
+          next();
+        });
+        app.use((req: Any, res) =>
+          res.json({
+            query: req.query === undefined ? 'undefined' : req.query,
+            descriptor: Object.getOwnPropertyDescriptor(req, 'query') && {
+              ...Object.getOwnPropertyDescriptor(req, 'query'),
+              value: undefined,
+            },
+            own: Object.prototype.hasOwnProperty.call(req, 'query'),
+            inKeys: Object.keys(req).includes('query'),
+            spread: { ...req }.query ?? 'undefined',
+          }),
+        );
+        return app;
+      },
+      [{ path: '/validator?limit=5' }, { path: '/delete?a=1' }, { path: '/redefine?a=1' }, { path: '/plain?a[b]=1' }],
+    );
   });
 
-  it('passes null when there is no query string (as parseurl), and is undefined without a parser', () => {
-    for (const url of ['/p', '/p#x?y']) {
-      const req = fakeRequest({ url });
-      req[kQueryParser] = (s: string) => ({ raw: s });
-      assert.deepEqual(req.query, { raw: null });
-    }
-    const empty = fakeRequest({ url: '/p?' });
-    empty[kQueryParser] = (s: string) => ({ raw: s });
-    assert.deepEqual(empty.query, { raw: '' });
-    assert.equal(fakeRequest({ url: '/p?a=1' }).query, undefined);
-  });
-
-  it('is assignable, and the assigned value wins', () => {
-    const req = fakeRequest({ url: '/p?a=1' });
-    req[kQueryParser] = () => ({ parsed: true });
-    req.query = { mine: 1 };
-    assert.deepEqual(req.query, { mine: 1 });
+  it("gives the app's parser the query string, null without a '?', as express@4's", async () => {
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.set('query parser', function (this: unknown, ...args: unknown[]) {
+          return { args, count: args.length, thisIsUndefined: this === undefined };
+        });
+        app.get('*', (req: Any, res) => res.json(req.query));
+        return app;
+      },
+      ['/p', '/p?', '/p?x=%41&y', '/p#x?y', '/p?a=1#frag'].map((path) => ({ path })),
+    );
   });
 
   it('extended (default) nests brackets and ignores prototype keys', async () => {
