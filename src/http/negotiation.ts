@@ -42,7 +42,10 @@ function splitTypeLists(types: string[]): string[] {
     if (typeof type !== 'string' || type.indexOf(',') === -1) split.push(type);
     else for (const part of type.split(',')) if (part.trim()) split.push(part.trim());
   }
-  return split;
+  // Nothing but commas (`list.join(',')` of empty entries): offered as they came, so
+  // the answer is Express's (false, or the string itself without an Accept header),
+  // not the one for no offers at all.
+  return split.length > 0 ? split : types;
 }
 
 export function acceptsTypes(

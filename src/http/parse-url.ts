@@ -35,7 +35,9 @@ interface UrlCarrier {
  * `pathname` is the same string Express routes on.
  */
 export function parseRequestTarget(url: string): ParsedUrl {
-  if (url.charCodeAt(0) === 0x2f /* / */) {
+  // Anything else than a string primitive (a `String` object set as `req.url`) goes to
+  // Node's parse, which refuses it as parseurl does: the router then ends routing.
+  if (typeof url === 'string' && url.charCodeAt(0) === 0x2f /* / */) {
     let pathname = url;
     let query: string | null = null;
     let search: string | null = null;

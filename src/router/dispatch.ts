@@ -68,8 +68,12 @@ export class Dispatch extends LayerCursor {
   /** Layers run on this call stack since the last one returned. */
   declare sync: number;
   declare paramCalled: Record<string, ParamCall> | undefined;
-  /** Methods of the routes that matched an OPTIONS request without handling it. */
-  declare allowed: string[] | undefined;
+  /**
+   * Methods of the routes that matched an OPTIONS request without handling it; a list
+   * only when the request entered the router as OPTIONS, as Express answers only then
+   * (method-override turning a POST into OPTIONS gets no automatic answer).
+   */
+  declare readonly allowed: string[] | undefined;
   /**
    * `req.url` when `runPlain` ran the layer running now, undefined once the walk has
    * looked at anything else: while it still equals `req.url`, that layer's `next()` may
@@ -93,7 +97,7 @@ export class Dispatch extends LayerCursor {
     this.slashAdded = false;
     this.sync = 0;
     this.paramCalled = undefined;
-    this.allowed = undefined;
+    this.allowed = req.method === 'OPTIONS' ? [] : undefined;
     this.plainRunUrl = undefined;
     this.parentParams = req.params;
     this.parentUrl = req.baseUrl || '';
@@ -400,7 +404,7 @@ function restoreUrl(dispatch: Dispatch): void {
 /** Whether a matched route runs for this method; an unhandled OPTIONS collects the route's methods for the answer. */
 function routeAccepts(dispatch: Dispatch, route: Route, method: string): boolean {
   if (route._handles_method(method)) return true;
-  if (method === 'OPTIONS') appendMethods((dispatch.allowed ??= []), route._options());
+  if (method === 'OPTIONS' && dispatch.allowed !== undefined) appendMethods(dispatch.allowed, route._options());
   // Express runs a route for HEAD even when it has no GET or HEAD handler.
   return method === 'HEAD';
 }

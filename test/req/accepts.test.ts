@@ -99,4 +99,25 @@ describe('req.accepts with a comma-delimited list (SPEC 4.4)', () => {
       withoutStackFrames,
     );
   });
+
+  it('a string of only commas and spaces is one offer, as in Express, not "no offers"', async () => {
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.get('/', (request, res) =>
+          res.json({
+            comma: request.accepts(','),
+            spaces: request.accepts(' , ,'),
+            joined: request.accepts([''].join(',')),
+          }),
+        );
+        return app;
+      },
+      [
+        { path: '/' },
+        { path: '/', headers: { accept: 'application/json' } },
+        { path: '/', headers: { accept: '*/*' } },
+      ],
+    );
+  });
 });

@@ -225,6 +225,68 @@ describe('router dispatch compatibility with express@4', () => {
     );
   });
 
+  it('answers OPTIONS only for a request that entered the router as OPTIONS (method-override)', async () => {
+    // Express collects the methods of matching routes whenever the method is OPTIONS,
+    // and answers with them only if it was OPTIONS when the router was entered: a POST
+    // turned into OPTIONS goes on to the 404 (or the app's own handler).
+    await assertSameResponses(
+      (fw) => {
+        const app = fw();
+        const methodOverride = (req: Request, _res: Response, next: NextFunction) => {
+          const wanted = req.get('X-HTTP-Method-Override');
+          if (wanted) req.method = wanted;
+          next();
+        };
+        app.use('/x', methodOverride);
+        app.get('/x', echo('get x'));
+        app.put('/x', echo('put x'));
+        const router = fw.Router();
+        router.use(methodOverride);
+        router.get('/y', echo('get y'));
+        router.get('/z', (req: Request, _res: Response, next: NextFunction) => {
+          req.method = 'GET';
+          next();
+        });
+        router.put('/z', echo('put z'));
+        app.use('/r', router);
+        app.use('/r', (req: Request, res: Response) => res.status(404).send(`own 404 ${req.method}`));
+        return app;
+      },
+      [
+        { method: 'POST', path: '/x', headers: { 'X-HTTP-Method-Override': 'OPTIONS' } },
+        { method: 'GET', path: '/r/y', headers: { 'X-HTTP-Method-Override': 'OPTIONS' } },
+        { method: 'OPTIONS', path: '/x' },
+        { method: 'OPTIONS', path: '/r/y' },
+        // Entered as OPTIONS, turned into GET by a route of the router: the methods
+        // gathered before the change are the answer.
+        { method: 'OPTIONS', path: '/r/z' },
+        { method: 'OPTIONS', path: '/x', headers: { 'X-HTTP-Method-Override': 'DELETE' } },
+      ],
+    );
+  });
+
+  it('a req.url set to what is not a string primitive ends routing, as parseurl refuses it', async () => {
+    const values: Record<string, () => unknown> = {
+      boxed: () => new String('/x'),
+      number: () => 42,
+      url: () => new URL('http://localhost/x'),
+      array: () => ['/x'],
+    };
+    await assertSameResponses(
+      (fw) => {
+        const app = fw();
+        app.use((req: Request, _res: Response, next: NextFunction) => {
+          (req as { url: unknown }).url = values[req.get('X-Kind')!]!();
+          next();
+        });
+        app.get('/x', echo('routed to /x'));
+        app.use(echo('end'));
+        return app;
+      },
+      Object.keys(values).map((kind) => ({ path: '/start', headers: { 'X-Kind': kind } })),
+    );
+  });
+
   it('OPTIONS * and absolute-form targets through a large (indexed) router', async () => {
     await assertSameResponses(
       (fw) => {
