@@ -14,19 +14,21 @@ export function formatKeyType(key: string): string {
 }
 
 export const formatMethods = {
-  format(this: Response, handlers: FormatHandlers) {
+  // The handlers are `obj`, as Express names them: a handler that is not a function
+  // throws `obj[key] is not a function`, the message Express's error pages show.
+  format(this: Response, obj: FormatHandlers) {
     const req = this.req;
     const next = req.next;
-    const keys = Object.keys(handlers).filter((key) => key !== 'default');
+    const keys = Object.keys(obj).filter((key) => key !== 'default');
     const key = keys.length > 0 ? req.accepts(keys) : false;
 
     this.vary('Accept');
 
     if (key) {
       this.set('Content-Type', formatKeyType(key));
-      handlers[key](req, this, next);
-    } else if (handlers.default) {
-      handlers.default(req, this, next);
+      obj[key](req, this, next);
+    } else if (obj.default) {
+      obj.default(req, this, next);
     } else {
       next(createHttpError(406, undefined, { types: keys.map(formatKeyType) }));
     }

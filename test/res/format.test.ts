@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import request from 'supertest';
 import { formatKeyType } from '../../src/response/format';
 import { appWith } from './support';
+import { assertSameResponses, type Framework } from '../support/differential';
 
 describe('formatKeyType', () => {
   it('looks extensions up and drops parameters', () => {
@@ -85,5 +86,24 @@ describe('res.format', () => {
 
   it('gives handlers (req, res, req.next)', async () => {
     await request(app).get('/args').expect('[true,true,true]');
+  });
+
+  it('a handler that is not a function throws the TypeError Express throws', async () => {
+    await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.get('/key', (_req, res) => res.format({ json: 'not a handler' } as never));
+        app.get('/default', (_req, res) => res.format({ png: () => res.send('png'), default: 'x' } as never));
+        app.use(
+          (err: Error, _req: unknown, res: { status(code: number): { send(body: string): void } }, _next: unknown) =>
+            res.status(500).send(`${err.name}: ${err.message}`),
+        );
+        return app;
+      },
+      [
+        { path: '/key', headers: { accept: 'application/json' } },
+        { path: '/default', headers: { accept: 'text/html' } },
+      ],
+    );
   });
 });
