@@ -21,6 +21,18 @@ function echo(tag: string) {
 const get = (path: string): RequestSpec => ({ path });
 
 describe('webapp/v3 router compatibility with express@3', () => {
+  it('app.router is a function named router, found in app.stack by name as 3.x code finds it', () => {
+    // No HTTP: the names only, so it runs on every Node line (Express 3 loads everywhere).
+    const names = (framework: Any) => {
+      const app = framework();
+      app.use(framework.favicon());
+      app.use(app.router);
+      return { router: app.router.name, stack: app.stack.map((layer: Any) => layer.handle.name) };
+    };
+    assert.deepEqual(names(webapp3), names(express3));
+    assert.equal(names(webapp3).router, 'router');
+  });
+
   it('OPTIONS no route takes: 200 with the verbs of the routes on the path, else on to the next layer', async () => {
     await assertSameResponses(
       (framework: Any) => {
