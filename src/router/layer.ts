@@ -16,7 +16,7 @@ import {
   type PatternOptions,
 } from './path-pattern';
 import type { Route } from './route';
-import { wasJustPassed } from './passed-errors';
+import { handlerPromiseSettled, wasJustPassed, watchHandlerPromise } from './passed-errors';
 import { noteStackEdit } from './stack-edits';
 
 export type { NextFunction } from '../types/public';
@@ -317,7 +317,9 @@ export function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResp
  *
  * Given the request, not when `next` was just given the same error for it by a wrapper
  * of the handler that returns the promise it watches (express-async-errors; see
- * passed-errors.ts): the error goes on once, as on Express with that wrapper.
+ * passed-errors.ts): the error goes on once, as on Express with that wrapper. Nor, for
+ * a rejection without a reason, when `next()` was called for the request since the
+ * handler returned: the request has gone on (that wrapper's `next(undefined)`).
  */
 export function forwardRejection(result: unknown, next: NextFunction, req?: IncomingMessage): void {
   // `then` first: most handlers return undefined or `res` (`(req, res) => res.send(...)`).
@@ -328,8 +330,16 @@ export function forwardRejection(result: unknown, next: NextFunction, req?: Inco
     typeof (result as PromiseLike<unknown>).then === 'function' &&
     (result instanceof Promise || types.isPromise(result))
   ) {
-    (result as Promise<unknown>).then(undefined, (reason: unknown) => {
-      if (req !== undefined && wasJustPassed(req, reason)) return;
+    if (req === undefined) {
+      (result as Promise<unknown>).then(undefined, (reason: unknown) => next(reason || new Error('Rejected promise')));
+      return;
+    }
+    const calledNextSince = watchHandlerPromise(req);
+    (result as Promise<unknown>).then(handlerPromiseSettled, (reason: unknown) => {
+      // Without a reason, a wrapper passes `undefined`, and `next()` was just called.
+      const wentOn = reason === undefined && calledNextSince();
+      handlerPromiseSettled();
+      if (wentOn || wasJustPassed(req, reason)) return;
       next(reason || new Error('Rejected promise'));
     });
   }

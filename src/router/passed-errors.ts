@@ -11,6 +11,14 @@
  * webapp's runs, the wrapper's `next(err)` has just happened, in this turn, for this
  * request and this error. A turn later it is forgotten: an async error handler that
  * rethrows the error it was given is still passed on.
+ *
+ * A rejection without a reason (`throw undefined`, `Promise.reject()`) is a case of its
+ * own: the wrapper calls `next(undefined)`, which is `next()`, and Express goes on to
+ * the next route; webapp would pass `Error('Rejected promise')` as well, and the error
+ * handlers ran beside the next route (one answering from a callback then threw
+ * ERR_HTTP_HEADERS_SENT out of the process). So while a handler's promise is pending,
+ * `next()` calls are noted too: which request the last was for, and how many there
+ * were. The requests of an app whose handlers return no promise pay one comparison.
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -38,4 +46,34 @@ export function wasJustPassed(req: IncomingMessage, err: unknown): boolean {
     if (passed[i] === req && passed[i + 1] === err) return true;
   }
   return false;
+}
+
+/** Promises returned by handlers that have not settled yet (see forwardRejection in layer.ts). */
+let pendingHandlerPromises = 0;
+/** `next()` calls (no error) noted while such a promise was pending, and the request of the last. */
+let plainNexts = 0;
+let lastPlainNextFor: IncomingMessage | undefined;
+
+/** Called by a router's and a route's `next` when given no error. */
+export function notePlainNext(req: IncomingMessage): void {
+  if (pendingHandlerPromises === 0) return;
+  plainNexts++;
+  lastPlainNextFor = req;
+}
+
+/**
+ * Watches a promise a handler returned for `req`; the answer is a test, for its
+ * rejection, of whether `next()` was called for `req` since (and last): by a wrapper
+ * reacting to the same rejection just before, or by the handler itself.
+ */
+export function watchHandlerPromise(req: IncomingMessage): () => boolean {
+  pendingHandlerPromises++;
+  const mark = plainNexts;
+  return () => plainNexts !== mark && lastPlainNextFor === req;
+}
+
+/** The promise watched by watchHandlerPromise settled. */
+export function handlerPromiseSettled(): void {
+  pendingHandlerPromises--;
+  if (pendingHandlerPromises === 0) lastPlainNextFor = undefined;
 }

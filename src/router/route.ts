@@ -7,7 +7,7 @@ import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import { defineClassMembers } from '../define-prototype';
 import { Layer, truthy, type Handler, type NextFunction } from './layer';
 import { methodMembers, type MethodMembers } from './methods';
-import { notePassedError } from './passed-errors';
+import { notePassedError, notePlainNext } from './passed-errors';
 import type { PathPattern } from './path-pattern';
 
 /** After this many handlers called synchronously, dispatch continues on a fresh stack. */
@@ -146,6 +146,7 @@ function runHandlers(
   let sync = 0;
   const next: NextFunction = (err?: unknown) => {
     if (err !== undefined) notePassedError(req, err);
+    else notePlainNext(req);
     // `typeof` first, as in Dispatch.step: a bare comparison with a string compiles to a generic call.
     if (typeof err === 'string') {
       if (err === 'route') return done();

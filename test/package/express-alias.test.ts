@@ -169,7 +169,7 @@ describe('webapp installed under the name express', () => {
     assert.deepEqual(JSON.parse(fromModule), [true, 'W/"1-EfatjsUqKYSrqv18O1FlA3hcIHI"', true]);
   });
 
-  it('express-async-errors loads, and async errors reach the error handlers once', () => {
+  it('express-async-errors: errors reach the error handlers once; without a reason, the next route', () => {
     const out = run(
       'async-errors.cjs',
       `const express = require('express');
@@ -179,11 +179,17 @@ describe('webapp installed under the name express', () => {
        app.param('id', async () => { throw new Error('param boom'); });
        app.get('/items/:id', (req, res) => res.send('item'));
        app.get('/ok', async (req, res) => res.send('ok'));
+       // Without a reason the wrapper calls next(undefined): Express goes on to the next
+       // route, and only there (an answer from a callback after the error page threw).
+       app.get('/undefined', async () => { throw undefined; });
+       app.get('/undefined', (req, res) => setTimeout(() => res.send('next route, later'), 20));
+       app.get('/no-reason', () => Promise.reject());
+       app.get('/no-reason', async (req, res) => { await null; res.send('next async route'); });
        app.use((err, req, res, next) => res.status(err.status || 500).send('handled: ' + err.message));
        const server = app.listen(0, '127.0.0.1', async () => {
          const base = 'http://127.0.0.1:' + server.address().port;
          const answers = [];
-         for (const path of ['/throws', '/items/1', '/ok']) {
+         for (const path of ['/throws', '/items/1', '/ok', '/undefined', '/no-reason']) {
            const res = await fetch(base + path);
            answers.push(res.status + ' ' + (await res.text()));
          }
@@ -193,6 +199,12 @@ describe('webapp installed under the name express', () => {
       // Outside 'test' the final handler prints an error it gets: one passed on twice would show.
       { NODE_ENV: 'development' },
     );
-    assert.deepEqual(JSON.parse(out), ['503 handled: async boom', '500 handled: param boom', '200 ok']);
+    assert.deepEqual(JSON.parse(out), [
+      '503 handled: async boom',
+      '500 handled: param boom',
+      '200 ok',
+      '200 next route, later',
+      '200 next async route',
+    ]);
   });
 });
