@@ -14,7 +14,7 @@ import { parseUrl } from '../http/parse-url';
 import { enterRouter, isTracingActive } from '../tracing/channels';
 import { Layer, invokeHandler, truthy, type Handler, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
-import { notePassedError, notePlainNext } from './passed-errors';
+import { notePassedError } from './passed-errors';
 import { layersOf } from './stack-edits';
 import { processParams } from './params';
 import type { Route } from './route';
@@ -180,7 +180,6 @@ export class Dispatch extends LayerCursor {
   /** `next(err)`: finds the next layer that matches and runs it, or leaves the router. */
   step(err: unknown): void {
     if (err === undefined) {
-      notePlainNext(this.req);
       if (this.continuePlainRun()) return;
     } else notePassedError(this.req, err);
     this.plainRunUrl = undefined;

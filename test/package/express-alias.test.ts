@@ -185,11 +185,15 @@ describe('webapp installed under the name express', () => {
        app.get('/undefined', (req, res) => setTimeout(() => res.send('next route, later'), 20));
        app.get('/no-reason', () => Promise.reject());
        app.get('/no-reason', async (req, res) => { await null; res.send('next async route'); });
+       app.get('/two-handlers', async () => { throw undefined; }, (req, res) => res.send('second handler'));
+       app.use('/middleware', async () => { throw undefined; });
+       app.use('/middleware', (req, res) => setTimeout(() => res.send('next middleware, later'), 20));
        app.use((err, req, res, next) => res.status(err.status || 500).send('handled: ' + err.message));
        const server = app.listen(0, '127.0.0.1', async () => {
          const base = 'http://127.0.0.1:' + server.address().port;
          const answers = [];
-         for (const path of ['/throws', '/items/1', '/ok', '/undefined', '/no-reason']) {
+         const paths = ['/throws', '/items/1', '/ok', '/undefined', '/no-reason', '/two-handlers', '/middleware'];
+         for (const path of paths) {
            const res = await fetch(base + path);
            answers.push(res.status + ' ' + (await res.text()));
          }
@@ -205,6 +209,8 @@ describe('webapp installed under the name express', () => {
       '200 ok',
       '200 next route, later',
       '200 next async route',
+      '200 second handler',
+      '200 next middleware, later',
     ]);
   });
 });
