@@ -410,17 +410,27 @@ function routeAccepts(dispatch: Dispatch, route: Route, method: string): boolean
 }
 
 /**
- * Leaving the router puts back what it changed on the request, then answers an
- * unhandled OPTIONS request from the methods of the routes that matched.
+ * Leaving the router puts back what it changed on the request and goes on to the
+ * router's caller; an unhandled OPTIONS request is answered instead, from the methods
+ * of the routes that matched, with the request as the walk left it (Express answers
+ * before its restore step, which runs only if the answer fails: a logger's `finish`
+ * listener, or a `res.send` wrapper, reads the last layer's `params` and `baseUrl`).
  */
 function leaveRouter(dispatch: Dispatch, err: unknown): void {
+  const allowed = dispatch.allowed;
+  if (allowed !== undefined && allowed.length > 0 && !err) {
+    answerOptions(dispatch.res, allowed, (failure) => restoreAndLeave(dispatch, failure));
+  } else {
+    restoreAndLeave(dispatch, err);
+  }
+}
+
+function restoreAndLeave(dispatch: Dispatch, err: unknown): void {
   const req = dispatch.req;
   req.baseUrl = dispatch.savedBaseUrl;
   req.next = dispatch.savedNext;
   req.params = dispatch.parentParams;
-  const allowed = dispatch.allowed;
-  if (allowed !== undefined && allowed.length > 0 && !err) answerOptions(dispatch.res, allowed, dispatch.out);
-  else dispatch.out(err);
+  dispatch.out(err);
 }
 
 /**
@@ -516,12 +526,12 @@ interface OptionsResponse extends ServerResponse {
 }
 
 /** The answer to an OPTIONS request no route handled: `Allow` and the same list as the body. */
-function answerOptions(res: ServerResponse, allowed: string[], next: NextFunction): void {
+function answerOptions(res: OptionsResponse, allowed: string[], next: NextFunction): void {
   try {
     const body = allowed.join(',');
-    const response = res as OptionsResponse;
-    response.set!('Allow', body);
-    response.send!(body);
+    // Through `res`, as Express names it: without an app, `res.set is not a function`.
+    res.set!('Allow', body);
+    res.send!(body);
   } catch (err) {
     next(err);
   }

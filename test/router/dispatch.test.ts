@@ -265,6 +265,33 @@ describe('router dispatch compatibility with express@4', () => {
     );
   });
 
+  it('the automatic OPTIONS answer is sent with the request as the walk left it, not restored', async () => {
+    // A res.send wrapper (a logger) reading req.params threw on webapp's restored undefined.
+    await assertSameResponses(
+      (fw) => {
+        const app = fw();
+        app.use((req: Request, res: Response, next: NextFunction) => {
+          const send = res.send;
+          res.send = function (this: Response, body?: unknown) {
+            this.set('X-Seen', JSON.stringify({ params: Object.keys(req.params), baseUrl: req.baseUrl }));
+            return send.call(this, body);
+          } as Response['send'];
+          next();
+        });
+        app.get('/items/:id', echo('item'));
+        const router = fw.Router();
+        router.use('/:x', (_req: Request, _res: Response, next: NextFunction) => next());
+        router.get('/:x/leaf', echo('leaf'));
+        app.use('/u', router);
+        return app;
+      },
+      [
+        { method: 'OPTIONS', path: '/items/1' },
+        { method: 'OPTIONS', path: '/u/1/leaf' },
+      ],
+    );
+  });
+
   it('a req.url set to what is not a string primitive ends routing, as parseurl refuses it', async () => {
     const values: Record<string, () => unknown> = {
       boxed: () => new String('/x'),
