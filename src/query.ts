@@ -67,7 +67,7 @@ export function queryLayer(parser: QueryParser) {
  * parser function given the raw query string.
  */
 export function query(options?: ExtendedParseOptions | QueryParserFunction) {
-  let parse: QueryParserFunction = (str, opts) => querystring().parseExtended(str ?? '', opts as ExtendedParseOptions);
+  let parse: QueryParserFunction = (str, opts) => querystring().parseExtended(str, opts as ExtendedParseOptions);
   let opts: ExtendedParseOptions | undefined = { ...(options as ExtendedParseOptions) };
   if (typeof options === 'function') {
     parse = options;

@@ -13,7 +13,8 @@ const proxyAddr = lazy(() => require('proxy-addr') as typeof import('proxy-addr'
 const querystring = lazy(() => require('./querystring') as typeof import('./querystring'));
 
 export type ETagFunction = (body: string | Buffer, encoding?: BufferEncoding) => string | undefined;
-export type QueryParserFunction = (queryString: string) => Record<string, unknown>;
+// `null` for a request without a query string, as Express's query middleware passes it.
+export type QueryParserFunction = (queryString: string | null) => Record<string, unknown>;
 export type TrustFunction = (address: string, hop: number) => boolean;
 
 // The compiled functions carry Express's names (`app.get('etag fn').name` is `generateETag`...).

@@ -126,7 +126,10 @@ function build(grouped: Grouped, settings: ParseSettings): Record<string, unknow
   return compactRoots(result, roots);
 }
 
-export function parseExtended(input: string, options: ExtendedParseOptions = {}): Record<string, unknown> {
+export function parseExtended(
+  input: string | null | undefined,
+  options: ExtendedParseOptions = {},
+): Record<string, unknown> {
   const settings = normaliseOptions(options);
   if (input === '' || input === null || input === undefined) return {};
   return build(collectValues(input, settings), settings);
