@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineClassMembers } from '../define-prototype';
 import { parseUrl } from '../http/parse-url';
+import { named } from '../named';
 import {
   callErrorHandler,
   callHandler,
@@ -256,3 +257,7 @@ defineClassMembers(Router3, {
       },
   ),
 });
+
+// Express 3's names: 3.x code and its tests read `route.constructor.name` ('Route').
+named('Route', Route3);
+named('Router', Router3);

@@ -33,6 +33,16 @@ describe('webapp/v3 router compatibility with express@3', () => {
     assert.equal(names(webapp3).router, 'router');
   });
 
+  it("Route and Router carry Express 3's names", () => {
+    const names = (framework: Any) => {
+      const router = new framework.Router();
+      router.route('get', '/x', () => undefined);
+      return [framework.Route.name, framework.Router.name, router.map.get[0].constructor.name];
+    };
+    assert.deepEqual(names(webapp3), names(express3));
+    assert.deepEqual(names(webapp3), ['Route', 'Router', 'Route']);
+  });
+
   it('OPTIONS no route takes: 200 with the verbs of the routes on the path, else on to the next layer', async () => {
     await assertSameResponses(
       (framework: Any) => {

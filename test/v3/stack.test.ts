@@ -65,6 +65,26 @@ describe('webapp/v3 middleware stack compatibility with express@3', () => {
     );
   });
 
+  it('passes over a value use() took that has no arity: a RegExp (4.x style), an object, a number', async () => {
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        // 3.x reads `use(regexp, fn)` as `use(regexp)`: fn is dropped, the RegExp is the layer.
+        app.use(/^\/foo/, reply('never: the function after a RegExp'));
+        app.use({});
+        app.use(new Date(0));
+        app.use('/x', 42);
+        app.use('/fail', (_req: Any, _res: Any, next: Any) => next(new Error('failed')));
+        app.use(/^\/fail/);
+        app.use((err: Any, _req: Any, res: Any, _next: Any) => res.end('handled: ' + err.message));
+        app.use(reply('last'));
+        return app;
+      },
+      ['/foo', '/x', '/x/y', '/other', '/fail'].map(get),
+      pair,
+    );
+  });
+
   it('a request-target the URL parser rejects goes to the last handler as an error', async () => {
     await assertSameResponses(
       (framework: Any) => {
