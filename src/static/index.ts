@@ -132,6 +132,11 @@ export function createServeStatic(
             forwardError = true;
           }
         : undefined,
+      gone: fallthrough
+        ? () => {
+            forwardError = false;
+          }
+        : undefined,
       headers: setHeaders,
     };
     sendFile(req, res, path, settings, hooks);

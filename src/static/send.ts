@@ -13,6 +13,7 @@ import { close, createReadStream, open, read, stat as statFile, type Stats } fro
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import type { Socket } from 'node:net';
+import { inCallerContext } from '../http/async-context';
 import { createHttpError, toHttpError, type HttpError } from '../http/errors';
 import { statTag } from '../http/etag';
 import { defaultType } from '../http/mime';
@@ -28,6 +29,11 @@ export interface SendHooks {
   directory(res: ServerResponse, urlPath: string): void;
   /** A file was found: from here on, the response is about it. */
   file?(path: string, stat: Stats): void;
+  /**
+   * The file found was removed while its response waited for its connection: a miss
+   * after all (static falls through). `error` follows with the 404.
+   */
+  gone?(): void;
   /** Right before the file's headers are set: the place to set or override headers. */
   headers?(res: ServerResponse, path: string, stat: Stats): void;
   /** The body starts being read and sent. */
@@ -161,11 +167,14 @@ function setFileHeaders(
   if (settings.lastModified && !res.getHeader('Last-Modified'))
     res.setHeader('Last-Modified', stat.mtime.toUTCString());
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
-  if (!res.getHeader('Content-Type')) {
-    const type = settings.dialect.lookupType(path) || defaultType;
-    const charset = settings.dialect.charsetOf(type);
-    res.setHeader('Content-Type', charset ? type + '; charset=' + charset : type);
-  }
+  if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', fileContentType(path, settings));
+}
+
+/** The Content-Type of a file by its extension, with a charset for text types. */
+function fileContentType(path: string, settings: SendSettings): string {
+  const type = settings.dialect.lookupType(path) || defaultType;
+  const charset = settings.dialect.charsetOf(type);
+  return charset ? type + '; charset=' + charset : type;
 }
 
 function sendStat(
@@ -246,21 +255,26 @@ function sendStat(
     res.end();
     return;
   }
-  if (!queuedOnConnection(req, res)) sendBody(res, path, offset, length, hooks);
-  else
-    whenConnected(res, () =>
-      sendWhenUnchanged(
-        res,
-        path,
-        stat,
-        hooks,
-        () => sendBody(res, path, offset, length, hooks),
-        (now) => {
-          res.statusCode = statusBefore;
-          sendStat(req, res, path, now, settings, hooks);
-        },
-      ),
-    );
+  if (!queuedOnConnection(req, res)) {
+    sendBody(res, path, offset, length, hooks);
+    return;
+  }
+  whenConnected(res, () =>
+    sendWhenUnchanged(
+      res,
+      path,
+      stat,
+      statusBefore,
+      settings,
+      hooks,
+      () => sendBody(res, path, offset, length, hooks),
+      (now) => {
+        // The app's `headers` hook (static's `setHeaders`) ran for this response
+        // already, and what it set stays: run again it would append its headers twice.
+        sendStat(req, res, path, now, settings, { ...hooks, headers: undefined });
+      },
+    ),
+  );
 }
 
 /**
@@ -269,14 +283,16 @@ function sendStat(
  * only now, so the file is looked at again first. Still the same file, `send` goes on;
  * replaced meanwhile (a deploy renames a new build over it), the answer is made again
  * from the file as it is now (`again`), so the head and the bytes agree; gone (or no
- * longer a file), the error goes to the hooks as when `stat` fails, without the old
- * file's validators. (Express opens each file at once, holding one descriptor and the
+ * longer a file), it is a file not found (`gone`, then the error as when `stat` fails),
+ * without the old file's validators, length and type. (Express opens each file at once, holding one descriptor and the
  * bytes read for every request queued.)
  */
 function sendWhenUnchanged(
   res: ServerResponse,
   path: string,
   stat: Stats,
+  statusBefore: number,
+  settings: SendSettings,
   hooks: SendHooks,
   send: () => void,
   again: (now: Stats) => void,
@@ -286,10 +302,19 @@ function sendWhenUnchanged(
       send();
       return;
     }
-    // The headers made from `stat` no longer describe the file.
+    // The headers made from `stat` no longer describe the file, nor a 206 for its range.
     forgetStatHeaders(res, stat);
-    if (!err && now.isFile()) again(now);
-    else hooks.error(err ? fsError(err) : createHttpError(404));
+    res.statusCode = statusBefore;
+    if (!err && now.isFile()) {
+      again(now);
+      return;
+    }
+    // Gone: as if it had not been found, and without the length and type of the file
+    // that was (static falls through to the app's own 404 answer).
+    res.removeHeader('Content-Length');
+    if (res.getHeader('Content-Type') === fileContentType(path, settings)) res.removeHeader('Content-Type');
+    hooks.gone?.();
+    hooks.error(err ? fsError(err) : createHttpError(404));
   });
 }
 
@@ -330,11 +355,18 @@ function queuedOnConnection(req: IncomingMessage, res: ServerResponse): boolean 
   return connection != null && connection._httpMessage != null && connection._httpMessage !== res;
 }
 
-/** Runs `send` once `res` has its socket, unless the response was ended or destroyed before. */
+/**
+ * Runs `send` once `res` has its socket, unless the response was ended or destroyed
+ * before; in the request's async context, not that of the earlier response whose end
+ * gives the socket (a `sendFile` callback's request-id logger would see that request).
+ */
 function whenConnected(res: ServerResponse, send: () => void): void {
-  res.once('socket', () => {
-    if (!res.writableEnded && !res.destroyed) send();
-  });
+  res.once(
+    'socket',
+    inCallerContext(() => {
+      if (!res.writableEnded && !res.destroyed) send();
+    }),
+  );
 }
 
 /**

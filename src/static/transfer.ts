@@ -68,8 +68,10 @@ export function transferFile(
     if (err) return finish(err);
     if (done) return;
     // The stream's own 'end' or 'error' may still be queued: decide on the next turn.
+    // A response that never ended (one queued behind another on its connection, whose
+    // file was to be opened at its turn, when the client left) sent nothing: aborted.
     setImmediate(() => {
-      if (streaming !== false && !done) aborted();
+      if ((streaming !== false || !res.writableEnded) && !done) aborted();
       else finish();
     });
   });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import webapp from '../../src/index';
@@ -64,6 +65,40 @@ describe('4.x keeps the AsyncLocalStorage store after I/O', () => {
       }
       for (let i = 0; i < 100 && seen.size < paths.length; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       for (const path of paths) assert.equal(seen.get(path), path, `${path}: the store in the callback`);
+    });
+  });
+
+  it("a pipelined file response's callback: its own request's store, not the one answered before it", async () => {
+    // `/slow` answers once the two file requests behind it on the connection are
+    // queued; their files are sent when the connection is theirs, from `/slow`'s end.
+    const seen = new Map<string, string>();
+    const queued: webapp.Response[] = [];
+    let releaseSlow!: () => void;
+    const app = webapp();
+    app.use(enterStore);
+    app.get('/slow', (_req, res) => (releaseSlow = () => res.end('slow')));
+    const record = (req: webapp.Request) => () => seen.set(String(req.headers['x-id']), als.getStore() ?? 'none');
+    app.get('/sendFile', (req, res) => {
+      queued.push(res);
+      res.sendFile(join(root, 'hello.txt'), record(req));
+    });
+    app.get('/download', (req, res) => {
+      queued.push(res);
+      res.download(join(root, 'hello.txt'), record(req));
+    });
+    await withServer(app, async (port) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.resume();
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        ['/slow', '/sendFile', '/download'].map((p) => `GET ${p} HTTP/1.1\r\nHost: x\r\nX-Id: ${p}\r\n\r\n`).join(''),
+      );
+      const headsMade = () => queued.length === 2 && queued.every((res) => res.getHeader('Content-Length'));
+      for (let i = 0; i < 200 && !headsMade(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      releaseSlow();
+      for (let i = 0; i < 200 && seen.size < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      socket.destroy();
+      assert.deepEqual(Object.fromEntries(seen), { '/sendFile': '/sendFile', '/download': '/download' });
     });
   });
 });

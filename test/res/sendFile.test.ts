@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fs, { unlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ErrorRequestHandler, Request, Response } from 'express';
@@ -363,6 +364,45 @@ describe('res.sendFile callback and errors (webapp)', () => {
       true,
       `descriptors: before ${before}, after ${openFdCount()}`,
     );
+  });
+
+  it('calls back with ECONNABORTED for a pipelined request whose client left before its turn', async () => {
+    // `/slow` holds the connection; the file requests behind it wait for their turn
+    // (their files are opened then) and the client leaves first: nothing was sent.
+    const outcomes = new Map<string, string>();
+    const app = webapp();
+    app.get('/slow', () => undefined);
+    const report = (name: string) => (err?: NodeJS.ErrnoException) =>
+      outcomes.set(name, err ? String(err.code) : 'sent');
+    const queued: Response[] = [];
+    const files: Record<string, string> = { small: join(fx.root, 'todo.txt'), large: fx.large, download: fx.large };
+    app.get('/:name', (req: Request, res: Response) => {
+      queued.push(res);
+      const name = req.params.name!;
+      if (name === 'download') res.download(files[name]!, report(name));
+      else res.sendFile(files[name]!, report(name));
+    });
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        ['/slow', '/small', '/large', '/download'].map((p) => `GET ${p} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''),
+      );
+      // Each file found and its head made (a Content-Length), its response waiting for its turn.
+      const headsMade = () => queued.length === 3 && queued.every((res) => res.getHeader('Content-Length'));
+      assert.equal(await eventually(headsMade), true, 'the three responses queued');
+      socket.destroy();
+      assert.equal(await eventually(() => outcomes.size === 3), true, `callbacks: ${[...outcomes.keys()]}`);
+      assert.deepEqual(Object.fromEntries(outcomes), {
+        small: 'ECONNABORTED',
+        large: 'ECONNABORTED',
+        download: 'ECONNABORTED',
+      });
+    } finally {
+      await close(server);
+    }
   });
 });
 

@@ -212,20 +212,32 @@ describe('streaming large files', () => {
    * from a stat while it waits for the connection), `GET /other.txt`. `change` runs on
    * the file between the stat and `/slow`'s answer. Returns the three responses as sent.
    */
-  async function pipelinedBehindSlow(change: (file: string) => void) {
+  async function pipelinedBehindSlow(change: (file: string) => void, appJsHeaders = '') {
     const dir = fs.mkdtempSync(fx.root + '/../pipelined-');
     const file = dir + '/app.js';
     fs.writeFileSync(file, 'console.log("old version of the bundle");\n');
     fs.writeFileSync(dir + '/other.txt', 'other\n');
     let statted!: () => void;
     const headersMade = new Promise<void>((resolve) => (statted = resolve));
-    // setHeaders runs where the file's headers are made from its stat.
-    const files = serveStatic(dir, { setHeaders: (_res, path) => path.endsWith('app.js') && statted() });
+    // setHeaders runs where the file's headers are made from its stat; it appends, as
+    // an app adding a preload Link does.
+    const setHeaders = (res: http.ServerResponse, path: string) => {
+      if (!path.endsWith('app.js')) return;
+      res.appendHeader('Link', '</other.txt>; rel=preload');
+      statted();
+    };
+    const files = serveStatic(dir, { setHeaders });
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    // What the app does when static passes a request on: its own 404.
+    const notFound = (res: http.ServerResponse) => {
+      res.statusCode = 404;
+      res.setHeader('Content-Length', 17);
+      res.end("the app's own 404");
+    };
     const middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => {
       if (req.url === '/slow') void released.then(() => res.end('slow done'));
-      else files(req, res, next);
+      else files(req, res, (err) => (err ? next(err) : notFound(res)));
     };
     try {
       return await withBareServer(middleware, async (port) => {
@@ -233,7 +245,7 @@ describe('streaming large files', () => {
           const chunks: Buffer[] = [];
           const socket = net.connect(port, '127.0.0.1', () =>
             socket.write(
-              'GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /app.js HTTP/1.1\r\nHost: x\r\n\r\n' +
+              `GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /app.js HTTP/1.1\r\nHost: x\r\n${appJsHeaders}\r\n` +
                 'GET /other.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
             ),
           );
@@ -284,17 +296,35 @@ describe('streaming large files', () => {
         ],
       );
       assert.match(responses[1]!.headers, new RegExp(`\r\nETag: ${newTag.replace(/[/"]/g, '\\$&')}\r\n`, 'i'));
+      // setHeaders ran once for the response: its appended header is there once.
+      assert.equal(responses[1]!.headers.match(/\r\nLink: /gi)?.length, 1, responses[1]!.headers);
     }
   });
 
-  it('a pipelined file removed while it waits for its connection is a 404; the connection stays in step', async () => {
-    const responses = await pipelinedBehindSlow((file) => fs.unlinkSync(file));
-    assert.deepEqual(
-      responses.map((response) => response.status),
-      ['HTTP/1.1 200 OK', 'HTTP/1.1 404 Not Found', 'HTTP/1.1 200 OK'],
-    );
-    assert.doesNotMatch(responses[1]!.headers, /\r\n(etag|last-modified):/i, 'no validators of the removed file');
-    assert.equal(responses[2]!.body, 'other\n');
+  it('a pipelined range of a file replaced while it waits is the range of the new file', async () => {
+    const responses = await pipelinedBehindSlow((file) => {
+      fs.writeFileSync(file + '.tmp', '0123456789');
+      fs.renameSync(file + '.tmp', file);
+    }, 'Range: bytes=2-4\r\n');
+    assert.equal(responses[1]!.status, 'HTTP/1.1 206 Partial Content');
+    assert.match(responses[1]!.headers, /\r\nContent-Range: bytes 2-4\/10\r\n/i);
+    assert.equal(responses[1]!.body, '234');
+  });
+
+  it('a pipelined file removed while it waits is a file not found: static passes the request on', async () => {
+    for (const range of ['', 'Range: bytes=2-4\r\n']) {
+      const responses = await pipelinedBehindSlow((file) => fs.unlinkSync(file), range);
+      assert.deepEqual(
+        responses.map((response) => [response.status, response.body]),
+        [
+          ['HTTP/1.1 200 OK', 'slow done'],
+          ['HTTP/1.1 404 Not Found', "the app's own 404"],
+          ['HTTP/1.1 200 OK', 'other\n'],
+        ],
+      );
+      // None of the removed file's headers: validators, range, type (setHeaders' own stay).
+      assert.doesNotMatch(responses[1]!.headers, /\r\n(etag|last-modified|content-range|content-type):/i);
+    }
   });
 
   it('reads no faster than the client takes the bytes, then delivers the whole file', async () => {
