@@ -284,8 +284,8 @@ function sendStat(
  * replaced meanwhile (a deploy renames a new build over it), the answer is made again
  * from the file as it is now (`again`), so the head and the bytes agree; gone (or no
  * longer a file), it is a file not found (`gone`, then the error as when `stat` fails),
- * without the old file's validators, length and type. (Express opens each file at once, holding one descriptor and the
- * bytes read for every request queued.)
+ * without the old file's validators, length and type. (Express opens each file at
+ * once, holding one descriptor and the bytes read for every request queued.)
  */
 function sendWhenUnchanged(
   res: ServerResponse,
