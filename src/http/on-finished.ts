@@ -57,7 +57,11 @@ export function onFinished<T extends IncomingMessage | OutgoingMessage>(msg: T, 
     carrier[kWaiting] = waiting;
     watch(msg, waiting, carrier);
   }
-  waiting.queue.push((err) => listener(err, msg));
+  // A response queued behind another on its connection (no socket yet) finishes from
+  // that one's events, in its async context: the listener runs in its caller's, as
+  // for any other response (the events of a response with its socket keep it already).
+  const run = msg.socket ? listener : inCallerContext(listener);
+  waiting.queue.push((err) => run(err, msg));
   return msg;
 }
 

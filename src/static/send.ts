@@ -167,14 +167,11 @@ function setFileHeaders(
   if (settings.lastModified && !res.getHeader('Last-Modified'))
     res.setHeader('Last-Modified', stat.mtime.toUTCString());
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
-  if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', fileContentType(path, settings));
-}
-
-/** The Content-Type of a file by its extension, with a charset for text types. */
-function fileContentType(path: string, settings: SendSettings): string {
-  const type = settings.dialect.lookupType(path) || defaultType;
-  const charset = settings.dialect.charsetOf(type);
-  return charset ? type + '; charset=' + charset : type;
+  if (!res.getHeader('Content-Type')) {
+    const type = settings.dialect.lookupType(path) || defaultType;
+    const charset = settings.dialect.charsetOf(type);
+    res.setHeader('Content-Type', charset ? type + '; charset=' + charset : type);
+  }
 }
 
 function sendStat(
@@ -189,6 +186,11 @@ function sendStat(
     hooks.error(toHttpError(500, new Error("Can't set headers after they are sent."), { expose: false }));
     return;
   }
+  // A response queued behind another on its connection opens its file at its turn
+  // (whenConnected); should the file be gone by then, the response goes back to the
+  // headers it had before the file's (sendWhenUnchanged).
+  const queued = queuedOnConnection(req, res);
+  const headersBefore = queued ? res.getHeaderNames() : undefined;
   try {
     setFileHeaders(res, path, stat, settings, hooks);
   } catch (err) {
@@ -255,7 +257,7 @@ function sendStat(
     res.end();
     return;
   }
-  if (!queuedOnConnection(req, res)) {
+  if (!queued) {
     sendBody(res, path, offset, length, hooks);
     return;
   }
@@ -265,7 +267,7 @@ function sendStat(
       path,
       stat,
       statusBefore,
-      settings,
+      headersBefore!,
       hooks,
       () => sendBody(res, path, offset, length, hooks),
       (now) => {
@@ -284,7 +286,7 @@ function sendStat(
  * replaced meanwhile (a deploy renames a new build over it), the answer is made again
  * from the file as it is now (`again`), so the head and the bytes agree; gone (or no
  * longer a file), it is a file not found (`gone`, then the error as when `stat` fails),
- * without the old file's validators, length and type. (Express opens each file at
+ * with the headers the response had before the file's. (Express opens each file at
  * once, holding one descriptor and the bytes read for every request queued.)
  */
 function sendWhenUnchanged(
@@ -292,7 +294,7 @@ function sendWhenUnchanged(
   path: string,
   stat: Stats,
   statusBefore: number,
-  settings: SendSettings,
+  headersBefore: string[],
   hooks: SendHooks,
   send: () => void,
   again: (now: Stats) => void,
@@ -309,10 +311,10 @@ function sendWhenUnchanged(
       again(now);
       return;
     }
-    // Gone: as if it had not been found, and without the length and type of the file
-    // that was (static falls through to the app's own 404 answer).
-    res.removeHeader('Content-Length');
-    if (res.getHeader('Content-Type') === fileContentType(path, settings)) res.removeHeader('Content-Type');
+    // Gone: as if it had not been found, without any header the file's answer added
+    // (its length, type, caching, `setHeaders`' and `sendFile`'s `headers`, a download's
+    // Content-Disposition): static falls through to the app's own 404 answer.
+    for (const name of res.getHeaderNames()) if (!headersBefore.includes(name)) res.removeHeader(name);
     hooks.gone?.();
     hooks.error(err ? fsError(err) : createHttpError(404));
   });

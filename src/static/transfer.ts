@@ -68,10 +68,11 @@ export function transferFile(
     if (err) return finish(err);
     if (done) return;
     // The stream's own 'end' or 'error' may still be queued: decide on the next turn.
-    // A response that never ended (one queued behind another on its connection, whose
-    // file was to be opened at its turn, when the client left) sent nothing: aborted.
+    // A response that never finished (one queued behind another on its connection when
+    // the client left: a file to be opened at its turn, or a HEAD or 304 answer not yet
+    // written out) sent nothing: aborted.
     setImmediate(() => {
-      if ((streaming !== false || !res.writableEnded) && !done) aborted();
+      if ((streaming !== false || !res.writableFinished) && !done) aborted();
       else finish();
     });
   });
