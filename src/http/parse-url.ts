@@ -1,15 +1,38 @@
 import * as nodeUrl from 'node:url';
 import type { IncomingMessage } from 'node:http';
 
-const legacyParse = nodeUrl.parse;
 /**
  * Node's legacy `Url` class (exported at run time, typed only as an interface). The
  * parsed URL is one of its objects, as parseurl makes them for Express: the same
  * fields (`host`, `protocol`... null for an origin-form target), and parseurl, which
  * middleware such as serve-static calls, reuses it instead of parsing again (it
  * takes only a `Url` from the cache).
+ *
+ * Parsed by the object's own `parse`, which is what `url.parse` runs: from Node 24 on,
+ * `url.parse` (and `url.resolve`) print DEP0169 once when called from outside a
+ * node_modules folder, which webapp is when linked (`npm link`, a workspace, a `file:`
+ * dependency). Any client could make a server print it (or end it, under
+ * `--throw-deprecation`) with an absolute-form target or a `#` in the path; parseurl,
+ * inside node_modules, never does for Express.
  */
-const LegacyUrl = (nodeUrl as unknown as { Url: new () => ParsedUrl }).Url;
+const LegacyUrl = (nodeUrl as unknown as { Url: new () => LegacyUrlObject }).Url;
+
+interface LegacyUrlObject extends ParsedUrl {
+  parse(url: string, parseQueryString: boolean, slashesDenoteHost: boolean): void;
+  resolveObject(relative: LegacyUrlObject): { format(): string };
+}
+
+/** `url.parse(url)`, without its deprecation notice. */
+function legacyParse(url: string, slashesDenoteHost = false): LegacyUrlObject {
+  const parsed = new LegacyUrl();
+  parsed.parse(url, false, slashesDenoteHost);
+  return parsed;
+}
+
+/** `url.resolve(from, to)`, without its deprecation notice (its `resolve` parses `to` by `url.parse`). */
+export function resolveLegacyUrl(from: string, to: string): string {
+  return legacyParse(from, true).resolveObject(legacyParse(to, true)).format();
+}
 
 /** The parts of a request URL the framework reads (the fields of Node's legacy `Url`). */
 export interface ParsedUrl {
@@ -78,7 +101,7 @@ export function parseRequestTarget(url: string): ParsedUrl {
 
 /** Node's legacy parse, all its fields kept (an absolute-form target's `host`, `protocol`...). */
 function fromLegacy(url: string): ParsedUrl {
-  const parsed = legacyParse(url) as unknown as ParsedUrl;
+  const parsed: ParsedUrl = legacyParse(url);
   parsed._raw = url;
   return parsed;
 }

@@ -10,7 +10,6 @@ import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http';
 import { extname } from 'node:path';
-import { resolve as resolveUrl } from 'node:url';
 import { sameOriginPath } from '../http/same-origin-path';
 import cookie from 'cookie';
 import { contentDisposition } from '../http/content-disposition';
@@ -21,7 +20,7 @@ import { encodeUrl } from '../http/encode-url';
 import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
 import { defaultType, lookupType3, textCharsetOf } from '../http/mime';
-import { parseOriginalUrl } from '../http/parse-url';
+import { parseOriginalUrl, resolveLegacyUrl } from '../http/parse-url';
 import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
 import { response, type ResponsePrototype } from '../response';
@@ -344,7 +343,7 @@ const methods3 = {
         path = path + (path[path.length - 1] === '/' ? '' : '/');
         // Relative to the request's own path, it stays on this site: `GET //evil.example/x`
         // (or `/\evil.example/x`, which url.resolve turns into `//`) must not make it another host.
-        url = sameOriginPath(resolveUrl(path, url));
+        url = sameOriginPath(resolveLegacyUrl(path, url));
       } else if (url[0] !== '/') {
         url = this.app.path() + '/' + url;
       }
