@@ -207,7 +207,13 @@ function sendfile(
   };
 
   onFinished(this, (err) => {
-    if (err && watchingSocket) fail(err);
+    if (!watchingSocket) return;
+    if (err) fail(err);
+    // Done without being written out: the client left before the response's turn on
+    // its connection (the file is opened only then) or before the file was sent. No read
+    // of the file will end, which is when 3.x calls back: the callback (a download's
+    // temporary file removed there) hears that the request was aborted.
+    else if (!this.writableFinished) fail(transferCore().requestAborted());
   });
   // Express 3.21 sends files with send 0.13, whose headers differ a little from 4.x's.
   const settings = { ...sendOptions().compileSendOptions(opts), dialect: sendDialects().send013 };
@@ -220,8 +226,12 @@ function sendfile(
       watchingSocket = false;
       notifyEnd = fn !== undefined;
     },
-    end() {
-      if (notifyEnd) fn!();
+    end: () => {
+      if (!notifyEnd) return;
+      // Read, but the client was gone before it could be written (a response already
+      // closed when the file was opened): aborted, as above.
+      if (this.destroyed && !this.writableFinished) fn!(transferCore().requestAborted());
+      else fn!();
     },
   });
 }

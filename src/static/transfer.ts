@@ -17,6 +17,11 @@ function codedError(message: string, code: string): NodeJS.ErrnoException {
   return err;
 }
 
+/** The error a file callback gets when the client went away before the file was sent. */
+export function requestAborted(): NodeJS.ErrnoException {
+  return codedError('Request aborted', 'ECONNABORTED');
+}
+
 /**
  * The connection's error says the client went away: an HTTP/1 connection reset; over
  * HTTP/2 a stream reset with an error code (CANCEL, as browsers send, closes it without
@@ -44,7 +49,7 @@ export function transferFile(
     done = true;
     callback(err);
   };
-  const aborted = () => finish(codedError('Request aborted', 'ECONNABORTED'));
+  const aborted = () => finish(requestAborted());
 
   const hooks: SendHooks = {
     error: finish,

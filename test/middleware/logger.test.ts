@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
+import net from 'node:net';
 import { describe, it, mock } from 'node:test';
 import { logger } from '../../src/middleware/logger';
 import { basic, connectApp, chain, rawRequest, withServer, type Handler, type RequestSpec } from './support';
@@ -151,6 +152,31 @@ describe('logger', () => {
       'tobi\\x0a127.0.0.1 - admin "GET /admin HTTP/1.1" 200\\x0d\\x09\\x7f 200\n',
       'tobi ferret 200\n',
     ]);
+  });
+
+  it('writes no line for a pipelined request whose client left before its answer was written', async () => {
+    // `/fast` is answered at once but waits behind `/slow` on the connection; the client
+    // closes before `/slow` answers: `/fast`'s status never reached it.
+    const sink = collector();
+    let fastAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (fastAnswered = resolve));
+    const handler: Handler = (req, res) => {
+      if (req.url === '/slow') return;
+      res.end('fast');
+      if (req.url === '/fast') fastAnswered();
+    };
+    const app = chain([logger({ format: ':url :status', stream: sink }), handler]);
+    await withServer(app, async (port) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+      await answered;
+      socket.end();
+      await sink.wait(1);
+      // A later request's line comes after any line the closed connection's requests would write.
+      await rawRequest(port, { path: '/after' });
+      await sink.wait(2);
+    });
+    assert.deepEqual(sink.lines, ['/slow -\n', '/after 200\n']);
   });
 
   it('an unknown token logs - (3.x threw while logging)', async () => {

@@ -124,6 +124,22 @@ describe('session: differential against Connect 2.30', () => {
     assert.match(String(res[0].headers['set-cookie']), /^connect\.sid=s%3A[\w-]{32}\.[^;]+; Path=\/; HttpOnly$/);
   });
 
+  it("names Set-Cookie on the wire as Connect's session does (set-cookie)", async () => {
+    const names = await withServer(
+      chain([session({ secret }), counter]),
+      (port) =>
+        new Promise<string[]>((resolve, reject) => {
+          http
+            .get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+              res.resume();
+              resolve(res.rawHeaders.filter((_, i) => i % 2 === 0));
+            })
+            .on('error', reject);
+        }),
+    );
+    assert.ok(names.includes('set-cookie'), names.join(', '));
+  });
+
   it('each option set behaves the same', async () => {
     const variants = [
       { cookie: { maxAge: 60000 } },

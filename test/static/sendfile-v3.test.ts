@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -87,6 +88,54 @@ describe('res.sendfile (3.x)', () => {
     });
     assert.equal(res.headers['content-disposition'], undefined);
     assert.equal(res.text, 'failed');
+  });
+
+  it('calls fn(err) with ECONNABORTED when the client left before the file was sent', async () => {
+    // A download queued behind a slow answer on its connection, whose client closes
+    // before its turn (3.x removes a download's temporary file in its callback), and a
+    // request whose client is gone before the handler sends.
+    const outcomes = new Map<string, string>();
+    const queued: Response[] = [];
+    let handled = 0;
+    const report = (name: string) => (err?: Error) =>
+      outcomes.set(name, err ? String((err as NodeJS.ErrnoException).code) : 'sent');
+    const app = v3();
+    app.get('/slow', () => undefined);
+    app.get('/download', (_req: Request, res: Response) => {
+      queued.push(res);
+      (res as unknown as { download: Sendfile }).download(join(fx.root, 'todo.txt'), report('download'));
+    });
+    app.get('/sendfile', (_req: Request, res: Response) => {
+      queued.push(res);
+      sendfile(res)(join(fx.root, 'todo.txt'), report('queued sendfile'));
+    });
+    app.get('/late', (req: Request, res: Response) => {
+      handled++;
+      req.socket.once('close', () => sendfile(res)(join(fx.root, 'todo.txt'), report('late sendfile')));
+    });
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      const pipelined = net.connect(port, '127.0.0.1');
+      pipelined.write(
+        ['/slow', '/download', '/sendfile'].map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''),
+      );
+      const headsMade = () => queued.length === 2 && queued.every((res) => res.getHeader('Content-Length'));
+      assert.equal(await eventually(headsMade), true, 'both responses queued');
+      pipelined.end();
+      const alone = net.connect(port, '127.0.0.1');
+      alone.write('GET /late HTTP/1.1\r\nHost: x\r\n\r\n');
+      assert.equal(await eventually(() => handled === 1), true);
+      alone.end();
+      assert.equal(await eventually(() => outcomes.size === 3), true, `callbacks: ${[...outcomes.keys()]}`);
+      assert.deepEqual(Object.fromEntries(outcomes), {
+        download: 'ECONNABORTED',
+        'queued sendfile': 'ECONNABORTED',
+        'late sendfile': 'ECONNABORTED',
+      });
+    } finally {
+      await close(server);
+    }
   });
 
   it('honours ranges and conditional requests', async () => {

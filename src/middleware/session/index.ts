@@ -98,7 +98,8 @@ function isSecure(req: SessionRequest, trustProxy: boolean | undefined): boolean
 function appendSetCookie(res: ServerResponse, value: string): void {
   const previous = res.getHeader('Set-Cookie');
   const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-  res.setHeader('Set-Cookie', [...list, value]);
+  // Named in lower case on the wire, as Connect 2.30's session sets it.
+  res.setHeader('set-cookie', [...list, value]);
 }
 
 function normalizeSecrets(secret: SessionOptions['secret']): string[] | undefined {
