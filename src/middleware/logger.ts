@@ -176,7 +176,7 @@ export function logger(options?: string | FormatFunction | LoggerOptions): Middl
       // turn was never written out, nor given the connection: Connect's logger (on-finished
       // watching the socket it never got) writes no line for it, rather than a status and
       // length the client never saw.
-      if (res.socket == null && !res.writableFinished) return;
+      if (res.socket == null && res.writableFinished === false) return;
       if (skip !== false && skip(req, res)) return;
       const line = formatLine(tokens, req, res);
       if (line == null) return;

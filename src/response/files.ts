@@ -213,7 +213,7 @@ function sendfile(
     // its connection (the file is opened only then) or before the file was sent. No read
     // of the file will end, which is when 3.x calls back: the callback (a download's
     // temporary file removed there) hears that the request was aborted.
-    else if (!this.writableFinished) fail(transferCore().requestAborted());
+    else if (this.writableFinished === false) fail(transferCore().requestAborted());
   });
   // Express 3.21 sends files with send 0.13, whose headers differ a little from 4.x's.
   const settings = { ...sendOptions().compileSendOptions(opts), dialect: sendDialects().send013 };
@@ -230,7 +230,7 @@ function sendfile(
       if (!notifyEnd) return;
       // Read, but the client was gone before it could be written (a response already
       // closed when the file was opened): aborted, as above.
-      if (this.destroyed && !this.writableFinished) fn!(transferCore().requestAborted());
+      if (this.destroyed && this.writableFinished === false) fn!(transferCore().requestAborted());
       else fn!();
     },
   });

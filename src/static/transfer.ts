@@ -77,7 +77,7 @@ export function transferFile(
     // the client left: a file to be opened at its turn, or a HEAD or 304 answer not yet
     // written out) sent nothing: aborted.
     setImmediate(() => {
-      if ((streaming !== false || !res.writableFinished) && !done) aborted();
+      if ((streaming !== false || res.writableFinished === false) && !done) aborted();
       else finish();
     });
   });
