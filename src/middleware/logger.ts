@@ -172,11 +172,6 @@ export function logger(options?: string | FormatFunction | LoggerOptions): Middl
     startClock.call(req);
 
     const log = () => {
-      // A response queued behind another on its connection whose client left before its
-      // turn was never written out, nor given the connection: Connect's logger (on-finished
-      // watching the socket it never got) writes no line for it, rather than a status and
-      // length the client never saw.
-      if (res.socket == null && res.writableFinished === false) return;
       if (skip !== false && skip(req, res)) return;
       const line = formatLine(tokens, req, res);
       if (line == null) return;
@@ -186,7 +181,14 @@ export function logger(options?: string | FormatFunction | LoggerOptions): Middl
       log();
     } else {
       onHeaders(res, () => startClock.call(res));
-      onFinished(res, log);
+      onFinished(res, () => {
+        // A response queued behind another on its connection whose client left before its
+        // turn was never written out, nor given the connection: Connect's logger
+        // (on-finished watching the socket it never got) writes no line for it, rather
+        // than a status and length the client never saw.
+        if (res.socket == null && res.writableFinished === false) return;
+        log();
+      });
     }
     next();
   });

@@ -179,6 +179,20 @@ describe('logger', () => {
     assert.deepEqual(sink.lines, ['/slow -\n', '/after 200\n']);
   });
 
+  it('immediate: a line for every pipelined request as it arrives, queued or not', async () => {
+    const sink = collector();
+    const app = chain([logger({ format: ':method :url', stream: sink, immediate: true }), reply]);
+    await withServer(app, async (port) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.resume();
+      socket.write(['/a', '/b', '/c'].map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+      // Bounded: a line that never comes fails the comparison below rather than hanging.
+      await Promise.race([sink.wait(3), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+      socket.destroy();
+    });
+    assert.deepEqual(sink.lines, ['GET /a\n', 'GET /b\n', 'GET /c\n']);
+  });
+
   it('an unknown token logs - (3.x threw while logging)', async () => {
     const sink = collector();
     await withServer(chain([logger({ format: ':nope-token :status', stream: sink }), reply]), async (port) => {
