@@ -284,9 +284,10 @@ function sendStat(
  * (length, ETag, Last-Modified, range) were made from `stat`, and its file is opened
  * only now, so the file is looked at again first. Still the same file, `send` goes on;
  * replaced meanwhile (a deploy renames a new build over it), the answer is made again
- * from the file as it is now (`again`), so the head and the bytes agree; gone (or no
- * longer a file), it is a file not found (`gone`, then the error as when `stat` fails),
- * with the headers the response had before the file's. (Express opens each file at
+ * from the file as it is now (`again`), so the head and the bytes agree; gone, it is a
+ * file not found (`gone`, then the error as when `stat` fails), and a directory now is
+ * a directory requested, both with the headers the response had before the file's.
+ * (Express opens each file at
  * once, holding one descriptor and the bytes read for every request queued.)
  */
 function sendWhenUnchanged(
@@ -305,7 +306,10 @@ function sendWhenUnchanged(
       return;
     }
     // The headers made from `stat` no longer describe the file, nor a 206 for its range.
+    // Its length goes too: an answer made again may be an error (416 for a range of a
+    // file now shorter, 412), whose handler's body the old length would cut short.
     forgetStatHeaders(res, stat);
+    res.removeHeader('Content-Length');
     res.statusCode = statusBefore;
     if (!err && now.isFile()) {
       again(now);
@@ -313,10 +317,13 @@ function sendWhenUnchanged(
     }
     // Gone: as if it had not been found, without any header the file's answer added
     // (its length, type, caching, `setHeaders`' and `sendFile`'s `headers`, a download's
-    // Content-Disposition): static falls through to the app's own 404 answer.
+    // Content-Disposition): static falls through to the app's own 404 answer. A
+    // directory in its place is answered as a directory requested (static's redirect,
+    // `sendFile`'s EISDIR).
     for (const name of res.getHeaderNames()) if (!headersBefore.includes(name)) res.removeHeader(name);
     hooks.gone?.();
-    hooks.error(err ? fsError(err) : createHttpError(404));
+    if (!err && now.isDirectory()) hooks.directory(res, path);
+    else hooks.error(err ? fsError(err) : createHttpError(404));
   });
 }
 

@@ -235,9 +235,14 @@ describe('streaming large files', () => {
       res.setHeader('Content-Length', 17);
       res.end("the app's own 404");
     };
-    const middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => {
+    // An error page written raw, without a length of its own (Node frames it).
+    const errorPage = (err: { status?: number }, res: http.ServerResponse) => {
+      res.statusCode = err.status ?? 500;
+      res.end('error page ' + res.statusCode);
+    };
+    const middleware = (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (req.url === '/slow') void released.then(() => res.end('slow done'));
-      else files(req, res, (err) => (err ? next(err) : notFound(res)));
+      else files(req, res, (err) => (err ? errorPage(err as { status?: number }, res) : notFound(res)));
     };
     try {
       return await withBareServer(middleware, async (port) => {
@@ -263,16 +268,28 @@ describe('streaming large files', () => {
     }
   }
 
-  /** The responses in `bytes`, walked by their Content-Length. */
+  /** The responses in `bytes`, walked by their Content-Length or their chunks, as a client frames them. */
   function splitByContentLength(bytes: Buffer) {
     const responses: Array<{ status: string; headers: string; body: string }> = [];
     for (let at = 0; at < bytes.length;) {
       const headEnd = bytes.indexOf('\r\n\r\n', at);
       const head = bytes.subarray(at, headEnd).toString('latin1');
-      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-      const body = bytes.subarray(headEnd + 4, headEnd + 4 + length).toString();
+      at = headEnd + 4;
+      let body = '';
+      if (/\r\ntransfer-encoding: chunked/i.test(head)) {
+        for (;;) {
+          const sizeEnd = bytes.indexOf('\r\n', at);
+          const size = parseInt(bytes.subarray(at, sizeEnd).toString('latin1'), 16);
+          at = sizeEnd + 2 + size + 2;
+          if (size === 0) break;
+          body += bytes.subarray(sizeEnd + 2, sizeEnd + 2 + size).toString();
+        }
+      } else {
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        body = bytes.subarray(at, at + length).toString();
+        at += length;
+      }
       responses.push({ status: head.split('\r\n')[0]!, headers: head, body });
-      at = headEnd + 4 + length;
     }
     return responses;
   }
@@ -309,6 +326,29 @@ describe('streaming large files', () => {
     assert.equal(responses[1]!.status, 'HTTP/1.1 206 Partial Content');
     assert.match(responses[1]!.headers, /\r\nContent-Range: bytes 2-4\/10\r\n/i);
     assert.equal(responses[1]!.body, '234');
+  });
+
+  it('a pipelined range of a file cut short while it waits is a 416, framed by its own page', async () => {
+    const responses = await pipelinedBehindSlow((file) => fs.truncateSync(file, 0), 'Range: bytes=2-4\r\n');
+    assert.deepEqual(
+      responses.map((response) => [response.status, response.body]),
+      [
+        ['HTTP/1.1 200 OK', 'slow done'],
+        ['HTTP/1.1 416 Range Not Satisfiable', 'error page 416'],
+        ['HTTP/1.1 200 OK', 'other\n'],
+      ],
+    );
+  });
+
+  it('a pipelined file turned into a directory while it waits is answered as a directory', async () => {
+    const responses = await pipelinedBehindSlow((file) => {
+      fs.unlinkSync(file);
+      fs.mkdirSync(file);
+    });
+    assert.equal(responses[1]!.status, 'HTTP/1.1 301 Moved Permanently');
+    assert.match(responses[1]!.headers, /\r\nLocation: \/app\.js\/\r\n/i);
+    assert.doesNotMatch(responses[1]!.headers, /\r\n(etag|last-modified|cache-control|link):/i);
+    assert.equal(responses[2]!.body, 'other\n');
   });
 
   it('a pipelined file removed while it waits is a file not found: static passes the request on', async () => {
