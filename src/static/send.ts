@@ -287,8 +287,8 @@ function sendStat(
  * from the file as it is now (`again`), so the head and the bytes agree; gone, it is a
  * file not found (`gone`, then the error as when `stat` fails), and a directory now is
  * a directory requested, both with the headers the response had before the file's.
- * (Express opens each file at
- * once, holding one descriptor and the bytes read for every request queued.)
+ * (Express opens each file at once, holding one descriptor and the bytes read for
+ * every request queued.)
  */
 function sendWhenUnchanged(
   res: ServerResponse,
