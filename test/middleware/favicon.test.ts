@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after as afterAll, describe, it } from 'node:test';
 import { favicon } from '../../src/middleware/favicon';
 import { assertSameAsConnect, requestAll, type Handler } from './support';
 
@@ -11,6 +11,7 @@ const connect = require('connect');
 const dir = mkdtempSync(join(tmpdir(), 'webapp-favicon-'));
 const iconPath = join(dir, 'icon.ico');
 writeFileSync(iconPath, Buffer.from('not really an icon but bytes'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const after: Handler = (_req, res) => res.end('next');
 
 describe('favicon', () => {
