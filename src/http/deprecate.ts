@@ -60,15 +60,55 @@ function isOwnOrNodeFrame(line: string): boolean {
 
 /** The stack from the user's line that called the deprecated API on (`deprecate` itself left out). */
 function callerStack(): string[] {
-  const holder: { stack?: string } = {};
-  // Enough frames to get past webapp's own (a notice from a view engine's callback is deep).
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = Math.max(limit, 40);
-  Error.captureStackTrace(holder, deprecate);
-  Error.stackTraceLimit = limit;
-  const frames = holder.stack?.split('\n').slice(1) ?? [];
+  const frames = stackAbove(deprecate);
   const first = frames.findIndex((line) => !isOwnOrNodeFrame(line));
   return first === -1 ? [] : frames.slice(first);
+}
+
+/**
+ * The frames above `below`, one line each as V8 writes them (`    at fn (file:line:column)`).
+ * The stack's text is made by whatever `Error.prepareStackTrace` the process has: an APM
+ * agent's or a tool's may return call sites or an object, or throw. Then the frames are
+ * written from V8's call sites under a `prepareStackTrace` of our own, as depd always
+ * does; none when even that is impossible (a frozen `Error`).
+ */
+function stackAbove(below: (...args: never[]) => unknown): string[] {
+  const limit = Error.stackTraceLimit;
+  try {
+    // Enough frames to get past webapp's own (a notice from a view engine's callback is deep).
+    Error.stackTraceLimit = Math.max(limit, 40);
+    const holder: { stack?: unknown } = {};
+    Error.captureStackTrace(holder, below);
+    const text = holder.stack;
+    if (typeof text === 'string') return text.split('\n').slice(1);
+  } catch {
+    // A prepareStackTrace that threw, or an Error that cannot be changed.
+  } finally {
+    if (Error.stackTraceLimit !== limit) Error.stackTraceLimit = limit;
+  }
+  return callSitesAbove(below).map((site) => `    at ${String(site)}`);
+}
+
+/** V8's call sites above `below`, under a `prepareStackTrace` that returns them. */
+function callSitesAbove(below: (...args: never[]) => unknown): NodeJS.CallSite[] {
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  try {
+    Error.prepareStackTrace = (_error, sites) => sites;
+    Error.stackTraceLimit = Math.max(limit, 40);
+    const holder: { stack?: unknown } = {};
+    Error.captureStackTrace(holder, below);
+    return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]) : [];
+  } catch {
+    return [];
+  } finally {
+    try {
+      Error.prepareStackTrace = prepare;
+      Error.stackTraceLimit = limit;
+    } catch {
+      // Frozen: nothing was changed.
+    }
+  }
 }
 
 /** The caller's line, as depd names it: the file relative to the working directory. */

@@ -50,8 +50,9 @@ function isNodeOwn(method: Method, ...args: unknown[]): boolean {
   } catch {
     // PROBED, or whatever a patch threw on the probe: reachedFromNode says which.
   } finally {
-    Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = limit;
+    // Put back only what changed: under --frozen-intrinsics nothing did, and the assignment throws.
+    if (Error.prepareStackTrace !== prepare) Error.prepareStackTrace = prepare;
+    if (Error.stackTraceLimit !== limit) Error.stackTraceLimit = limit;
   }
   return reachedFromNode;
 }

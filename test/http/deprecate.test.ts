@@ -7,8 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { deprecate } from '../../src/http/deprecate';
-import { captureStderr } from '../support/capture-stderr';
+import { captureStderr, captureStderrOf } from '../support/capture-stderr';
+import { answersOf } from '../support/compare';
+import type { RawResponse } from '../support/raw-http';
 import webapp = require('../../src/index');
+import webapp3 = require('../../src/v3/index');
 
 const express = require('express');
 
@@ -109,5 +112,73 @@ describe('deprecation notices', () => {
       { encoding: 'utf8', env: { ...process.env, NO_DEPRECATION: '' } },
     );
     assert.match(flagged.stderr, / webapp deprecated flagged\n {4}at /);
+  });
+
+  describe("under a process's own Error.prepareStackTrace that returns no text", () => {
+    // What APM agents and tools install: call sites, an object, or a function that throws.
+    const foreign: Array<[string, (error: Error, sites: NodeJS.CallSite[]) => unknown]> = [
+      ['call sites', (_error, sites) => sites],
+      ['an object', () => ({ frames: 0 })],
+      [
+        'a throw',
+        () => {
+          throw new Error('no stacks here');
+        },
+      ],
+    ];
+    const withForeign = <T>(prepare: (typeof foreign)[number][1], fn: () => T): T => {
+      const previous = Error.prepareStackTrace;
+      Error.prepareStackTrace = prepare;
+      try {
+        return fn();
+      } finally {
+        Error.prepareStackTrace = previous;
+      }
+    };
+
+    for (const [name, prepare] of foreign) {
+      it(`name the caller's line as depd does (${name})`, () => {
+        const here = relative(process.cwd(), __filename);
+        const [ours] = withForeign(prepare, () => captureStderr(() => deprecate(`under ${name}`)));
+        assert.equal(/ at (\S+):\d+:\d+\n$/.exec(ours!)?.[1], here);
+        // depd names it under its own prepareStackTrace (and prints once per call site: the first kind only).
+        if (name !== foreign[0]![0]) return;
+        const [theirs] = withForeign(prepare, () => captureStderr(() => express().del(`/${name}`, () => undefined)));
+        assert.equal(/ at (\S+):\d+:\d+\n$/.exec(theirs!)?.[1], here);
+      });
+    }
+
+    it('deprecated calls answer as in Express instead of failing', async () => {
+      const app = (framework: typeof express) => {
+        const app = framework();
+        app.get('/send', (_req: any, res: any) => res.send(201, 'old send'));
+        app.get('/param', (req: any, res: any) => res.send(`param ${req.param('x')}`));
+        app.use((err: Error, _req: any, res: any, _next: unknown) => res.status(500).send(`error: ${err.message}`));
+        return app;
+      };
+      const requests = [{ path: '/send' }, { path: '/param?x=1' }];
+      const previous = Error.prepareStackTrace;
+      try {
+        for (const [name, prepare] of foreign) {
+          Error.prepareStackTrace = prepare;
+          const { result, lines } = await captureStderrOf(async () => ({
+            expected: await answersOf(app(express), requests),
+            actual: await answersOf(app(webapp), requests),
+          }));
+          const answers = (responses: RawResponse[]) => responses.map((res) => [res.status, res.body]);
+          assert.deepEqual(answers(result.actual), answers(result.expected), name);
+          assert.deepEqual(answers(result.actual), [
+            [201, 'old send'],
+            [200, 'param 1'],
+          ]);
+          // Both printed their notices (each once per call site, so only under the first).
+          if (name === foreign[0]![0]) assert.equal(lines.filter((line) => / webapp deprecated /.test(line)).length, 2);
+        }
+        // webapp/v3's bodyParser() prints multipart's notice as the app is set up.
+        captureStderr(() => webapp3.bodyParser());
+      } finally {
+        Error.prepareStackTrace = previous;
+      }
+    });
   });
 });
