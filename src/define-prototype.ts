@@ -19,7 +19,8 @@
  *   class refuses; src/view.ts.) Only their
  *   members generated from the HTTP method list (`route.get(...)`...) are
  *   installed here (`defineClassMembers`), with the attributes Express's
- *   assignments give them.
+ *   assignments give them, and the methods Express's prototypes list made
+ *   enumerable (`enumerateClassMethods`).
  *
  * Attributes are those Express's own declarations make, so that code which
  * enumerates or redefines members sees the same object:
@@ -137,6 +138,22 @@ export function defineClassMembers(Class: { prototype: object }, members: Member
   delete proto.__webappSetupFirst;
   delete proto.__webappSetupSecond;
   defineMembers(proto, members);
+}
+
+/**
+ * Makes methods of a class enumerable, in `names`' order after its other enumerable
+ * members, as the prototype assignments of Express's constructors give them (Layer's,
+ * Route's): code lists them, or copies them onto a prototype of its own
+ * (`Object.assign(MyLayer.prototype, Layer.prototype)`). Deleted and defined again, as
+ * a class defines its methods in source order and not enumerable.
+ */
+export function enumerateClassMethods(Class: { prototype: object }, names: readonly string[]): void {
+  const proto = Class.prototype as Record<string, unknown>;
+  for (let i = 0; i < names.length; i++) {
+    const method = proto[names[i]];
+    delete proto[names[i]];
+    defineValue(proto, names[i], method);
+  }
 }
 
 /**

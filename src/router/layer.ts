@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
+import { enumerateClassMethods } from '../define-prototype';
 import { lazy } from '../http/lazy';
 import { isTracingActive } from '../tracing/channels';
 import {
@@ -57,6 +58,19 @@ export function truthy(value: unknown): boolean {
   return value !== undefined && value !== false && Boolean(value);
 }
 
+/**
+ * The descriptor of a layer's own fields that Express's layers do not have, refilled for
+ * each: left out of enumeration, so that `Object.keys(layer)`, `JSON.stringify(stack)` and
+ * `console.log(app._router.stack)` show Express's fields only (and `regexp`, `method`).
+ */
+const internalField: PropertyDescriptor = { configurable: true, enumerable: false, writable: true, value: undefined };
+
+function defineInternal(layer: Layer, name: string, value: unknown): void {
+  internalField.value = value;
+  Object.defineProperty(layer, name, internalField);
+  internalField.value = undefined;
+}
+
 export class Layer {
   // Every field is `declare`d and assigned in the constructor, in Express's order
   // (handle, name, params, path, keys, regexp, then webapp's own): an assignment goes
@@ -106,13 +120,13 @@ export class Layer {
     Object.defineProperty(this, 'regexp', Layer.#regexpMember);
     this.route = undefined;
     this.method = undefined;
-    this.pattern = pattern;
-    this.pathPattern = path;
-    this.noParams = Object.freeze({});
-    this.inPlace = (fn as { [kInPlace]?: InPlaceWork })[kInPlace];
-    this.inPlaceOf = fn;
-    this.arityOf = undefined;
-    this.knownArity = 0;
+    defineInternal(this, 'pattern', pattern);
+    defineInternal(this, 'pathPattern', path);
+    defineInternal(this, 'noParams', Object.freeze({}));
+    defineInternal(this, 'inPlace', (fn as { [kInPlace]?: InPlaceWork })[kInPlace]);
+    defineInternal(this, 'inPlaceOf', fn);
+    defineInternal(this, 'arityOf', undefined);
+    defineInternal(this, 'knownArity', 0);
   }
 
   /** One descriptor for every layer's `regexp`: the same accessor pair keeps all layers of one shape. */
@@ -242,6 +256,10 @@ export class Layer {
     }
   }
 }
+
+// Enumerable, in Express's order, as its prototype assignments make them: code lists them
+// or copies them onto a prototype of its own.
+enumerateClassMethods(Layer, ['handle_error', 'handle_request', 'match']);
 
 // Express 4 names this method's function `handle` (`Layer.prototype.handle_request =
 // function handle`): stack traces read `Layer.handle [as handle_request]`, which code

@@ -4,7 +4,7 @@
  * tools that list endpoints read them.
  */
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
-import { defineClassMembers } from '../define-prototype';
+import { defineClassMembers, enumerateClassMethods } from '../define-prototype';
 import { Layer, truthy, type Handler, type NextFunction } from './layer';
 import { methodMembers, type MethodMembers } from './methods';
 import { notePassedError, notePlainNext } from './passed-errors';
@@ -122,6 +122,8 @@ export class Route {
   }
 }
 
+// Enumerable, before the HTTP methods, as Express's prototype assignments make them.
+enumerateClassMethods(Route, ['_handles_method', '_options', 'dispatch', 'all']);
 defineClassMembers(Route, {
   methods: methodMembers(
     (method) =>

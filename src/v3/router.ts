@@ -4,7 +4,7 @@
  * holding numbered captures with named parameters as properties.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defineClassMembers } from '../define-prototype';
+import { defineClassMembers, enumerateClassMethods } from '../define-prototype';
 import { parseUrl } from '../http/parse-url';
 import { named } from '../named';
 import {
@@ -249,6 +249,18 @@ export class Router3 {
   }
 }
 
+// Enumerable, in Express 3's order and before the HTTP methods, as its prototype assignments make them.
+enumerateClassMethods(Route3, ['match']);
+enumerateClassMethods(Router3, [
+  'param',
+  '_dispatch',
+  '_options',
+  '_optionsFor',
+  'matchRequest',
+  'match',
+  'route',
+  'all',
+]);
 defineClassMembers(Router3, {
   methods: methodMembers(
     (method) =>

@@ -16,6 +16,7 @@ import { describe, it } from 'node:test';
 import express from 'express';
 import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
+import { Layer } from '../../src/router/layer';
 import { express3, express3Pair } from '../support/legacy-oracles';
 import { assertSameResponses, type Framework } from '../support/differential';
 import { answersOf } from '../support/compare';
@@ -51,6 +52,14 @@ function differences(ours: object, theirs: object): Record<string, [string, stri
 
 const METHOD = 'function writable enumerable configurable';
 const CLASS_METHOD = 'function writable hidden configurable';
+
+/** The layer of a middleware named `name` in a new app's router. */
+function layerOf(framework: Framework, name: string): object {
+  const app: Any = framework();
+  app.use({ [name]: (_req: unknown, _res: unknown, next: () => void) => next() }[name]);
+  app.lazyrouter();
+  return app._router.stack.find((layer: { name: string }) => layer.name === name);
+}
 
 /** Every name in `names` with the same difference. */
 function each(names: readonly string[], difference: [string, string]): Record<string, [string, string]> {
@@ -100,10 +109,32 @@ describe('prototype objects compared with express@4', () => {
       'Route.prototype',
       webapp.Route.prototype,
       (express as Any).Route.prototype,
-      // Route is a class: the members written in its body are not enumerable (its HTTP method members are).
+      // webapp's own method, written in the class body: not enumerable.
+      { addMethodHandlers: [CLASS_METHOD, 'absent'] },
+    ],
+    [
+      'Layer.prototype',
+      Layer.prototype,
+      require('express/lib/router/layer').prototype,
+      // webapp's own methods, written in the class body: not enumerable.
+      each(['arity', 'inPlaceWork', 'matchPattern', 'noMatch', 'requestHandler'], [CLASS_METHOD, 'absent']),
+    ],
+    [
+      "a middleware's layer",
+      layerOf(webapp, 'middleware'),
+      layerOf(express, 'middleware'),
       {
-        ...each(['_handles_method', '_options', 'all', 'dispatch'], [CLASS_METHOD, METHOD]),
-        addMethodHandlers: [CLASS_METHOD, 'absent'],
+        // Express's layer keeps its `regexp` as a data field; webapp's is an accessor that
+        // notices code editing it (src/router/stack-edits.ts).
+        regexp: ['get/set enumerable configurable', 'object writable enumerable configurable'],
+        // On every layer (one shape for the walk), undefined where Express's has none.
+        method: ['undefined writable enumerable configurable', 'absent'],
+        // webapp's own fields, left out of enumeration (Object.keys, JSON, console.log).
+        ...each(['arityOf', 'inPlace'], ['undefined writable hidden configurable', 'absent']),
+        inPlaceOf: ['function writable hidden configurable', 'absent'],
+        knownArity: ['number writable hidden configurable', 'absent'],
+        pathPattern: ['string writable hidden configurable', 'absent'],
+        ...each(['noParams', 'pattern'], ['object writable hidden configurable', 'absent']),
       },
     ],
     [
@@ -167,17 +198,8 @@ describe('prototype objects compared with express@3.21', () => {
     ],
     // Connect's `handle` was copied onto each app; webapp/v3 has it on the prototype.
     ['application', webapp3.application, express3.application, { handle: [METHOD, 'absent'] }],
-    [
-      'Router.prototype',
-      webapp3.Router.prototype,
-      express3.Router.prototype,
-      // Router3 is a class: the members written in its body are not enumerable (its HTTP method members are).
-      each(
-        ['_dispatch', '_options', '_optionsFor', 'all', 'match', 'matchRequest', 'param', 'route'],
-        [CLASS_METHOD, METHOD],
-      ),
-    ],
-    ['Route.prototype', webapp3.Route.prototype, express3.Route.prototype, { match: [CLASS_METHOD, METHOD] }],
+    ['Router.prototype', webapp3.Router.prototype, express3.Router.prototype, {}],
+    ['Route.prototype', webapp3.Route.prototype, express3.Route.prototype, {}],
     [
       'an app',
       webapp3(),
