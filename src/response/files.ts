@@ -187,7 +187,7 @@ function sendfile(
   // Express 3; watched through onFinished, which keeps one listener per connection for
   // all the responses pipelined on it (one each made Node warn past ten).
   let watchingSocket = true;
-  const fail = (err: Error): void => {
+  const fail = (err: Error, clientGone = false): void => {
     if (done) return;
     done = true;
     watchingSocket = false;
@@ -203,22 +203,25 @@ function sendfile(
       else req.socket?.end();
       return;
     }
-    next?.(err);
+    // A client that went away leaves nobody to answer: no error page, no error handler.
+    // (Express 3 wrote a queued response's head at once, and such an error stayed in its
+    // "limbo"; webapp opens the file at the response's turn, so nothing was sent yet.)
+    if (!clientGone) next?.(err);
   };
 
   onFinished(this, (err) => {
     if (!watchingSocket) return;
-    if (err) fail(err);
+    if (err) fail(err, true);
     // Done without being written out: the client left before the response's turn on
     // its connection (the file is opened only then) or before the file was sent. No read
     // of the file will end, which is when 3.x calls back: the callback (a download's
     // temporary file removed there) hears that the request was aborted.
-    else if (this.writableFinished === false) fail(transferCore().requestAborted());
+    else if (this.writableFinished === false) fail(transferCore().requestAborted(), true);
   });
   // Express 3.21 sends files with send 0.13, whose headers differ a little from 4.x's.
   const settings = { ...sendOptions().compileSendOptions(opts), dialect: sendDialects().send013 };
   sendCore().sendFile(req, this, asUrlPath(path), settings, {
-    error: fail,
+    error: (err) => fail(err),
     directory: () => next?.(),
     // No `headers` option: Express 3.21's file sender has none, and sends none.
     stream() {

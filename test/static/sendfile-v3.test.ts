@@ -138,6 +138,57 @@ describe('res.sendfile (3.x)', () => {
     }
   });
 
+  it('without fn, sends nothing to the error handlers when the client left before the file was sent', async () => {
+    // Downloads queued behind a slow answer whose client closes (FIN) or resets before their
+    // turn, and one whose client is gone before the handler sends: as on Express 3.21
+    // (which wrote the heads at once, so its errors stayed in "limbo"), no error handler runs.
+    const errors: string[] = [];
+    let started = 0;
+    const app = v3();
+    app.get('/slow', () => undefined);
+    app.get('/download', (_req: Request, res: Response) => {
+      started++;
+      (res as unknown as { download: (path: string) => void }).download(join(fx.root, 'todo.txt'));
+    });
+    app.get('/late', (req: Request, res: Response) => {
+      started++;
+      req.socket.once('close', () => sendfile(res)(join(fx.root, 'todo.txt')));
+    });
+    app.use(((err, _req, _res, next) => {
+      errors.push(String((err as NodeJS.ErrnoException).code ?? err.message));
+      next(err);
+    }) as ErrorRequestHandler);
+    const server = http.createServer(app);
+    let open = 0;
+    server.on('connection', (socket) => {
+      open++;
+      socket.on('close', () => open--);
+    });
+    const port = await listen(server);
+    try {
+      const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const closed = net.connect(port, '127.0.0.1');
+      closed.write(request('/slow') + request('/download') + request('/download'));
+      const reset = net.connect(port, '127.0.0.1');
+      reset.write(request('/slow') + request('/download'));
+      const alone = net.connect(port, '127.0.0.1');
+      alone.write(request('/late'));
+      for (const socket of [closed, reset, alone]) socket.on('error', () => undefined);
+      assert.equal(await eventually(() => started === 4), true, 'all queued and started');
+      closed.end();
+      reset.resetAndDestroy();
+      alone.end();
+      assert.equal(await eventually(() => open === 0), true, 'connections closed');
+      // What the closes set going (an error passed on continues on a later turn) has run.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(errors, []);
+      // The server still answers.
+      assert.equal((await rawRequest(port, '/download')).status, 200);
+    } finally {
+      await close(server);
+    }
+  });
+
   it('honours ranges and conditional requests', async () => {
     const ranged = await run((_q, r) => sendfile(r)(join(fx.root, 'nums.txt')), { Range: 'bytes=2-4' });
     assert.equal(ranged.status, 206);
