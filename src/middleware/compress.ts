@@ -14,8 +14,8 @@ import { vary } from '../http/vary';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
 
-// mime-db is the database mime-types (a runtime dependency) is built on; its
-// `compressible` flags are what Connect's compressible check reads.
+// The `compressible` flags Connect's compressible check reads, from the mime-db that npm
+// installs for it today (1.54: package.json); mime-types has its own, older copy.
 
 const mimeDb: Record<string, { compressible?: boolean }> = require('mime-db');
 

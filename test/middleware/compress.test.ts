@@ -19,6 +19,7 @@ const app: Handler = (req, res) => {
   if (url === '/small') res.setHeader('Content-Type', 'text/plain');
   else if (url === '/image') res.setHeader('Content-Type', 'image/png');
   else if (url === '/json') res.setHeader('Content-Type', 'application/json');
+  else if (url === '/octet') res.setHeader('Content-Type', 'application/octet-stream');
   else if (url === '/encoded') {
     res.setHeader('Content-Type', 'text/plain');
     res.setHeader('Content-Encoding', 'x-custom');
@@ -34,7 +35,7 @@ const app: Handler = (req, res) => {
   res.end(url === '/small' ? 'tiny' : big);
 };
 
-const paths = ['/', '/small', '/image', '/json', '/encoded', '/length', '/streamed', '/untyped'];
+const paths = ['/', '/small', '/image', '/json', '/octet', '/encoded', '/length', '/streamed', '/untyped'];
 const encodings = [
   undefined,
   'gzip',
@@ -186,6 +187,28 @@ describe('compress', () => {
     assert.deepEqual(finished, { compressed: true, plain: true });
     // A second end: false once compress ended the response, Node's own answer otherwise (as Connect's).
     assert.deepEqual(second, { compressed: false, plain: 'res' });
+  });
+
+  it("the default filter decides every type of the MIME database as Connect's does, installed today", () => {
+    // Connect 2.30's compress asks compressible@2, which reads the newest mime-db 1.x: the
+    // one npm installs for it now (1.54, where application/octet-stream is compressible).
+    const compressibleDb = require.resolve('mime-db', {
+      paths: [
+        require.resolve('compressible', {
+          paths: [require.resolve('compression', { paths: [require.resolve('connect')] })],
+        }),
+      ],
+    });
+    const types = Object.keys(require(compressibleDb) as object);
+    assert.ok(types.length > 2000);
+    const shapes = ['text/x-custom', 'application/x-custom+json', 'application/x-custom+xml', 'image/x-custom', ''];
+    const asked = (filter: (req: IncomingMessage, res: ServerResponse) => boolean, type: string) =>
+      filter({} as IncomingMessage, { getHeader: () => type } as unknown as ServerResponse);
+    const differing = [...types, ...shapes].filter(
+      (type) => asked(compress.filter, type) !== asked(connect.compress.filter, type),
+    );
+    assert.deepEqual(differing, []);
+    assert.equal(asked(compress.filter, 'application/octet-stream'), true);
   });
 
   it('compress.filter is the default filter, for apps that extend it as Connect 2.30 allowed', async () => {
