@@ -5,15 +5,19 @@
  * generates code nor needs to change a frozen built-in, and at most works without what a
  * frozen `Error` denies it (the stack walk that checks whether a response method is
  * Node's own: a method is then taken as patched, which is slower and answers the same).
+ * Under the permission model it reads nothing beyond the package and the app's files.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { ensureBuilt } from '../support/scratch-project';
 
-const APP = `
-const express = require(${JSON.stringify(require.resolve('../../src/index'))});
-const express3 = require(${JSON.stringify(require.resolve('../../src/v3/index'))});
+/** The app and its requests, loading webapp from `entry` and webapp/v3 from `legacyEntry`. */
+const appSource = (entry: string, legacyEntry: string) => `
+const express = require(${JSON.stringify(entry)});
+const express3 = require(${JSON.stringify(legacyEntry)});
 const app = express();
 app.use(express.json());
 app.use(express.urlencoded({ extended: true }));
@@ -67,8 +71,15 @@ const size = statSync(__filename).size;
 
 type Answer = [status: number, type: string | null, body: string | number];
 
-function runUnder(flags: string[]): { modern: Answer[]; legacy: Answer[] } {
-  const child = spawnSync(process.execPath, [...flags, '--require', 'tsx/cjs', '-e', APP], {
+const SOURCES = appSource(require.resolve('../../src/index'), require.resolve('../../src/v3/index'));
+
+/** The answers of the app, under `flags`, from the sources (through tsx) or as `source` says. */
+function runUnder(
+  flags: string[],
+  source = SOURCES,
+  loader = ['--require', 'tsx/cjs'],
+): { modern: Answer[]; legacy: Answer[] } {
+  const child = spawnSync(process.execPath, [...flags, ...loader, '-e', source], {
     encoding: 'utf8',
     timeout: 60_000,
     env: { ...process.env, NODE_ENV: 'test', NO_DEPRECATION: 'webapp' },
@@ -107,4 +118,23 @@ describe('under Node hardening flags', () => {
       assert.deepEqual(runUnder(flags), expected);
     });
   }
+
+  it('answers the same under the permission model, reading the package and the app only', () => {
+    // The built package (the loader would write its cache), with reads allowed in the
+    // repository alone: a file outside it is denied to res.sendFile as to any code.
+    ensureBuilt();
+    const root = join(__dirname, '../..');
+    const major = Number(process.versions.node.split('.')[0]);
+    const flags = [major >= 22 ? '--permission' : '--experimental-permission', `--allow-fs-read=${root}`];
+    if (process.allowedNodeEnvironmentFlags.has('--allow-net')) flags.push('--allow-net');
+    const built = appSource(join(root, 'dist/cjs/index.js'), join(root, 'dist/cjs/v3/index.js'));
+    assert.deepEqual(runUnder(flags, built, []), expected);
+    const denied = runUnder(
+      flags,
+      built.replace('sendFile(' + JSON.stringify(__filename), 'sendFile("/etc/hostname"'),
+      [],
+    );
+    assert.equal(denied.modern[5]![0], 500);
+    assert.deepEqual(denied.modern.slice(0, 5), expected.modern.slice(0, 5));
+  });
 });
