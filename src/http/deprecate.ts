@@ -66,48 +66,40 @@ function callerStack(): string[] {
 }
 
 /**
- * The frames above `below`, one line each as V8 writes them (`    at fn (file:line:column)`).
- * The stack's text is made by whatever `Error.prepareStackTrace` the process has: an APM
- * agent's or a tool's may return call sites or an object, or throw. Then the frames are
- * written from V8's call sites under a `prepareStackTrace` of our own, as depd always
- * does; none when even that is impossible (a frozen `Error`).
+ * The frames above `below`, one line each as V8 writes them (`    at fn (file:line:column)`),
+ * made from V8's call sites under a `prepareStackTrace` of our own, as depd makes them:
+ * whatever the process's own `Error.prepareStackTrace` writes (an APM agent's or a tool's
+ * may return call sites or an object, throw, or write frames in its own format; Node's
+ * under `--enable-source-maps` names the source file) does not change the line named.
+ * Under `--frozen-intrinsics`, where `Error` cannot be changed, V8's own text of as many
+ * frames as the process's limit allows.
  */
 function stackAbove(below: (...args: never[]) => unknown): string[] {
-  const limit = Error.stackTraceLimit;
-  try {
-    // Enough frames to get past webapp's own (a notice from a view engine's callback is deep).
-    Error.stackTraceLimit = Math.max(limit, 40);
-    const holder: { stack?: unknown } = {};
-    Error.captureStackTrace(holder, below);
-    const text = holder.stack;
-    if (typeof text === 'string') return text.split('\n').slice(1);
-  } catch {
-    // A prepareStackTrace that threw, or an Error that cannot be changed.
-  } finally {
-    if (Error.stackTraceLimit !== limit) Error.stackTraceLimit = limit;
-  }
-  return callSitesAbove(below).map((site) => `    at ${String(site)}`);
+  const sites = callSitesAbove(below);
+  if (sites !== undefined) return sites.map((site) => `    at ${String(site)}`);
+  const holder: { stack?: unknown } = {};
+  Error.captureStackTrace(holder, below);
+  return typeof holder.stack === 'string' ? holder.stack.split('\n').slice(1) : [];
 }
 
-/** V8's call sites above `below`, under a `prepareStackTrace` that returns them. */
-function callSitesAbove(below: (...args: never[]) => unknown): NodeJS.CallSite[] {
+/** V8's call sites above `below`; undefined when `Error` cannot be changed. */
+function callSitesAbove(below: (...args: never[]) => unknown): NodeJS.CallSite[] | undefined {
   const prepare = Error.prepareStackTrace;
   const limit = Error.stackTraceLimit;
   try {
     Error.prepareStackTrace = (_error, sites) => sites;
-    Error.stackTraceLimit = Math.max(limit, 40);
+  } catch {
+    return undefined;
+  }
+  try {
+    // Enough frames to get past webapp's own (a notice from a view engine's callback is deep).
+    Error.stackTraceLimit = typeof limit === 'number' && limit > 40 ? limit : 40;
     const holder: { stack?: unknown } = {};
     Error.captureStackTrace(holder, below);
     return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]) : [];
-  } catch {
-    return [];
   } finally {
-    try {
-      Error.prepareStackTrace = prepare;
-      Error.stackTraceLimit = limit;
-    } catch {
-      // Frozen: nothing was changed.
-    }
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -114,7 +114,7 @@ describe('deprecation notices', () => {
     assert.match(flagged.stderr, / webapp deprecated flagged\n {4}at /);
   });
 
-  describe("under a process's own Error.prepareStackTrace that returns no text", () => {
+  describe("under a process's own Error.prepareStackTrace", () => {
     // What APM agents and tools install: call sites, an object, or a function that throws.
     const foreign: Array<[string, (error: Error, sites: NodeJS.CallSite[]) => unknown]> = [
       ['call sites', (_error, sites) => sites],
@@ -124,6 +124,11 @@ describe('deprecation notices', () => {
         () => {
           throw new Error('no stacks here');
         },
+      ],
+      // Text, in a format of its own (frames without a column).
+      [
+        'its own text',
+        (_error, sites) => sites.map((site) => `  --> ${site.getFileName()}:${site.getLineNumber()}`).join('\n'),
       ],
     ];
     const withForeign = <T>(prepare: (typeof foreign)[number][1], fn: () => T): T => {
@@ -147,6 +152,22 @@ describe('deprecation notices', () => {
         assert.equal(/ at (\S+):\d+:\d+\n$/.exec(theirs!)?.[1], here);
       });
     }
+
+    it("name the caller's line under --frozen-intrinsics, where Error cannot be changed", () => {
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--frozen-intrinsics',
+          '--require',
+          'tsx/cjs',
+          '-e',
+          `const { deprecate } = require(${JSON.stringify(require.resolve('../../src/http/deprecate'))});\n` +
+            `deprecate('frozen');`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, NO_DEPRECATION: '' } },
+      );
+      assert.match(child.stderr, / webapp deprecated frozen at \[eval\]:2:1\n/);
+    });
 
     it('deprecated calls answer as in Express instead of failing', async () => {
       const app = (framework: typeof express) => {
