@@ -189,6 +189,12 @@ function sendfile(
   let watchingSocket = true;
   const fail = (err: Error, clientGone = false): void => {
     if (done) return;
+    // Without a callback, a client that went away leaves nobody to answer: no error page,
+    // no error handler (Express 3 wrote a queued response's head at once, and such an
+    // error stayed in its "limbo"; webapp opens the file at the response's turn, so
+    // nothing was sent yet). A failure of the file itself may still come: it goes on to
+    // `next`, as in 3.21.
+    if (clientGone && !fn && !this.headersSent) return;
     done = true;
     watchingSocket = false;
     // 3.x download set this before sending: an error page must not be offered as a download.
@@ -203,10 +209,7 @@ function sendfile(
       else req.socket?.end();
       return;
     }
-    // A client that went away leaves nobody to answer: no error page, no error handler.
-    // (Express 3 wrote a queued response's head at once, and such an error stayed in its
-    // "limbo"; webapp opens the file at the response's turn, so nothing was sent yet.)
-    if (!clientGone) next?.(err);
+    next?.(err);
   };
 
   onFinished(this, (err) => {

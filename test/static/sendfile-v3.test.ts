@@ -138,7 +138,7 @@ describe('res.sendfile (3.x)', () => {
     }
   });
 
-  it('without fn, sends nothing to the error handlers when the client left before the file was sent', async () => {
+  it('without fn, a client that left before the file was sent reaches no error handler', async () => {
     // Downloads queued behind a slow answer whose client closes (FIN) or resets before their
     // turn, and one whose client is gone before the handler sends: as on Express 3.21
     // (which wrote the heads at once, so its errors stayed in "limbo"), no error handler runs.
@@ -184,6 +184,42 @@ describe('res.sendfile (3.x)', () => {
       assert.deepEqual(errors, []);
       // The server still answers.
       assert.equal((await rawRequest(port, '/download')).status, 200);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('without fn, a file that fails reaches the error handlers even when the client has left', async () => {
+    // Clients that close right after sending: the close is seen before the file's stat
+    // fails, and the failure is still the app's to log, as in 3.21.
+    const errors: string[] = [];
+    let handled = 0;
+    const app = v3();
+    app.get('/missing', (_req: Request, res: Response) => {
+      handled++;
+      sendfile(res)(join(fx.root, 'no-such-folder', 'missing.txt'));
+    });
+    app.use(((err, _req, res, _next) => {
+      errors.push(String((err as NodeJS.ErrnoException).code));
+      res.end();
+    }) as ErrorRequestHandler);
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const client = net.connect(port, '127.0.0.1', () => {
+          client.write('GET /missing HTTP/1.1\r\nHost: x\r\n\r\n');
+          client.destroy();
+        });
+        client.on('error', () => undefined);
+        await eventually(() => client.destroyed);
+      }
+      assert.equal(
+        await eventually(() => handled > 0 && errors.length === handled),
+        true,
+        `${errors.length} of ${handled}`,
+      );
+      assert.deepEqual(new Set(errors), new Set(['ENOENT']));
     } finally {
       await close(server);
     }
