@@ -302,7 +302,9 @@ export class Dispatch extends LayerCursor {
     // generation, and storing a new object in it costs V8 a write-barrier call per
     // layer per request (about 60 instructions, 5% of a chain of middleware).
     const params = {};
-    layer.params = layer.noParams;
+    // A copy of a layer (`Object.assign(Object.create(Layer.prototype), layer)`) has none
+    // of webapp's own fields, which are not enumerable: it gets a new one, as in Express.
+    layer.params = layer.noParams ?? {};
     layer.path = '';
     this.plainRunUrl = this.req.url;
     this.req.params = truthy(this.router.mergeParams) ? mergeParams(params, this.parentParams) : params;

@@ -71,6 +71,18 @@ function defineInternal(layer: Layer, name: string, value: unknown): void {
   internalField.value = undefined;
 }
 
+/**
+ * The path each layer was made with, by its `regexp`: what a copy of a layer (which has
+ * `regexp`, but none of the fields `defineInternal` hides) still answers to, for the
+ * route templates of tracing.
+ */
+const pathPatterns = new WeakMap<object, PathPattern>();
+
+/** The path a layer was made with (`/api`, `/users/:id`), also for a copy of one; undefined for one built otherwise. */
+export function pathPatternOf(layer: Layer): PathPattern | undefined {
+  return layer.pathPattern ?? (layer.regexp == null ? undefined : pathPatterns.get(layer.regexp));
+}
+
 export class Layer {
   // Every field is `declare`d and assigned in the constructor, in Express's order
   // (handle, name, params, path, keys, regexp, then webapp's own): an assignment goes
@@ -122,6 +134,7 @@ export class Layer {
     this.method = undefined;
     defineInternal(this, 'pattern', pattern);
     defineInternal(this, 'pathPattern', path);
+    pathPatterns.set(pattern.regexp, path);
     defineInternal(this, 'noParams', Object.freeze({}));
     defineInternal(this, 'inPlace', (fn as { [kInPlace]?: InPlaceWork })[kInPlace]);
     defineInternal(this, 'inPlaceOf', fn);

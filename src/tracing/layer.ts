@@ -10,7 +10,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { onFinished } from '../http/on-finished';
-import { callErrorHandler, callHandler, type Handler, type Layer, type NextFunction } from '../router/layer';
+import {
+  callErrorHandler,
+  callHandler,
+  pathPatternOf,
+  type Handler,
+  type Layer,
+  type NextFunction,
+} from '../router/layer';
 import type { PathPattern } from '../router/path-pattern';
 import type { Route } from '../router/route';
 import { isTraced, kRequestTrace, layerChannel, type LayerKind, type LayerTrace } from './channels';
@@ -43,7 +50,9 @@ export const NO_ERROR: unique symbol = Symbol('webapp.tracing.noError');
  * `base` followed by a registered path, as a template:
  * `''` + `/` is `/`, `/api` + `/users/:id` is `/api/users/:id`.
  */
-function joinTemplate(base: string, path: PathPattern): string {
+function joinTemplate(base: string, path: PathPattern | undefined): string {
+  // A layer not made by the Layer constructor nor copied from one: its path is unknown.
+  if (path === undefined) return base === '' ? '/' : base;
   // A RegExp keeps its closing `/` (`/^\/re$/`), as the Express instrumentation names it.
   let part = typeof path === 'string' ? path : Array.isArray(path) ? path.map(String).join(',') : String(path);
   if (part === '/') part = '';
@@ -101,7 +110,7 @@ export function traceLayer(
     layer,
     name: layer.name,
     kind,
-    route: handler ? inRoute.template : joinTemplate(base, layer.pathPattern),
+    route: handler ? inRoute.template : joinTemplate(base, pathPatternOf(layer)),
     parent: mount?.trace,
     request: routed[kRequestTrace],
     handledError: error === NO_ERROR ? undefined : error,

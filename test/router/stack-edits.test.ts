@@ -7,17 +7,21 @@
  * The apps are asked once before each edit, so that the index exists when it comes.
  */
 import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { describe, it } from 'node:test';
 import express from 'express';
 import webapp = require('../../src/index');
 import type http from 'node:http';
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+import { rawRequest, withServer } from '../support/raw-http';
 
 type Res = http.ServerResponse & { send(body: unknown): void; status(code: number): Res };
 type Req = http.IncomingMessage & { params: Record<string, string> };
 type Handler = (req: Req, res: Res) => void;
 interface StackLayer {
+  name: string;
+  params?: object;
   regexp: RegExp;
   keys: Array<{ name: string; optional: boolean }>;
   route?: { path: string };
@@ -217,5 +221,52 @@ describe('what code that reads a router stack sees of it', () => {
       [...ours].map((layer) => layer.regexp instanceof RegExp),
       [true, true, true, true],
     );
+  });
+});
+
+describe('a stack of copied layers', () => {
+  // Code that rebuilds a stack from copies (`Object.assign(Object.create(proto), layer)`):
+  // a copy has Express's fields, not webapp's own (they are not enumerable).
+  const copied = (framework: Framework) => {
+    const app = framework() as unknown as RoutedApp;
+    app.use(function logged(_req: unknown, _res: unknown, next: () => void) {
+      next();
+    });
+    const router = (framework as unknown as { Router(): RoutedApp }).Router();
+    router.get('/items/:id', (req, res) => res.send(`item ${req.params.id}`));
+    app.use('/v1', router);
+    app.use((_req: unknown, res: Res) => {
+      const logged = app._router.stack.find((layer) => layer.name === 'logged')!;
+      res.status(404).send(`fallback ${inspect(logged.params)}`);
+    });
+    app._router.stack = app._router.stack.map((layer) =>
+      Object.assign(Object.create(Object.getPrototypeOf(layer)), layer),
+    );
+    return app as unknown as http.RequestListener;
+  };
+
+  it('routes as Express routes it, params and all', async () => {
+    await assertSameResponses(copied, gets('/v1/items/7', '/v1/items/7/', '/v2/other', '/'));
+  });
+
+  it('is traced with the route templates of the layers copied', async () => {
+    const routes: string[] = [];
+    const handlers = {
+      start: (message: unknown) => routes.push((message as { route: string }).route),
+      end() {},
+      asyncStart() {},
+      asyncEnd() {},
+      error() {},
+    };
+    const channel = diagnosticsChannel.tracingChannel('webapp:layer');
+    channel.subscribe(handlers);
+    try {
+      await withServer(copied(webapp as unknown as Framework), async (port) => {
+        assert.equal((await rawRequest(port, { path: '/v1/items/7' })).body, 'item 7');
+      });
+    } finally {
+      channel.unsubscribe(handlers);
+    }
+    assert.deepEqual(routes, ['/', '/', '/', '/v1', '/v1/items/:id']);
   });
 });
