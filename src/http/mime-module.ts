@@ -23,6 +23,7 @@ import {
   typeOfExtension,
   typeOfExtension3,
 } from './mime';
+import { registerMimeObject } from './mime-answers';
 
 export type { MimeModule };
 
@@ -164,3 +165,7 @@ export const mime = createMimeModule(lookupType, typeOfExtension, charsetOf);
 
 /** `express.mime` and `express.static.mime` of 3.x (Connect 2.30's send 0.13). */
 export const mime3 = createMimeModule(lookupType3, typeOfExtension3, textCharsetOf);
+
+// What the senders ask once an app replaces `lookup` or `charsets.lookup` (mime-answers.ts).
+registerMimeObject(4, mime);
+registerMimeObject(3, mime3);

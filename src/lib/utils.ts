@@ -10,7 +10,7 @@
 import { contentDisposition as formatContentDisposition } from '../http/content-disposition';
 import { setCharset } from '../http/content-type';
 import { deprecate } from '../http/deprecate';
-import { defaultType, lookupType } from '../http/mime';
+import { mediaTypeFor } from '../http/mime-answers';
 import { flattenHandlers } from '../router/route';
 import { compileETag, compileQueryParser, compileTrust, strongETag, weakETag } from '../settings';
 
@@ -34,7 +34,7 @@ function mediaRange(text: string): MediaRange {
 
 /** An extension (`html`) becomes its type (send's mime 1.x: unknown ones are `application/octet-stream`). */
 function normalizeType(type: string): MediaRange | { value: string; params: Record<string, string> } {
-  return type.includes('/') ? mediaRange(type) : { value: lookupType(type) || defaultType, params: {} };
+  return type.includes('/') ? mediaRange(type) : { value: mediaTypeFor(type) as string, params: {} };
 }
 
 /** `array-flatten` 1.x: nested arrays flattened, `depth` levels deep when given. */

@@ -5,7 +5,8 @@
  */
 import { extname } from 'node:path';
 import { deprecate } from '../http/deprecate';
-import { defaultType, charsetOf, definitionCount, lookupType } from '../http/mime';
+import { definitionCount } from '../http/mime';
+import { charsetFor, charsetsReplaced, mediaTypeFor } from '../http/mime-answers';
 import { lazy } from '../http/lazy';
 import { vary as appendVary } from '../http/vary';
 import type { Response } from './types';
@@ -25,22 +26,28 @@ const contentTypes = new Map<string, string>();
 const CONTENT_TYPES_CACHED = 256;
 
 function withCharset(type: string): string {
+  // An app's own `charsets.lookup` answers each time, as Express asks it each time.
+  if (charsetsReplaced()) return addCharset(type);
   let value = contentTypes.get(type);
   if (value !== undefined) return value;
-  value = type;
-  if (!HAS_CHARSET.test(type)) {
-    const charset = charsetOf(type.split(';')[0]);
-    if (charset) value += '; charset=' + charset.toLowerCase();
-  }
+  value = addCharset(type);
   if (contentTypes.size >= CONTENT_TYPES_CACHED) contentTypes.clear();
   contentTypes.set(type, value);
   return value;
 }
 
+/** `type` with the charset Express 4 gives its media type, unless it names one. */
+function addCharset(type: string): string {
+  if (HAS_CHARSET.test(type)) return type;
+  const charset = charsetFor(type.split(';')[0]);
+  return charset ? type + '; charset=' + String(charset).toLowerCase() : type;
+}
+
 /** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
 export function mediaTypeOf(typeOrExt: string): string {
   checkTypeArgument(typeOrExt);
-  return typeOrExt.indexOf('/') === -1 ? lookupType(typeOrExt) || defaultType : typeOrExt;
+  // Express sets whatever its mime's lookup returns, made a string by res.set.
+  return typeOrExt.indexOf('/') === -1 ? String(mediaTypeFor(typeOrExt)) : typeOrExt;
 }
 
 /**

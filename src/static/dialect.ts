@@ -11,14 +11,17 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isFresh, isFresh03 } from '../http/fresh';
-import { charsetOf, lookupType, lookupType3, textCharsetOf } from '../http/mime';
+import { charsetFor, charsetFor3, mediaTypeFor, mediaTypeFor3 } from '../http/mime-answers';
 import { parseRange, type Ranges } from '../http/range-parser';
 
 export interface SendDialect {
-  /** The media type of a file path (its extension), or false when unknown. */
-  lookupType(path: string): string | false;
-  /** The charset a file of this media type is served with, or false. */
-  charsetOf(type: string): string | false;
+  /**
+   * The media type a file path (its extension) is sent with: the default type when the
+   * extension is unknown; falsy, for no Content-Type, only from an app's own `mime.lookup`.
+   */
+  typeOfFile(path: string): unknown;
+  /** The charset a file of this media type is served with, or falsy. */
+  charsetOf(type: string): unknown;
   /** Takes away the entity headers a 304 answer does not carry. */
   removeContentHeaders(res: ServerResponse): void;
   /** Whether If-Match and If-Unmodified-Since are judged (a 412 when they fail). */
@@ -33,8 +36,8 @@ const BYTES_RANGE = /^ *bytes=/;
 
 /** send 0.19, as Express 4 serves files. */
 export const send019: SendDialect = {
-  lookupType,
-  charsetOf,
+  typeOfFile: mediaTypeFor,
+  charsetOf: charsetFor,
   removeContentHeaders(res) {
     res.removeHeader('Content-Encoding');
     res.removeHeader('Content-Language');
@@ -49,8 +52,8 @@ export const send019: SendDialect = {
 
 /** send 0.13, as Express 3.21 and Connect 2.30 serve files. */
 export const send013: SendDialect = {
-  lookupType: lookupType3,
-  charsetOf: textCharsetOf,
+  typeOfFile: mediaTypeFor3,
+  charsetOf: charsetFor3,
   removeContentHeaders(res) {
     for (const name of res.getHeaderNames()) {
       if (name.startsWith('content-') && name !== 'content-location') res.removeHeader(name);

@@ -16,7 +16,6 @@ import type { Socket } from 'node:net';
 import { inCallerContext } from '../http/async-context';
 import { createHttpError, toHttpError, type HttpError } from '../http/errors';
 import { statTag } from '../http/etag';
-import { defaultType } from '../http/mime';
 import { onFinished } from '../http/on-finished';
 import type { SendSettings } from './options';
 import { isConditionalGet, isPreconditionFailure, isRangeFresh } from './preconditions';
@@ -168,9 +167,12 @@ function setFileHeaders(
     res.setHeader('Last-Modified', stat.mtime.toUTCString());
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
   if (!res.getHeader('Content-Type')) {
-    const type = settings.dialect.lookupType(path) || defaultType;
-    const charset = settings.dialect.charsetOf(type);
-    res.setHeader('Content-Type', charset ? type + '; charset=' + charset : type);
+    // A string but for an app's own `mime.lookup`, whose answer goes out as send writes it.
+    const type = settings.dialect.typeOfFile(path) as string;
+    if (type) {
+      const charset = settings.dialect.charsetOf(type);
+      res.setHeader('Content-Type', type + (charset ? '; charset=' + String(charset) : ''));
+    }
   }
 }
 

@@ -12,7 +12,7 @@ import proxyAddr = require('proxy-addr');
 import { firstListEntry } from '../http/header-list';
 import { parseUrl } from '../http/parse-url';
 import { isFresh03 } from '../http/fresh';
-import { defaultType, lookupType3 } from '../http/mime';
+import { mediaTypeFor3 } from '../http/mime-answers';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
 import { definePrototype } from '../define-prototype';
@@ -90,7 +90,7 @@ function parseAccept(header: string): AcceptEntry[] {
 
 /** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
 function lookup3(ext: string): string {
-  return lookupType3(ext) || defaultType;
+  return mediaTypeFor3(ext) as string;
 }
 
 function normalizeType(type: string): { value: string; params: Record<string, string> } {

@@ -19,7 +19,7 @@ import { http2ResponseMember } from '../prototypes';
 import { encodeUrl } from '../http/encode-url';
 import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
-import { defaultType, lookupType3, textCharsetOf } from '../http/mime';
+import { charsetFor3, mediaTypeFor3 } from '../http/mime-answers';
 import { parseOriginalUrl, resolveLegacyUrl } from '../http/parse-url';
 import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
@@ -88,7 +88,7 @@ function addDefaultCharset(type: unknown, charset: string): string {
 /** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
 function lookup3(type: string): string {
   checkTypeArgument(type);
-  return type.includes('/') ? type : lookupType3(type) || defaultType;
+  return type.includes('/') ? type : String(mediaTypeFor3(type));
 }
 
 /** The 3.x response prototype: the 4.x one with the methods below in place of its own. */
@@ -266,8 +266,8 @@ const methods3 = {
     if (key) {
       let type = lookup3(key.split(';')[0].trim());
       // mime 1.3.4's charsets: UTF-8 for text/* only (application/json goes without).
-      const charset = textCharsetOf(type);
-      if (charset) type += '; charset=' + charset;
+      const charset = charsetFor3(type);
+      if (charset) type += '; charset=' + String(charset);
       this.set('Content-Type', type);
       handlers[key]!(req, this, next);
     } else if (fallback) {

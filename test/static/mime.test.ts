@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import webapp3 = require('../../src/v3/index');
 import { answersOf } from '../support/compare';
-import { assertSameResponses, type Framework } from '../support/differential';
+import { assertSameResponses, withoutStackFrames, type Framework } from '../support/differential';
 
 const express3 = require('express3');
 
@@ -119,6 +119,105 @@ describe('mime: express.static.mime (4.x)', () => {
     };
     const [answer] = await assertSameResponses(define, [{ path: '/' }]);
     assert.equal(answer.headers['content-type'], 'text/x-unknown; charset=utf-8');
+  });
+});
+
+/**
+ * An app that replaces `lookup` or `charsets.lookup` on its mime object (`?with=`) for
+ * the length of each request (the objects are shared by the process), and answers with
+ * `res.type`, `res.set`, `res.format`, `res.sendFile`/`res.sendfile` and `static`.
+ */
+function replacingLookups(framework: Framework, mime: Any): Any {
+  const app: Any = framework();
+  const replacements: Record<string, () => void> = {
+    // Files without a charset: a line found in Express apps.
+    nocharset: () => (mime.charsets.lookup = () => false),
+    // UTF-8 for XML too; `this` is the charsets object.
+    xmlcharset: () => {
+      const own = mime.charsets.lookup;
+      mime.charsets.lookup = function (this: Any, type: string) {
+        return type.endsWith('xml') ? 'UTF-8' : own.call(this, type);
+      };
+    },
+    // `.js` as text/javascript; nothing for `.wbq` (a file then goes without a Content-Type).
+    lookup: () => {
+      const own = mime.lookup;
+      mime.lookup = function (this: Any, path: string) {
+        if (path.endsWith('js')) return 'text/javascript';
+        return path.endsWith('wbq') ? undefined : own.call(this, path);
+      };
+    },
+  };
+  app.use((req: Any, res: Any, next: Any) => {
+    const saved = { lookup: mime.lookup, charset: mime.charsets.lookup };
+    replacements[req.query.with]!();
+    res.on('finish', () => {
+      mime.lookup = saved.lookup;
+      mime.charsets.lookup = saved.charset;
+    });
+    next();
+  });
+  app.get('/type/:ext', (req: Any, res: Any) => res.type(req.params.ext).end());
+  app.get('/set', (_req: Any, res: Any) => res.set('Content-Type', 'application/xml').end());
+  app.get('/format', (_req: Any, res: Any) => res.format({ js: () => res.end('js'), html: () => res.end('html') }));
+  // 3.x apps send files with res.sendfile (webapp/v3 also has 4.x's res.sendFile).
+  const sendFile = framework === (webapp3 as unknown) || framework === express3 ? 'sendfile' : 'sendFile';
+  app.get('/file/:name', (req: Any, res: Any) => res[sendFile](join(root, req.params.name)));
+  app.use('/static', framework.static(root));
+  return app;
+}
+
+function replacedLookupRequests(paths: string[]) {
+  return ['nocharset', 'xmlcharset', 'lookup'].flatMap((replaced) => [
+    ...paths.map((path) => ({ path: `${path}?with=${replaced}` })),
+    { path: `/format?with=${replaced}`, headers: { accept: 'application/javascript' } },
+  ]);
+}
+
+describe('mime: an app that replaces lookup or charsets.lookup', () => {
+  before(() => {
+    for (const name of ['page.html', 'app.js', 'feed.xml']) writeFileSync(join(root, name), 'content of ' + name);
+  });
+  const files = ['page.html', 'app.js', 'feed.xml', 'unknown.wbq'];
+
+  it('4.x: res.type, res.set, res.format, res.sendFile and static ask it, as in Express', async () => {
+    const paths = ['/type/html', '/type/js', '/set', ...files.map((f) => `/file/${f}`), '/static/page.html'];
+    const answers = await assertSameResponses(
+      (framework: Framework) => replacingLookups(framework, (framework as Any).static.mime),
+      replacedLookupRequests(paths),
+    );
+    const type = (i: number) => answers[i]!.headers['content-type'];
+    assert.equal(type(0), 'text/html', 'no charset');
+    assert.equal(type(2 + 9), 'application/xml; charset=utf-8', 'xml charset through res.set');
+    assert.equal(type(1 + 18), 'text/javascript; charset=utf-8', 'lookup through res.type');
+    assert.equal(type(6 + 18), undefined, 'no type from the lookup: no Content-Type');
+  });
+
+  it('3.x: res.type, res.format, res.sendfile and static ask it, as in Express 3.21', async () => {
+    // Express 3.21's own res.sendfile reads another mime copy in this repository (see
+    // above): its files are compared with the answers Connect's static gives.
+    const paths = ['/type/html', '/type/js', ...files.map((f) => `/static/${f}`)];
+    await assertSameResponses(
+      (framework: Framework) => replacingLookups(framework, (framework as Any).mime),
+      replacedLookupRequests(paths),
+      { oracle: express3, subject: webapp3 },
+      // 3.21's req.accepts finds neither key for application/javascript: a 406 either way.
+      withoutStackFrames,
+    );
+    const sent = await answersOf(
+      replacingLookups(webapp3 as unknown as Framework, webapp3.mime),
+      ['nocharset', 'xmlcharset', 'lookup'].flatMap((replaced) =>
+        ['page.html', 'app.js', 'feed.xml'].map((file) => ({ path: `/file/${file}?with=${replaced}` })),
+      ),
+    );
+    assert.deepEqual(
+      sent.map((res) => res.headers['content-type']),
+      [
+        ...['text/html', 'application/javascript', 'application/xml'],
+        ...['text/html; charset=UTF-8', 'application/javascript', 'application/xml; charset=UTF-8'],
+        ...['text/html; charset=UTF-8', 'text/javascript; charset=UTF-8', 'application/xml'],
+      ],
+    );
   });
 });
 
