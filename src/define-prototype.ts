@@ -71,10 +71,24 @@ export interface Members {
 const dataMember: PropertyDescriptor = { configurable: true, enumerable: true, writable: true, value: undefined };
 const accessorMember: PropertyDescriptor = { configurable: true, enumerable: true, get: undefined, set: undefined };
 
-function defineValue(target: object, name: string, value: unknown): void {
+function defineData(target: object, name: string, enumerable: boolean, value: unknown): void {
+  dataMember.enumerable = enumerable;
   dataMember.value = value;
   Object.defineProperty(target, name, dataMember);
   dataMember.value = undefined;
+}
+
+function defineValue(target: object, name: string, value: unknown): void {
+  defineData(target, name, true, value);
+}
+
+/**
+ * Defines a writable, configurable data member that enumeration does not list: an
+ * object's own bookkeeping that `Object.keys`, `JSON.stringify` and `console.log` of it
+ * should not show (a router layer's fields beyond Express's).
+ */
+export function defineHiddenValue(target: object, name: string, value: unknown): void {
+  defineData(target, name, false, value);
 }
 
 function defineAccessor(target: object, name: string, enumerable: boolean, get: Getter, set: Setter | undefined): void {

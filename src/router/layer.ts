@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
-import { enumerateClassMethods } from '../define-prototype';
+import { defineHiddenValue, enumerateClassMethods } from '../define-prototype';
 import { lazy } from '../http/lazy';
 import { isTracingActive } from '../tracing/channels';
 import {
@@ -59,21 +59,8 @@ export function truthy(value: unknown): boolean {
 }
 
 /**
- * The descriptor of a layer's own fields that Express's layers do not have, refilled for
- * each: left out of enumeration, so that `Object.keys(layer)`, `JSON.stringify(stack)` and
- * `console.log(app._router.stack)` show Express's fields only (and `regexp`, `method`).
- */
-const internalField: PropertyDescriptor = { configurable: true, enumerable: false, writable: true, value: undefined };
-
-function defineInternal(layer: Layer, name: string, value: unknown): void {
-  internalField.value = value;
-  Object.defineProperty(layer, name, internalField);
-  internalField.value = undefined;
-}
-
-/**
  * The path each layer was made with, by its `regexp`: what a copy of a layer (which has
- * `regexp`, but none of the fields `defineInternal` hides) still answers to, for the
+ * `regexp`, but none of the fields `defineHiddenValue` hides) still answers to, for the
  * route templates of tracing.
  */
 const pathPatterns = new WeakMap<object, PathPattern>();
@@ -132,14 +119,16 @@ export class Layer {
     Object.defineProperty(this, 'regexp', Layer.#regexpMember);
     this.route = undefined;
     this.method = undefined;
-    defineInternal(this, 'pattern', pattern);
-    defineInternal(this, 'pathPattern', path);
+    // webapp's own fields, hidden: `Object.keys(layer)`, `JSON.stringify(stack)` and
+    // `console.log(app._router.stack)` show Express's fields only (and `regexp`, `method`).
+    defineHiddenValue(this, 'pattern', pattern);
+    defineHiddenValue(this, 'pathPattern', path);
     pathPatterns.set(pattern.regexp, path);
-    defineInternal(this, 'noParams', Object.freeze({}));
-    defineInternal(this, 'inPlace', (fn as { [kInPlace]?: InPlaceWork })[kInPlace]);
-    defineInternal(this, 'inPlaceOf', fn);
-    defineInternal(this, 'arityOf', undefined);
-    defineInternal(this, 'knownArity', 0);
+    defineHiddenValue(this, 'noParams', Object.freeze({}));
+    defineHiddenValue(this, 'inPlace', (fn as { [kInPlace]?: InPlaceWork })[kInPlace]);
+    defineHiddenValue(this, 'inPlaceOf', fn);
+    defineHiddenValue(this, 'arityOf', undefined);
+    defineHiddenValue(this, 'knownArity', 0);
   }
 
   /** One descriptor for every layer's `regexp`: the same accessor pair keeps all layers of one shape. */
