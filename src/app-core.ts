@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
-import { adoptRequestPrototype, adoptResponsePrototype } from './prototypes';
+import { adoptRequestPrototype, adoptResponsePrototype, setHeaderBeforeAdoption } from './prototypes';
 import { adoptServer, createAppServer } from './server-classes';
 import { setOwnHeader } from './response/header-store';
 import { hotSettings, markPlainSettingReads, readsOwnSettings } from './settings';
@@ -140,15 +140,18 @@ export function initLayer(
     res: ServerResponse & { req?: IncomingMessage; locals?: object },
     next: NextFunction,
   ): void => {
+    const poweredBy = readsOwnSettings(app) ? hotSettings.poweredBy(app.settings) : app.enabled('x-powered-by');
+    // Express sets X-Powered-By before the swap, through the `setHeader` the response had
+    // (Node's, or a parent app's): one of this app's `app.response` never sees it. Set
+    // after the swap, so that a response that was not born with the app's prototype takes
+    // it into the store's own object directly.
+    const setHeader = poweredBy ? setHeaderBeforeAdoption(res, app.response) : undefined;
     req.res = res;
     res.req = req;
     req.next = next;
     adoptRequestPrototype(req, app.request);
     adoptResponsePrototype(res, app.response);
-    // After the prototypes (Express sets it before), so that a response that was not born
-    // with the app's prototype takes it into the store's own object directly.
-    const poweredBy = readsOwnSettings(app) ? hotSettings.poweredBy(app.settings) : app.enabled('x-powered-by');
-    if (poweredBy) setOwnHeader(res, 'x-powered-by', 'X-Powered-By', 'webapp');
+    if (poweredBy) setOwnHeader(res, setHeader, 'x-powered-by', 'X-Powered-By', 'webapp');
     res.locals = res.locals || createLocals();
   };
   return runnableInPlace(function expressInit(req: IncomingMessage, res: ServerResponse, next: NextFunction) {

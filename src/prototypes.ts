@@ -208,6 +208,15 @@ function normalizeMethodCase(req: { method?: unknown }): void {
  */
 const NORMALIZED_METHODS = new Set(METHODS.filter((method) => method !== 'HEAD'));
 
+/**
+ * The `setHeader` `res` has before it takes `appResponse` (a parent app's, or Node's
+ * for a response Node built), or undefined when it was born with that prototype: for
+ * Express's X-Powered-By, set before the swap (see initLayer).
+ */
+export function setHeaderBeforeAdoption(res: object, appResponse: object): unknown {
+  return hasPrototype(res, appResponse) ? undefined : (res as { setHeader?: unknown }).setHeader;
+}
+
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
 export function adoptResponsePrototype(res: object, appResponse: object): void {
   if (hasPrototype(res, appResponse)) return;

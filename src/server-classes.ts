@@ -52,18 +52,27 @@ const NodeServerResponse = http.ServerResponse as unknown as new (
  * A function of its own, not the constructor's body: a constructor this long is no
  * longer one V8 (Node 20) optimizes as a small function, and it stayed in baseline code.
  */
-function declareRequestFields(req: Record<string | symbol, unknown>): void {
-  req.next = undefined;
-  req.baseUrl = undefined;
-  req.originalUrl = undefined;
-  req._parsedUrl = undefined;
-  req.params = undefined;
-  req.query = undefined;
-  req.res = undefined;
+function declareRequestFields(req: Record<string | symbol, unknown>, byAssignment: boolean): boolean {
+  if (byAssignment) {
+    try {
+      req.next = undefined;
+      req.baseUrl = undefined;
+      req.originalUrl = undefined;
+      req._parsedUrl = undefined;
+      req.params = undefined;
+      req.query = undefined;
+      req.res = undefined;
+      return true;
+    } catch {
+      // A getter without a setter put on the app's prototypes after the first request: see fieldsMeetAccessors.
+    }
+  }
+  defineOwnFields(req, DECLARED_REQUEST_FIELDS);
+  return false;
 }
 
 /** What declareRequestFields declared, taken off a request the app will not see. */
-const DECLARED_REQUEST_FIELDS: Array<string | symbol> = [
+const DECLARED_REQUEST_FIELDS: ReadonlyArray<string | symbol> = [
   'next',
   'baseUrl',
   'originalUrl',
@@ -88,13 +97,52 @@ function asNodeRequest(req: unknown): void {
   for (const field of DECLARED_REQUEST_FIELDS) delete (req as unknown as Record<string | symbol, unknown>)[field];
 }
 
-/** `res.locals` and res.send's head check, present from the start: see declareRequestFields. */
-function declareResponseFields(res: Record<string | symbol, unknown>): void {
-  res.locals = undefined;
+/**
+ * `res.locals` and res.send's head check, present from the start: see declareRequestFields.
+ * `locals` is left out when the app's prototypes have an accessor for it: Express sets
+ * it after the response took the app's prototype, through that accessor (a getter alone
+ * refuses it, and the request gets a 500, as there).
+ */
+function declareResponseFields(res: Record<string | symbol, unknown>, withLocals: boolean): boolean {
   res[kHeadCheck] = false;
+  if (!withLocals) return false;
+  try {
+    res.locals = undefined;
+    return true;
+  } catch {
+    // A getter without a setter put on `app.response` after the first request.
+    return false;
+  }
 }
 
-const DECLARED_RESPONSE_FIELDS: Array<string | symbol> = ['locals', kHeadCheck];
+/**
+ * Whether the prototypes between `layer` and Node's `nodeProto` have an accessor for one
+ * of `names`: a getter an app put on `app.request` (an Express 5 style read-only
+ * `req.query`, say). Express gives a request those fields as its own before it takes the
+ * app's prototype, so such an accessor is never reached; assigning them on an object
+ * born with that prototype would call its setter, or throw inside Node's parser (a crash)
+ * for a getter alone. Asked once per class, at its first request: apps define such
+ * accessors while they are set up.
+ */
+function fieldsMeetAccessors(layer: object, nodeProto: object, names: ReadonlyArray<string | symbol>): boolean {
+  for (let proto = Object.getPrototypeOf(layer) as object | null; proto !== null && proto !== nodeProto;) {
+    for (const name of names) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+      if (descriptor !== undefined && !('value' in descriptor)) return true;
+    }
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return false;
+}
+
+/** The declared fields as the object's own data properties, past any accessor of its prototypes. */
+function defineOwnFields(obj: object, names: ReadonlyArray<string | symbol>): void {
+  for (const name of names) {
+    Object.defineProperty(obj, name, { value: undefined, writable: true, enumerable: true, configurable: true });
+  }
+}
+
+const DECLARED_RESPONSE_FIELDS: ReadonlyArray<string | symbol> = ['locals', kHeadCheck];
 
 /** The response beside such a request, as Node's own: see asNodeRequest. */
 function asNodeResponse(res: unknown): void {
@@ -104,16 +152,31 @@ function asNodeResponse(res: unknown): void {
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {
+  // Whether the fields can be assigned (no accessor of the app's in the way): known at the first request.
+  let requestFieldsAssignable: boolean | undefined;
+  let responseLocalsAssignable: boolean | undefined;
   const AppIncomingMessage = class extends http.IncomingMessage {
     constructor(socket: Socket) {
       super(socket);
-      declareRequestFields(this as unknown as Record<string | symbol, unknown>);
+      requestFieldsAssignable ??= !fieldsMeetAccessors(
+        AppIncomingMessage.prototype,
+        http.IncomingMessage.prototype,
+        DECLARED_REQUEST_FIELDS,
+      );
+      const fields = this as unknown as Record<string | symbol, unknown>;
+      if (!declareRequestFields(fields, requestFieldsAssignable)) requestFieldsAssignable = false;
     }
   };
   const AppServerResponse = class extends NodeServerResponse {
     constructor(req: http.IncomingMessage, options?: object) {
       super(req, options);
-      declareResponseFields(this as unknown as Record<string | symbol, unknown>);
+      responseLocalsAssignable ??= !fieldsMeetAccessors(
+        AppServerResponse.prototype,
+        http.ServerResponse.prototype,
+        DECLARED_RESPONSE_FIELDS,
+      );
+      const fields = this as unknown as Record<string | symbol, unknown>;
+      if (!declareResponseFields(fields, responseLocalsAssignable)) responseLocalsAssignable = false;
     }
   };
   layerOver(AppIncomingMessage.prototype, app.request);

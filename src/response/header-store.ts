@@ -275,16 +275,29 @@ export function storeETag(store: Store, value: string): void {
 export const isPlainHeaderValue = isPlain;
 
 /**
- * `res.setHeader(name, value)` for a header webapp sets on every response with a
- * name and value it knows are valid (X-Powered-By): stored without the checks.
- * Where `setHeader` is not the store's (instrumentation replaced it, or the store
- * is not installed), or the head is out, the call goes to `res.setHeader` as it is.
+ * `setHeader(name, value)` for a header webapp sets on every response with a name and
+ * value it knows are valid (X-Powered-By), through `setHeader`: a response's method
+ * as it was before the app's prototype was put in front (setHeaderBeforeAdoption), or
+ * undefined for Node's (then the store's, which is Node's where Node's is patched).
+ * Node's own or the store's is a store without the checks while the head is not out;
+ * any other (an app's `app.response.setHeader`, instrumentation's) is called.
  */
-export function setOwnHeader(res: ServerResponse, lower: string, name: string, value: string): void {
+export function setOwnHeader(
+  res: ServerResponse,
+  setHeader: unknown,
+  lower: string,
+  name: string,
+  value: string,
+): void {
   const holder = res as StoreHolder;
-  const store = holder.setHeader === storeMethods.setHeader && !holder._header ? storeOf(holder) : null;
-  if (store === null) res.setHeader(name, value);
-  else store[lower] = [name, value];
+  const nodes = setHeader === undefined || setHeader === storeMethods.setHeader || setHeader === nodeSetHeader;
+  if (!nodes) (setHeader as ServerResponse['setHeader']).call(res, name, value);
+  else if (!headerStoreInstalled) ServerResponse.prototype.setHeader.call(res, name, value);
+  else {
+    const store = holder._header ? null : storeOf(holder);
+    if (store === null) storeMethods.setHeader.call(holder, name, value);
+    else store[lower] = [name, value];
+  }
 }
 
 /** Whether responses use the store (false where Node's header slot was not found). */

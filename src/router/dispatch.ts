@@ -148,15 +148,20 @@ export class Dispatch extends LayerCursor {
    * while nothing could tell: each is at the front with its own function (nothing
    * wrapped it), Layer's `match` and `handle_request` are webapp's, no tracing channel
    * listens, and the path parses (else the walk runs no layer). What differs from the
-   * walk is unseen: the two layers' own `params` and `path`, and `req.params` while
-   * they run. A replaced `process_params` would see them, so it sends them through the
-   * walk too. Returns how many ran, or -1 when one threw and its error went on.
+   * walk is unseen: the two layers' own `params` and `path`. A replaced
+   * `process_params` would see them, so it sends them through the walk too. Returns
+   * how many ran, or -1 when one threw and its error went on.
    */
   private runLeadingInPlace(): number {
     const stack = layersOf(this.router);
     // Routers other than an app's have none: nothing more to ask.
     if (stack.length === 0 || stack[0].inPlaceWork() === undefined) return 0;
     if (isTracingActive() || this.router.process_params !== processParams || getPathname(this.req) == null) return 0;
+    // The empty `params` Express's walk gives the request before each of these layers:
+    // the request's own before expressInit gives it the app's prototype (past any
+    // accessor of the app's), and what an automatic OPTIONS answer shows when nothing
+    // after them matches.
+    this.req.params = {};
     let ran = 0;
     for (; ran < stack.length; ran++) {
       const layer = stack[ran];
