@@ -49,11 +49,15 @@ const NodeServerResponse = http.ServerResponse as unknown as new (
  * layer sets on every request. Declared in the order Express sets them; before the
  * app runs they read undefined, as in Express (where `'baseUrl' in req` is still false).
  *
- * A function of its own, not the constructor's body: a constructor this long is no
- * longer one V8 (Node 20) optimizes as a small function, and it stayed in baseline code.
+ * An app's accessor for one of them makes them the request's own properties instead
+ * (fieldsMeetAccessors). A function of its own, given the class's state in one object,
+ * not the constructor's body: a constructor this long is no longer one V8 (Node 20)
+ * optimizes as a small function, and it stayed in baseline code (so did one that kept
+ * the state in variables of its closure: about 3,000 instructions per request more).
  */
-function declareRequestFields(req: Record<string | symbol, unknown>, byAssignment: boolean): boolean {
-  if (byAssignment) {
+function declareRequestFields(req: Record<string | symbol, unknown>, fields: DeclaredFields): void {
+  fields.assignable ??= !fieldsMeetAccessors(fields);
+  if (fields.assignable) {
     try {
       req.next = undefined;
       req.baseUrl = undefined;
@@ -62,13 +66,13 @@ function declareRequestFields(req: Record<string | symbol, unknown>, byAssignmen
       req.params = undefined;
       req.query = undefined;
       req.res = undefined;
-      return true;
+      return;
     } catch {
-      // A getter without a setter put on the app's prototypes after the first request: see fieldsMeetAccessors.
+      // A getter without a setter put on the app's prototypes after the first request.
+      fields.assignable = false;
     }
   }
   defineOwnFields(req, DECLARED_REQUEST_FIELDS);
-  return false;
 }
 
 /** What declareRequestFields declared, taken off a request the app will not see. */
@@ -103,28 +107,39 @@ function asNodeRequest(req: unknown): void {
  * it after the response took the app's prototype, through that accessor (a getter alone
  * refuses it, and the request gets a 500, as there).
  */
-function declareResponseFields(res: Record<string | symbol, unknown>, withLocals: boolean): boolean {
+function declareResponseFields(res: Record<string | symbol, unknown>, fields: DeclaredFields): void {
   res[kHeadCheck] = false;
-  if (!withLocals) return false;
+  fields.assignable ??= !fieldsMeetAccessors(fields);
+  if (!fields.assignable) return;
   try {
     res.locals = undefined;
-    return true;
   } catch {
     // A getter without a setter put on `app.response` after the first request.
-    return false;
+    fields.assignable = false;
   }
 }
 
 /**
- * Whether the prototypes between `layer` and Node's `nodeProto` have an accessor for one
- * of `names`: a getter an app put on `app.request` (an Express 5 style read-only
- * `req.query`, say). Express gives a request those fields as its own before it takes the
- * app's prototype, so such an accessor is never reached; assigning them on an object
- * born with that prototype would call its setter, or throw inside Node's parser (a crash)
- * for a getter alone. Asked once per class, at its first request: apps define such
- * accessors while they are set up.
+ * A class's declared fields: whether they can be assigned, known at its first object,
+ * and the prototypes between which an accessor of the app's would be in the way.
  */
-function fieldsMeetAccessors(layer: object, nodeProto: object, names: ReadonlyArray<string | symbol>): boolean {
+interface DeclaredFields {
+  assignable: boolean | undefined;
+  readonly layer: object;
+  readonly nodeProto: object;
+  readonly names: ReadonlyArray<string | symbol>;
+}
+
+/**
+ * Whether the prototypes between a class's `layer` and Node's prototype have an accessor
+ * for one of the fields: a getter an app put on `app.request` (an Express 5 style
+ * read-only `req.query`, say). Express gives a request those fields as its own before it
+ * takes the app's prototype, so such an accessor is never reached; assigning them on an
+ * object born with that prototype would call its setter, or throw inside Node's parser
+ * (a crash) for a getter alone. Asked once per class, at its first object: apps define
+ * such accessors while they are set up.
+ */
+function fieldsMeetAccessors({ layer, nodeProto, names }: DeclaredFields): boolean {
   for (let proto = Object.getPrototypeOf(layer) as object | null; proto !== null && proto !== nodeProto;) {
     for (const name of names) {
       const descriptor = Object.getOwnPropertyDescriptor(proto, name);
@@ -152,32 +167,29 @@ function asNodeResponse(res: unknown): void {
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {
-  // Whether the fields can be assigned (no accessor of the app's in the way): known at the first request.
-  let requestFieldsAssignable: boolean | undefined;
-  let responseLocalsAssignable: boolean | undefined;
   const AppIncomingMessage = class extends http.IncomingMessage {
     constructor(socket: Socket) {
       super(socket);
-      requestFieldsAssignable ??= !fieldsMeetAccessors(
-        AppIncomingMessage.prototype,
-        http.IncomingMessage.prototype,
-        DECLARED_REQUEST_FIELDS,
-      );
-      const fields = this as unknown as Record<string | symbol, unknown>;
-      if (!declareRequestFields(fields, requestFieldsAssignable)) requestFieldsAssignable = false;
+      declareRequestFields(this as unknown as Record<string | symbol, unknown>, requestFields);
     }
   };
   const AppServerResponse = class extends NodeServerResponse {
     constructor(req: http.IncomingMessage, options?: object) {
       super(req, options);
-      responseLocalsAssignable ??= !fieldsMeetAccessors(
-        AppServerResponse.prototype,
-        http.ServerResponse.prototype,
-        DECLARED_RESPONSE_FIELDS,
-      );
-      const fields = this as unknown as Record<string | symbol, unknown>;
-      if (!declareResponseFields(fields, responseLocalsAssignable)) responseLocalsAssignable = false;
+      declareResponseFields(this as unknown as Record<string | symbol, unknown>, responseFields);
     }
+  };
+  const requestFields: DeclaredFields = {
+    assignable: undefined,
+    layer: AppIncomingMessage.prototype,
+    nodeProto: http.IncomingMessage.prototype,
+    names: DECLARED_REQUEST_FIELDS,
+  };
+  const responseFields: DeclaredFields = {
+    assignable: undefined,
+    layer: AppServerResponse.prototype,
+    nodeProto: http.ServerResponse.prototype,
+    names: DECLARED_RESPONSE_FIELDS,
   };
   layerOver(AppIncomingMessage.prototype, app.request);
   layerOver(AppServerResponse.prototype, app.response);
