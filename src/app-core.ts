@@ -11,6 +11,7 @@ import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype, setHeaderBeforeAdoption } from './prototypes';
 import { adoptServer, createAppServer } from './server-classes';
 import { setOwnHeader } from './response/header-store';
+import { declaring, named } from './named';
 import { hotSettings, markPlainSettingReads, readsOwnSettings } from './settings';
 import type { RenderCallback } from './response/types';
 import { runnableInPlace, type Handler, type NextFunction } from './router/layer';
@@ -167,14 +168,15 @@ export function initLayer(
 export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]): unknown }>(
   register: (this: T, name: unknown, fns: unknown[]) => void,
 ) {
-  return function param(this: T, name: unknown, ...fns: unknown[]): T {
+  // `(name, fn)`, as Express declares it.
+  return declaring(2, function param(this: T, name: unknown, ...fns: unknown[]): T {
     if (Array.isArray(name)) {
       for (const each of name) this.param(each, ...fns);
       return this;
     }
     register.call(this, name, fns);
     return this;
-  };
+  });
 }
 
 /**
@@ -183,10 +185,14 @@ export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]):
  * `delete` (express-namespace) runs its wrapper once for `app.del`, as on Express.
  */
 export function deleteAlias<T, A extends unknown[]>(remove: (this: T, ...args: A) => T) {
-  return function del(this: T, ...args: A): T {
-    deprecate('app.del: Use app.delete instead');
-    return remove.apply(this, args);
-  };
+  // Anonymous and `(path)`, as Express's deprecated wrapper of `delete` is.
+  return declaring(
+    1,
+    named('', function (this: T, ...args: A): T {
+      deprecate('app.del: Use app.delete instead');
+      return remove.apply(this, args);
+    }),
+  );
 }
 
 /** The members both presets' apps have, written once. */

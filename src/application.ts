@@ -20,6 +20,7 @@ import {
 } from './app-core';
 import { defineMembers, definePrototype } from './define-prototype';
 import { lazy } from './http/lazy';
+import { declaring, named } from './named';
 import { queryLayer } from './query';
 import type { QueryParser } from './query';
 import type { RenderCallback } from './response/types';
@@ -141,7 +142,8 @@ const presetMethods = {
     leaveApp();
   },
 
-  use(...args: unknown[]) {
+  // `(fn)`, as Express declares it.
+  use: declaring(1, function use(this: Application, ...args: unknown[]) {
     const { path, callbacks: fns } = splitUseArguments(args);
     if (fns.length === 0) throw new TypeError('app.use() requires a middleware function');
 
@@ -159,7 +161,7 @@ const presetMethods = {
       sub.emit('mount', this);
     }
     return this;
-  },
+  }),
 
   route(path) {
     this.lazyrouter();
@@ -195,10 +197,13 @@ const presetMethods = {
   },
 } satisfies Partial<ApplicationMethods>;
 
-/** `app.post(path, ...handlers)`...: a route for `path` with the handlers for that method. */
+/**
+ * `app.post(path, ...handlers)`...: a route for `path` with the handlers for that method.
+ * Anonymous, as Express's are (`app[method] = function (path) {...}`): `app.post.name` is ''.
+ */
 const routeMethods = methodMembers(
   (method): RouteMethod =>
-    function addRoute(this: Application, path: PathPattern, ...handlers: unknown[]) {
+    function (this: Application, path: PathPattern, ...handlers: unknown[]) {
       this.lazyrouter();
       const route = this._router!.route(path);
       route[method](...handlers);
@@ -209,14 +214,17 @@ const routeGet = routeMethods.get;
 
 const routingMethods = {
   ...routeMethods,
-  /** `app.get(name)` with one argument reads a setting; with more, it routes GET requests. */
-  get(this: Application, settingOrPath: string | PathPattern) {
+  /**
+   * `app.get(name)` with one argument reads a setting; with more, it routes GET requests.
+   * Anonymous, as Express's is (one of its HTTP methods).
+   */
+  get: named('', function (this: Application, settingOrPath: string | PathPattern) {
     if (arguments.length === 1) return this.set(settingOrPath as string);
     // The handlers are read from `arguments`: a rest parameter would be an array made
     // on every call, and settings are read with one argument on every request.
     // eslint-disable-next-line prefer-rest-params
     return routeGet.apply(this, arguments as unknown as Parameters<typeof routeGet>);
-  },
+  }),
 
   del: deleteAlias(routeMethods.delete),
 

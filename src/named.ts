@@ -7,3 +7,12 @@
 export function named<F extends object>(name: string, fn: F): F {
   return Object.defineProperty(fn, 'name', { value: name });
 }
+
+/**
+ * A method given the `length` Express's declares, where webapp's takes its arguments
+ * as a rest parameter (which counts for none): `app.use(fn)` is 1 in Express, and
+ * code that wraps or lists an app's methods may read it.
+ */
+export function declaring<F extends object>(length: number, fn: F): F {
+  return Object.defineProperty(fn, 'length', { value: length });
+}

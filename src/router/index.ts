@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
+import { declaring } from '../named';
 import { Dispatch, type ParamCall } from './dispatch';
 import { Layer, type Handler, type NextFunction } from './layer';
 import type { LayerIndex } from './layer-index';
@@ -136,7 +137,8 @@ const routerMethods = {
 
   process_params: processParams,
 
-  use(this: Router, ...args: unknown[]): Router {
+  // `(fn)`, as Express declares it.
+  use: declaring(1, function use(this: Router, ...args: unknown[]): Router {
     const { path, callbacks } = splitUseArguments(args);
     if (callbacks.length === 0) throw new TypeError('Router.use() requires a middleware function');
     for (const fn of callbacks) {
@@ -148,7 +150,7 @@ const routerMethods = {
       layersOf(this).push(layer);
     }
     return this;
-  },
+  }),
 
   route(this: Router, path: PathPattern): Route {
     const route = new Route(path);
@@ -165,7 +167,8 @@ const routerMethods = {
 
 /** `router.get(path, ...handlers)`...: a route for `path` with the handlers for that method; `all` for every method. */
 function routeAdder(method: HttpMethod | 'all'): RouteMethod {
-  return function addRoute(this: Router, path: PathPattern, ...handlers: unknown[]): Router {
+  // Anonymous, as Express's are (`proto[method] = function (path) {...}`): `router.get.name` is ''.
+  return function (this: Router, path: PathPattern, ...handlers: unknown[]): Router {
     const route = this.route(path);
     route[method](...handlers);
     return this;

@@ -126,8 +126,9 @@ export class Route {
 enumerateClassMethods(Route, ['_handles_method', '_options', 'dispatch', 'all']);
 defineClassMembers(Route, {
   methods: methodMembers(
+    // Anonymous, as Express's are: `route.get.name` is ''.
     (method) =>
-      function addHandlers(this: Route, ...handlers: unknown[]) {
+      function (this: Route, ...handlers: unknown[]) {
         return this.addMethodHandlers(method, handlers);
       },
   ),

@@ -2,7 +2,8 @@
  * Less travelled corners of the app API, differential against express@4: request
  * accessors that read headers through a replaced `req.get`, `next('route')` from a
  * param callback as seen by the app's callback, `'query parser fn'` set to qs
- * options by hand, and `app.del` under a plugin that wraps `del` and `delete`.
+ * options by hand, `app.del` under a plugin that wraps `del` and `delete`, and the
+ * names and declared lengths of the routing methods.
  */
 import assert from 'node:assert/strict';
 import type http from 'node:http';
@@ -99,5 +100,36 @@ describe('app API corners, as express@4', () => {
       assert.equal(del!.body, 'del 1');
       assert.equal(twice!.status, 404);
     });
+  });
+
+  it('the routing methods have the names and declared lengths of express@4 (anonymous HTTP methods)', async () => {
+    const members = {
+      app: ['use', 'param', 'route', 'get', 'post', 'delete', 'del', 'all'],
+      router: ['use', 'param', 'route', 'get', 'post', 'delete', 'all'],
+      route: ['get', 'post', 'delete', 'all'],
+    };
+    await assertSameResponses(
+      (framework) => {
+        const app: Any = framework();
+        const shapes = (target: Any, names: string[]) =>
+          names.map((name) => `${name}:${target[name].name}/${target[name].length}`).join(' ');
+        app.get('/', (req: Any, res: Any) => {
+          const router: Any = framework.Router();
+          res.json({
+            app: shapes(req.app, members.app),
+            router: shapes(router, members.router),
+            route: shapes(router.route('/x'), members.route),
+          });
+        });
+        return app;
+      },
+      [{ path: '/' }],
+    ).then(([answer]) =>
+      assert.deepEqual(JSON.parse(answer!.body), {
+        app: 'use:use/1 param:param/2 route:route/1 get:/1 post:/1 delete:/1 del:/1 all:all/1',
+        router: 'use:use/1 param:param/2 route:route/1 get:/1 post:/1 delete:/1 all:/1',
+        route: 'get:/0 post:/0 delete:/0 all:all/0',
+      }),
+    );
   });
 });
