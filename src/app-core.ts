@@ -50,23 +50,30 @@ interface InheritingApp {
 }
 
 /**
- * The `mount` listener: the sub-app's settings, engines, request and response
+ * An app's own `mount` listener, named as Express's: a function per app, as Express
+ * makes it, so that removing one app's listener from another leaves that app's in place.
+ */
+export function mountListener(): (this: InheritingApp, parent: InheritingApp) => void {
+  return function onmount(this: InheritingApp, parent: InheritingApp): void {
+    inheritFromParent(this, parent);
+  };
+}
+
+/**
+ * What mounting does: the sub-app's settings, engines, request and response
  * prototypes fall back to the parent's. `trust proxy` has a default yet is
  * inherited: a default still in place is dropped so the parent's value shows.
  */
-export function inheritFromParent(this: InheritingApp, parent: InheritingApp): void {
-  if (this.settings[kTrustProxyDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
-    delete this.settings['trust proxy'];
-    delete this.settings['trust proxy fn'];
+function inheritFromParent(app: InheritingApp, parent: InheritingApp): void {
+  if (app.settings[kTrustProxyDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
+    delete app.settings['trust proxy'];
+    delete app.settings['trust proxy fn'];
   }
-  Object.setPrototypeOf(this.request, parent.request);
-  Object.setPrototypeOf(this.response, parent.response);
-  Object.setPrototypeOf(this.engines, parent.engines);
-  Object.setPrototypeOf(this.settings, parent.settings);
+  Object.setPrototypeOf(app.request, parent.request);
+  Object.setPrototypeOf(app.response, parent.response);
+  Object.setPrototypeOf(app.engines, parent.engines);
+  Object.setPrototypeOf(app.settings, parent.settings);
 }
-
-// Express names its listener so; code that finds it among app.listeners('mount') by name finds this one.
-Object.defineProperty(inheritFromParent, 'name', { value: 'onmount' });
 
 /** Marks `trust proxy` as set by the app itself (no longer inherited on mount). */
 export function markTrustProxySet(settings: object): void {

@@ -11,7 +11,7 @@ import {
   applicationCore,
   deleteAlias,
   environment,
-  inheritFromParent,
+  mountListener,
   initLayer,
   markTrustProxyDefault,
   markTrustProxySet,
@@ -95,7 +95,7 @@ const presetMethods = {
     this.set('trust proxy', false);
     markTrustProxyDefault(this.settings);
 
-    this.on('mount', inheritFromParent);
+    this.on('mount', mountListener());
 
     this.locals = Object.create(null);
     this.mountpath = '/';

@@ -11,7 +11,7 @@ import {
   applicationCore,
   deleteAlias,
   environment,
-  inheritFromParent,
+  mountListener,
   initLayer,
   markTrustProxyDefault,
   markTrustProxySet,
@@ -106,7 +106,7 @@ const presetMethods = {
     this.use(queryLayer(parseQuery3));
     this.use(initLayer(this, createLocals));
 
-    this.on('mount', inheritFromParent);
+    this.on('mount', mountListener());
 
     this._router = new Router3(this as { caseSensitive?: boolean });
     this.routes = this._router.map;

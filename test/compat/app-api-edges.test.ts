@@ -3,7 +3,7 @@
  * accessors that read headers through a replaced `req.get`, `next('route')` from a
  * param callback as seen by the app's callback, `'query parser fn'` set to qs
  * options by hand, `app.del` under a plugin that wraps `del` and `delete`, and the
- * names and declared lengths of the routing methods.
+ * names and declared lengths of the routing methods, and each app's own `mount` listener.
  */
 import assert from 'node:assert/strict';
 import type http from 'node:http';
@@ -129,6 +129,34 @@ describe('app API corners, as express@4', () => {
         app: 'use:use/1 param:param/2 route:route/1 get:/1 post:/1 delete:/1 del:/1 all:all/1',
         router: 'use:use/1 param:param/2 route:route/1 get:/1 post:/1 delete:/1 all:/1',
         route: 'get:/0 post:/0 delete:/0 all:all/0',
+      }),
+    );
+  });
+
+  it("each app has its own mount listener: removing another app's from it leaves inheritance in place", async () => {
+    await assertSameResponses(
+      (framework) => {
+        const parent: Any = framework();
+        const sub: Any = framework();
+        const other: Any = framework();
+        parent.set('inherited', 'from the parent');
+        sub.removeListener('mount', other.listeners('mount')[0]);
+        sub.get('/', (req: Any, res: Any) =>
+          res.json({
+            listeners: sub.listeners('mount').map((listener: Any) => listener.name),
+            shared: sub.listeners('mount')[0] === other.listeners('mount')[0],
+            inherited: req.app.get('inherited') ?? null,
+          }),
+        );
+        parent.use('/sub', sub);
+        return parent;
+      },
+      [{ path: '/sub' }],
+    ).then(([answer]) =>
+      assert.deepEqual(JSON.parse(answer!.body), {
+        listeners: ['onmount'],
+        shared: false,
+        inherited: 'from the parent',
       }),
     );
   });
