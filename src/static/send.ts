@@ -10,7 +10,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { close, createReadStream, open, read, stat as statFile, type Stats } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OutgoingMessage, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import type { Socket } from 'node:net';
 import { inCallerContext } from '../http/async-context';
@@ -361,9 +361,27 @@ function sendBody(res: ServerResponse, path: string, offset: number, length: num
  * 1.3 GB). Such a response opens its file when its turn comes.
  */
 function queuedOnConnection(req: IncomingMessage, res: ServerResponse): boolean {
-  if (res.socket) return false;
+  if (res.socket || !madeByServer(res)) return false;
   const connection = req.socket as (Socket & { _httpMessage?: unknown }) | null;
   return connection != null && connection._httpMessage != null && connection._httpMessage !== res;
+}
+
+type PendingDataCounted = OutgoingMessage & { _onPendingData?: unknown };
+
+/** What an OutgoingMessage has for `_onPendingData` until a server gives it its own (read at the first file sent). */
+let unwatchedPendingData: unknown;
+
+/**
+ * Whether Node's server made this response for a request it parsed: only such a
+ * response is queued for its connection, and given the socket at its turn. A response
+ * an app makes itself for a live request (`new http.ServerResponse(req)`, to capture
+ * a page or run a sub-request through the app) has no socket and never gets one: its
+ * file is sent at once, as Express sends it. Node's server gives each of its responses
+ * its own `_onPendingData`, which counts what is held for the connection.
+ */
+function madeByServer(res: ServerResponse): boolean {
+  unwatchedPendingData ??= (new OutgoingMessage() as PendingDataCounted)._onPendingData;
+  return (res as PendingDataCounted)._onPendingData !== unwatchedPendingData;
 }
 
 /**

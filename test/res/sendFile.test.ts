@@ -213,6 +213,46 @@ describe('res.sendFile compatibility with express@4', () => {
   });
 });
 
+describe('files sent into a response the app makes itself', () => {
+  // A page-capture or sub-request wrapper: a second ServerResponse for the live request,
+  // whose output is collected and then sent in the real one. It has no socket and never
+  // gets one, so it is not queued behind the request's own response on the connection.
+  it('res.sendFile, res.download and static answer it at once, as with express@4', async () => {
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.get('/file', (_req, res) => res.sendFile(join(fx.root, 'nums.txt')));
+        app.get('/with-callback', (_req, res) =>
+          res.sendFile(join(fx.root, 'nums.txt'), (err) => err && res.status(500).end('callback: ' + err.message)),
+        );
+        app.get('/download', (_req, res) => res.download(join(fx.root, 'nums.txt')));
+        app.use('/static', framework.static(fx.root));
+        app.get('/capture', (req, res, next) => {
+          const captured = new http.ServerResponse(req);
+          let body = '';
+          captured.write = (chunk: unknown) => ((body += String(chunk)), true);
+          captured.end = ((chunk?: unknown) => {
+            if (chunk) body += String(chunk);
+            res.json({ status: captured.statusCode, type: captured.getHeader('Content-Type'), body });
+            return captured;
+          }) as typeof captured.end;
+          // What the wrapper does when the app never answers: a hang would show as this.
+          const timer = setTimeout(() => res.headersSent || res.status(504).end('never answered'), 3000);
+          res.on('finish', () => clearTimeout(timer));
+          req.url = String(req.query.path);
+          (app as unknown as { handle(...args: unknown[]): void }).handle(req, captured, next);
+        });
+        return app;
+      },
+      ['/file', '/with-callback', '/download', '/static/nums.txt'].map((path) => ({
+        path: '/capture?path=' + encodeURIComponent(path),
+      })),
+    ).then((answers) => {
+      for (const answer of answers) assert.match(answer.body, /^\{"status":200,.*"body":"123456789"\}$/);
+    });
+  });
+});
+
 describe('res.sendFile callback and errors (webapp)', () => {
   async function run(handler: Case, path = '/'): Promise<{ status: number; body: string; nextErr?: unknown }> {
     const app = webapp();
