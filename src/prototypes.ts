@@ -28,11 +28,32 @@ const http2Module = lazy(() => require('node:http2') as typeof import('node:http
  * prototype as it does under Express, Node's methods below it included.
  */
 function isHttp2Request(req: object): boolean {
-  return req instanceof http2Module().Http2ServerRequest;
+  return isOfClass(req, http2Module().Http2ServerRequest);
 }
 
 function isHttp2Response(res: object): boolean {
-  return res instanceof http2Module().Http2ServerResponse;
+  return isOfClass(res, http2Module().Http2ServerResponse);
+}
+
+/**
+ * Whether `obj` is of `cls`: by its prototype chain, or, when code other than webapp's
+ * gave it a chain of its own after webapp adopted it, by the class webapp found it with
+ * (see nativePrototypeOf). An express@4 sub-app's `expressInit` gives an HTTP/2 request
+ * its `app.request`, whose chain is HTTP/1's: on the way back the parent app must still
+ * give it the HTTP/2 prototype, where Node's HTTP/1 methods would touch the HTTP/2
+ * session's socket (an error event that ends the process).
+ */
+function isOfClass(obj: object, cls: { prototype: object }): boolean {
+  if (obj instanceof (cls as new () => object)) return true;
+  const native = (obj as { [kNativePrototype]?: object })[kNativePrototype];
+  return (
+    native !== undefined && (native === cls.prototype || Object.prototype.isPrototypeOf.call(cls.prototype, native))
+  );
+}
+
+/** Whether webapp has adopted `obj` as an object of another class than HTTP/1's (see nativePrototypeOf). */
+function adoptedAsNative(obj: object): boolean {
+  return (obj as { [kNativePrototype]?: object })[kNativePrototype] !== undefined;
 }
 
 /**
@@ -172,7 +193,7 @@ function swapPrototype(obj: object, proto: object): void {
 /** Gives `req` the app's request prototype (HTTP/1: `app.request` itself). */
 export function adoptRequestPrototype(req: object, appRequest: object): void {
   if (hasPrototype(req, appRequest)) return;
-  if (req instanceof IncomingMessage || !isHttp2Request(req)) {
+  if ((req instanceof IncomingMessage && !adoptedAsNative(req)) || !isHttp2Request(req)) {
     swapPrototype(req, appRequest);
   } else {
     const native = nativePrototypeOf(req);
@@ -220,7 +241,7 @@ export function setHeaderBeforeAdoption(res: object, appResponse: object): unkno
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */
 export function adoptResponsePrototype(res: object, appResponse: object): void {
   if (hasPrototype(res, appResponse)) return;
-  if (res instanceof ServerResponse || !isHttp2Response(res)) {
+  if ((res instanceof ServerResponse && !adoptedAsNative(res)) || !isHttp2Response(res)) {
     swapPrototype(res, appResponse);
     return;
   }

@@ -7,6 +7,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
+import express from 'express';
 import session from 'express-session';
 import webapp = require('../../src/index');
 import webappMiddleware = require('../../src/middleware/index');
@@ -343,6 +344,41 @@ describe('HTTP/2', () => {
       }
     } finally {
       session.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('an express@4 sub-app a request passes through gives it back whole: the app goes on over HTTP/2', async () => {
+    // Express's expressInit gives the request its own `app.request`, whose chain is
+    // HTTP/1's (Express's routes see no URL over HTTP/2, and match nothing). On the
+    // way back the app gave it an HTTP/1 prototype too: its next read of the body
+    // touched the session's socket, an error event that ended the process.
+    const app = webapp();
+    const legacy = express();
+    legacy.get('/x', (_req: Any, res: Any) => res.send('legacy'));
+    app.use('/legacy', legacy);
+    app.get('/legacy/x', (req: Any, res: Any) =>
+      res.json({ url: req.url, http2: req instanceof http2.Http2ServerRequest, method: req.method }),
+    );
+    const server = http2.createSecureServer({ key, cert }, app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = h2connect((server.address() as AddressInfo).port);
+    try {
+      // Without an answer (the broken request never gets one), the test fails instead of waiting.
+      const exchange = (path: string) =>
+        Promise.race([
+          h2exchange(session, { ':path': path }),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer to ${path}`)), 5000).unref()),
+        ]);
+      for (let round = 0; round < 2; round++) {
+        const answer = await exchange('/legacy/x');
+        assert.equal(answer.status, 200);
+        assert.deepEqual(JSON.parse(answer.body), { url: '/legacy/x', http2: true, method: 'GET' });
+        const missing = await exchange('/legacy/missing');
+        assert.equal(missing.status, 404);
+      }
+    } finally {
+      session.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
   });
