@@ -6,6 +6,7 @@
  */
 import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import { connectionOf } from './http/connection';
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
 import { parseUrl } from './http/parse-url';
@@ -141,9 +142,10 @@ const methods = {
 const getters = {
   /** `https` over TLS; behind a trusted proxy, the first X-Forwarded-Proto value. */
   protocol() {
-    const proto = (this.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+    const connection = connectionOf(this);
+    const proto = connection?.encrypted ? 'https' : 'http';
     const trust = this.app.get('trust proxy fn') as TrustFunction;
-    if (!trust(this.socket?.remoteAddress, 0)) return proto;
+    if (!trust(connection?.remoteAddress, 0)) return proto;
     const forwarded = header(this, 'X-Forwarded-Proto') || proto;
     const comma = forwarded.indexOf(',');
     return comma !== -1 ? forwarded.substring(0, comma).trim() : forwarded.trim();
@@ -175,7 +177,7 @@ const getters = {
   hostname() {
     const trust = this.app.get('trust proxy fn') as TrustFunction;
     let host = header(this, 'X-Forwarded-Host');
-    if (!host || !trust(this.socket?.remoteAddress, 0)) {
+    if (!host || !trust(connectionOf(this)?.remoteAddress, 0)) {
       host = header(this, 'Host');
     } else if (host.indexOf(',') !== -1) {
       host = host.substring(0, host.indexOf(',')).trimEnd();

@@ -8,7 +8,7 @@
  * session when `secret` was given; here only a correctly signed one counts.
  */
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import { connectionOf } from '../http/connection';
 import { sign, unsign } from '../http/cookie-signature';
 import { firstListEntry } from '../http/header-list';
 import { parseOriginalUrl } from '../http/parse-url';
@@ -37,7 +37,7 @@ function readSigned(raw: unknown, secret: string): { value: string; data: Sessio
 }
 
 function isSecureConnection(req: IncomingMessage, trustProxy: boolean | undefined): boolean {
-  if ((req.socket as TLSSocket).encrypted) return true;
+  if (connectionOf(req)?.encrypted) return true;
   if (!trustProxy) return false;
   const proto = String(req.headers['x-forwarded-proto'] || '').toLowerCase();
   return firstListEntry(proto) === 'https';

@@ -9,6 +9,7 @@ import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import proxyAddr = require('proxy-addr');
+import { connectionOf } from '../http/connection';
 import { firstListEntry } from '../http/header-list';
 import { parseUrl } from '../http/parse-url';
 import { isFresh03 } from '../http/fresh';
@@ -234,7 +235,7 @@ const getters3 = {
   host() {
     const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
     let host = this.get('X-Forwarded-Host');
-    if (!host || !trust(this.connection?.remoteAddress, 0)) host = this.get('Host');
+    if (!host || !trust(connectionOf(this)?.remoteAddress, 0)) host = this.get('Host');
     return host ? withoutPort(host) : undefined;
   },
   subdomains() {
@@ -244,10 +245,10 @@ const getters3 = {
     return parts.slice(this.app.get('subdomain offset') as number);
   },
   protocol() {
-    const encrypted = Boolean((this.socket as { encrypted?: boolean } | null)?.encrypted);
-    const proto = encrypted ? 'https' : 'http';
+    const connection = connectionOf(this);
+    const proto = connection?.encrypted ? 'https' : 'http';
     const trust = this.app.get('trust proxy fn') as (addr: string | undefined, i: number) => boolean;
-    if (!trust(this.connection?.remoteAddress, 0)) return proto;
+    if (!trust(connection?.remoteAddress, 0)) return proto;
     const forwarded = this.get('X-Forwarded-Proto') || proto;
     return firstListEntry(forwarded);
   },

@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import httpMocks = require('node-mocks-http');
-import { frameworks, type Framework } from '../support/differential';
+import { assertSameResponses, frameworks, type Framework } from '../support/differential';
 
 type Any = any;
 
@@ -121,5 +121,36 @@ describe('apps called with node-mocks-http objects, as express@4', () => {
         { method: 'GET', url },
       );
     }
+  });
+
+  it('a request carrying its connection as `connection` alone: protocol, secure, hostname and ip read it', async () => {
+    // An adapter or an older test double builds the request as a plain object, with the
+    // TLS and peer facts on `req.connection` (Node's requests have them on both names).
+    const answers = await assertSameResponses(
+      (framework) => {
+        const app: Any = framework();
+        app.set('trust proxy', 'loopback');
+        app.get('/', (req: Any, res: Any) =>
+          res.json({ protocol: req.protocol, secure: req.secure, hostname: req.hostname, ip: req.ip }),
+        );
+        return (incoming, res) => {
+          const { method, url, headers } = incoming;
+          app({ method, url, headers, connection: { encrypted: true, remoteAddress: '127.0.0.1' } }, res);
+        };
+      },
+      [{ path: '/' }, { path: '/', headers: { 'X-Forwarded-Host': 'shop.example', 'X-Forwarded-Proto': 'http' } }],
+    );
+    assert.deepEqual(JSON.parse(answers[0]!.body), {
+      protocol: 'https',
+      secure: true,
+      hostname: '127.0.0.1',
+      ip: '127.0.0.1',
+    });
+    assert.deepEqual(JSON.parse(answers[1]!.body), {
+      protocol: 'http',
+      secure: false,
+      hostname: 'shop.example',
+      ip: '127.0.0.1',
+    });
   });
 });

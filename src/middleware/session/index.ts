@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { inCallerContext } from '../../http/async-context';
+import { connectionOf } from '../../http/connection';
 import { parseCookieHeader } from '../../http/cookie-header';
 import { sign, unsign } from '../../http/cookie-signature';
 import { deprecate } from '../../http/deprecate';
@@ -85,7 +85,7 @@ function readSessionId(req: SessionRequest, name: string, secrets: string[]): st
 }
 
 function isSecure(req: SessionRequest, trustProxy: boolean | undefined): boolean {
-  if ((req.socket as TLSSocket | null)?.encrypted) return true;
+  if (connectionOf(req)?.encrypted) return true;
   if (trustProxy === false) return false;
   if (trustProxy !== true) {
     const secure = (req as { secure?: unknown }).secure;
