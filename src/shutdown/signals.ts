@@ -45,12 +45,18 @@ function isConnectedClusterWorker(): boolean {
   return process.connected === true && (require('node:cluster') as Cluster).isWorker;
 }
 
+/**
+ * Takes `signal` for `server` while it listens. Not before: the registry is the
+ * process's, and a server that never listens (built by a test that then calls the app
+ * itself) or whose listen fails (EADDRINUSE) emits no `close`, so it would stay in the
+ * registry with its app for the life of the process, and the signal with it.
+ */
 export function onSignal(signal: NodeJS.Signals, server: NetServer, target: SignalTarget): void {
-  register(signal, server, target);
+  if (server.listening) register(signal, server, target);
+  server.on('listening', () => register(signal, server, target));
   // A server closed by other means no longer needs the signal; once none is left, the
   // signal gets its default meaning back. Listening again, it needs it again.
   server.on('close', () => unregister(signal, server));
-  server.on('listening', () => register(signal, server, target));
 }
 
 function register(signal: NodeJS.Signals, server: NetServer, target: SignalTarget): void {

@@ -614,6 +614,32 @@ describe('webapp.graceful()', () => {
     assert.equal(process.listenerCount('SIGUSR2'), before);
   });
 
+  it('takes no signal for a server that never listens or fails to: nothing keeps it, or its app', async () => {
+    // The signal registry is the process's, and such a server emits no `close` to leave it.
+    const before = process.listenerCount('SIGUSR2');
+    const busy = http.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const neverListens = webapp.graceful(http.createServer(webapp()), { signals: ['SIGUSR2'] });
+      assert.equal(neverListens.listening, false);
+      assert.equal(process.listenerCount('SIGUSR2'), before);
+
+      const failing = webapp.graceful(http.createServer(webapp()), { signals: ['SIGUSR2'] });
+      const failed = new Promise<NodeJS.ErrnoException>((resolve) => failing.once('error', resolve));
+      failing.listen((busy.address() as AddressInfo).port, '127.0.0.1');
+      assert.equal((await failed).code, 'EADDRINUSE');
+      assert.equal(process.listenerCount('SIGUSR2'), before);
+
+      // The same server listening on a free port takes the signal, and gives it back on close.
+      await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+      assert.equal(process.listenerCount('SIGUSR2'), before + 1);
+      await new Promise((resolve) => failing.close(resolve));
+      assert.equal(process.listenerCount('SIGUSR2'), before);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+
   it('rejects a deadline or an idle grace that is not a number of milliseconds', () => {
     for (const timeout of [NaN, -1, Infinity]) {
       assert.throws(
