@@ -458,8 +458,19 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
       // (mangling ISO-8859-1 file names) when end() brings the body with the headers.
       // Someone may have ended the response meanwhile: writing would be an 'error' event.
       if (!res.writableEnded && !res.destroyed) {
-        res.write(bytesRead === length ? body : body.subarray(0, bytesRead));
-        res.end();
+        try {
+          res.write(bytesRead === length ? body : body.subarray(0, bytesRead));
+          res.end();
+        } catch (err) {
+          // Node refused the head (a status out of range, a status message or a trailer it
+          // rejects, a body on a 204 under `rejectNonStandardBodyWrites`). Thrown out of
+          // this fs callback it would end the process. As a piped stream does on Node 24
+          // and later (a longer file's, and Express's): the response is destroyed, and
+          // the error goes to the callback or to next(err).
+          res.destroy();
+          hooks.error(fsError(err as NodeJS.ErrnoException));
+          return;
+        }
       }
       // As with a piped stream, 'end' comes after the body was handed to the response.
       hooks.end?.();
