@@ -53,7 +53,9 @@ function isConnectedClusterWorker(): boolean {
  */
 export function onSignal(signal: NodeJS.Signals, server: NetServer, target: SignalTarget): void {
   if (server.listening) register(signal, server, target);
-  server.on('listening', () => register(signal, server, target));
+  // First among the `listening` listeners: before the callback of `app.listen(port, cb)`,
+  // which tells the world (a supervisor, a readiness log) the server is up.
+  server.prependListener('listening', () => register(signal, server, target));
   // A server closed by other means no longer needs the signal; once none is left, the
   // signal gets its default meaning back. Listening again, it needs it again.
   server.on('close', () => unregister(signal, server));
