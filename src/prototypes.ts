@@ -45,7 +45,7 @@ function isHttp2Response(res: object): boolean {
  */
 function isOfClass(obj: object, cls: { prototype: object }): boolean {
   if (obj instanceof (cls as new () => object)) return true;
-  const native = (obj as { [kNativePrototype]?: object })[kNativePrototype];
+  const native = recordedNativePrototype(obj);
   return (
     native !== undefined && (native === cls.prototype || Object.prototype.isPrototypeOf.call(cls.prototype, native))
   );
@@ -53,7 +53,7 @@ function isOfClass(obj: object, cls: { prototype: object }): boolean {
 
 /** Whether webapp has adopted `obj` as an object of another class than HTTP/1's (see nativePrototypeOf). */
 function adoptedAsNative(obj: object): boolean {
-  return (obj as { [kNativePrototype]?: object })[kNativePrototype] !== undefined;
+  return recordedNativePrototype(obj) !== undefined;
 }
 
 /**
@@ -266,11 +266,15 @@ const kNativePrototype = Symbol('webapp.nativePrototype');
  * on the object the first time, since later it has one of our prototypes.
  */
 function nativePrototypeOf(obj: object): object {
-  const carrier = obj as { [kNativePrototype]?: object };
-  let native = carrier[kNativePrototype];
+  let native = recordedNativePrototype(obj);
   if (native === undefined) {
     native = Object.getPrototypeOf(obj) as object;
     Object.defineProperty(obj, kNativePrototype, { value: native, configurable: true });
   }
   return native;
+}
+
+/** What nativePrototypeOf remembered on the object, if webapp adopted it as another class than HTTP/1's. */
+function recordedNativePrototype(obj: object): object | undefined {
+  return (obj as { [kNativePrototype]?: object })[kNativePrototype];
 }
