@@ -45,21 +45,23 @@ function addCharset(type: string): string {
 
 /** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
 export function mediaTypeOf(typeOrExt: string): string {
-  checkTypeArgument(typeOrExt);
+  const type = typeArgument(typeOrExt);
   // Express sets whatever its mime's lookup returns, made a string by res.set.
-  return typeOrExt.indexOf('/') === -1 ? String(mediaTypeFor(typeOrExt)) : typeOrExt;
+  return type.indexOf('/') === -1 ? String(mediaTypeFor(type)) : type;
 }
 
 /**
- * `res.type` takes a string. Express throws a TypeError for anything else (an array
- * fails inside its MIME lookup), and so a route passing `req.query.format` answers
- * 500 for `?format[]=html`; here an array had become `application/octet-stream`.
+ * `res.type`'s argument as a string primitive. Express throws a TypeError for
+ * anything but a string (an array fails inside its MIME lookup), and so a route
+ * passing `req.query.format` answers 500 for `?format[]=html`; here an array had
+ * become `application/octet-stream`. A `String` object works as its value does:
+ * Express only calls string methods on it, and `res.set` makes it a string.
  */
-export function checkTypeArgument(typeOrExt: unknown): void {
-  if (typeof typeOrExt !== 'string') {
-    const got = Array.isArray(typeOrExt) ? 'an array' : typeOrExt === null ? 'null' : typeof typeOrExt;
-    throw new TypeError(`res.type() takes a string (a file extension or a media type), not ${got}`);
-  }
+export function typeArgument(typeOrExt: unknown): string {
+  if (typeof typeOrExt === 'string') return typeOrExt;
+  if (typeOrExt instanceof String) return typeOrExt.valueOf();
+  const got = Array.isArray(typeOrExt) ? 'an array' : typeOrExt === null ? 'null' : typeof typeOrExt;
+  throw new TypeError(`res.type() takes a string (a file extension or a media type), not ${got}`);
 }
 
 /** The Content-Type value `res.type(typeOrExt)` sets. */

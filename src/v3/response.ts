@@ -25,7 +25,7 @@ import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
 import { response, type ResponsePrototype } from '../response';
 import { fileMethods } from '../response/files';
-import { checkTypeArgument } from '../response/headers';
+import { typeArgument } from '../response/headers';
 import { removeEntityHeaders } from '../response/send';
 import { onHeaders } from '../middleware/on-headers';
 
@@ -86,8 +86,8 @@ function addDefaultCharset(type: unknown, charset: string): string {
 }
 
 /** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
-function lookup3(type: string): string {
-  checkTypeArgument(type);
+function lookup3(typeOrExt: string): string {
+  const type = typeArgument(typeOrExt);
   return type.includes('/') ? type : String(mediaTypeFor3(type));
 }
 

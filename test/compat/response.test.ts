@@ -319,6 +319,13 @@ describe('response compatibility with express@4', () => {
         app.get('/type/:t', (req, res) => {
           res.type(req.params.t).end();
         });
+        // A String object: Express calls only string methods on it, so it works as its value.
+        app.get('/type-object/:t', (req, res) => {
+          res.type(new String(req.params.t) as unknown as string).end();
+        });
+        app.get('/content-type-object/:t', (req, res) => {
+          res.contentType(new String(req.params.t) as unknown as string).end();
+        });
         // Whatever the query parser made of `format`: anything but a string is a TypeError
         // (an array too, which fails inside Express's MIME lookup), so the status and the
         // error's name are compared, not its wording.
@@ -375,6 +382,10 @@ describe('response compatibility with express@4', () => {
         get('/type-query?format[]=text%2Fhtml'),
         get('/type-query?format[a]=1'),
         get('/type-query'),
+        get('/type-object/json'),
+        get('/type-object/text%2Fplain'),
+        get('/content-type-object/html'),
+        get('/content-type-object/application%2Fvnd.api%2Bjson'),
         get('/content-type'),
         get('/vary'),
         get('/vary-star'),

@@ -45,6 +45,9 @@ describe('webapp/v3 response compatibility with express@3', () => {
             s.send(500, (err as Error).name);
           }
         },
+        // A String object works as its value (Express 3 calls only string methods on it).
+        '/type-object': (_q, s) => s.type(new String('json') as unknown as string).send('{}'),
+        '/type-object-full': (_q, s) => s.type(new String('text/plain') as unknown as string).send('plain'),
         '/charset': (_q, s) => {
           s.charset = 'iso-8859-1';
           s.set('Content-Type', 'text/plain');
@@ -65,6 +68,8 @@ describe('webapp/v3 response compatibility with express@3', () => {
         get('/type-query?format[]=html'),
         get('/type-query?format[]=a&format[]=b'),
         get('/type-query?format[a]=1'),
+        get('/type-object'),
+        get('/type-object-full'),
         get('/charset'),
         { method: 'HEAD', path: '/str' },
         get('/str', { 'If-None-Match': 'W/"9-0"' }),
