@@ -464,9 +464,9 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
         } catch (err) {
           // Node refused the head (a status out of range, a status message or a trailer it
           // rejects, a body on a 204 under `rejectNonStandardBodyWrites`). Thrown out of
-          // this fs callback it would end the process. As a piped stream does on Node 24
-          // and later (a longer file's, and Express's): the response is destroyed, and
-          // the error goes to the callback or to next(err).
+          // this fs callback it would end the process. As for a longer file (makeHead), and
+          // as Node's pipe does on Node 24 and later: the response is destroyed, and the
+          // error goes to the callback or to next(err).
           res.destroy();
           hooks.error(fsError(err as NodeJS.ErrnoException));
           return;
@@ -479,6 +479,24 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
 }
 
 function ignore(): void {}
+
+/**
+ * Makes the head as the first write of the body would (`_implicitHeader` is this same
+ * call), unless it is made already. Node refuses some heads (see sendSmallFile); the
+ * refusal, thrown from the pipe's write inside the stream's 'data' event, ends the
+ * process on Node 20 and 22. Here the response is destroyed and the error goes to the
+ * callback or next(err), as on later lines: the pipe's write then finds the response
+ * destroyed, which it takes without a throw, and the stream is closed with it.
+ */
+function makeHead(res: ServerResponse, hooks: SendHooks): void {
+  if (res.headersSent) return;
+  try {
+    res.writeHead(res.statusCode);
+  } catch (err) {
+    res.destroy();
+    hooks.error(fsError(err as NodeJS.ErrnoException));
+  }
+}
 
 /**
  * Read size for streamed files: twice fs's default halves the read calls and the
@@ -495,6 +513,9 @@ const STREAM_CHUNK = 128 * 1024;
 function streamFile(res: ServerResponse, path: string, start: number, end: number, hooks: SendHooks): void {
   const stream = createReadStream(path, { start, end, highWaterMark: STREAM_CHUNK });
   hooks.stream?.();
+  // Before the pipe's own listener: the head is made where the pipe's first write
+  // would make it, and a head Node refuses is answered as a short file's is.
+  stream.once('data', () => makeHead(res, hooks));
   stream.pipe(res);
   let closed = false;
   const cleanup = () => {
