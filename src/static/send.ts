@@ -480,18 +480,24 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
 
 function ignore(): void {}
 
+const NO_BYTES = Buffer.alloc(0);
+
 /**
  * Makes the head as the first write of the body would (`_implicitHeader` is this same
- * call), unless it is made already. Node refuses some heads (see sendSmallFile); the
+ * call), unless it is made already. Node refuses some heads and some bodies (see
+ * sendSmallFile); the
  * refusal, thrown from the pipe's write inside the stream's 'data' event, ends the
  * process on Node 20 and 22. Here the response is destroyed and the error goes to the
  * callback or next(err), as on later lines: the pipe's write then finds the response
  * destroyed, which it takes without a throw, and the stream is closed with it.
  */
 function makeHead(res: ServerResponse, hooks: SendHooks): void {
-  if (res.headersSent) return;
   try {
-    res.writeHead(res.statusCode);
+    if (!res.headersSent) res.writeHead(res.statusCode);
+    // A response that may carry no body (the app's 204 or 304) refuses the pipe's write
+    // when its server has `rejectNonStandardBodyWrites`: an empty write asks first (and
+    // is ignored otherwise, as the pipe's writes are).
+    if ((res as ServerResponse & { _hasBody?: boolean })._hasBody === false) res.write(NO_BYTES);
   } catch (err) {
     res.destroy();
     hooks.error(fsError(err as NodeJS.ErrnoException));

@@ -579,6 +579,8 @@ describe('res.sendFile robustness', () => {
         res.addTrailers({ 'X-Sum': '1' });
         res.sendFile(file, report);
       });
+      // A body on a 204, which the server below refuses.
+      app.get('/no-content', (_req: Request, res: Response) => res.status(204).sendFile(file, report));
       app.use(
         '/static',
         (_req: Request, res: Response, next: () => void) => {
@@ -588,13 +590,18 @@ describe('res.sendFile robustness', () => {
         webapp.static(fx.root),
       );
       app.get('/ok', (_req: Request, res: Response) => res.send('still serving'));
-      const server = http.createServer(app);
+      const server = http.createServer({ rejectNonStandardBodyWrites: true }, app);
       const port = await listen(server);
       try {
-        for (const path of ['/status', '/message', '/trailer', '/static/' + basename(file)]) {
+        for (const path of ['/status', '/message', '/trailer', '/no-content', '/static/' + basename(file)]) {
           assert.equal(await bytesUntilClose(port, path), '', path);
         }
-        assert.deepEqual(seen, ['ERR_HTTP_INVALID_STATUS_CODE', 'ERR_INVALID_CHAR', 'ERR_HTTP_TRAILER_INVALID']);
+        assert.deepEqual(seen, [
+          'ERR_HTTP_INVALID_STATUS_CODE',
+          'ERR_INVALID_CHAR',
+          'ERR_HTTP_TRAILER_INVALID',
+          'ERR_HTTP_BODY_NOT_ALLOWED',
+        ]);
         assert.equal((await rawRequest(port, '/ok')).text, 'still serving');
       } finally {
         await close(server);
