@@ -132,7 +132,9 @@ function createCompress(options?: CompressOptions): Middleware {
     (res as ServerResponse & { flush?: () => void }).flush = () => stream?.flush();
 
     res.write = function compressWrite(this: ServerResponse, chunk: unknown, encoding?: unknown) {
-      if (endingCompressed) return write.call(this, chunk, encoding) as boolean;
+      // A destroyed response (its head refused: see static's makeHead) takes writes
+      // without a throw in Node's own write; making its head here would throw again.
+      if (endingCompressed || this.destroyed) return write.call(this, chunk, encoding) as boolean;
       if (ended) return false;
       if (!this.headersSent) this.writeHead(this.statusCode);
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
@@ -142,6 +144,7 @@ function createCompress(options?: CompressOptions): Middleware {
 
     res.end = function compressEnd(this: ServerResponse, ...args: unknown[]) {
       if (ended) return false;
+      if (this.destroyed) return end.apply(this, args) as ServerResponse;
       // end(callback) and end(chunk, callback): Node calls it once the response is finished.
       let [chunk, encoding] = args;
       let callback: AnyFn | undefined;

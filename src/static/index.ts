@@ -14,7 +14,7 @@ import { send019, type SendDialect } from './dialect';
 import { mime } from '../http/mime-module';
 import { compileSendOptions, type SendOptions, type SendSettings } from './options';
 import { sendRedirect } from './html';
-import { hasTrailingSlash, sendFile, type SendHooks } from './send';
+import { endRefusable, hasTrailingSlash, sendFile, type SendHooks } from './send';
 import type { NextFunction } from '../types/public';
 import { named } from '../named';
 
@@ -124,7 +124,7 @@ export function createServeStatic(
       },
       directory(response, urlPath) {
         if (!redirect || hasTrailingSlash(urlPath)) hooks.error(createHttpError(404));
-        else redirectDirectory(req, response);
+        else endRefusable(response, hooks, (res) => redirectDirectory(req, res));
       },
       // Once a file is chosen, a failure is the server's, not a miss: always forward it.
       file: fallthrough

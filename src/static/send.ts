@@ -219,7 +219,7 @@ function sendStat(
     ) {
       settings.dialect.removeContentHeaders(res);
       res.statusCode = 304;
-      res.end();
+      endRefusable(res, hooks, endResponse);
       return;
     }
   }
@@ -256,7 +256,7 @@ function sendStat(
 
   res.setHeader('Content-Length', length);
   if (req.method === 'HEAD') {
-    res.end();
+    endRefusable(res, hooks, endResponse);
     return;
   }
   if (!queued) {
@@ -479,6 +479,25 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
 }
 
 function ignore(): void {}
+
+function endResponse(res: ServerResponse): void {
+  res.end();
+}
+
+/**
+ * Runs `answer`, which ends `res` from here, an fs callback: an answer with no body (a
+ * HEAD, a 304) or a page of its own (a directory redirect). Node may refuse its head
+ * (see sendSmallFile), and thrown from here the refusal would end the process: the
+ * response is destroyed and the error goes on, as for a file's body.
+ */
+export function endRefusable(res: ServerResponse, hooks: SendHooks, answer: (res: ServerResponse) => void): void {
+  try {
+    answer(res);
+  } catch (err) {
+    res.destroy();
+    hooks.error(fsError(err as NodeJS.ErrnoException));
+  }
+}
 
 const NO_BYTES = Buffer.alloc(0);
 

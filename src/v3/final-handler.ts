@@ -8,6 +8,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import { errorText } from '../http/error-text';
 import { cutResponse } from '../http/cut-response';
 import { escapeHtml } from '../http/escape-html';
+import { isHttp2Request } from '../http/http2-request';
 import { whenRequestRead } from '../http/on-finished';
 
 interface ErrorLike {
@@ -52,6 +53,11 @@ export function finalHandler3(
     const write = () => {
       if (res.headersSent || res.destroyed) return;
       res.statusCode = status;
+      // A status message Node refuses (a line break the app took from the request) made
+      // 3.x's page throw too, here outside any handler: the process ended. The page goes
+      // out with the status's own text, as the 4.x final handler sends every page.
+      if (!isHttp2Request(req) && !sendableStatusMessage(res.statusMessage))
+        res.statusMessage = STATUS_CODES[status] ?? '';
       res.setHeader('X-Content-Type-Options', 'nosniff');
       res.setHeader('Content-Type', 'text/html; charset=utf-8');
       res.setHeader('Content-Length', Buffer.byteLength(message, 'utf8'));
@@ -60,4 +66,11 @@ export function finalHandler3(
     };
     whenRequestRead(req, write);
   };
+}
+
+/** Node's test of a status message (`checkInvalidHeaderChar`): tab and the printable latin1 characters only. */
+const REFUSED_IN_STATUS_MESSAGE = /[^\t\x20-\x7e\x80-\xff]/;
+
+function sendableStatusMessage(message: unknown): boolean {
+  return typeof message !== 'string' || !REFUSED_IN_STATUS_MESSAGE.test(message);
 }

@@ -3,6 +3,10 @@ import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import http2 from 'node:http2';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import webapp = require('../../src/index');
@@ -419,3 +423,46 @@ function captureGzips(): { streams: zlib.Gzip[]; restore(): void } {
   });
   return { streams, restore: () => Object.defineProperty(zlib, 'createGzip', own) };
 }
+
+describe('compress over a file whose head Node refuses', () => {
+  it('a file over 64 KB with a status Node refuses: the error goes to the callback, the server goes on', async () => {
+    // static's stream makes the head before its first write and destroys the response
+    // when Node refuses it; compress's write then made the head again, and that second
+    // throw, from the stream's 'data' event, ended the process on Node 20.
+    const dir = mkdtempSync(join(tmpdir(), 'webapp-compress-'));
+    const file = join(dir, 'large.txt');
+    writeFileSync(file, 'x'.repeat(200 * 1024));
+    const app = webapp();
+    app.set('env', 'test');
+    const seen: string[] = [];
+    app.use(compress());
+    app.get('/file', (req, res) =>
+      res.status(Number(req.query.code) || 200).sendFile(file, (err?: NodeJS.ErrnoException) => {
+        seen.push(err ? String(err.code) : 'sent');
+      }),
+    );
+    app.get('/ok', (_req, res) => res.send('still serving'));
+    const server = http.createServer(app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    try {
+      for (const encoding of ['gzip', 'identity']) {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.write(
+          'GET /file?code=1000 HTTP/1.1\r\nHost: localhost\r\n' +
+            `Accept-Encoding: ${encoding}\r\nConnection: close\r\n\r\n`,
+        );
+        let bytes = 0;
+        socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        await once(socket, 'close');
+        assert.equal(bytes, 0, encoding);
+      }
+      assert.deepEqual(seen, ['ERR_HTTP_INVALID_STATUS_CODE', 'ERR_HTTP_INVALID_STATUS_CODE']);
+      const ok = await fetch(`http://127.0.0.1:${port}/ok`);
+      assert.equal(await ok.text(), 'still serving');
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -609,6 +609,50 @@ describe('res.sendFile robustness', () => {
     });
   }
 
+  it('a head Node refuses, for an answer without a body (HEAD, 304) or a directory redirect', async () => {
+    // Each of these ended the process: the response was ended bare inside an fs callback.
+    const app = webapp();
+    app.set('env', 'test');
+    const seen: string[] = [];
+    const report = (err?: NodeJS.ErrnoException) => seen.push(err ? String(err.code) : 'sent');
+    const file = join(fx.root, 'nums.txt');
+    app.use((req: Request, res: Response, next: () => void) => {
+      if (req.query.code) res.status(Number(req.query.code));
+      if (req.query.message) res.statusMessage = String(req.query.message);
+      next();
+    });
+    app.get('/file', (_req: Request, res: Response) => res.sendFile(file, report));
+    app.get('/download', (_req: Request, res: Response) => res.download(file, report));
+    app.use('/static', webapp.static(fx.root));
+    app.use(((err, _req, res, next) => {
+      seen.push('next: ' + String(err.code));
+      next(err);
+    }) as ErrorRequestHandler);
+    app.get('/ok', (_req: Request, res: Response) => res.send('still serving'));
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      const answers = [
+        await bytesUntilClose(port, '/file?code=1000', 'HEAD'),
+        await bytesUntilClose(port, '/download?message=a%0d%0ab', 'HEAD'),
+        await bytesUntilClose(port, '/file?message=a%0ab', 'GET', 'If-None-Match: *\r\n'),
+        await bytesUntilClose(port, '/static/nums.txt?code=99', 'HEAD'),
+        await bytesUntilClose(port, '/static/users?message=a%0d%0ab'),
+      ];
+      assert.deepEqual(answers, ['', '', '', '', '']);
+      assert.deepEqual(seen, [
+        'ERR_HTTP_INVALID_STATUS_CODE',
+        'ERR_INVALID_CHAR',
+        'ERR_INVALID_CHAR',
+        'next: ERR_HTTP_INVALID_STATUS_CODE',
+        'next: ERR_INVALID_CHAR',
+      ]);
+      assert.equal((await rawRequest(port, '/ok')).text, 'still serving');
+    } finally {
+      await close(server);
+    }
+  });
+
   it('passes an invalid headers option value to next(err) instead of crashing', async () => {
     const app = webapp();
     app.get('/', (_req: Request, res: Response) =>
@@ -630,8 +674,8 @@ describe('res.sendFile robustness', () => {
   });
 });
 
-/** What the server writes for GET `path` on a connection of its own until it closes the connection. */
-function bytesUntilClose(port: number, path: string): Promise<string> {
+/** What the server writes for `method` `path` on a connection of its own until it closes the connection. */
+function bytesUntilClose(port: number, path: string, method = 'GET', headers = ''): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let text = '';
@@ -639,6 +683,6 @@ function bytesUntilClose(port: number, path: string): Promise<string> {
     socket.on('data', (chunk: string) => (text += chunk));
     socket.on('error', reject);
     socket.on('close', () => resolve(text));
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    socket.write(`${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`);
   });
 }

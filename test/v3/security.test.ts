@@ -1,5 +1,8 @@
 /** The places where webapp/v3 deliberately differs from Express 3 for safety. */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import webapp3 = require('../../src/v3/index');
@@ -34,6 +37,46 @@ describe('webapp/v3 security fixes', () => {
       app.get('/', (_req: Any, _res: Any, next: Any) => next(Object.assign(new Error('x'), { status })));
       app.use(webapp3.errorHandler());
       await request(app).get('/').expect(500);
+    }
+  });
+
+  it('a status message Node refuses: the error page goes with the status text, the process goes on', async () => {
+    // An app copying a request value into `res.statusMessage` (a line break in it): the
+    // handler's own send throws (a 500 for the final handler), whose page threw again
+    // from a callback of its own, outside any handler (express3 ends the process too).
+    const app = webapp3();
+    app.set('env', 'production');
+    app.get('/send', (req: Any, res: Any) => {
+      res.statusMessage = req.query.message;
+      res.send('x');
+    });
+    app.get('/next', (req: Any, res: Any, next: Any) => {
+      res.statusMessage = req.query.message;
+      setImmediate(() => next(new Error('later')));
+    });
+    app.get('/kept', (_req: Any, res: Any, next: Any) => {
+      res.statusMessage = 'Kept';
+      next(new Error('x'));
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    const head = (path: string) =>
+      new Promise<string>((resolve, reject) =>
+        http
+          .get({ host: '127.0.0.1', port, path }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(`${res.statusCode} ${res.statusMessage}`));
+          })
+          .on('error', reject),
+      );
+    try {
+      assert.equal(await head('/send?message=a%0d%0ab'), '500 Internal Server Error');
+      assert.equal(await head('/next?message=a%0ab'), '500 Internal Server Error');
+      // A message Node sends is left as the app set it, as in 3.x.
+      assert.equal(await head('/kept'), '500 Kept');
+    } finally {
+      server.close();
     }
   });
 

@@ -53,11 +53,21 @@ const MEDIA_TYPES = ['text/html', 'text/plain', 'application/json'];
 /** Errors of `stat` that mean "nothing listable here". */
 const MISSING = new Set(['ENOENT', 'ENOTDIR']);
 
-function send(res: ServerResponse, type: string, body: string): void {
+/**
+ * Sends the listing, from an fs callback: a head Node refuses (a status or status
+ * message the app set from the request) throws here, where it would end the process;
+ * the response is destroyed and the error goes to `next`.
+ */
+function send(res: ServerResponse, next: NextFunction, type: string, body: string): void {
   const buf = Buffer.from(body, 'utf8');
   res.setHeader('Content-Type', type + '; charset=utf-8');
   res.setHeader('Content-Length', buf.length);
-  res.end(buf);
+  try {
+    res.end(buf);
+  } catch (err) {
+    res.destroy();
+    next(err);
+  }
 }
 
 function visibleNames(names: string[], hidden: boolean, filter: DirectoryFilter | undefined, dir: string): string[] {
@@ -107,13 +117,13 @@ export function directory(root: string, options?: DirectoryOptions): Middleware 
         }
 
         const type = acceptsTypes(req.headers, MEDIA_TYPES);
-        if (type === 'application/json') return send(res, 'application/json', JSON.stringify(list));
-        if (type === 'text/plain') return send(res, 'text/plain', list.join('\n') + '\n');
+        if (type === 'application/json') return send(res, next, 'application/json', JSON.stringify(list));
+        if (type === 'text/plain') return send(res, next, 'text/plain', list.join('\n') + '\n');
         if (type !== 'text/html') return next(createHttpError(406));
 
         renderListing(html, target.path, target.shownPath, list, !target.isRoot, (err, page) => {
           if (err) return next(err);
-          send(res, 'text/html', String(page));
+          send(res, next, 'text/html', String(page));
         });
       });
     });
