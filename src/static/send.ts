@@ -504,11 +504,11 @@ const NO_BYTES = Buffer.alloc(0);
 /**
  * Makes the head as the first write of the body would (`_implicitHeader` is this same
  * call), unless it is made already. Node refuses some heads and some bodies (see
- * sendSmallFile); the
- * refusal, thrown from the pipe's write inside the stream's 'data' event, ends the
- * process on Node 20 and 22. Here the response is destroyed and the error goes to the
- * callback or next(err), as on later lines: the pipe's write then finds the response
- * destroyed, which it takes without a throw, and the stream is closed with it.
+ * sendSmallFile); the refusal, thrown from the pipe's write inside the stream's 'data'
+ * event, ends the process on Node 20 and 22. Here the response is destroyed and the
+ * error goes to the callback or next(err), as on later lines: the pipe's write then
+ * finds the response destroyed, which it takes without a throw, and the stream is
+ * closed with it.
  */
 function makeHead(res: ServerResponse, hooks: SendHooks): void {
   try {
