@@ -111,7 +111,14 @@ export function favicon(path?: string | Buffer, options: FaviconOptions = {}): M
     readFile(file as string, (err, body) => {
       if (err) return next(err);
       icon = createIcon(body, maxAge);
-      send(req, res, icon);
+      // From an fs callback: a status message Node refuses (set by the app from the
+      // request) would throw here and end the process; the error goes to `next`.
+      try {
+        send(req, res, icon);
+      } catch (thrown) {
+        res.destroy();
+        next(thrown);
+      }
     });
   });
 }

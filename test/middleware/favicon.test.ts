@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after as afterAll, describe, it } from 'node:test';
@@ -51,5 +54,40 @@ describe('favicon', () => {
   it('rejects directories and other types', () => {
     assert.throws(() => favicon(dir), /EISDIR/);
     assert.throws(() => favicon(42 as never), /must be string or buffer/);
+  });
+});
+
+describe('favicon: a head Node refuses', () => {
+  it('the icon read from its file with a status message Node refuses: next(err), and the server goes on', async () => {
+    // The first request reads the file; its answer was sent from the fs callback, where
+    // Node's refusal ended the process (Connect 2.30's favicon ends it too).
+    const dir = mkdtempSync(join(tmpdir(), 'webapp-favicon-refused-'));
+    const file = join(dir, 'favicon.ico');
+    writeFileSync(file, Buffer.from('icon bytes'));
+    const icon = favicon(file);
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      if (req.url === '/ok') return res.end('still serving');
+      res.statusMessage = 'a\r\nb';
+      icon(req, res, (err?: unknown) => {
+        seen.push(err ? String((err as NodeJS.ErrnoException).code) : 'next');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const socket = net.connect(port, '127.0.0.1');
+      let bytes = 0;
+      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      socket.write('GET /favicon.ico HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+      await once(socket, 'close');
+      assert.equal(bytes, 0);
+      assert.deepEqual(seen, ['ERR_INVALID_CHAR']);
+      assert.equal(await (await fetch(`http://127.0.0.1:${port}/ok`)).text(), 'still serving');
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
