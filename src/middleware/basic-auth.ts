@@ -77,7 +77,18 @@ export function basicAuth(callback: string | SyncCheck | AsyncCheck, realm?: str
     };
     if (check.length >= 3) {
       (check as AsyncCheck)(user, pass, (err, found) => {
-        if (err || !found) return unauthorized(res, realmName);
+        if (err || !found) {
+          // Called back from the app's own asynchronous work: a status message Node
+          // refuses (set by the app from the request) would throw into it and end the
+          // process; the error goes to `next`.
+          try {
+            unauthorized(res, realmName);
+          } catch (thrown) {
+            res.destroy();
+            next(thrown);
+          }
+          return;
+        }
         accept(found);
       });
     } else if ((check as SyncCheck)(user, pass)) {

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { basicAuth } from '../../src/middleware/basic-auth';
 import { assertSameAsConnect, basic, echo } from './support';
@@ -88,5 +91,39 @@ describe('basicAuth', () => {
 
   it('requires a password with the fixed form', () => {
     assert.throws(() => basicAuth('user'), /password argument required/);
+  });
+});
+
+describe('basicAuth: a head Node refuses', () => {
+  it("an asynchronous check's 401 with a status message Node refuses: next(err), and the server goes on", async () => {
+    // The 401 is sent from the check's callback, in the app's own asynchronous work:
+    // Node's refusal thrown there ended the process (Connect 2.30's basicAuth too).
+    const auth = basicAuth((_user: string, _pass: string, done: (err: unknown, found?: unknown) => void) => {
+      setImmediate(done, null, false);
+    });
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      if (req.url === '/ok') return res.end('still serving');
+      res.statusMessage = 'a\r\nb';
+      auth(req, res, (err?: unknown) => seen.push(err ? String((err as NodeJS.ErrnoException).code) : 'next'));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const socket = net.connect(port, '127.0.0.1');
+      let bytes = 0;
+      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      const credentials = Buffer.from('tj:wrong').toString('base64');
+      socket.write(
+        `GET / HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic ${credentials}\r\nConnection: close\r\n\r\n`,
+      );
+      await once(socket, 'close');
+      assert.equal(bytes, 0);
+      assert.deepEqual(seen, ['ERR_INVALID_CHAR']);
+      assert.equal(await (await fetch(`http://127.0.0.1:${port}/ok`)).text(), 'still serving');
+    } finally {
+      server.close();
+    }
   });
 });
