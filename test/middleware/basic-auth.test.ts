@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { basicAuth } from '../../src/middleware/basic-auth';
-import { assertSameAsConnect, basic, echo } from './support';
+import { assertSameAsConnect, basic, echo, withServer } from './support';
+import { exchange } from '../support/raw-http';
 
 const connect = require('connect');
 
@@ -102,28 +101,20 @@ describe('basicAuth: a head Node refuses', () => {
       setImmediate(done, null, false);
     });
     const seen: string[] = [];
-    const server = http.createServer((req, res) => {
+    const listener: http.RequestListener = (req, res) => {
       if (req.url === '/ok') return res.end('still serving');
       res.statusMessage = 'a\r\nb';
       auth(req, res, (err?: unknown) => seen.push(err ? String((err as NodeJS.ErrnoException).code) : 'next'));
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const port = (server.address() as AddressInfo).port;
-    try {
-      const socket = net.connect(port, '127.0.0.1');
-      let bytes = 0;
-      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    };
+    await withServer(listener, async (port) => {
       const credentials = Buffer.from('tj:wrong').toString('base64');
-      socket.write(
+      const answer = await exchange(
+        port,
         `GET / HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic ${credentials}\r\nConnection: close\r\n\r\n`,
       );
-      await once(socket, 'close');
-      assert.equal(bytes, 0);
+      assert.equal(answer.length, 0);
       assert.deepEqual(seen, ['ERR_INVALID_CHAR']);
       assert.equal(await (await fetch(`http://127.0.0.1:${port}/ok`)).text(), 'still serving');
-    } finally {
-      server.close();
-    }
+    });
   });
 });

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import fs, { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -26,6 +25,7 @@ import {
   type RequestSpec,
 } from './support';
 import { itWithLiveOracle, oracleRunValue } from '../support/oracle-recording';
+import { exchange } from '../support/raw-http';
 
 const connect = require('connect');
 
@@ -745,38 +745,28 @@ describe('directory: a head Node refuses', () => {
     // process (Connect 2.30's ends it too).
     const list = directory(root);
     const seen: string[] = [];
-    const server = http.createServer((req, res) => {
-      const url = new URL(req.url!, 'http://localhost');
-      if (url.pathname === '/ok') return res.end('still serving');
-      const code = url.searchParams.get('code');
-      if (code) res.statusCode = Number(code);
-      const message = url.searchParams.get('message');
-      if (message) res.statusMessage = message;
-      list(req, res, (err?: unknown) => {
-        seen.push(err ? String((err as NodeJS.ErrnoException).code) : 'next');
-        if (!res.destroyed) res.end();
-      });
-    });
-    server.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const port = (server.address() as { port: number }).port;
-    const answer = (path: string, accept: string) =>
-      new Promise<string>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1');
-        let text = '';
-        socket.setEncoding('utf8');
-        socket.on('data', (chunk: string) => (text += chunk));
-        socket.on('close', () => resolve(text));
-        socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`);
-      });
-    try {
-      assert.equal(await answer('/?code=1000', 'text/html'), '');
-      assert.equal(await answer('/?message=a%0D%0Ab', 'application/json'), '');
-      assert.equal(await answer('/?code=99', 'text/plain'), '');
-      assert.deepEqual(seen, ['ERR_HTTP_INVALID_STATUS_CODE', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_STATUS_CODE']);
-      assert.equal(await answer('/ok', '*/*').then((text) => text.endsWith('still serving')), true);
-    } finally {
-      server.close();
-    }
+    await withServer(
+      (req, res) => {
+        const url = new URL(req.url!, 'http://localhost');
+        if (url.pathname === '/ok') return res.end('still serving');
+        const code = url.searchParams.get('code');
+        if (code) res.statusCode = Number(code);
+        const message = url.searchParams.get('message');
+        if (message) res.statusMessage = message;
+        list(req, res, (err?: unknown) => {
+          seen.push(err ? String((err as NodeJS.ErrnoException).code) : 'next');
+          if (!res.destroyed) res.end();
+        });
+      },
+      async (port) => {
+        const answer = (path: string, accept: string) =>
+          exchange(port, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`);
+        assert.equal(await answer('/?code=1000', 'text/html'), '');
+        assert.equal(await answer('/?message=a%0D%0Ab', 'application/json'), '');
+        assert.equal(await answer('/?code=99', 'text/plain'), '');
+        assert.deepEqual(seen, ['ERR_HTTP_INVALID_STATUS_CODE', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_STATUS_CODE']);
+        assert.equal(await answer('/ok', '*/*').then((text) => text.endsWith('still serving')), true);
+      },
+    );
   });
 });

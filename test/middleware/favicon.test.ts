@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after as afterAll, describe, it } from 'node:test';
 import { favicon } from '../../src/middleware/favicon';
-import { assertSameAsConnect, requestAll, type Handler } from './support';
+import { assertSameAsConnect, requestAll, withServer, type Handler } from './support';
+import { exchange } from '../support/raw-http';
 
 const connect = require('connect');
 
@@ -66,27 +65,24 @@ describe('favicon: a head Node refuses', () => {
     writeFileSync(file, Buffer.from('icon bytes'));
     const icon = favicon(file);
     const seen: string[] = [];
-    const server = http.createServer((req, res) => {
+    const listener: http.RequestListener = (req, res) => {
       if (req.url === '/ok') return res.end('still serving');
       res.statusMessage = 'a\r\nb';
       icon(req, res, (err?: unknown) => {
         seen.push(err ? String((err as NodeJS.ErrnoException).code) : 'next');
       });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const port = (server.address() as AddressInfo).port;
+    };
     try {
-      const socket = net.connect(port, '127.0.0.1');
-      let bytes = 0;
-      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      socket.write('GET /favicon.ico HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
-      await once(socket, 'close');
-      assert.equal(bytes, 0);
-      assert.deepEqual(seen, ['ERR_INVALID_CHAR']);
-      assert.equal(await (await fetch(`http://127.0.0.1:${port}/ok`)).text(), 'still serving');
+      await withServer(listener, async (port) => {
+        const answer = await exchange(
+          port,
+          'GET /favicon.ico HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+        );
+        assert.equal(answer.length, 0);
+        assert.deepEqual(seen, ['ERR_INVALID_CHAR']);
+        assert.equal(await (await fetch(`http://127.0.0.1:${port}/ok`)).text(), 'still serving');
+      });
     } finally {
-      server.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

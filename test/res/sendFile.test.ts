@@ -22,6 +22,7 @@ import {
   rawRequest,
   type Fixtures,
 } from '../static/support';
+import { exchange } from '../support/raw-http';
 
 let fx: Fixtures;
 before(() => {
@@ -676,13 +677,5 @@ describe('res.sendFile robustness', () => {
 
 /** What the server writes for `method` `path` on a connection of its own until it closes the connection. */
 function bytesUntilClose(port: number, path: string, method = 'GET', headers = ''): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (text += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(text));
-    socket.write(`${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`);
-  });
+  return exchange(port, `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`);
 }
