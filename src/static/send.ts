@@ -462,13 +462,7 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
           res.write(bytesRead === length ? body : body.subarray(0, bytesRead));
           res.end();
         } catch (err) {
-          // Node refused the head (a status out of range, a status message or a trailer it
-          // rejects, a body on a 204 under `rejectNonStandardBodyWrites`). Thrown out of
-          // this fs callback it would end the process. As for a longer file (makeHead), and
-          // as Node's pipe does on Node 24 and later: the response is destroyed, and the
-          // error goes to the callback or to next(err).
-          res.destroy();
-          hooks.error(fsError(err as NodeJS.ErrnoException));
+          refused(res, hooks, err);
           return;
         }
       }
@@ -480,22 +474,30 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
 
 function ignore(): void {}
 
+/**
+ * Node refused a head or a body: a status out of range, a status message or a trailer it
+ * rejects, a body on a 204 under `rejectNonStandardBodyWrites`. Thrown out of an fs or a
+ * stream callback, the refusal would end the process. As Node's pipe does on Node 24 and
+ * later, the response is destroyed and the error goes to the callback or to next(err).
+ */
+function refused(res: ServerResponse, hooks: SendHooks, err: unknown): void {
+  res.destroy();
+  hooks.error(fsError(err as NodeJS.ErrnoException));
+}
+
 function endResponse(res: ServerResponse): void {
   res.end();
 }
 
 /**
  * Runs `answer`, which ends `res` from here, an fs callback: an answer with no body (a
- * HEAD, a 304) or a page of its own (a directory redirect). Node may refuse its head
- * (see sendSmallFile), and thrown from here the refusal would end the process: the
- * response is destroyed and the error goes on, as for a file's body.
+ * HEAD, a 304) or a page of its own (a directory redirect), whose head Node may refuse.
  */
 export function endRefusable(res: ServerResponse, hooks: SendHooks, answer: (res: ServerResponse) => void): void {
   try {
     answer(res);
   } catch (err) {
-    res.destroy();
-    hooks.error(fsError(err as NodeJS.ErrnoException));
+    refused(res, hooks, err);
   }
 }
 
@@ -504,7 +506,7 @@ const NO_BYTES = Buffer.alloc(0);
 /**
  * Makes the head as the first write of the body would (`_implicitHeader` is this same
  * call), unless it is made already. Node refuses some heads and some bodies (see
- * sendSmallFile); the refusal, thrown from the pipe's write inside the stream's 'data'
+ * `refused`); the refusal, thrown from the pipe's write inside the stream's 'data'
  * event, ends the process on Node 20 and 22. Here the response is destroyed and the
  * error goes to the callback or next(err), as on later lines: the pipe's write then
  * finds the response destroyed, which it takes without a throw, and the stream is
@@ -518,8 +520,7 @@ function makeHead(res: ServerResponse, hooks: SendHooks): void {
     // is ignored otherwise, as the pipe's writes are).
     if ((res as ServerResponse & { _hasBody?: boolean })._hasBody === false) res.write(NO_BYTES);
   } catch (err) {
-    res.destroy();
-    hooks.error(fsError(err as NodeJS.ErrnoException));
+    refused(res, hooks, err);
   }
 }
 
