@@ -56,9 +56,15 @@ const { isLazyMember } = require(join(out, 'cjs/define-prototype.js'));
 // same name and arity that reads the member on its first call and forwards to it, and
 // its own properties (static.mime, errorHandler.title, session.Store) read and write
 // the member's. The default export is the CommonJS object itself, where the member is
-// the module's function.
+// the module's function. The named export is a plain function, not a method: Express's
+// members are functions, and code written for Express 3 calls some with `new`
+// (`new express.static(dir)`), which a method refuses.
 const LAZY_EXPORT = `function lazyExport(name, arity, properties) {
-  const forward = { [name](...args) { return cjs[name].apply(this, args); } }[name];
+  const forward = {
+    [name]: function (...args) {
+      return new.target ? Reflect.construct(cjs[name], args) : cjs[name].apply(this, args);
+    },
+  }[name];
   Object.defineProperty(forward, 'length', { value: arity });
   for (const property of properties)
     Object.defineProperty(forward, property, {
@@ -105,6 +111,18 @@ for (const entry of entries) {
     lines.push(`export { _${name} as ${name} };`);
   }
   writeFileSync(join(out, 'esm', entry.esm), lines.join('\n') + '\n');
+}
+
+// Express's own files under lib/ are plain CommonJS. tsc marks webapp's stand-ins for
+// them as transpiled ES modules (`__esModule`), and a transpiler's default import of one
+// (`import utils from 'express/lib/utils'`, Babel's or TypeScript's esModuleInterop)
+// would then read the module's `default`, undefined, where Express's gives the module.
+const ES_MODULE_MARKER = 'Object.defineProperty(exports, "__esModule", { value: true });\n';
+const libDir = join(out, 'cjs/lib');
+for (const file of existsSync(libDir) ? readdirSync(libDir, { recursive: true, encoding: 'utf8' }) : []) {
+  if (!file.endsWith('.js')) continue;
+  const path = join(libDir, file);
+  writeFileSync(path, readFileSync(path, 'utf8').replace(ES_MODULE_MARKER, ''));
 }
 
 // Last, as it deletes the core's own files: the wrappers above were written from them.

@@ -143,10 +143,14 @@ export function bundleCore(cjsDir) {
     if (id !== CORE_FILE && !core.has(id)) pointAtCore(cjsDir, file, core);
   }
   for (const id of ids) rmSync(join(cjsDir, id));
+  // Not `module.exports = require(...).load(...)`: Node's ESM loader reads that as a
+  // re-export of the core, lexes its whole source for names at every `import`, and
+  // gives an importer of this file the core's internal names instead of the package's.
   const stub = [
     "'use strict';",
     `// The modules every app loads are bundled in ${CORE_FILE} (scripts/bundle-core.mjs).`,
-    `module.exports = require('./${CORE_FILE}').load('${MAIN}');`,
+    `const core = require('./${CORE_FILE}');`,
+    `module.exports = core.load('${MAIN}');`,
   ];
   writeFileSync(join(cjsDir, MAIN), stub.join('\n') + '\n');
   // Every relative `require` left in the package must find its file.

@@ -109,6 +109,52 @@ describe('package entry points (built output)', () => {
     });
   });
 
+  it('the named exports of webapp, webapp/v3 and webapp/middleware may be called with new (Express 3 apps do)', () => {
+    // `app.use(new express.static(dir))`: Express's members are plain functions, which
+    // `new` calls as constructors; the middleware they return is what `new` gives.
+    const out = run(
+      'esm-new.mjs',
+      `process.env.NO_DEPRECATION = 'webapp';
+       import { json, static as serveStatic, urlencoded } from 'webapp';
+       import * as v3 from 'webapp/v3';
+       import * as middleware from 'webapp/middleware';
+       const built = [new json(), new urlencoded({ extended: true }), new serveStatic('.'),
+         new v3.logger({ stream: { write() {} } }), new v3.static('.'), new middleware.cookieParser()];
+       const names = Object.keys(middleware).filter((name) => typeof middleware[name] === 'function');
+       const constructible = names.filter((name) => {
+         const args = name === 'vhost' ? ['h', () => {}] : [];
+         try { return typeof Reflect.construct(middleware[name], args) === 'function'; }
+         catch (err) { return !/not a constructor/.test(err.message); }
+       });
+       const made = built.map((fn) => typeof fn + ':' + fn.length);
+       console.log(JSON.stringify({ made, all: constructible.length === names.length }));`,
+    );
+    assert.deepEqual(JSON.parse(out), {
+      made: ['function:3', 'function:3', 'function:3', 'function:3', 'function:3', 'function:3'],
+      all: true,
+    });
+  });
+
+  it("Express 4's entry paths (webapp/index.js, webapp/lib/express.js) give an ES module the package's names", () => {
+    const out = run(
+      'esm-paths.mjs',
+      `import webapp from 'webapp';
+       import * as main from 'webapp';
+       import index, { json, static as serveStatic, Router } from 'webapp/index.js';
+       import * as bare from 'webapp/index';
+       import * as lib from 'webapp/lib/express.js';
+       import * as libBare from 'webapp/lib/express';
+       const keys = (ns) => Object.keys(ns).sort().join(',');
+       console.log(JSON.stringify({
+         same: index === webapp && lib.default === webapp && Router === webapp.Router && lib.Router === webapp.Router,
+         functions: [typeof json, typeof serveStatic],
+         keys: [keys(bare), keys(lib), keys(libBare)].every((k) => k === keys(main)),
+         none: Object.values(bare).filter((value) => value === undefined).length,
+       }));`,
+    );
+    assert.deepEqual(JSON.parse(out), { same: true, functions: ['function', 'function'], keys: true, none: 0 });
+  });
+
   it('serves a request from the built package', () => {
     const out = run(
       'serve.cjs',

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { packageRoot as root, scratchProject } from '../support/scratch-project';
 import { withoutCoverage } from '../support/without-coverage';
@@ -167,6 +168,46 @@ describe('webapp installed under the name express', () => {
        console.log(JSON.stringify([same, compileETag('weak')('x'), isAbsolute('/x')]));`,
     );
     assert.deepEqual(JSON.parse(fromModule), [true, 'W/"1-EfatjsUqKYSrqv18O1FlA3hcIHI"', true]);
+  });
+
+  it("Express 4's module paths give an ES module and a transpiler's default import what Express's give", () => {
+    // The names an ES module can import from each path (Node reads them from the
+    // CommonJS source), and what a transpiled `import x from` gets (Babel's and
+    // esModuleInterop's helpers take `default` from a module marked `__esModule`).
+    const paths = [
+      'index.js',
+      'lib/express.js',
+      'lib/application.js',
+      'lib/request.js',
+      'lib/response.js',
+      'lib/utils.js',
+      'lib/view.js',
+      'lib/middleware/init.js',
+      'lib/middleware/query.js',
+      'lib/router/index.js',
+      'lib/router/layer.js',
+      'lib/router/route.js',
+    ];
+    const script = (importBase: string, requireBase: string) => `
+      import { createRequire } from 'node:module';
+      const require = createRequire(import.meta.url);
+      const out = {};
+      for (const path of ${JSON.stringify(paths)}) {
+        const namespace = await import(${JSON.stringify(importBase)} + path);
+        const names = Object.keys(namespace).filter((name) => name !== 'graceful');
+        const exported = require(${JSON.stringify(requireBase)} + path);
+        out[path] = [names.sort().join(','), exported.__esModule ? typeof exported.default : typeof exported];
+      }
+      console.log(JSON.stringify(out));`;
+    const onWebapp = JSON.parse(run('paths.mjs', script('express/', 'express/')));
+    const expressRoot = join(root, 'node_modules/express/');
+    writeFileSync(join(project, 'express-paths.mjs'), script(pathToFileURL(expressRoot).href, expressRoot));
+    const onExpress = spawnSync(process.execPath, [join(project, 'express-paths.mjs')], {
+      encoding: 'utf8',
+      env: withoutCoverage(),
+    });
+    assert.equal(onExpress.status, 0, onExpress.stderr);
+    assert.deepEqual(onWebapp, JSON.parse(onExpress.stdout));
   });
 
   it('express-async-errors: errors reach the error handlers once; without a reason, the next route', () => {
