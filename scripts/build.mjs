@@ -94,8 +94,9 @@ for (const entry of entries) {
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
   const lines = [`import cjs from '${entry.cjs}';`];
   // The CommonJS object as the default export, on every entry, as Node's own interop gives it
-  // (`import mw from 'webapp/middleware'` type-checks, and must run).
-  lines.push('export default cjs;');
+  // (`import mw from 'webapp/middleware'` type-checks, and must run), and under the name
+  // Node 24 and later give it besides (`import { 'module.exports' as express } from 'express'`).
+  lines.push('export default cjs;', "export { cjs as 'module.exports' };");
   const lazy = names.filter((name) => isLazyMember(loaded, name));
   if (lazy.length > 0) lines.push(LAZY_EXPORT);
   for (const name of names) {

@@ -145,14 +145,24 @@ describe('package entry points (built output)', () => {
        import * as lib from 'webapp/lib/express.js';
        import * as libBare from 'webapp/lib/express';
        const keys = (ns) => Object.keys(ns).sort().join(',');
+       // Node 24 and later name a CommonJS module's exports 'module.exports' besides 'default'.
+       const entries = ['webapp', 'webapp/body-parser', 'webapp/v3', 'webapp/middleware', 'webapp/otel'];
+       const namespaces = await Promise.all(entries.map((entry) => import(entry)));
        console.log(JSON.stringify({
          same: index === webapp && lib.default === webapp && Router === webapp.Router && lib.Router === webapp.Router,
          functions: [typeof json, typeof serveStatic],
          keys: [keys(bare), keys(lib), keys(libBare)].every((k) => k === keys(main)),
          none: Object.values(bare).filter((value) => value === undefined).length,
+         moduleExports: namespaces.every((ns) => ns['module.exports'] === ns.default),
        }));`,
     );
-    assert.deepEqual(JSON.parse(out), { same: true, functions: ['function', 'function'], keys: true, none: 0 });
+    assert.deepEqual(JSON.parse(out), {
+      same: true,
+      functions: ['function', 'function'],
+      keys: true,
+      none: 0,
+      moduleExports: true,
+    });
   });
 
   it('serves a request from the built package', () => {
