@@ -11,16 +11,19 @@ import { fileURLToPath } from 'node:url';
 const seen = new Set<string>();
 
 /**
- * webapp's own code (src/ or dist/cjs/), whose frames are not the caller's: the folder above
- * this module's, when the module sits where the package puts it. Bundled into an app's own
- * file (esbuild, webpack, ncc; an ES module bundle has no `__dirname` at all), its frames
- * cannot be told from the app's, and the first frame outside this module is named, as depd
- * names a line of the bundle.
+ * webapp's own code (src/, or dist/cjs/ and the ES module entries beside it in dist/esm/,
+ * whose forwarders call the members an `import` names), whose frames are not the
+ * caller's: found from this module's folder, when the module sits where the package puts
+ * it. Bundled into an app's own file (esbuild, webpack, ncc; an ES module bundle has no
+ * `__dirname` at all), its frames cannot be told from the app's, and the first frame
+ * outside this module is named, as depd names a line of the bundle.
  */
-const libraryDir = (() => {
-  if (typeof __dirname !== 'string' || typeof __filename !== 'string') return undefined;
+const libraryDirs = ((): string[] => {
+  if (typeof __dirname !== 'string' || typeof __filename !== 'string') return [];
   const inPackage = /[\\/](src|dist[\\/]cjs)[\\/](http[\\/]deprecate\.[jt]s|core\.js)$/.test(__filename);
-  return inPackage ? resolve(dirname(__filename), __filename.endsWith('core.js') ? '.' : '..') + sep : undefined;
+  if (!inPackage) return [];
+  const own = resolve(dirname(__filename), __filename.endsWith('core.js') ? '.' : '..');
+  return own.endsWith(sep + 'cjs') ? [own + sep, resolve(own, '../esm') + sep] : [own + sep];
 })();
 
 /**
@@ -55,7 +58,7 @@ function isOwnOrNodeFrame(line: string): boolean {
   const location = locationOf(line);
   if (location === null) return true;
   const file = fileOf(location[1]);
-  return file.startsWith('node:') || (libraryDir !== undefined && file.startsWith(libraryDir));
+  return file.startsWith('node:') || libraryDirs.some((dir) => file.startsWith(dir));
 }
 
 /** The stack from the user's line that called the deprecated API on (`deprecate` itself left out). */

@@ -4,7 +4,7 @@
  * `npm test` builds first; this file builds too when dist/ is missing.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
@@ -163,6 +163,25 @@ describe('package entry points (built output)', () => {
       none: 0,
       moduleExports: true,
     });
+  });
+
+  it("deprecation notices of members an ES module imports by name name the module's line", () => {
+    writeFileSync(
+      join(project, 'esm-deprecation.mjs'),
+      `import { urlencoded } from 'webapp';
+       import { bodyParser } from 'webapp/middleware';
+       urlencoded();
+       bodyParser();`,
+    );
+    const child = spawnSync(process.execPath, [join(project, 'esm-deprecation.mjs')], {
+      cwd: project,
+      encoding: 'utf8',
+      env: withoutCoverage(),
+    });
+    assert.equal(child.status, 0, child.stderr);
+    const notices = child.stderr.trim().split('\n');
+    assert.ok(notices.length >= 2, child.stderr);
+    for (const notice of notices) assert.match(notice, / deprecated .* at esm-deprecation\.mjs:[34]:8$/);
   });
 
   it('serves a request from the built package', () => {
