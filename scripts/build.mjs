@@ -79,7 +79,8 @@ const entries = [
   { esm: 'body-parser.mjs', cjs: '../cjs/body-parser/index.js' },
   { esm: 'v3.mjs', cjs: '../cjs/v3/index.js' },
   { esm: 'middleware.mjs', cjs: '../cjs/middleware/index.js' },
-  { esm: 'otel.mjs', cjs: '../cjs/otel/index.js' },
+  // Requires its peer, @opentelemetry/api, as it loads: see `loadsPeer` below.
+  { esm: 'otel.mjs', cjs: '../cjs/otel/index.js', loadsPeer: true },
 ];
 mkdirSync(join(out, 'esm'), { recursive: true });
 for (const entry of entries) {
@@ -92,7 +93,13 @@ for (const entry of entries) {
   // Named exports are the CommonJS object's own enumerable keys that are valid
   // identifiers; `static` is reserved as a binding name, so it is exported via `as`.
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
-  const lines = [`import cjs from '${entry.cjs}';`];
+  // A CommonJS module that throws as it loads (a peer dependency not installed), imported
+  // statically by an ES module, makes Node 20 report the error as uncaught even where the
+  // app's `import()` of that ES module catches it: an app that loads tracing only where
+  // its peer is installed ended there. Imported dynamically, the error is only the app's.
+  const lines = [
+    entry.loadsPeer ? `const cjs = (await import('${entry.cjs}')).default;` : `import cjs from '${entry.cjs}';`,
+  ];
   // The CommonJS object as the default export, on every entry, as Node's own interop gives it
   // (`import mw from 'webapp/middleware'` type-checks, and must run), and under the name
   // Node 24 and later give it besides (`import { 'module.exports' as express } from 'express'`).
