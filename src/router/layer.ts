@@ -65,6 +65,19 @@ export function truthy(value: unknown): boolean {
  */
 const pathPatterns = new WeakMap<object, PathPattern>();
 
+/** One descriptor for every layer's `regexp`: the same accessor pair keeps all layers of one shape. */
+const regexpMember: PropertyDescriptor = {
+  configurable: true,
+  enumerable: true,
+  get(this: { regexpValue: CompiledPattern['regexp'] }) {
+    return this.regexpValue;
+  },
+  set(this: { regexpValue: CompiledPattern['regexp'] }, value: CompiledPattern['regexp']) {
+    this.regexpValue = value;
+    noteStackEdit();
+  },
+};
+
 /** The path a layer was made with (`/api`, `/users/:id`), also for a copy of one; undefined for one built otherwise. */
 export function pathPatternOf(layer: Layer): PathPattern | undefined {
   return layer.pathPattern ?? (layer.regexp == null ? undefined : pathPatterns.get(layer.regexp));
@@ -87,7 +100,12 @@ export class Layer {
    * is in (stack-edits.ts): the layer index must then file the layer anew.
    */
   declare regexp: CompiledPattern['regexp'];
-  #regexp: CompiledPattern['regexp'];
+  /**
+   * Where the `regexp` accessor keeps its value: a hidden field, not an ECMAScript
+   * private one, whose `#private` in the declaration files TypeScript refuses in a
+   * project compiled for ES5 (and the accessor works on an object made from a layer).
+   */
+  declare private regexpValue: CompiledPattern['regexp'];
   declare route: Route | undefined;
   /** The HTTP method (lower case) of a route's layer; undefined for `all`. */
   declare method: string | undefined;
@@ -115,8 +133,8 @@ export class Layer {
     this.params = undefined;
     this.path = undefined;
     this.keys = pattern.keys;
-    this.#regexp = pattern.regexp;
-    Object.defineProperty(this, 'regexp', Layer.#regexpMember);
+    defineHiddenValue(this, 'regexpValue', pattern.regexp);
+    Object.defineProperty(this, 'regexp', regexpMember);
     this.route = undefined;
     this.method = undefined;
     // webapp's own fields, hidden: `Object.keys(layer)`, `JSON.stringify(stack)` and
@@ -130,19 +148,6 @@ export class Layer {
     defineHiddenValue(this, 'arityOf', undefined);
     defineHiddenValue(this, 'knownArity', 0);
   }
-
-  /** One descriptor for every layer's `regexp`: the same accessor pair keeps all layers of one shape. */
-  static readonly #regexpMember: PropertyDescriptor = {
-    configurable: true,
-    enumerable: true,
-    get(this: Layer) {
-      return this.#regexp;
-    },
-    set(this: Layer, value: CompiledPattern['regexp']) {
-      this.#regexp = value;
-      noteStackEdit();
-    },
-  };
 
   /**
    * Matches a request path; on success stores `params` and the matched `path`

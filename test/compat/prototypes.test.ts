@@ -134,7 +134,7 @@ describe('prototype objects compared with express@4', () => {
         inPlaceOf: ['function writable hidden configurable', 'absent'],
         knownArity: ['number writable hidden configurable', 'absent'],
         pathPattern: ['string writable hidden configurable', 'absent'],
-        ...each(['noParams', 'pattern'], ['object writable hidden configurable', 'absent']),
+        ...each(['noParams', 'pattern', 'regexpValue'], ['object writable hidden configurable', 'absent']),
       },
     ],
     [

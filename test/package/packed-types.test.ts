@@ -96,6 +96,7 @@ ${esm ? "import libExpress from 'webapp/lib/express';" : "import libExpress = re
 ${esm ? "import libRouter from 'webapp/lib/router';" : "import libRouter = require('webapp/lib/router');"}
 ${esm ? "import layer from 'webapp/lib/router/layer.js';" : "import layer = require('webapp/lib/router/layer');"}
 ${esm ? "import * as utils from 'webapp/lib/utils.js';" : "import utils = require('webapp/lib/utils.js');"}
+${esm ? "import indexEntry from 'webapp/index.js';" : "import indexEntry = require('webapp/index');"}
 
 const app: webapp.Express = webapp();
 app.use(bodyParser.json({ limit: '1mb' }), middleware.cookieParser('secret'));
@@ -104,9 +105,10 @@ const legacy = v3();
 legacy.use(v3.cookieParser());
 const instrumentation: otel.Instrumentation = otel.instrument();
 const express: typeof webapp = libExpress;
+const index: typeof webapp = indexEntry;
 const router = libRouter({ strict: true });
 const etag: string | undefined = utils.etag('body');
-void [legacy, instrumentation, express, router, layer, etag];
+void [legacy, instrumentation, express, index, router, layer, etag];
 `;
 
 before(() => {
@@ -126,9 +128,9 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const resolutions = [
   {
-    name: 'node10 (a CommonJS project: "module": "commonjs")',
+    name: 'node10 (a CommonJS project: "module": "commonjs", compiled for ES5 as older ones are)',
     type: 'commonjs',
-    options: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true },
+    options: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, target: 'ES5' },
     esm: false,
     // TypeScript 7 no longer has node10.
     compilers: ['TypeScript 5.9'],
