@@ -59,6 +59,13 @@ export default tseslint.config(
     },
   },
   {
+    // The files at Express's module paths (lib/router/layer.js, ...) and the subpath
+    // entries (body-parser.js, ...), for resolvers that do not read package.json
+    // "exports": each is one `require` of the built file the exports map names.
+    files: ['index.js', 'body-parser.js', 'v3.js', 'middleware.js', 'otel.js', 'lib/**'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Express's legacy signatures are told apart by how many arguments were
     // passed (`res.send(status, body)`, `res.redirect(url, status)`), which rest
     // parameters cannot express without changing the functions' `length`.

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
 import { packageRoot as root, scratchProject } from '../support/scratch-project';
@@ -182,6 +182,24 @@ describe('package entry points (built output)', () => {
     const notices = child.stderr.trim().split('\n');
     assert.ok(notices.length >= 2, child.stderr);
     for (const notice of notices) assert.match(notice, / deprecated .* at esm-deprecation\.mjs:[34]:8$/);
+  });
+
+  it('resolvers that do not read "exports" (Jest 27, browserify) find every subpath, as the same objects', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: object };
+    const subpaths = Object.keys(manifest.exports)
+      .filter((key) => key !== '.' && key !== './package.json')
+      .map((key) => 'webapp' + key.slice(1));
+    const out = run(
+      'resolve.cjs',
+      `const resolve = require(${JSON.stringify(join(root, 'node_modules/resolve'))});
+       const differing = ${JSON.stringify(subpaths)}.filter((subpath) => {
+         const file = resolve.sync(subpath, { basedir: __dirname });
+         return require(file) !== require(subpath);
+       });
+       console.log(JSON.stringify(differing));`,
+    );
+    assert.deepEqual(JSON.parse(out), []);
+    assert.ok(subpaths.length >= 20);
   });
 
   it('serves a request from the built package', () => {
