@@ -79,8 +79,8 @@ const entries = [
   { esm: 'body-parser.mjs', cjs: '../cjs/body-parser/index.js' },
   { esm: 'v3.mjs', cjs: '../cjs/v3/index.js' },
   { esm: 'middleware.mjs', cjs: '../cjs/middleware/index.js' },
-  // Requires its peer, @opentelemetry/api, as it loads: see `loadsPeer` below.
-  { esm: 'otel.mjs', cjs: '../cjs/otel/index.js', loadsPeer: true },
+  // Requires its peer, @opentelemetry/api, as it loads: see `peerCheck` below.
+  { esm: 'otel.mjs', cjs: '../cjs/otel/index.js', peerCheck: '../cjs/otel/peer-check.js' },
 ];
 mkdirSync(join(out, 'esm'), { recursive: true });
 for (const entry of entries) {
@@ -93,13 +93,20 @@ for (const entry of entries) {
   // Named exports are the CommonJS object's own enumerable keys that are valid
   // identifiers; `static` is reserved as a binding name, so it is exported via `as`.
   const names = Object.keys(loaded).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
-  // A CommonJS module that throws as it loads (a peer dependency not installed), imported
-  // statically by an ES module, makes Node 20 report the error as uncaught even where the
-  // app's `import()` of that ES module catches it: an app that loads tracing only where
-  // its peer is installed ended there. Imported dynamically, the error is only the app's.
-  const lines = [
-    entry.loadsPeer ? `const cjs = (await import('${entry.cjs}')).default;` : `import cjs from '${entry.cjs}';`,
-  ];
+  const lines = [];
+  if (entry.peerCheck) {
+    // A CommonJS module that throws as it loads (a peer dependency not installed), imported
+    // by an ES module, makes Node 20 report the error as uncaught even where the app's
+    // `import()` of that ES module catches it: an app that loads tracing only where its
+    // peer is installed ended there. A module of its own, imported first, throws what
+    // loading the peer threw from ES module code, which is only the app's error; the
+    // CommonJS module is then not run. (Not an `await import()`: a bundler cannot put a
+    // top-level await into an app bundled as CommonJS.)
+    const check = entry.esm.replace('.mjs', '-peer.mjs');
+    writeFileSync(join(out, 'esm', check), `import failure from '${entry.peerCheck}';\nif (failure) throw failure;\n`);
+    lines.push(`import './${check}';`);
+  }
+  lines.push(`import cjs from '${entry.cjs}';`);
   // The CommonJS object as the default export, on every entry, as Node's own interop gives it
   // (`import mw from 'webapp/middleware'` type-checks, and must run), and under the name
   // Node 24 and later give it besides (`import { 'module.exports' as express } from 'express'`).

@@ -29,9 +29,14 @@ after(() => {
   rmSync(deployed, { recursive: true, force: true });
 });
 
-/** An app with a sub-router, a JSON body and a deprecated call, that prints its port and layer names. */
+/**
+ * An app with a sub-router, a JSON body and a deprecated call, that prints its port and
+ * layer names; with webapp/otel imported (its ES module entry must have no top-level
+ * `await`, which esbuild cannot bundle as CommonJS).
+ */
 const APP = `
 import webapp from 'webapp';
+import { instrument } from 'webapp/otel';
 const app = webapp();
 app.use(webapp.json());
 const users = webapp.Router();
@@ -41,7 +46,7 @@ app.use('/api/users', users);
 app.get('/old', (req, res) => res.send(404));
 const server = app.listen(0, '127.0.0.1', () => {
   const names = app._router.stack.map((layer) => layer.name);
-  console.log(JSON.stringify({ port: server.address().port, names }));
+  console.log(JSON.stringify({ port: server.address().port, names, tracing: typeof instrument }));
 });
 process.on('SIGTERM', () => server.close());
 `;
@@ -70,6 +75,7 @@ function bundle(format: 'cjs' | 'esm'): string {
 interface Started {
   port: number;
   names: string[];
+  tracing: string;
   stderr: () => string;
   stop: () => void;
 }
@@ -109,6 +115,7 @@ describe('an app bundled into one file', () => {
         assert.match(server.stderr(), / webapp deprecated res\.send\(status\): .* at \S*server\.[cm]?js:\d+:\d+\n/);
         // As Express's: tools such as express-list-endpoints find sub-routers by this name.
         assert.deepEqual(server.names, ['query', 'expressInit', 'jsonParser', 'router', 'bound dispatch']);
+        assert.equal(server.tracing, 'function');
       } finally {
         server.stop();
       }
