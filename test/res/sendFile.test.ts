@@ -565,10 +565,7 @@ describe('res.sendFile robustness', () => {
       // stream's 'data' event inside Node's pipe (on Node 24 and later the pipe destroys
       // the response and reports the error, as for express@4 there; on Node 20 and 22
       // the throw ends express@4's process): the process ended.
-      const app = webapp();
-      app.set('env', 'test');
-      const seen: string[] = [];
-      const report = (err?: NodeJS.ErrnoException) => seen.push(err ? String(err.code) : 'sent');
+      const { app, seen, report } = recordingApp();
       const file = size === 'short' ? join(fx.root, 'nums.txt') : fx.large;
       app.get('/status', (_req: Request, res: Response) => res.status(1000).sendFile(file, report));
       app.get('/message', (_req: Request, res: Response) => {
@@ -612,10 +609,7 @@ describe('res.sendFile robustness', () => {
 
   it('a head Node refuses, for an answer without a body (HEAD, 304) or a directory redirect', async () => {
     // Each of these ended the process: the response was ended bare inside an fs callback.
-    const app = webapp();
-    app.set('env', 'test');
-    const seen: string[] = [];
-    const report = (err?: NodeJS.ErrnoException) => seen.push(err ? String(err.code) : 'sent');
+    const { app, seen, report } = recordingApp();
     const file = join(fx.root, 'nums.txt');
     app.use((req: Request, res: Response, next: () => void) => {
       if (req.query.code) res.status(Number(req.query.code));
@@ -676,6 +670,18 @@ describe('res.sendFile robustness', () => {
 });
 
 /** What the server writes for `method` `path` on a connection of its own until it closes the connection. */
+/**
+ * An app for the refused-head tests, and what reached a file answer's callback: the
+ * error's code, or `sent`.
+ */
+function recordingApp() {
+  const app = webapp();
+  app.set('env', 'test');
+  const seen: string[] = [];
+  const report = (err?: NodeJS.ErrnoException) => seen.push(err ? String(err.code) : 'sent');
+  return { app, seen, report };
+}
+
 function bytesUntilClose(port: number, path: string, method = 'GET', headers = ''): Promise<string> {
   return exchange(port, `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`);
 }
