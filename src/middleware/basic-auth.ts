@@ -8,6 +8,7 @@ import { Buffer } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Middleware, MiddlewareRequest } from './types';
+import { answerFromCallback } from './answer-from-callback';
 import { named } from '../named';
 
 export type SyncCheck = (user: string, pass: string) => unknown;
@@ -78,15 +79,7 @@ export function basicAuth(callback: string | SyncCheck | AsyncCheck, realm?: str
     if (check.length >= 3) {
       (check as AsyncCheck)(user, pass, (err, found) => {
         if (err || !found) {
-          // Called back from the app's own asynchronous work: a status message Node
-          // refuses (set by the app from the request) would throw into it and end the
-          // process; the error goes to `next`.
-          try {
-            unauthorized(res, realmName);
-          } catch (thrown) {
-            res.destroy();
-            next(thrown);
-          }
+          answerFromCallback(res, next, () => unauthorized(res, realmName));
           return;
         }
         accept(found);

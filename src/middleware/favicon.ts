@@ -13,6 +13,7 @@ import { isFresh } from '../http/fresh';
 import { parseMs } from '../http/ms';
 import { parseUrl } from '../http/parse-url';
 import type { Middleware } from './types';
+import { answerFromCallback } from './answer-from-callback';
 import { refuseWriteMethods } from './read-only-methods';
 import { named } from '../named';
 
@@ -110,15 +111,9 @@ export function favicon(path?: string | Buffer, options: FaviconOptions = {}): M
     if (icon) return send(req, res, icon);
     readFile(file as string, (err, body) => {
       if (err) return next(err);
-      icon = createIcon(body, maxAge);
-      // From an fs callback: a status message Node refuses (set by the app from the
-      // request) would throw here and end the process; the error goes to `next`.
-      try {
-        send(req, res, icon);
-      } catch (thrown) {
-        res.destroy();
-        next(thrown);
-      }
+      const loaded = createIcon(body, maxAge);
+      icon = loaded;
+      answerFromCallback(res, next, () => send(req, res, loaded));
     });
   });
 }

@@ -26,6 +26,7 @@ import type { Middleware, NextFunction } from '../types';
 import { renderListing, type HtmlSettings, type TemplateRenderer } from './html';
 import { resolveListing, rootPathOf } from './resolve';
 import { refuseWriteMethods } from '../read-only-methods';
+import { answerFromCallback } from '../answer-from-callback';
 import { named } from '../../named';
 
 export type { ListingEntry, TemplateLocals, TemplateRenderer } from './html';
@@ -53,21 +54,12 @@ const MEDIA_TYPES = ['text/html', 'text/plain', 'application/json'];
 /** Errors of `stat` that mean "nothing listable here". */
 const MISSING = new Set(['ENOENT', 'ENOTDIR']);
 
-/**
- * Sends the listing, from an fs callback: a head Node refuses (a status or status
- * message the app set from the request) throws here, where it would end the process;
- * the response is destroyed and the error goes to `next`.
- */
+/** Sends the listing, from an fs callback (see answerFromCallback). */
 function send(res: ServerResponse, next: NextFunction, type: string, body: string): void {
   const buf = Buffer.from(body, 'utf8');
   res.setHeader('Content-Type', type + '; charset=utf-8');
   res.setHeader('Content-Length', buf.length);
-  try {
-    res.end(buf);
-  } catch (err) {
-    res.destroy();
-    next(err);
-  }
+  answerFromCallback(res, next, () => res.end(buf));
 }
 
 function visibleNames(names: string[], hidden: boolean, filter: DirectoryFilter | undefined, dir: string): string[] {
