@@ -44,7 +44,12 @@ const sources: Record<string, string> = {
 /** Every file and folder under `dir`, sorted; null when there is no `dir` (or it went while being read). */
 function tree(dir: string): string[] | null {
   try {
-    return (readdirSync(dir, { recursive: true }) as string[]).sort();
+    const folder = statSync(dir).ino;
+    const names = (readdirSync(dir, { recursive: true }) as string[]).sort();
+    // A build may swap dist/ in while the walk runs, and the walk then mixes the folder
+    // it began in (moved aside and being deleted) with the new one: no reader that opens
+    // one path at a time sees that. Such a walk is no observation.
+    return statSync(dir).ino === folder ? names : null;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
