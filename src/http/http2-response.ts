@@ -19,7 +19,8 @@
  *   for its HTTP/1 clients now answers HTTP/2 clients without it, with one warning
  *   per header name.
  * - `setHeader`, `appendHeader` and `writeHead` check names and values as HTTP/1's do,
- *   with the same errors (see `checkHeader`).
+ *   with the same errors (see `checkHeader`). `appendHeader` also where Node's HTTP/2
+ *   response lacks it (before 20.12; HTTP/1's has it since 18.3).
  * - `getRawHeaderNames()` and `writeProcessing()`, which HTTP/1's response has and
  *   Node's HTTP/2 one lacks (calling either threw a TypeError): the names as they go
  *   out (HTTP/2 sends them in lower case), and a 102 informational response.
@@ -151,6 +152,22 @@ function checkHeaderList(headers: HeaderList): void {
   for (const { name, value } of listEntries(headers).entries) checkHeader(name, value);
 }
 
+/**
+ * `appendHeader` where Node's HTTP/2 response has none (before 20.12): the values
+ * added after those already set, through `setHeader` as Node's own does later (which
+ * throws ERR_HTTP2_HEADERS_SENT once the head is out). `on-headers`, under
+ * express-session, morgan and response-time, calls it for each header of a flat
+ * `writeHead` list: without it, such a response failed with a TypeError.
+ */
+function appendThroughSetHeader(res: Http2Response, name: string, value: unknown): void {
+  if (!res.hasHeader(name)) {
+    res.setHeader(name, value);
+    return;
+  }
+  const existing = res.getHeader(name);
+  res.setHeader(name, (Array.isArray(existing) ? existing : [existing]).concat(value));
+}
+
 /** Defines `value` as the layer's own method `name`, writable and configurable as Node's are. */
 function defineMethod(layer: object, name: string, value: (...args: never[]) => unknown): void {
   Object.defineProperty(layer, name, { configurable: true, writable: true, value });
@@ -188,13 +205,11 @@ export function http2ResponseLayer(native: object): object {
     checkHeader(name, value);
     return nativeSetHeader.call(this, name, value);
   });
-  // Node 20.12 and later; absent before, as it stays.
-  if (typeof nativeAppendHeader === 'function') {
-    defineMethod(layer, 'appendHeader', function appendHeader(this: Http2Response, name: string, value: unknown) {
-      checkHeader(name, value);
-      return nativeAppendHeader.call(this, name, value);
-    });
-  }
+  defineMethod(layer, 'appendHeader', function appendHeader(this: Http2Response, name: string, value: unknown) {
+    checkHeader(name, value);
+    if (typeof nativeAppendHeader === 'function') return nativeAppendHeader.call(this, name, value);
+    appendThroughSetHeader(this, name, value);
+  });
   // Node's `end`, `write` and `flushHeaders` write the head through `this.writeHead`.
   defineMethod(layer, 'writeHead', function writeHead(this: Http2Response, statusCode: number, ...rest: unknown[]) {
     removeRefusedHeaders(this);

@@ -251,6 +251,73 @@ describe('HTTP/2', () => {
     }
   });
 
+  it("appendHeader where Node's HTTP/2 response has none (before 20.12): on-headers' flat lists", async () => {
+    // Node 20.9 to 20.11, as any line can show it: a response class without appendHeader.
+    class ResponseBefore2012 extends http2.Http2ServerResponse {}
+    Object.defineProperty(ResponseBefore2012.prototype, 'appendHeader', { value: undefined });
+    const app = webapp();
+    app.use(session({ secret: 'keyboard cat', resave: false, saveUninitialized: true }));
+    app.get('/flat', (_req: Any, res: Any) => {
+      // express-session's on-headers hook rewrites a flat list with appendHeader, name by name.
+      res.writeHead(200, ['X-Kept', 'yes', 'X-Twice', 'a', 'X-Twice', 'b']);
+      res.end('flat');
+    });
+    app.get('/append', (_req: Any, res: Any) => {
+      res.setHeader('X-List', 'one');
+      const returned = res.appendHeader('X-List', ['two', 'three']);
+      res.appendHeader('X-New', 'new');
+      const thrown: string[] = [];
+      for (const [name, value] of [
+        ['X-Bad', 'a\nb'],
+        ['Bad Name', 'x'],
+      ]) {
+        try {
+          res.appendHeader(name, value);
+        } catch (err) {
+          thrown.push((err as { code: string }).code);
+        }
+      }
+      res.end(JSON.stringify({ returned: returned === undefined, thrown }));
+    });
+    app.get('/after-head', (_req: Any, res: Any) => {
+      res.writeHead(200);
+      try {
+        res.appendHeader('X-Late', 'late');
+      } catch (err) {
+        res.end((err as { code: string }).code);
+      }
+    });
+    const errors: string[] = [];
+    app.use((err: Error, _req: Any, res: Any, _next: Any) => {
+      errors.push(err.message);
+      res.status(500).end('error');
+    });
+    const server = http2.createServer({ Http2ServerResponse: ResponseBefore2012 }, app as Any);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const flat = await h2exchange(client, { ':path': '/flat' });
+      assert.deepEqual(
+        [flat.status, flat.body, flat.headers['x-kept'], flat.headers['x-twice']],
+        [200, 'flat', 'yes', 'a, b'],
+      );
+      assert.match(String(flat.headers['set-cookie']), /^connect\.sid=/);
+      const appended = await h2exchange(client, { ':path': '/append' });
+      assert.equal(appended.status, 200);
+      assert.deepEqual(JSON.parse(appended.body), {
+        returned: true,
+        thrown: ['ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN'],
+      });
+      assert.deepEqual([appended.headers['x-list'], appended.headers['x-new']], ['one, two, three', 'new']);
+      const late = await h2exchange(client, { ':path': '/after-head' });
+      assert.deepEqual([late.status, late.body, late.headers['x-late']], [200, 'ERR_HTTP2_HEADERS_SENT', undefined]);
+      assert.deepEqual(errors, []);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
   it('a known method sent in small letters becomes its capitals: routes and app code see one method', async () => {
     // HTTP/1's parser refuses `post`; HTTP/2 takes any token, and the router matches methods
     // without case: a guard on `req.method === 'POST'` must see the request `app.post` answers.
