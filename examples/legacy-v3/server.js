@@ -83,7 +83,8 @@ app.get('/status', function (req, res) {
   res.send(204);
 });
 
-var port = Number(process.env.PORT) || 3001;
+// PORT=0 asks the system for a free port (the tests start it so).
+var port = process.env.PORT ? Number(process.env.PORT) : 3001;
 // Loopback only, as the showcase: an example is not meant to be reachable from the network.
 var host = process.env.HOST || '127.0.0.1';
 var server = app.listen(port, host, function () {

@@ -73,18 +73,18 @@ function send(spec: Send): Promise<H2Response> {
 
 const parsed = (res: H2Response) => ({ status: res.status, ...JSON.parse(res.body) });
 
-before(async () => {
-  server = http2.createSecureServer({ ...selfSignedCert(), allowHTTP1: true }, buildApp() as never);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  // One connection for every request: the streams are what differ.
-  client = h2connect((server.address() as AddressInfo).port);
-});
-after(async () => {
-  client.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
-
 describe('HTTP/2 request bodies', () => {
+  before(async () => {
+    server = http2.createSecureServer({ ...selfSignedCert(), allowHTTP1: true }, buildApp() as never);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // One connection for every request: the streams are what differ.
+    client = h2connect((server.address() as AddressInfo).port);
+  });
+  after(async () => {
+    client.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
   const good = {
     json: { type: 'application/json', body: '{"a":[1,2]}', expected: { a: [1, 2] } },
     urlencoded: { type: 'application/x-www-form-urlencoded', body: 'a[b]=1&c=2', expected: { a: { b: '1' }, c: '2' } },

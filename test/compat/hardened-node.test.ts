@@ -124,8 +124,11 @@ describe('under Node hardening flags', () => {
     // repository alone: a file outside it is denied to res.sendFile as to any code.
     ensureBuilt();
     const root = join(__dirname, '../..');
-    const major = Number(process.versions.node.split('.')[0]);
-    const flags = [major >= 22 ? '--permission' : '--experimental-permission', `--allow-fs-read=${root}`];
+    // `--permission` from Node 22.13; the experimental flag before.
+    const permission = process.allowedNodeEnvironmentFlags.has('--permission')
+      ? '--permission'
+      : '--experimental-permission';
+    const flags = [permission, `--allow-fs-read=${root}`];
     if (process.allowedNodeEnvironmentFlags.has('--allow-net')) flags.push('--allow-net');
     const built = appSource(join(root, 'dist/cjs/index.js'), join(root, 'dist/cjs/v3/index.js'));
     assert.deepEqual(runUnder(flags, built, []), expected);

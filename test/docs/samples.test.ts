@@ -94,31 +94,30 @@ function parses(sample: Sample): Promise<{ code: number; output: string }> {
   }
 }
 
-before(async () => {
-  project = mkdtempSync(join(tmpdir(), 'webapp-docs-'));
-  // A project with webapp installed: node_modules/webapp is this package, and the
-  // packages the guides use (express-session, @types/express...) are the repository's.
-  mkdirSync(join(project, 'node_modules'));
-  symlinkSync(root, join(project, 'node_modules/webapp'), 'dir');
-  for (const name of readdirSync(join(root, 'node_modules'))) {
-    if (!name.startsWith('.') && name !== 'webapp')
-      symlinkSync(join(root, 'node_modules', name), join(project, 'node_modules', name), 'dir');
-  }
-  writeFileSync(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'docs-samples', private: true, type: 'commonjs' }),
-  );
-  for (const sample of samples) writeFileSync(join(project, fileOf(sample)), sample.code);
-
-  typeErrors = typeCheck(samples.filter((sample) => sample.language === 'ts' && !sample.fragment).map(fileOf));
-  // A failed compile is reported by the tests that read it, not by this hook.
-  typeErrors.catch(() => {});
-});
-
-after(() => rmSync(project, { recursive: true, force: true }));
-
 // Two samples at a time: each is its own short-lived process.
 describe('docs samples', { concurrency: 2 }, () => {
+  before(async () => {
+    project = mkdtempSync(join(tmpdir(), 'webapp-docs-'));
+    // A project with webapp installed: node_modules/webapp is this package, and the
+    // packages the guides use (express-session, @types/express...) are the repository's.
+    mkdirSync(join(project, 'node_modules'));
+    symlinkSync(root, join(project, 'node_modules/webapp'), 'dir');
+    for (const name of readdirSync(join(root, 'node_modules'))) {
+      if (!name.startsWith('.') && name !== 'webapp')
+        symlinkSync(join(root, 'node_modules', name), join(project, 'node_modules', name), 'dir');
+    }
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'docs-samples', private: true, type: 'commonjs' }),
+    );
+    for (const sample of samples) writeFileSync(join(project, fileOf(sample)), sample.code);
+
+    typeErrors = typeCheck(samples.filter((sample) => sample.language === 'ts' && !sample.fragment).map(fileOf));
+    // A failed compile is reported by the tests that read it, not by this hook.
+    typeErrors.catch(() => {});
+  });
+  after(() => rmSync(project, { recursive: true, force: true }));
+
   it('the guides exist and have samples', () => {
     assert.ok(existsSync(docsDir), 'docs/ is missing');
     assert.ok(samples.length > 0);

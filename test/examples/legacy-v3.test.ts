@@ -6,17 +6,16 @@ import { startExample, type RunningExample } from '../support/example-server';
 let example: RunningExample;
 let base: string;
 
-before(async () => {
-  example = await startExample('examples/legacy-v3/server.js', {
-    RUNTIME_ENV: 'development',
-    NO_DEPRECATION: 'webapp',
-  });
-  base = example.base;
-});
-
-after(() => example.stop());
-
 describe('legacy 3.x example', () => {
+  before(async () => {
+    example = await startExample('examples/legacy-v3/server.js', {
+      RUNTIME_ENV: 'development',
+      NO_DEPRECATION: 'webapp',
+    });
+    base = example.base;
+  });
+  after(() => example.stop());
+
   it('renders with app.locals and configure()d settings', async () => {
     const res = await fetch(base + '/');
     assert.equal(res.status, 200);

@@ -18,13 +18,20 @@ const env = { DATA_DIR: dataDir, SESSION_SECRET: 'test secret' };
 let example: RunningExample;
 let base: string;
 
-before(async () => {
-  example = await startExample('examples/showcase/server.js', env);
-  base = example.base;
-});
+let started: Promise<void> | undefined;
+/**
+ * Starts the showcase once, for whichever suite runs first: each suite's own `before`
+ * waits for it (Node 22.0 to 22.2 do not wait for an async hook at the file's top level).
+ */
+function showcaseStarted(): Promise<void> {
+  return (started ??= startExample('examples/showcase/server.js', env).then((running) => {
+    example = running;
+    base = running.base;
+  }));
+}
 
 after(() => {
-  example.stop();
+  example?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -37,6 +44,8 @@ async function member(): Promise<Visitor> {
 }
 
 describe('showcase: pages, headers and assets', () => {
+  before(showcaseStarted);
+
   it('serves the home page in the layout, with helmet headers and compression', async () => {
     const home = await new Visitor(base).get('/');
     assert.equal(home.status, 200);
@@ -93,6 +102,8 @@ describe('showcase: pages, headers and assets', () => {
 });
 
 describe('showcase: accounts', () => {
+  before(showcaseStarted);
+
   it('re-renders sign-up errors next to their fields, keeping the username', async () => {
     const visitor = new Visitor(base);
     const page = await visitor.submit('/signup', '/signup', { username: 'x!', password: 'short', confirm: 'other' });
@@ -214,6 +225,8 @@ describe('showcase: accounts', () => {
 });
 
 describe('showcase: unknown paths and methods', () => {
+  before(showcaseStarted);
+
   it('answers a path no route has with the 404 page, whatever the method and the body', async () => {
     const signedIn = await member();
     for (const visitor of [new Visitor(base), signedIn]) {
@@ -274,6 +287,8 @@ describe('showcase: unknown paths and methods', () => {
 });
 
 describe('showcase: notes', () => {
+  before(showcaseStarted);
+
   it('creates a note with an attachment, lists it, downloads the file, edits it and deletes it', async () => {
     const visitor = await member();
     const content = 'first line\nsecond line\n';
@@ -456,6 +471,8 @@ describe('showcase: notes', () => {
 });
 
 describe('showcase: JSON API', () => {
+  before(showcaseStarted);
+
   it('has its own error format: 401, 415, 400 for broken JSON, 422 with details, 404', async () => {
     const anonymous = new Visitor(base);
     assert.deepEqual(await anonymous.api('GET', '/api/notes'), {
@@ -525,6 +542,8 @@ describe('showcase: JSON API', () => {
 });
 
 describe('showcase: storage survives a restart', () => {
+  before(showcaseStarted);
+
   it('keeps accounts and notes in DATA_DIR', async () => {
     const visitor = await member();
     await visitor.api('POST', '/api/notes', { title: 'durable' });
@@ -540,6 +559,8 @@ describe('showcase: storage survives a restart', () => {
 });
 
 describe('showcase: private data', () => {
+  before(showcaseStarted);
+
   it('creates its data folders 0700 and its files 0600: hashes and notes are not for other accounts', async () => {
     const visitor = await member();
     await visitor.upload(
@@ -562,6 +583,8 @@ describe('showcase: private data', () => {
 });
 
 describe('showcase: shutdown', () => {
+  before(showcaseStarted);
+
   it('drains on SIGTERM and exits with code 0, its data saved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'showcase-shutdown-'));
     const child = spawn(process.execPath, [join(__dirname, '../../examples/showcase/server.js')], {
@@ -589,6 +612,8 @@ describe('showcase: shutdown', () => {
 });
 
 describe('showcase: behind an HTTPS proxy (SECURE_COOKIES=1)', () => {
+  before(showcaseStarted);
+
   it('sends the session cookie Secure, and only over what the proxy says is HTTPS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'showcase-secure-'));
     const secure = await startExample('examples/showcase/server.js', {

@@ -76,7 +76,8 @@ describe('etag', () => {
     // it looks for crypto.hash when its first long body loads node:crypto.
     const path = require.resolve('../../src/http/etag');
     const descriptor = Object.getOwnPropertyDescriptor(crypto, 'hash');
-    assert.ok(descriptor, 'this Node line has crypto.hash');
+    // On such a line the module loaded above is that copy already.
+    if (descriptor === undefined) return assertSameTags(ours);
     delete require.cache[path];
     delete (crypto as { hash?: unknown }).hash;
     try {

@@ -27,36 +27,35 @@ const printedSoFar = () => watched.output().length;
 
 const workerOf = (res: RawResponse) => String(res.headers['x-worker']);
 
-before(async () => {
-  redis = await startRedis();
-  primary = spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
-    cwd: root,
-    // A process group of its own: the last test signals the whole group, as systemd does.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: {
-      ...process.env,
-      // Port 0: the primary picks a free one and every worker, replacements too, gets
-      // the same (Node's cluster); nothing can take it between choosing and binding.
-      PORT: '0',
-      HOST: '127.0.0.1',
-      WORKERS: '2',
-      REDIS_URL: redis.url,
-      RATE_LIMIT: '5',
-      SHUTDOWN_TIMEOUT: '5000',
-    },
-  });
-  watched = watchChild(primary);
-  primary.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  port = Number((await printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
-});
-
-after(async () => {
-  if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
-  await redis.stop();
-});
-
 describe('examples/cluster', { timeout: 90000 }, () => {
+  before(async () => {
+    redis = await startRedis();
+    primary = spawn(process.execPath, [resolve(root, 'examples/cluster/cluster.js')], {
+      cwd: root,
+      // A process group of its own: the last test signals the whole group, as systemd does.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: {
+        ...process.env,
+        // Port 0: the primary picks a free one and every worker, replacements too, gets
+        // the same (Node's cluster); nothing can take it between choosing and binding.
+        PORT: '0',
+        HOST: '127.0.0.1',
+        WORKERS: '2',
+        REDIS_URL: redis.url,
+        RATE_LIMIT: '5',
+        SHUTDOWN_TIMEOUT: '5000',
+      },
+    });
+    watched = watchChild(primary);
+    primary.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    port = Number((await printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+  });
+  after(async () => {
+    if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
+    await redis.stop();
+  });
+
   it('a session written through one worker is read through the other', async () => {
     const written = await rawRequest(port, {
       method: 'POST',

@@ -22,7 +22,16 @@ type Any = any;
 let redis: RedisServer;
 let client: RedisClientType;
 
-before(async () => {
+let started: Promise<void> | undefined;
+/**
+ * Starts Redis and connects once, for whichever suite runs first: each suite's own
+ * `before` waits for it (Node 22.0 to 22.2 do not wait for an async hook at the file's top level).
+ */
+function redisStarted(): Promise<void> {
+  return (started ??= connectToNewRedis());
+}
+
+async function connectToNewRedis(): Promise<void> {
   redis = await startRedis();
   // disableOfflineQueue: while Redis is away, commands fail at once (and reach
   // next(err)) instead of queueing until it returns, which would hang requests.
@@ -33,7 +42,8 @@ before(async () => {
   });
   client.on('error', () => {}); // reconnects on its own; each failed command reports its own error
   await client.connect();
-});
+}
+
 after(async () => {
   await client.close?.();
   await redis.stop();
@@ -80,6 +90,8 @@ async function visitsTwiceThroughRedis(server: http.Server, cookieName: string, 
 }
 
 describe('express-session + connect-redis on a webapp 4.x app', () => {
+  before(redisStarted);
+
   it('keeps the session in Redis across requests', async () => {
     const store = new RedisStore({ client, prefix: 'es:' });
     const server = await listen(
@@ -94,6 +106,8 @@ describe('express-session + connect-redis on a webapp 4.x app', () => {
 });
 
 describe("webapp/middleware's session with connect-redis", () => {
+  before(redisStarted);
+
   it('keeps the session in Redis across requests', async () => {
     const store = new RedisStore({ client, prefix: 'wm:' });
     const server = await listen(counterApp(webappSession({ store: store as Any, secret: 'k' })));
@@ -106,6 +120,8 @@ describe("webapp/middleware's session with connect-redis", () => {
 });
 
 describe("webapp/v3 with require('connect-redis')(express) (connect-redis 1.x)", () => {
+  before(redisStarted);
+
   it('builds its store on express.session.Store and keeps the session in Redis', async () => {
     const express = webappV3;
     const RedisStore3 = require('connect-redis1')(express);
@@ -129,6 +145,8 @@ describe("webapp/v3 with require('connect-redis')(express) (connect-redis 1.x)",
 });
 
 describe('a Redis restart mid-run', () => {
+  before(redisStarted);
+
   for (const [name, make] of [
     [
       'express-session',

@@ -28,6 +28,15 @@ function collector() {
   };
 }
 
+/** Mocks setTimeout alone: `enable({ apis })` from Node 20.11 on, `enable(apis)` before. */
+function mockSetTimeout(): void {
+  try {
+    mock.timers.enable({ apis: ['setTimeout'] });
+  } catch {
+    (mock.timers.enable as unknown as (apis: string[]) => void)(['setTimeout']);
+  }
+}
+
 const reply: Handler = (req, res) => {
   if (req.url.startsWith('/missing')) res.statusCode = 404;
   if (req.url === '/boom') res.statusCode = 500;
@@ -251,7 +260,7 @@ describe('logger', () => {
     LOG_LINES,
     async () => {
       // Only setTimeout is mocked: the buffer's timer, not the sockets'.
-      mock.timers.enable({ apis: ['setTimeout'] });
+      mockSetTimeout();
       try {
         const run = async (app: (stream: ReturnType<typeof collector>) => http.RequestListener) => {
           const sink = collector();

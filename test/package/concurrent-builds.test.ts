@@ -17,6 +17,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -166,7 +167,7 @@ describe('the build script', () => {
         inputsDigest: (root: string) => string;
       };
       // node_modules/ is the repository's (a link): its file is replaced by a copy here.
-      rmSync(join(scratch, 'node_modules'));
+      unlinkSync(join(scratch, 'node_modules'));
       mkdirSync(join(scratch, 'node_modules/typescript'), { recursive: true });
       cpSync(join(root, 'node_modules/typescript/package.json'), join(scratch, 'node_modules/typescript/package.json'));
       const inputs = [

@@ -12,12 +12,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureBuilt, packageRoot as root } from '../support/scratch-project';
-import { compilers, typeCheckProjects } from '../support/type-check';
+import { cannotRun, compilers, typeCheckProjects } from '../support/type-check';
 import { withoutCoverage } from '../support/without-coverage';
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -214,7 +214,8 @@ describe('the packed package: types of every entry point, and as express with ty
       `${compilerName}: every entry point, and as express with @types/express-ws and @types/cookie-parser, ` +
         `under ${names.join('; ')} resolution, with skipLibCheck off`,
       async (t) => {
-        if (!existsSync(compiler)) return t.skip(`${compiler} is not installed`);
+        const skip = cannotRun(compilerName, compiler);
+        if (skip !== undefined) return t.skip(skip);
         const dirs = projects
           .filter(({ resolution }) => supports(resolution, compilerName))
           .flatMap(({ dirs }) => dirs);

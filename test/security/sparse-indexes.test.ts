@@ -36,23 +36,6 @@ let watched: WatchedChild;
 let port: number;
 let serverErrors = '';
 
-before(async () => {
-  child = spawn(
-    process.execPath,
-    [`--max-old-space-size=${HEAP_MB}`, '--require', 'tsx/cjs', join(__dirname, 'fixtures/small-heap-server.ts')],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => (serverErrors += chunk));
-  watched = watchChild(child);
-  port = Number((await watched.printed(/listening (\d+)/))[1]);
-});
-
-after(async () => {
-  child.kill();
-  await watched.exited;
-});
-
 async function post(body: string): Promise<{ status: number; keys?: number }> {
   let res: Response;
   try {
@@ -73,6 +56,22 @@ async function post(body: string): Promise<{ status: number; keys?: number }> {
 }
 
 describe('high array indexes in a small heap', () => {
+  before(async () => {
+    child = spawn(
+      process.execPath,
+      [`--max-old-space-size=${HEAP_MB}`, '--require', 'tsx/cjs', join(__dirname, 'fixtures/small-heap-server.ts')],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => (serverErrors += chunk));
+    watched = watchChild(child);
+    port = Number((await watched.printed(/listening (\d+)/))[1]);
+  });
+  after(async () => {
+    child.kill();
+    await watched.exited;
+  });
+
   it('parses 100 KB bodies of nested high indexes, three times, and keeps serving', async () => {
     const bodies = [
       repeatUpTo((i) => 'k' + i + '[999]'.repeat(31) + '=1', 100_000),

@@ -4,7 +4,8 @@
  * TypeScript's libs, webapp's declarations) read once. The projects stay separate
  * programs, each checked under its own options.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './scratch-project';
 import { withoutCoverage } from './without-coverage';
@@ -14,6 +15,19 @@ export const compilers = {
   'TypeScript 5.9': join(packageRoot, 'node_modules/typescript/bin/tsc'),
   'TypeScript 7': join(packageRoot, 'node_modules/typescript7/bin/tsc'),
 } as const;
+
+/**
+ * Why the test of `compiler` is skipped here, or undefined when it runs: not installed,
+ * or a TypeScript 7 whose tsc (an extensionless ES module) the first Node 20 releases
+ * refuse to load.
+ */
+export function cannotRun(name: string, compiler: string): string | undefined {
+  if (!existsSync(compiler)) return `${compiler} is not installed`;
+  if (spawnSync(process.execPath, [compiler, '--version']).status !== 0) {
+    return `${name} does not run on Node ${process.version}`;
+  }
+  return undefined;
+}
 
 /**
  * Runs `compiler` on the projects (folders with a tsconfig.json), from `cwd`: the
