@@ -135,10 +135,11 @@ export class Layer {
     this.keys = pattern.keys;
     defineHiddenValue(this, 'regexpValue', pattern.regexp);
     Object.defineProperty(this, 'regexp', regexpMember);
-    this.route = undefined;
-    this.method = undefined;
+    // `route` and `method` are not the constructor's, as in Express: the router gives its
+    // layers `route`, a route its layers `method`, and code walking a stack tells them
+    // apart by which they have (`'method' in layer`).
     // webapp's own fields, hidden: `Object.keys(layer)`, `JSON.stringify(stack)` and
-    // `console.log(app._router.stack)` show Express's fields only (and `regexp`, `method`).
+    // `console.log(app._router.stack)` show Express's fields only.
     defineHiddenValue(this, 'pattern', pattern);
     defineHiddenValue(this, 'pathPattern', path);
     pathPatterns.set(pattern.regexp, path);

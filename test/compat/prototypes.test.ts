@@ -61,6 +61,27 @@ function layerOf(framework: Framework, name: string): object {
   return app._router.stack.find((layer: { name: string }) => layer.name === name);
 }
 
+/** The layer of the route `app.get('/', handler)` makes, and the layer inside the route. */
+function routeLayersOf(framework: Framework): { routeLayer: object; handlerLayer: object } {
+  const app: Any = framework();
+  app.get('/', function handler(_req: unknown, res: { end(): void }) {
+    res.end();
+  });
+  const routeLayer = app._router.stack.find((layer: { route?: unknown }) => layer.route !== undefined);
+  return { routeLayer, handlerLayer: routeLayer.route.stack[0] };
+}
+
+/** webapp's own fields of a layer, left out of enumeration (Object.keys, JSON, console.log). */
+function ownLayerFields(): Record<string, [string, string]> {
+  return {
+    ...each(['arityOf', 'inPlace'], ['undefined writable hidden configurable', 'absent']),
+    inPlaceOf: ['function writable hidden configurable', 'absent'],
+    knownArity: ['number writable hidden configurable', 'absent'],
+    pathPattern: ['string writable hidden configurable', 'absent'],
+    ...each(['noParams', 'pattern', 'regexpValue'], ['object writable hidden configurable', 'absent']),
+  };
+}
+
 /** Every name in `names` with the same difference. */
 function each(names: readonly string[], difference: [string, string]): Record<string, [string, string]> {
   return Object.fromEntries(names.map((name) => [name, difference]));
@@ -127,14 +148,27 @@ describe('prototype objects compared with express@4', () => {
         // Express's layer keeps its `regexp` as a data field; webapp's is an accessor that
         // notices code editing it (src/router/stack-edits.ts).
         regexp: ['get/set enumerable configurable', 'object writable enumerable configurable'],
-        // On every layer (one shape for the walk), undefined where Express's has none.
-        method: ['undefined writable enumerable configurable', 'absent'],
-        // webapp's own fields, left out of enumeration (Object.keys, JSON, console.log).
-        ...each(['arityOf', 'inPlace'], ['undefined writable hidden configurable', 'absent']),
-        inPlaceOf: ['function writable hidden configurable', 'absent'],
-        knownArity: ['number writable hidden configurable', 'absent'],
-        pathPattern: ['string writable hidden configurable', 'absent'],
-        ...each(['noParams', 'pattern', 'regexpValue'], ['object writable hidden configurable', 'absent']),
+        ...ownLayerFields(),
+      },
+    ],
+    // A stack walker tells a route's layer from the layers inside the route by which of
+    // `route` and `method` they have (`'method' in layer`), as Express gives them.
+    [
+      "a route's layer in the router",
+      routeLayersOf(webapp).routeLayer,
+      routeLayersOf(express).routeLayer,
+      {
+        regexp: ['get/set enumerable configurable', 'object writable enumerable configurable'],
+        ...ownLayerFields(),
+      },
+    ],
+    [
+      'a handler layer inside a route',
+      routeLayersOf(webapp).handlerLayer,
+      routeLayersOf(express).handlerLayer,
+      {
+        regexp: ['get/set enumerable configurable', 'object writable enumerable configurable'],
+        ...ownLayerFields(),
       },
     ],
     [
