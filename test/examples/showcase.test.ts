@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { watchChild } from '../support/child-output';
 import { startExample, type RunningExample } from '../support/example-server';
+import { sharedSetup } from '../support/shared-setup';
 import { Visitor, fieldError, flashes, titleOf } from './showcase-client';
 import { sqliteAvailable } from './showcase-modules';
 import { withoutCoverage } from '../support/without-coverage';
@@ -18,17 +19,11 @@ const env = { DATA_DIR: dataDir, SESSION_SECRET: 'test secret' };
 let example: RunningExample;
 let base: string;
 
-let started: Promise<void> | undefined;
-/**
- * Starts the showcase once, for whichever suite runs first: each suite's own `before`
- * waits for it (Node 22.0 to 22.2 do not wait for an async hook at the file's top level).
- */
-function showcaseStarted(): Promise<void> {
-  return (started ??= startExample('examples/showcase/server.js', env).then((running) => {
-    example = running;
-    base = running.base;
-  }));
-}
+/** The showcase, started once for the suites below. */
+const showcaseStarted = sharedSetup(async () => {
+  example = await startExample('examples/showcase/server.js', env);
+  base = example.base;
+});
 
 after(() => {
   example?.stop();

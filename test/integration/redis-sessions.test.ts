@@ -17,19 +17,14 @@ import webappV3 = require('../../src/v3');
 import { session as webappSession } from '../../src/middleware';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { startRedis, type RedisServer } from '../support/redis-server';
+import { sharedSetup } from '../support/shared-setup';
 
 type Any = any;
 let redis: RedisServer;
 let client: RedisClientType;
 
-let started: Promise<void> | undefined;
-/**
- * Starts Redis and connects once, for whichever suite runs first: each suite's own
- * `before` waits for it (Node 22.0 to 22.2 do not wait for an async hook at the file's top level).
- */
-function redisStarted(): Promise<void> {
-  return (started ??= connectToNewRedis());
-}
+/** Redis and a connected client, started once for the suites below. */
+const redisStarted = sharedSetup(connectToNewRedis);
 
 async function connectToNewRedis(): Promise<void> {
   redis = await startRedis();
