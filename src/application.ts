@@ -247,7 +247,7 @@ export const application = definePrototype<ApplicationMethods>(Object.prototype,
 /** The code that publishes `webapp:request` traces: loaded when a request first finds a subscriber. */
 const requestTracing = lazy(() => require('./tracing/request') as typeof import('./tracing/request'));
 
-/** How an error is logged: loaded with the first one (cold start). */
+/** How an error is logged: loaded by the first request that reaches the final handler (cold start). */
 const errorTextModule = lazy(() => require('./http/error-text') as typeof import('./http/error-text'));
 
 /** The 404 and error pages: loaded by the first request that reaches them (cold start). */
@@ -265,9 +265,17 @@ function lastHandler(app: Application, req: IncomingMessage, res: ServerResponse
 
 const kErrorLogger = Symbol('webapp.errorLogger');
 
-/** The app's error logger for the final handler, made once per app rather than per request. */
+/**
+ * The app's error logger for the final handler, made once per app rather than per
+ * request. It runs a turn after the final handler (finalhandler defers it so), and what
+ * it needs is loaded now, while a request is being handled: under Jest a test may end
+ * in between, and its module registry be torn down; a `require` then fails, and the
+ * log would throw out of a timer and end the test process.
+ */
 function errorLogger(app: Application & { [kErrorLogger]?: (err: unknown) => void }): (err: unknown) => void {
-  return (app[kErrorLogger] ??= (err: unknown) => {
-    if (app.get('env') !== 'test') console.error(errorTextModule().errorText(err));
+  if (app[kErrorLogger] !== undefined) return app[kErrorLogger];
+  const { errorText } = errorTextModule();
+  return (app[kErrorLogger] = (err: unknown) => {
+    if (app.get('env') !== 'test') console.error(errorText(err));
   });
 }

@@ -4,7 +4,7 @@
  * extra properties, so both are part of the API.
  */
 import { STATUS_CODES } from 'node:http';
-import { createHttpError, toHttpError, type HttpError } from '../http/errors';
+import { createHttpError, fieldsOf, toHttpError, type HttpError } from '../http/errors';
 
 type Thrown = Error & { status?: unknown; statusCode?: unknown; type?: string };
 
@@ -15,8 +15,12 @@ type Thrown = Error & { status?: unknown; statusCode?: unknown; type?: string };
  * matching the final status; a thrown string becomes the message.
  */
 function fromThrown(status: number, thrown: unknown, props?: Record<string, unknown>): HttpError {
-  if (!(thrown instanceof Error))
-    return createHttpError(status, typeof thrown === 'string' ? thrown : undefined, props);
+  if (!(thrown instanceof Error)) {
+    // An object that is no Error here: thrown so, or a Node error (zlib's) seen from the
+    // realm of a Jest test. http-errors takes its fields as the props, unless others follow.
+    const fields = props ?? (thrown !== null && typeof thrown === 'object' ? fieldsOf(thrown) : undefined);
+    return createHttpError(status, typeof thrown === 'string' ? thrown : undefined, fields);
+  }
   const own = (thrown as Thrown).status || (thrown as Thrown).statusCode || status;
   const code = typeof own === 'number' && (STATUS_CODES[own] || (own >= 400 && own < 600)) ? own : 500;
   return toHttpError(code, thrown, props);

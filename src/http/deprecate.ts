@@ -48,69 +48,112 @@ function fileOf(location: string): string {
   return location.startsWith('file://') ? fileURLToPath(location) : location;
 }
 
-/** A stack frame's location: `file:line:column`, the function's name left out. */
-function locationOf(line: string): RegExpExecArray | null {
-  return /\(?([^()\s]+):(\d+):(\d+)\)?$/.exec(line.trim());
+/**
+ * One frame above the deprecated call: V8's call site, or, under `--frozen-intrinsics`
+ * where `Error` cannot be changed, its line of V8's own text.
+ */
+type Frame = NodeJS.CallSite | string;
+
+/** Where a frame's code is: its file (a path or a `file:` URL), line and column. */
+interface Location {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** A frame as V8 writes it in a stack: `    at fn (file:line:column)`. */
+function lineOf(frame: Frame): string {
+  return typeof frame === 'string' ? frame : `    at ${String(frame)}`;
+}
+
+/** The location at the end of a frame's line; null for one without (`at Array.map (<anonymous>)`). */
+function locationOfLine(line: string): Location | null {
+  const match = /\(?([^()\s]+):(\d+):(\d+)\)?$/.exec(line.trim());
+  return match === null ? null : { file: match[1], line: Number(match[2]), column: Number(match[3]) };
+}
+
+/**
+ * A frame's location. A call site's is read from it, without writing the frame as text:
+ * the same file, line and column as its text ends with (V8 writes the script's name or
+ * `//# sourceURL`). Code run by `eval` and frames without a script fall back to the text.
+ */
+function locationOf(frame: Frame): Location | null {
+  if (typeof frame !== 'string' && !frame.isEval()) {
+    const file = frame.getScriptNameOrSourceURL();
+    const line = frame.getLineNumber();
+    const column = frame.getColumnNumber();
+    if (file && line !== null && column !== null) return { file, line, column };
+  }
+  return locationOfLine(lineOf(frame));
 }
 
 /** Whether a frame is webapp's own code or Node's, not the app's. */
-function isOwnOrNodeFrame(line: string): boolean {
-  const location = locationOf(line);
+function isOwnOrNodeFrame(frame: Frame): boolean {
+  const location = locationOf(frame);
   if (location === null) return true;
-  const file = fileOf(location[1]);
+  const file = fileOf(location.file);
   return file.startsWith('node:') || libraryDirs.some((dir) => file.startsWith(dir));
 }
 
-/** The stack from the user's line that called the deprecated API on (`deprecate` itself left out). */
-function callerStack(): string[] {
-  const frames = stackAbove(deprecate);
-  const first = frames.findIndex((line) => !isOwnOrNodeFrame(line));
+/**
+ * Frames captured to find the caller's line, which is nearly always among the first few
+ * (the app's handler calls `req.param`, and `deprecate` is one or two calls below it).
+ * A deprecated API runs its check on every call, long after its notice printed: an app
+ * of the Express 3 era calls `req.param` several times a request, so each capture counts.
+ */
+const FRAMES_TO_CALLER = 10;
+/** Enough frames to get past webapp's own (a notice from a view engine's callback is deep), and the stack printed. */
+const FRAMES_OF_STACK = 40;
+
+/** The frames from the app's line that called the deprecated API on (`deprecate` itself left out). */
+function callerFrames(limit: number): Frame[] {
+  const frames = framesAbove(deprecate, limit);
+  const first = frames.findIndex((frame) => !isOwnOrNodeFrame(frame));
   return first === -1 ? [] : frames.slice(first);
 }
 
 /**
- * The frames above `below`, one line each as V8 writes them (`    at fn (file:line:column)`),
- * made from V8's call sites under a `prepareStackTrace` of our own, as depd makes them:
- * whatever the process's own `Error.prepareStackTrace` writes (an APM agent's or a tool's
- * may return call sites or an object, throw, or write frames in its own format; Node's
- * under `--enable-source-maps` names the source file) does not change the line named.
- * Under `--frozen-intrinsics`, where `Error` cannot be changed, V8's own text of as many
- * frames as the process's limit allows.
+ * The frames above `below`, at least `limit` of them (more where the process's limit is
+ * higher), as V8's call sites under a `prepareStackTrace` of our own, as depd reads them:
+ * whatever the process's own `Error.prepareStackTrace` writes (an APM agent's or a
+ * tool's may return call sites or an object, throw, or write frames in its own format;
+ * Node's under `--enable-source-maps` names the source file) does not change the line
+ * named. Under `--frozen-intrinsics`, where `Error` cannot be changed, the lines of V8's
+ * own text of as many frames as the process's limit allows.
  */
-function stackAbove(below: (...args: never[]) => unknown): string[] {
-  const sites = callSitesAbove(below);
-  if (sites !== undefined) return sites.map((site) => `    at ${String(site)}`);
+function framesAbove(below: (...args: never[]) => unknown, limit: number): Frame[] {
+  const sites = callSitesAbove(below, limit);
+  if (sites !== undefined) return sites;
   const holder: { stack?: unknown } = {};
   Error.captureStackTrace(holder, below);
   return typeof holder.stack === 'string' ? holder.stack.split('\n').slice(1) : [];
 }
 
 /** V8's call sites above `below`; undefined when `Error` cannot be changed. */
-function callSitesAbove(below: (...args: never[]) => unknown): NodeJS.CallSite[] | undefined {
+function callSitesAbove(below: (...args: never[]) => unknown, limit: number): NodeJS.CallSite[] | undefined {
   const prepare = Error.prepareStackTrace;
-  const limit = Error.stackTraceLimit;
+  const processLimit = Error.stackTraceLimit;
   try {
     Error.prepareStackTrace = (_error, sites) => sites;
   } catch {
     return undefined;
   }
   try {
-    // Enough frames to get past webapp's own (a notice from a view engine's callback is deep).
-    Error.stackTraceLimit = typeof limit === 'number' && limit > 40 ? limit : 40;
+    Error.stackTraceLimit = typeof processLimit === 'number' && processLimit > limit ? processLimit : limit;
     const holder: { stack?: unknown } = {};
     Error.captureStackTrace(holder, below);
     return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]) : [];
   } finally {
     Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = limit;
+    Error.stackTraceLimit = processLimit;
   }
 }
 
 /** The caller's line, as depd names it: the file relative to the working directory. */
-function siteOf(stack: readonly string[]): string {
-  const location = stack.length > 0 ? locationOf(stack[0]) : null;
+function siteOf(caller: readonly Frame[]): string {
+  const location = caller.length > 0 ? locationOf(caller[0]) : null;
   if (location === null) return '<anonymous>';
-  return `${relative(process.cwd(), fileOf(location[1]))}:${location[2]}:${location[3]}`;
+  return `${relative(process.cwd(), fileOf(location.file))}:${location.line}:${location.column}`;
 }
 
 /** Whether a variable lists one of `names`, as depd reads it: separated by spaces or commas, any case, `*` for all. */
@@ -147,15 +190,19 @@ class DeprecationError extends Error {
 export function deprecate(message: string, namespace = 'webapp', kind = message): void {
   const listening = process.listenerCount('deprecation') > 0;
   if (!listening && silenced(namespace)) return;
-  const stack = callerStack();
-  const site = siteOf(stack);
+  let caller = callerFrames(FRAMES_TO_CALLER);
+  if (caller.length === 0) caller = callerFrames(FRAMES_OF_STACK);
+  const site = siteOf(caller);
   const key = kind + '\0' + site;
   if (seen.has(key)) return;
   seen.add(key);
+  const showStack = listening || traced(namespace);
+  // A notice printed once per site may show the caller's whole stack: captured again, deeper.
+  const stack = showStack ? callerFrames(FRAMES_OF_STACK).map(lineOf) : [];
   if (listening) {
     process.emit('deprecation' as 'warning', new DeprecationError(message, namespace, stack));
     return;
   }
-  const where = traced(namespace) ? stack.map((line) => '\n' + line.trimEnd()).join('') : ` at ${site}`;
+  const where = showStack ? stack.map((line) => '\n' + line.trimEnd()).join('') : ` at ${site}`;
   process.stderr.write(`${new Date().toUTCString()} ${namespace} deprecated ${message}${where}\n`);
 }

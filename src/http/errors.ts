@@ -83,6 +83,17 @@ export function createHttpError(status: number, message?: string, props?: Record
 }
 
 /**
+ * The fields http-errors copies from an object given in place of an Error: its
+ * enumerable keys, own and inherited (`for...in`); createHttpError leaves out `status`
+ * and `statusCode` of them.
+ */
+export function fieldsOf(value: object): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key in value) fields[key] = (value as Record<string, unknown>)[key];
+  return fields;
+}
+
+/**
  * An error of one of http-errors' classes (`createError(401)`, `new NotFound()`), made
  * by the app's copy of that package: its `status`, `statusCode` and `expose` come from
  * its class's prototype, as webapp's own errors' do. http-errors, which body-parser and

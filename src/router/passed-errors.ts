@@ -29,6 +29,15 @@ import type { IncomingMessage } from 'node:http';
 /** Request, error, request, error...: the pairs seen this turn (rarely more than one). */
 const passed: unknown[] = [];
 let forgetQueued = false;
+/**
+ * Queues `forget` as a promise reaction, not with `queueMicrotask`: both run at the end
+ * of this turn, but fake timers (Jest's modern ones, @sinonjs/fake-timers) replace the
+ * global `queueMicrotask` and never run what it was given unless the test advances the
+ * clock. `forget` would then never run, `forgetQueued` stay true for the rest of the
+ * process, and every later error rethrown by an async error handler be taken for one
+ * just passed: swallowed, and its request left without an answer. Promises cannot be faked.
+ */
+const resolved = Promise.resolve();
 
 function forget(): void {
   passed.length = 0;
@@ -40,7 +49,7 @@ export function notePassedError(req: IncomingMessage, err: unknown): void {
   passed.push(req, err);
   if (!forgetQueued) {
     forgetQueued = true;
-    queueMicrotask(forget);
+    void resolved.then(forget);
   }
 }
 

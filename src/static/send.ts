@@ -14,7 +14,7 @@ import { OutgoingMessage, type IncomingMessage, type ServerResponse } from 'node
 import { extname, join, sep } from 'node:path';
 import type { Socket } from 'node:net';
 import { inCallerContext } from '../http/async-context';
-import { createHttpError, toHttpError, type HttpError } from '../http/errors';
+import { createHttpError, fieldsOf, toHttpError, type HttpError } from '../http/errors';
 import { statTag } from '../http/etag';
 import { onFinished } from '../http/on-finished';
 import type { SendSettings } from './options';
@@ -45,9 +45,18 @@ export function hasTrailingSlash(urlPath: string): boolean {
   return urlPath.charCodeAt(urlPath.length - 1) === 0x2f; /* / */
 }
 
-/** The error for a failed `stat` or read: a missing file is 404, anything else 500. */
+/**
+ * The error for a failed `stat` or read: a missing file is 404, anything else 500; the
+ * fs error itself, its message kept from the client. Where Node's errors are not
+ * `instanceof Error` in the realm this code runs in (under Jest, whose tests and the
+ * modules they load run in a realm of their own), send makes a new error of the status
+ * instead (a NotFoundError "Not Found", which the client may see) with the fs error's
+ * fields (`code`, `errno`, `syscall`, `path`), and so does this: an app's error pages,
+ * handlers and tests read the same under Jest as with Express.
+ */
 function fsError(err: NodeJS.ErrnoException): HttpError {
   const status = err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'ENAMETOOLONG' ? 404 : 500;
+  if (!(err instanceof Error)) return createHttpError(status, undefined, fieldsOf(err));
   return toHttpError(status, err, { expose: false });
 }
 

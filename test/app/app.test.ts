@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,6 +255,34 @@ describe('errors beyond Express 4: promises', () => {
     await request(app).get('/later').expect(500, 'rethrown: thrown later');
   });
 
+  it('an error rethrown by an async error handler still goes on after fake timers held queueMicrotask', async () => {
+    // Jest's modern fake timers replace queueMicrotask and run nothing given to it until
+    // the clock is advanced. An error passed to `next` under them must not leave the
+    // errors passed to `next` remembered for good: each later rethrow was then taken
+    // for a wrapper's second delivery, swallowed, and its request never answered.
+    const app = webapp();
+    app.get('/passed', (_req: Req, _res: Res, next: Next) => next(new Error('passed under fake timers')));
+    app.get('/rethrown', (_req: Req, _res: Res, next: Next) => next(new Error('rethrown after')));
+    app.use('/rethrown', async (err: Error, _req: Req, _res: Res, _next: Next) => {
+      await Promise.resolve();
+      throw err;
+    });
+    app.use((err: Error, _req: Req, res: Res, _next: Next) => {
+      res.statusCode = 500;
+      res.end('handled: ' + err.message);
+    });
+    const held: Array<() => void> = [];
+    const realQueueMicrotask = globalThis.queueMicrotask;
+    globalThis.queueMicrotask = (callback) => void held.push(callback);
+    try {
+      await request(app).get('/passed').expect(500, 'handled: passed under fake timers');
+    } finally {
+      globalThis.queueMicrotask = realQueueMicrotask;
+    }
+    for (const path of ['/rethrown', '/rethrown'])
+      await request(app).get(path).timeout(2000).expect(500, 'handled: rethrown after');
+  });
+
   it('a returned thenable that is no promise is left alone, as Express 4 does (its then may start work)', async () => {
     // A Mongoose query returned by accident (`(req, res) => User.find({}, callback)`):
     // calling `then` runs it again, so webapp must not.
@@ -336,6 +365,43 @@ describe('the final handler', () => {
     const prod = await request(app).get('/').expect(500);
     assert.match(prod.text, /<pre>Internal Server Error<\/pre>/);
     assert.doesNotMatch(prod.text, /secret/);
+  });
+
+  it('loads what its deferred error log needs before it answers', () => {
+    // The log runs a turn after the error page is sent, as finalhandler's does. Under Jest
+    // the test may end in between and its module registry be torn down: a module loaded
+    // by the log itself failed to load, and the log threw out of a timer, ending the run.
+    // So in a fresh process: is the logger's module loaded when the page is sent?
+    const script = `
+      const http = require('node:http');
+      const webapp = require(${JSON.stringify(require.resolve('../../src/index'))});
+      const loaded = () => Object.keys(require.cache).some((file) => /[\\/]error-text[.][jt]s$/.test(file));
+      const app = webapp();
+      app.set('env', 'production');
+      app.get('/', () => { throw new Error('unhandled'); });
+      const before = loaded();
+      const server = http.createServer((req, res) => {
+        const end = res.end;
+        res.end = function (...args) {
+          console.log(JSON.stringify({ before, whenThePageIsSent: loaded() }));
+          return end.apply(this, args);
+        };
+        app(req, res);
+      });
+      server.listen(0, '127.0.0.1', () => {
+        http.get({ host: '127.0.0.1', port: server.address().port, path: '/' }, (res) => {
+          res.resume();
+          res.on('end', () => server.close());
+        });
+      });
+    `;
+    const child = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout), { before: false, whenThePageIsSent: true });
+    assert.match(child.stderr, /Error: unhandled/);
   });
 
   it('reads and discards an unread request body before answering, keeping the connection usable', async () => {

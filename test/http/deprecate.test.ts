@@ -40,6 +40,30 @@ describe('deprecation notices', () => {
     assert.match(ours[0]!, /deprecated res.status\("200.5"\): use res.status\(200\) instead at /);
   });
 
+  it('a call whose notice has printed captures no more of the stack than depd does', () => {
+    // What an app of the Express 3 era does: req.param several times a request, for good.
+    // Each call finds its site again; capturing 40 frames and writing each as text made
+    // each call cost two to four times depd's, which captures 10 (or the process's limit).
+    const capture = Error.captureStackTrace;
+    const limits: number[] = [];
+    Error.captureStackTrace = function (target: object, below?: (...args: never[]) => unknown) {
+      limits.push(Error.stackTraceLimit);
+      capture.call(Error, target, below);
+    };
+    try {
+      const req = Object.assign(Object.create(webapp.request), { params: { id: '7' }, query: {}, body: {} });
+      const notices = captureStderr(() => {
+        for (let i = 0; i < 100; i++) assert.equal(req.param('id'), '7');
+      });
+      assert.equal(notices.length, 1);
+      assert.match(notices[0]!, /deprecated req\.param\(name\): Use req\.params, req\.body, or req\.query instead at /);
+      assert.equal(limits.length, 100);
+      assert.deepEqual(new Set(limits), new Set([Math.max(10, Error.stackTraceLimit)]));
+    } finally {
+      Error.captureStackTrace = capture;
+    }
+  });
+
   it("are silenced by NO_DEPRECATION as depd reads it, and by `express` for webapp's own", () => {
     // Each call a message of its own: a notice prints once per message and call site.
     const notices = (value: string, namespace?: string) =>

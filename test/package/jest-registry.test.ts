@@ -3,8 +3,10 @@
  * through Node's `require` cache): many Express apps are tested this way. The modules
  * `require('webapp')` loads live in dist/cjs/core.js and the files loaded later reach
  * them through it (scripts/bundle-core.mjs), so under Jest too there is one instance
- * of each module, and an app serves. Jest runs untransformed, as for a package in
- * node_modules.
+ * of each module, and an app serves. Jest also runs a test's modules in a realm of its
+ * own, where Node's errors are not `instanceof Error`: the answers made from them must
+ * be Express's there too (fixtures/jest/realm-errors.jest.cjs). Jest runs untransformed,
+ * as for a package in node_modules.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -19,7 +21,7 @@ const fixtures = join(__dirname, 'fixtures/jest');
 before(ensureBuilt);
 
 describe('under Jest', () => {
-  it('loads one instance of each module, and an app answers', () => {
+  it('loads one instance of each module, an app answers, and errors from another realm answer as on Express', () => {
     const config = { rootDir: fixtures, testMatch: ['**/*.jest.cjs'], transform: {}, testEnvironment: 'node' };
     const run = spawnSync(
       process.execPath,
@@ -28,6 +30,6 @@ describe('under Jest', () => {
     );
     const report = JSON.parse(run.stdout) as { numPassedTests: number; numFailedTests: number };
     assert.equal(run.status, 0, run.stderr);
-    assert.deepEqual({ passed: report.numPassedTests, failed: report.numFailedTests }, { passed: 2, failed: 0 });
+    assert.deepEqual({ passed: report.numPassedTests, failed: report.numFailedTests }, { passed: 3, failed: 0 });
   });
 });

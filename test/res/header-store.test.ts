@@ -551,6 +551,31 @@ describe('the response header API', () => {
     );
   });
 
+  it("gives a wrapped res.set the body's Content-Length as a number, as Express does", async () => {
+    // A test's spy (`expect(spy).toHaveBeenCalledWith('Content-Length', 7)`) or a wrapper
+    // that does arithmetic on it sees what Express passes.
+    await assertSameResponses(
+      (framework) => {
+        const app = framework();
+        app.use((_req, res, next) => {
+          const set = res.set;
+          res.set = function (this: Res, field: unknown, value?: unknown) {
+            if (typeof field === 'string' && field.toLowerCase() === 'content-length')
+              res.setHeader('X-Content-Length-Given', `${typeof value} ${String(value)}`);
+            return set.call(this, field as string, value as string);
+          } as Res['set'];
+          next();
+        });
+        app.get('/text', (_req, res) => res.send('hello'));
+        app.get('/json', (_req, res) => res.json({ hello: 'world' }));
+        app.get('/buffer', (_req, res) => res.send(Buffer.from('bytes')));
+        app.get('/status', (_req, res) => res.sendStatus(201));
+        return app;
+      },
+      ['/text', '/json', '/buffer', '/status'].map((path) => ({ path })),
+    ).then((answers) => assert.equal(answers[0]!.headers['x-content-length-given'], 'number 5'));
+  });
+
   it('writeHead(status, undefined or null, headers) writes those headers, as Node reads its arguments', async () => {
     const [redirect] = await assertSameResponses(
       (framework: Framework) => {
