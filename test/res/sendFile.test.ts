@@ -607,6 +607,45 @@ describe('res.sendFile robustness', () => {
     });
   }
 
+  it("a long file's first write comes before its head, for middleware that rewrites the body", async () => {
+    // What express-interceptor, livereload injectors and minifiers do: decide on the first
+    // write, while headers can still be set. webapp made the head of a file over 64 KB
+    // before the pipe's first write, and such a middleware's setHeader threw out of the
+    // stream's 'data' event: the process ended.
+    const longFile = join(fx.root, 'long.txt');
+    writeFileSync(longFile, 'x'.repeat(100_000));
+    try {
+      await assertSameResponses(
+        (framework: Framework) => {
+          const app = framework();
+          app.use((_req: Request, res: Response, next: () => void) => {
+            const write = res.write;
+            res.write = function (this: Response, ...args: Parameters<Response['write']>) {
+              res.write = write;
+              res.setHeader('X-First-Write-Headers-Sent', String(res.headersSent));
+              res.removeHeader('Content-Length');
+              return (write as (...args: unknown[]) => boolean).apply(this, args);
+            } as Response['write'];
+            next();
+          });
+          app.get('/file', (_req: Request, res: Response) => res.sendFile(longFile));
+          app.get('/download', (_req: Request, res: Response) => res.download(longFile));
+          app.use('/static', framework.static(fx.root));
+          return app;
+        },
+        ['/file', '/download', '/static/long.txt'].map((path) => ({ path })),
+        undefined,
+        (res) => {
+          assert.equal(res.headers['x-first-write-headers-sent'], 'false');
+          assert.equal(res.body.length, 100_000);
+          return res;
+        },
+      );
+    } finally {
+      unlinkSync(longFile);
+    }
+  });
+
   it('a head Node refuses, for an answer without a body (HEAD, 304) or a directory redirect', async () => {
     // Each of these ended the process: the response was ended bare inside an fs callback.
     const { app, seen, report } = recordingApp();
