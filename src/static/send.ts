@@ -55,9 +55,12 @@ export function hasTrailingSlash(urlPath: string): boolean {
  * handlers and tests read the same under Jest as with Express.
  */
 function fsError(err: NodeJS.ErrnoException): HttpError {
-  const status = err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'ENAMETOOLONG' ? 404 : 500;
-  if (!(err instanceof Error)) return createHttpError(status, undefined, fieldsOf(err));
-  return toHttpError(status, err, { expose: false });
+  // `refused` passes whatever a write threw, an app's wrapper of `res.write` included: any value.
+  const code = (err as Partial<NodeJS.ErrnoException> | null | undefined)?.code;
+  const status = code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG' ? 404 : 500;
+  if (err instanceof Error) return toHttpError(status, err, { expose: false });
+  const fields = typeof err === 'object' && err !== null ? fieldsOf(err) : undefined;
+  return createHttpError(status, typeof err === 'string' ? err : undefined, fields);
 }
 
 /**

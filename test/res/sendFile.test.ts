@@ -646,6 +646,34 @@ describe('res.sendFile robustness', () => {
     }
   });
 
+  it("a value thrown by an app's res.write for a long file goes to the callback, the server goes on", async () => {
+    // The guard of the first write catches whatever it throws, not only Node's errors.
+    const { app, seen } = recordingApp();
+    const received: unknown[] = [];
+    app.use((_req: Request, res: Response, next: () => void) => {
+      res.write = (() => {
+        throw 'refused by a wrapper';
+      }) as unknown as Response['write'];
+      next();
+    });
+    app.get('/file', (_req: Request, res: Response) =>
+      res.sendFile(fx.large, (err) => {
+        received.push(err && { status: (err as { status?: number }).status, message: err.message });
+        seen.push('called back');
+      }),
+    );
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      assert.equal(await bytesUntilClose(port, '/file'), '');
+      await eventually(() => seen.length === 1);
+      assert.deepEqual(seen, ['called back']);
+      assert.deepEqual(received, [{ status: 500, message: 'refused by a wrapper' }]);
+    } finally {
+      await close(server);
+    }
+  });
+
   it('a head Node refuses, for an answer without a body (HEAD, 304) or a directory redirect', async () => {
     // Each of these ended the process: the response was ended bare inside an fs callback.
     const { app, seen, report } = recordingApp();
