@@ -646,6 +646,53 @@ describe('res.sendFile robustness', () => {
     }
   });
 
+  it('a long file emptied after its stat: its head, no body, then the callback without an error, as with express@4', async () => {
+    // The stream reads nothing, so there is no first write: the response still ends (as
+    // the pipe ends it in Express), before the callback hears of the end.
+    const target = fs as unknown as { stat: (...args: any[]) => void };
+    const original = target.stat;
+    const shrinking = join(fx.root, 'shrinking.txt');
+    target.stat = function (this: unknown, ...args: any[]) {
+      const callback = args[args.length - 1] as (...results: unknown[]) => void;
+      if (args[0] !== shrinking) return original.apply(this, args);
+      return original.call(this, args[0], (err: unknown, stats: unknown) => {
+        writeFileSync(shrinking, '');
+        callback(err, stats);
+      });
+    };
+    const outcome = async (framework: Framework) => {
+      writeFileSync(shrinking, 'x'.repeat(100_000));
+      const heard: unknown[] = [];
+      const app = framework();
+      app.get('/', (_req: Request, res: Response) =>
+        res.sendFile(shrinking, (err) => heard.push(err ? String(err) : 'no error', res.writableEnded)),
+      );
+      const server = http.createServer(app);
+      const port = await listen(server);
+      try {
+        const raw = await bytesUntilClose(port, '/');
+        await eventually(() => heard.length === 2);
+        return {
+          status: raw.split(' ')[1],
+          length: /content-length: (\d+)/i.exec(raw)?.[1],
+          body: raw.split('\r\n\r\n')[1],
+          heard,
+        };
+      } finally {
+        await close(server);
+      }
+    };
+    try {
+      const ours = await outcome(webapp as unknown as Framework);
+      const theirs = await outcome(require('express') as Framework);
+      assert.deepEqual(ours, theirs);
+      assert.deepEqual(ours, { status: '200', length: '100000', body: '', heard: ['no error', true] });
+    } finally {
+      target.stat = original;
+      unlinkSync(shrinking);
+    }
+  });
+
   it("a value thrown by an app's res.write for a long file goes to the callback, the server goes on", async () => {
     // The guard of the first write catches whatever it throws, not only Node's errors.
     const { app, seen } = recordingApp();
