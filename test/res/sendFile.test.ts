@@ -646,7 +646,7 @@ describe('res.sendFile robustness', () => {
     }
   });
 
-  it('a long file emptied after its stat: its head, no body, then the callback without an error, as with express@4', async () => {
+  it('a long file emptied after its stat: its head, then the callback without an error, as on express@4', async () => {
     // The stream reads nothing, so there is no first write: the response still ends (as
     // the pipe ends it in Express), before the callback hears of the end.
     const target = fs as unknown as { stat: (...args: any[]) => void };
