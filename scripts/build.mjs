@@ -140,6 +140,19 @@ for (const file of existsSync(libDir) ? readdirSync(libDir, { recursive: true, e
   writeFileSync(path, readFileSync(path, 'utf8').replace(ES_MODULE_MARKER, ''));
 }
 
+// An entry that defines its members on `module.exports` (src/middleware/index.ts, for
+// transpilers that replace that object) marks it there too. rollup's CommonJS plugin
+// takes tsc's marker on `exports` for a declaration, not a use of `exports`, and wraps
+// such a module with `module` alone: in an ES module bundle (rollup's default output)
+// the marker then read an undefined `exports`, and the app ended at start.
+const MODULE_EXPORTS_MARKER = 'Object.defineProperty(module.exports, "__esModule", { value: true });\n';
+for (const file of ['middleware/index.js']) {
+  const path = join(out, 'cjs', file);
+  const source = readFileSync(path, 'utf8');
+  if (!source.includes(ES_MODULE_MARKER)) throw new Error(`${file}: tsc's __esModule marker not found`);
+  writeFileSync(path, source.replace(ES_MODULE_MARKER, MODULE_EXPORTS_MARKER));
+}
+
 // Last, as it deletes the core's own files: the wrappers above were written from them.
 bundleCore(join(out, 'cjs'));
 assertLatin1(out);

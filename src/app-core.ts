@@ -6,6 +6,10 @@
  */
 import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+// Loaded by the name `http` too, as Express loads it: instrumentation that wraps
+// `Module._load` and matches that name (pmx, PM2's HTTP probe) patches `http.Server`
+// when it sees it, and reported no request of an app on webapp.
+import 'http';
 import { definePrototype } from './define-prototype';
 import { deprecate } from './http/deprecate';
 import { adoptRequestPrototype, adoptResponsePrototype, setHeaderBeforeAdoption } from './prototypes';

@@ -23,7 +23,12 @@ const libraryDirs = ((): string[] => {
   const inPackage = /[\\/](src|dist[\\/]cjs)[\\/](http[\\/]deprecate\.[jt]s|core\.js)$/.test(__filename);
   if (!inPackage) return [];
   const own = resolve(dirname(__filename), __filename.endsWith('core.js') ? '.' : '..');
-  return own.endsWith(sep + 'cjs') ? [own + sep, resolve(own, '../esm') + sep] : [own + sep];
+  if (!own.endsWith(sep + 'cjs')) return [own + sep];
+  // dist/esm spelled by slicing, not with a path function: file tracers (Vercel's nft,
+  // ncc) evaluate `resolve(<this folder>, '../esm')` and ship that whole folder with every
+  // app, and through its entries the 3.x layer, the middleware bundle and webapp/otel
+  // (whose missing optional peer they then warn about).
+  return [own + sep, own.slice(0, -'cjs'.length) + 'esm' + sep];
 })();
 
 /**
