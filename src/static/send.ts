@@ -523,18 +523,31 @@ export function endRefusable(res: ServerResponse, hooks: SendHooks, answer: (res
  * 'data' event, the refusal ends the process on Node 20 and 22. Written here, it is
  * answered as a short file's is: the response is destroyed, the error goes to the callback
  * or next(err), and the stream is closed with the response. The pipe starts after that
- * write, and pauses at once when the write asked for a drain.
+ * write, once it has drained when it asked to.
  *
  * Nothing is put on the response for this (an earlier guard assigned over `res.write`
  * for the first write): the app's own `write`, wrapped or not, is the only one there.
  */
 function writeFirstThenPipe(stream: ReadStream, res: ServerResponse, first: Buffer | string, hooks: SendHooks): void {
+  let flowing: boolean;
   try {
-    res.write(first);
+    flowing = res.write(first);
   } catch (err) {
     refused(res, hooks, err);
     return;
   }
+  if (flowing === false) {
+    // Held until that write drains, as the pipe holds after a write that asks for it. The
+    // pipe alone would ask the response itself (`writableNeedDrain`), which a wrapper of
+    // `write` (compression's) does not fill: one more chunk would be read into it at once.
+    stream.pause();
+    res.once('drain', () => pipeRest(stream, res, hooks));
+  } else {
+    pipeRest(stream, res, hooks);
+  }
+}
+
+function pipeRest(stream: ReadStream, res: ServerResponse, hooks: SendHooks): void {
   stream.pipe(res);
   // After the pipe's own 'end' listener, as in Express: the response is ended before the
   // callback hears of the end.

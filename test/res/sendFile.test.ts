@@ -693,6 +693,55 @@ describe('res.sendFile robustness', () => {
     }
   });
 
+  it('a long file waits for the drain its first write asks for, in a write wrapper too, as on express@4', async () => {
+    // A wrapper that keeps the body itself (compression's does, in its zlib stream) says
+    // false and emits 'drain' when it can take more; the response's own
+    // writableNeedDrain knows nothing of it. No chunk may be read into it before then.
+    const writesBeforeDrain = async (framework: Framework) => {
+      const app = framework();
+      let writes = 0;
+      let seen = -1;
+      app.use((_req: Request, res: Response, next: () => void) => {
+        const write = res.write.bind(res) as (chunk: unknown) => boolean;
+        const end = res.end.bind(res) as (chunk?: unknown) => Response;
+        const held: unknown[] = [];
+        let drained = false;
+        res.write = ((chunk: unknown) => {
+          writes++;
+          if (drained) return write(chunk);
+          held.push(chunk);
+          if (writes === 1) {
+            setTimeout(() => {
+              seen = writes;
+              drained = true;
+              for (const chunk of held.splice(0)) write(chunk);
+              res.emit('drain');
+            }, 300);
+          }
+          return false;
+        }) as Response['write'];
+        res.end = ((chunk?: unknown) => {
+          for (const chunk of held.splice(0)) write(chunk);
+          return end(chunk);
+        }) as Response['end'];
+        next();
+      });
+      app.get('/file', (_req: Request, res: Response) => res.sendFile(fx.large));
+      const server = http.createServer(app);
+      const port = await listen(server);
+      try {
+        const body = await rawRequest(port, '/file');
+        return { status: body.status, length: body.body.length, seen };
+      } finally {
+        await close(server);
+      }
+    };
+    const ours = await writesBeforeDrain(webapp as unknown as Framework);
+    const theirs = await writesBeforeDrain(require('express') as Framework);
+    assert.deepEqual(theirs, { status: 200, length: fx.largeSize, seen: 1 });
+    assert.deepEqual(ours, theirs);
+  });
+
   it("a value thrown by an app's res.write for a long file goes to the callback, the server goes on", async () => {
     // The guard of the first write catches whatever it throws, not only Node's errors.
     const { app, seen } = recordingApp();
