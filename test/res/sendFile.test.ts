@@ -742,6 +742,33 @@ describe('res.sendFile robustness', () => {
     assert.deepEqual(ours, theirs);
   });
 
+  it("a long file's 'pipe' event comes before its head and its first chunk, as on express@4", async () => {
+    // A listener that sets a header once it knows a stream comes, and counts its bytes.
+    const counted: number[] = [];
+    const answers = await assertSameResponses(
+      (framework: Framework) => {
+        const app = framework();
+        app.use((_req: Request, res: Response, next: () => void) => {
+          res.on('pipe', (source: NodeJS.ReadableStream) => {
+            res.setHeader('X-Piped-Before-Head', String(!res.headersSent));
+            let bytes = 0;
+            source.on('data', (chunk: Buffer) => (bytes += chunk.length));
+            res.on('finish', () => counted.push(bytes));
+          });
+          next();
+        });
+        app.get('/file', (_req: Request, res: Response) => res.sendFile(fx.large));
+        app.get('/download', (_req: Request, res: Response) => res.download(fx.large));
+        app.use('/static', framework.static(fx.root));
+        return app;
+      },
+      ['/file', '/download', '/static/large.bin'].map((path) => ({ path })),
+    );
+    for (const answer of answers) assert.equal(answer.headers['x-piped-before-head'], 'true');
+    await eventually(() => counted.length === 6);
+    assert.deepEqual(counted, Array(6).fill(fx.largeSize));
+  });
+
   it("a value thrown by an app's res.write for a long file goes to the callback, the server goes on", async () => {
     // The guard of the first write catches whatever it throws, not only Node's errors.
     const { app, seen } = recordingApp();
