@@ -7,12 +7,13 @@
  * module.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildSync } from 'esbuild';
+import { startDeployed } from '../support/deployed-app';
 import { scratchProject } from '../support/scratch-project';
 import { withoutCoverage } from '../support/without-coverage';
 
@@ -80,18 +81,9 @@ interface Started {
   stop: () => void;
 }
 
-function start(file: string): Promise<Started> {
-  const child = spawn(process.execPath, [file], { cwd: deployed, env: withoutCoverage() });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no port from ${file}: ${stderr}`)), 10_000);
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}: ${stderr}`)));
-    child.stdout.once('data', (chunk: Buffer) => {
-      clearTimeout(timer);
-      resolve({ ...JSON.parse(chunk.toString()), stderr: () => stderr, stop: () => child.kill('SIGTERM') });
-    });
-  });
+async function start(file: string): Promise<Started> {
+  const app = await startDeployed<{ port: number; names: string[]; tracing: string }>(file, deployed);
+  return { ...app.printed, stderr: app.stderr, stop: app.stop };
 }
 
 describe('an app bundled into one file', () => {

@@ -6,7 +6,6 @@
  * the tool misses fails only when that feature is first used, in production.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
   cpSync,
   lstatSync,
@@ -27,7 +26,7 @@ import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { nodeFileTrace } from '@vercel/nft';
 import { rollup } from 'rollup';
 import { packageRoot, scratchProject } from '../support/scratch-project';
-import { withoutCoverage } from '../support/without-coverage';
+import { startDeployed } from '../support/deployed-app';
 
 let project: string;
 let deployed: string;
@@ -75,28 +74,10 @@ const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ por
 process.on('SIGTERM', () => server.close());
 `;
 
-interface Started {
-  base: string;
-  stderr: () => string;
-  stop: () => void;
-}
-
-function start(file: string, cwd: string): Promise<Started> {
-  const child = spawn(process.execPath, [file], { cwd, env: { ...withoutCoverage(), NODE_ENV: 'development' } });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no port from ${file}: ${stderr}`)), 10_000);
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}: ${stderr}`)));
-    child.stdout.once('data', (chunk: Buffer) => {
-      clearTimeout(timer);
-      resolvePort({
-        base: `http://127.0.0.1:${JSON.parse(chunk.toString()).port}`,
-        stderr: () => stderr,
-        stop: () => child.kill('SIGTERM'),
-      });
-    });
-  });
+/** The app in `file`, started from `cwd`, and the address it listens at. */
+async function start(file: string, cwd: string): Promise<{ base: string; stderr: () => string; stop: () => void }> {
+  const app = await startDeployed<{ port: number }>(file, cwd, { NODE_ENV: 'development' });
+  return { base: `http://127.0.0.1:${app.printed.port}`, stderr: app.stderr, stop: app.stop };
 }
 
 interface Deployed {
