@@ -74,10 +74,25 @@ const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ por
 process.on('SIGTERM', () => server.close());
 `;
 
-/** The app in `file`, started from `cwd`, and the address it listens at. */
-async function start(file: string, cwd: string): Promise<{ base: string; stderr: () => string; stop: () => void }> {
+/** Writes an app's source into the scratch project; returns its path. */
+function writeEntry(name: string, source: string): string {
+  const entry = join(project, name);
+  writeFileSync(entry, source);
+  return entry;
+}
+
+/** Starts the app in `file` from `cwd`, runs `check` against its address, then stops it. */
+async function serving(
+  file: string,
+  cwd: string,
+  check: (base: string, stderr: () => string) => Promise<void>,
+): Promise<void> {
   const app = await startDeployed<{ port: number }>(file, cwd, { NODE_ENV: 'development' });
-  return { base: `http://127.0.0.1:${app.printed.port}`, stderr: app.stderr, stop: app.stop };
+  try {
+    await check(`http://127.0.0.1:${app.printed.port}`, app.stderr);
+  } finally {
+    app.stop();
+  }
 }
 
 interface Deployed {
@@ -118,19 +133,15 @@ async function text(response: Promise<Response>): Promise<[number, string]> {
 
 describe('an app deployed with only the files nft traced', () => {
   it('serves every route, its lazily loaded parts shipped, and ships nothing it cannot load', async () => {
-    const entry = join(project, 'app.js');
-    writeFileSync(entry, APP);
     const root = join(deployed, 'nft');
-    const traced = await deployTraced(entry, root);
+    const traced = await deployTraced(writeEntry('app.js', APP), root);
     assert.deepEqual(traced.warnings, []);
     // Not the ES module entries, nor the parts an app of the 4.x API never loads.
     const unused = traced.own.filter((file) => /^dist[\\/](esm|cjs[\\/](v3|middleware|otel))[\\/]/.test(file));
     assert.deepEqual(unused, []);
     assert.ok(traced.own.includes(join('dist', 'cjs', 'core.js')), traced.own.join(', '));
 
-    const server = await start(traced.entry, root);
-    try {
-      const base = server.base;
+    await serving(traced.entry, root, async (base, stderr) => {
       assert.deepEqual(await text(fetch(`${base}/users/7?a[b]=c`)), [200, '{"id":"7","q":{"a":{"b":"c"}}}']);
       const posted = fetch(`${base}/echo`, {
         method: 'POST',
@@ -143,7 +154,7 @@ describe('an app deployed with only the files nft traced', () => {
       assert.equal(badStatus, 400);
       assert.match(badPage, /SyntaxError/);
       assert.deepEqual(await text(fetch(`${base}/old?id=3`)), [200, '3']);
-      assert.match(server.stderr(), /webapp deprecated req\.param\(name\): Use req\.params, req\.body, or req\.query/);
+      assert.match(stderr(), /webapp deprecated req\.param\(name\): Use req\.params, req\.body, or req\.query/);
       const [failStatus, failPage] = await text(fetch(`${base}/fail`));
       assert.equal(failStatus, 500);
       assert.match(failPage, /<pre>Error: boom<br>/);
@@ -154,23 +165,14 @@ describe('an app deployed with only the files nft traced', () => {
       const back = await fetch(`${base}/back`, { redirect: 'manual', headers: { referer: '/users/1' } });
       assert.deepEqual([back.status, back.headers.get('location')], [302, '/users/1']);
       assert.deepEqual(await text(fetch(`${base}/missing`)), [404, notFoundPage('/missing')]);
-    } finally {
-      server.stop();
-    }
+    });
   });
 
   it('ships the middleware bundle and the 3.x layer to an app that imports them', async () => {
-    const entry = join(project, 'bundle-app.mjs');
-    writeFileSync(entry, BUNDLE_APP);
     const root = join(deployed, 'nft-bundle');
-    const traced = await deployTraced(entry, root);
+    const traced = await deployTraced(writeEntry('bundle-app.mjs', BUNDLE_APP), root);
     assert.deepEqual(traced.warnings, []);
-    const server = await start(traced.entry, root);
-    try {
-      await checkBundleApp(server.base);
-    } finally {
-      server.stop();
-    }
+    await serving(traced.entry, root, checkBundleApp);
   });
 });
 
@@ -178,10 +180,8 @@ describe('an app bundled by rollup', () => {
   for (const format of ['es', 'cjs'] as const) {
     const output = format === 'es' ? 'an ES module (the default output)' : 'CommonJS';
     it(`runs as ${output} with the middleware bundle and the 3.x layer`, async () => {
-      const entry = join(project, 'bundle-app.mjs');
-      writeFileSync(entry, BUNDLE_APP);
       const bundle = await rollup({
-        input: entry,
+        input: writeEntry('bundle-app.mjs', BUNDLE_APP),
         plugins: [nodeResolve({ preferBuiltins: true }), commonjs(), json()],
         onwarn: () => {},
       });
@@ -191,12 +191,7 @@ describe('an app bundled by rollup', () => {
       } finally {
         await bundle.close();
       }
-      const server = await start(outfile, deployed);
-      try {
-        await checkBundleApp(server.base);
-      } finally {
-        server.stop();
-      }
+      await serving(outfile, deployed, checkBundleApp);
     });
   }
 });
