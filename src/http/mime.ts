@@ -78,17 +78,46 @@ const UNKNOWN_TO_EXPRESS3 = new Set(
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** Where JavaScript's `.` stops matching: `\n`, `\r`, U+2028 and U+2029. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
 /**
- * The extension of a path or a bare extension: everything after the last `.`,
- * `/` or `\`, lower-cased (so `'html'`, `'.html'` and `'a/b.HTML'` all give `html`).
+ * The extension of a path or a bare extension, as `mime` 1.x's lookups cut it:
+ * everything after the last `.`, `/` or `\`, lower-cased (so `'html'`, `'.html'` and
+ * `'a/b.HTML'` all give `html`). Their expression's `.*` stops at a line terminator,
+ * so a name with one keeps it in what they look up, which no table has: `evil\r.html`
+ * is of no known type, for Express 4 (mime 1.6 cuts within the first line) and for
+ * Express 3 (mime 1.3.4 cuts within the first line that has a separator). Looked at
+ * as a whole, it would be served as HTML on the app's own origin.
  */
-function extensionOf(pathOrExt: string): string {
-  let i = pathOrExt.length - 1;
-  for (; i >= 0; i--) {
-    const code = pathOrExt.charCodeAt(i);
-    if (code === 0x2e /* . */ || code === 0x2f /* / */ || code === 0x5c /* \ */) break;
+function extensionOf(pathOrExt: string, firstLineOnly: boolean): string {
+  const terminator = pathOrExt.search(LINE_TERMINATOR);
+  if (terminator === -1) return afterLastSeparator(pathOrExt, 0, pathOrExt.length);
+  if (firstLineOnly) return afterLastSeparator(pathOrExt, 0, terminator);
+  let lineStart = 0;
+  let lineEnd = terminator;
+  for (;;) {
+    const separator = lastSeparator(pathOrExt, lineStart, lineEnd);
+    if (separator !== -1) return (pathOrExt.slice(0, lineStart) + pathOrExt.slice(separator + 1)).toLowerCase();
+    if (lineEnd === pathOrExt.length) return pathOrExt.toLowerCase();
+    lineStart = lineEnd + 1;
+    const next = pathOrExt.slice(lineStart).search(LINE_TERMINATOR);
+    lineEnd = next === -1 ? pathOrExt.length : lineStart + next;
   }
-  return pathOrExt.slice(i + 1).toLowerCase();
+}
+
+/** What follows the last separator in `[start, end)` (the whole string when there is none there), lower-cased. */
+function afterLastSeparator(text: string, start: number, end: number): string {
+  return text.slice(lastSeparator(text, start, end) + 1).toLowerCase();
+}
+
+/** The position of the last `.`, `/` or `\` in `[start, end)`, or -1. */
+function lastSeparator(text: string, start: number, end: number): number {
+  for (let i = end - 1; i >= start; i--) {
+    const code = text.charCodeAt(i);
+    if (code === 0x2e /* . */ || code === 0x2f /* / */ || code === 0x5c /* \ */) return i;
+  }
+  return -1;
 }
 
 /**
@@ -148,7 +177,7 @@ export function extensionOfType(type: string): string | undefined {
 /** The media type for a file path or extension, or `false` when the extension is unknown. */
 export function lookupType(pathOrExt: string): string | false {
   if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
-  return typeOfExtension(extensionOf(pathOrExt));
+  return typeOfExtension(extensionOf(pathOrExt, true));
 }
 
 /**
@@ -157,7 +186,7 @@ export function lookupType(pathOrExt: string): string | false {
  */
 export function lookupType3(pathOrExt: string): string | false {
   if (typeof pathOrExt !== 'string' || pathOrExt === '') return false;
-  return typeOfExtension3(extensionOf(pathOrExt));
+  return typeOfExtension3(extensionOf(pathOrExt, false));
 }
 
 /** Express 4's type for an extension as it is written (`mime.types[ext]`), or false. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { charsetOf, contentType, lookupType } from '../../src/http/mime';
+import { charsetOf, contentType, lookupType, lookupType3 } from '../../src/http/mime';
 
 // mime 1.6 (installed with express@4, used by send and res.type) is the oracle: Express 4 looks types up there.
 const mime1 = require('mime') as {
@@ -42,6 +42,31 @@ describe('lookupType', () => {
       assert.equal(lookupType(ext), mime1.lookup(ext, 'FALLBACK') === 'FALLBACK' ? false : mime1.lookup(ext), ext);
       assert.equal(lookupType('dir/file.' + ext.toUpperCase()), lookupType(ext), ext);
     }
+  });
+});
+
+describe('names with a line terminator', () => {
+  // mime 1.3.4 (Express 3.21) is the other oracle: its expression lacks mime 1.6's `^`.
+  const mime134 = require('express3/node_modules/mime') as { lookup(path: string, fallback?: string): string };
+  const asLookup = (type: string) => (type === 'FALLBACK' ? false : type);
+
+  it('cut the name where mime 1.6 and 1.3.4 do: what follows keeps the line break, of no known type', () => {
+    const parts = ['', 'a', 'b.', '.html', 'dir/', 'x\\', 'page.HTML', 'txt'];
+    const breaks = ['\n', '\r', '\r\n', '\u2028', '\u2029'];
+    let compared = 0;
+    for (const head of parts)
+      for (const line of breaks)
+        for (const middle of parts)
+          for (const second of [...breaks, ''])
+            for (const tail of parts) {
+              const name = head + line + middle + second + tail;
+              assert.equal(lookupType(name), asLookup(mime1.lookup(name, 'FALLBACK')), JSON.stringify(name));
+              assert.equal(lookupType3(name), asLookup(mime134.lookup(name, 'FALLBACK')), JSON.stringify(name));
+              compared++;
+            }
+    assert.ok(compared > 2000);
+    assert.equal(lookupType('evil\r.html'), false);
+    assert.equal(lookupType3('a\rb.html'), false);
   });
 });
 
