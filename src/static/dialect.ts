@@ -30,6 +30,12 @@ export interface SendDialect {
   isFresh(reqHeaders: IncomingHttpHeaders, resHeaders: OutgoingHttpHeaders): boolean;
   /** The ranges a Range header asks for in `size` bytes; -1 when unsatisfiable, -2 to send the whole file. */
   ranges(size: number, header: string): Ranges | -1 | -2;
+  /**
+   * Whether the client errors send makes of a status alone (404, 403, 400, 416) are
+   * `expose`d, as http-errors makes a 4xx: send 0.19's are, send 0.13 makes every
+   * error with `expose: false` (a 3.x error handler that shows exposed messages shows none).
+   */
+  clientErrorsExposed: boolean;
 }
 
 const BYTES_RANGE = /^ *bytes=/;
@@ -48,6 +54,7 @@ export const send019: SendDialect = {
   preconditions: true,
   isFresh,
   ranges: (size, header) => (BYTES_RANGE.test(header) ? parseRange(size, header, { combine: true }) : -2),
+  clientErrorsExposed: true,
 };
 
 /** send 0.13, as Express 3.21 and Connect 2.30 serve files. */
@@ -62,4 +69,5 @@ export const send013: SendDialect = {
   preconditions: false,
   isFresh: isFresh03,
   ranges: (size, header) => parseRange(size, header, { strict: true }),
+  clientErrorsExposed: false,
 };

@@ -63,6 +63,13 @@ function fsError(err: NodeJS.ErrnoException): HttpError {
   return createHttpError(status, typeof err === 'string' ? err : undefined, fields);
 }
 
+/** The error of a status alone, `expose`d or not as the dialect's send makes it. */
+function statusError(settings: SendSettings, status: number, props?: Record<string, unknown>): HttpError {
+  const err = createHttpError(status, undefined, props);
+  if (!settings.dialect.clientErrorsExposed) err.expose = false;
+  return err;
+}
+
 /**
  * Sends the file that `urlPath` (percent-encoded, as in a URL) names under
  * `settings.root`, or the absolute/cwd-relative path itself without a root.
@@ -76,7 +83,7 @@ export function sendFile(
 ): void {
   const resolved = resolveFilePath(urlPath, settings.root, settings.dotfiles, settings.hidden);
   if (resolved.path === undefined) {
-    hooks.error(createHttpError(resolved.status));
+    hooks.error(statusError(settings, resolved.status));
     return;
   }
   const path = resolved.path;
@@ -146,7 +153,7 @@ function sendFirstFile(
 ): void {
   const attempt = (i: number, lastError: NodeJS.ErrnoException | null): void => {
     if (i >= candidates.length) {
-      hooks.error(lastError ? fsError(lastError) : createHttpError(404));
+      hooks.error(lastError ? fsError(lastError) : statusError(settings, 404));
       return;
     }
     const candidate = candidates[i];
@@ -217,7 +224,7 @@ function sendStat(
   const headers = req.headers;
   if (isConditionalGet(headers)) {
     if (settings.dialect.preconditions && isPreconditionFailure(headers, res)) {
-      hooks.error(createHttpError(412));
+      hooks.error(statusError(settings, 412));
       return;
     }
     const status = res.statusCode;
@@ -253,7 +260,7 @@ function sendStat(
     if (ranges === -1) {
       const contentRange = 'bytes */' + length;
       res.setHeader('Content-Range', contentRange);
-      hooks.error(createHttpError(416, undefined, { headers: { 'Content-Range': contentRange } }));
+      hooks.error(statusError(settings, 416, { headers: { 'Content-Range': contentRange } }));
       return;
     }
     // Several ranges would need multipart/byteranges: like send, answer those with the whole file.
@@ -279,6 +286,7 @@ function sendStat(
     sendWhenUnchanged(
       res,
       path,
+      settings,
       stat,
       statusBefore,
       headersBefore!,
@@ -307,6 +315,7 @@ function sendStat(
 function sendWhenUnchanged(
   res: ServerResponse,
   path: string,
+  settings: SendSettings,
   stat: Stats,
   statusBefore: number,
   headersBefore: string[],
@@ -337,7 +346,7 @@ function sendWhenUnchanged(
     for (const name of res.getHeaderNames()) if (!headersBefore.includes(name)) res.removeHeader(name);
     hooks.gone?.();
     if (!err && now.isDirectory()) hooks.directory(res, path);
-    else hooks.error(err ? fsError(err) : createHttpError(404));
+    else hooks.error(err ? fsError(err) : statusError(settings, 404));
   });
 }
 

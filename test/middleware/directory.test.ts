@@ -77,6 +77,20 @@ const passed: Handler = (_req: IncomingMessage, res: ServerResponse) => {
   res.end('next');
 };
 
+/** An error handler showing what an error page reads of the error: its fields, its message where `expose` allows. */
+const describeError: Handler = (err: any, _req: IncomingMessage, res: ServerResponse, _next: unknown) => {
+  res.setHeader('Content-Type', 'application/json');
+  res.end(
+    JSON.stringify({
+      status: err.status,
+      statusCode: err.statusCode,
+      expose: err.expose,
+      keys: Object.keys(err).sort(),
+      shown: err.expose ? err.message : '',
+    }),
+  );
+};
+
 function get(path: string, accept?: string, method = 'GET'): RequestSpec {
   return accept === undefined ? { method, path } : { method, path, headers: { accept } };
 }
@@ -401,6 +415,19 @@ describe('directory: hostile paths', () => {
     const res = await fetchOne([directory(root), passed], get('/' + 'a'.repeat(5000), 'application/json'));
     assert.equal(res.status, 414);
   });
+
+  it('passes the 414 on with only a status, as serve-index: a page of exposed messages shows no path', async () => {
+    const [res] = await assertSameAsConnect(
+      [connect.directory(root), describeError],
+      [directory(root), describeError],
+      [get('/' + 'a'.repeat(300), 'application/json')],
+    );
+    assert.equal(res.status, 200);
+    const fields = JSON.parse(res.body);
+    assert.equal(fields.status, 414);
+    assert.equal(fields.expose, undefined);
+    assert.equal(fields.shown, '');
+  });
 });
 
 describe('directory: listings', () => {
@@ -433,6 +460,36 @@ describe('directory: listings', () => {
       const after = await fetchOne([directory(root), passed], get('/', 'text/html'));
       assert.equal(after.status, 200);
       assert.ok(utf8(after).includes('alpha.txt'));
+    },
+  );
+
+  itWithLiveOracle(
+    'passes a failing readdir on as it is, as Connect 2.30 does',
+    'a readdir failure injected into the oracle',
+    async () => {
+      const target = fs as unknown as { readdir: (...args: any[]) => void };
+      const original = target.readdir;
+      target.readdir = function (this: unknown, ...args: any[]) {
+        if (/[/\\]sub[/\\]?$/.test(String(args[0]))) {
+          const callback = args[args.length - 1];
+          const err = Object.assign(new Error("EACCES: permission denied, scandir '/secret/sub'"), {
+            code: 'EACCES',
+            syscall: 'scandir',
+          });
+          return process.nextTick(callback, err);
+        }
+        return original.apply(this, args);
+      };
+      try {
+        const [res] = await assertSameAsConnect(
+          [connect.directory(root), describeError],
+          [directory(root), describeError],
+          [get('/sub/', 'application/json')],
+        );
+        assert.deepEqual(JSON.parse(res.body).keys, ['code', 'syscall']);
+      } finally {
+        target.readdir = original;
+      }
     },
   );
 

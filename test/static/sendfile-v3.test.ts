@@ -261,3 +261,39 @@ describe('res.sendfile (3.x) with a path that is not a string (taken from the qu
     );
   });
 });
+
+describe('webapp/v3: the client errors of sending a file', () => {
+  it('are not exposed, as send 0.13 makes them: an error page that shows exposed messages shows none', async () => {
+    const responses = await assertSameResponses(
+      (framework: any) => {
+        const app = framework();
+        app.get('/file', (req: any, res: any) => res.sendfile(String(req.query.f), { root: fx.root }));
+        app.use('/static', framework.static(fx.root));
+        app.use((err: any, _req: any, res: any, _next: any) => {
+          res.statusCode = err.status || 500;
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify({ expose: err.expose, shown: err.expose ? err.message : '' }));
+        });
+        return app;
+      },
+      [
+        { path: '/file?f=.hidden' },
+        { path: '/file?f=../outside' },
+        { path: '/file?f=missing.txt' },
+        { path: '/file?f=a%00b' },
+        { path: '/static/nums.txt', headers: { Range: 'bytes=50-60' } },
+      ],
+      express3Pair,
+    );
+    assert.deepEqual(
+      responses.map((res) => [res.status, JSON.parse(res.body).expose]),
+      [
+        [404, false],
+        [403, false],
+        [404, false],
+        [400, false],
+        [416, false],
+      ],
+    );
+  });
+});

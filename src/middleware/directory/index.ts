@@ -13,13 +13,16 @@
  *
  * Where it differs from serve-index, on purpose: an undecodable path is a 400
  * (serve-index threw, a 500), a path through a file (`/file.txt/x`) passes to
- * `next()` like any missing path (serve-index: 500), and the page's breadcrumb
- * never links to a protocol-relative `//host` for a path with empty segments.
+ * `next()` like any missing path (serve-index: 500), the page's breadcrumb
+ * never links to a protocol-relative `//host` for a path with empty segments, and
+ * the HTML listing of a directory with a looping symlink in it lists the link without
+ * details (serve-index answered the whole page with a 500 `ELOOP`, while its JSON and
+ * text listings, which stat nothing, listed it).
  */
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { createHttpError, toHttpError } from '../../http/errors';
+import { createHttpError } from '../../http/errors';
 import { acceptsTypes } from '../../http/negotiation';
 import { parseOriginalUrl, parseUrl } from '../../http/parse-url';
 import type { Middleware, NextFunction } from '../types';
@@ -95,12 +98,15 @@ export function directory(root: string, options?: DirectoryOptions): Middleware 
     fs.stat(target.path, (err, stat) => {
       if (err) {
         if (MISSING.has(err.code as string)) return next();
-        return next(toHttpError(err.code === 'ENAMETOOLONG' ? 414 : 500, err));
+        // Only a status, as serve-index gives: not `expose`, which would show the
+        // client the fs error's message and, in it, the directory's path on disk.
+        (err as NodeJS.ErrnoException & { status?: number }).status = err.code === 'ENAMETOOLONG' ? 414 : 500;
+        return next(err);
       }
       if (!stat.isDirectory()) return next();
 
       fs.readdir(target.path, (err, names) => {
-        if (err) return next(toHttpError(500, err));
+        if (err) return next(err);
         let list: string[];
         try {
           list = visibleNames(names, hidden, filter, target.path);
