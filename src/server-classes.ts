@@ -243,18 +243,18 @@ function isOnlyListener(server: NodeServer, app: AppPrototypes): boolean {
  * webapp's in the server's `eventNames()`; a removed app and its classes are let go
  * with the next request.
  *
- * An `emit` the server already has of its own (an instrumentation that wraps each new
- * server's) is called by this one, and put back when the app goes; one that cannot be
- * replaced (or is a getter) leaves the server Node's.
+ * A server that already has an `emit` of its own (an instrumentation wrapped it: one
+ * that wraps each new server's, or Sentry's kind, which wraps it at the first
+ * request's `http.server.request.start`) is left Node's, as Express leaves it: an
+ * `emit` of webapp's over that one would hide it from the code that wrapped it, which
+ * then finds its wrapper gone (not `server.emit` any more, nor its markers), wraps
+ * again and runs twice per request, or puts back what it saved, dropping webapp's.
  */
 function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
   const requestSlot = classSlot(server, 'IncomingMessage', http.IncomingMessage);
   const responseSlot = classSlot(server, 'ServerResponse', http.ServerResponse);
-  const ownEmit = Object.getOwnPropertyDescriptor(server, 'emit');
-  if (!requestSlot || !responseSlot) return false;
-  if (ownEmit !== undefined && (!ownEmit.configurable || !('value' in ownEmit))) return false;
+  if (!requestSlot || !responseSlot || Object.prototype.hasOwnProperty.call(server, 'emit')) return false;
   const classes = serverClasses(app);
-  const wrapped = ownEmit?.value as Emit | undefined;
   const prototype = Object.getPrototypeOf(server) as { emit: Emit };
   // False once untied: an emit that code wrapped after this one stays in its chain, inert.
   let tied = true;
@@ -262,10 +262,7 @@ function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
     tied = false;
     if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = http.IncomingMessage;
     if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = http.ServerResponse;
-    if (server.emit === emit) {
-      if (ownEmit === undefined) delete (server as { emit?: unknown }).emit;
-      else Object.defineProperty(server, 'emit', ownEmit);
-    }
+    if (server.emit === emit) delete (server as { emit?: unknown }).emit;
     delete server[kClassesChecked];
   };
   // One declared parameter: `length` 1, as EventEmitter's; `arguments` goes on as it came
@@ -288,7 +285,7 @@ function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
     }
     // The prototype's `emit` as it is at the call: an instrumentation that wraps
     // `http.Server.prototype.emit` later still sees each event.
-    return (wrapped ?? prototype.emit).apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
+    return prototype.emit.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
   };
   /* eslint-enable prefer-rest-params */
   server[requestSlot] = classes.IncomingMessage;

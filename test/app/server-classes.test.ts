@@ -4,6 +4,7 @@
  * on, and never where another listener or custom classes could be affected.
  */
 import assert from 'node:assert/strict';
+import diagnostics_channel from 'node:diagnostics_channel';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -172,7 +173,7 @@ describe('app-born requests and responses', () => {
     }
   });
 
-  it("a server whose emit was wrapped after the app took it serves a new app with that app's classes", async () => {
+  it('a server whose emit was wrapped after the app took it keeps the wrapper for a new app', async () => {
     const first = probeApp();
     const server = http.createServer(first.app);
     try {
@@ -180,10 +181,14 @@ describe('app-born requests and responses', () => {
       await getTwice(base);
       // An instrumentation wraps the emit in place now (webapp's own, since the first request).
       const emit = server.emit;
-      server.emit = function (this: http.Server, ...args: unknown[]) {
+      let wrapperCalls = 0;
+      const wrapper = function (this: http.Server, ...args: unknown[]) {
+        if (args[0] === 'request') wrapperCalls++;
         return (emit as (...args: unknown[]) => boolean).apply(this, args);
       } as typeof server.emit;
-      // A development server reloading: the new app takes the server over as the first did.
+      server.emit = wrapper;
+      // A development server reloading: the new app is served, by the per-request swap
+      // (as Express), under the wrapper, which stays the server's and runs once per request.
       server.removeAllListeners('request');
       const next = probeApp();
       server.on('request', next.app);
@@ -191,8 +196,41 @@ describe('app-born requests and responses', () => {
         [...(await getTwice(base)), ...(await getTwice(base))],
         ['0 127.0.0.1', '1 127.0.0.1', '0 127.0.0.1', '1 127.0.0.1'],
       );
-      assert.deepEqual(next.seen, ['swapped', 'born', 'born', 'born']);
+      assert.deepEqual(next.seen, ['swapped', 'swapped', 'swapped', 'swapped']);
+      assert.equal(server.emit, wrapper);
+      assert.equal(wrapperCalls, 4);
     } finally {
+      server.close();
+    }
+  });
+
+  it('leaves a server whose emit was wrapped at its first request (Sentry-style): once per request', async () => {
+    // Sentry's kind: at `http.server.request.start`, wrap the server's emit unless the
+    // emit there is its own wrapper, known by a marker. Express's server keeps that
+    // wrapper; an emit of webapp's over it hid it, and each later request wrapped again.
+    const channel = diagnostics_channel.channel('http.server.request.start');
+    let wrapperCalls = 0;
+    const wrapOnce = ({ server }: { server: http.Server }) => {
+      const emit = server.emit as typeof server.emit & { patched?: true };
+      if (emit.patched) return;
+      const wrapper = function (this: http.Server, ...args: unknown[]) {
+        if (args[0] === 'request') wrapperCalls++;
+        return (emit as (...args: unknown[]) => boolean).apply(this, args);
+      };
+      Object.defineProperty(wrapper, 'patched', { value: true });
+      server.emit = wrapper as typeof server.emit;
+    };
+    channel.subscribe(wrapOnce as (message: unknown) => void);
+    const { app, seen } = probeApp();
+    const server = http.createServer(app);
+    try {
+      const base = await listen(server);
+      await getTwice(base);
+      await getTwice(base);
+      assert.equal(wrapperCalls, 4);
+      assert.deepEqual(seen, ['swapped', 'swapped', 'swapped', 'swapped']);
+    } finally {
+      channel.unsubscribe(wrapOnce as (message: unknown) => void);
       server.close();
     }
   });
