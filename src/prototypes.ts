@@ -14,13 +14,15 @@
 import { IncomingMessage, METHODS, ServerResponse } from 'node:http';
 import { holdHttp2Peer } from './http/http2-request';
 import { lazy } from './http/lazy';
-import { isHeaderStoreMethod } from './response/header-store';
+import { isHeaderStoreMethod, storeSetHeader } from './response/header-store';
 
 /** Only HTTP/2 responses need it (cold start). */
 const http2ResponseModule = lazy(() => require('./http/http2-response') as typeof import('./http/http2-response'));
 
 /** Asked only of objects that are not Node's HTTP/1 messages (cold start). */
 const http2Module = lazy(() => require('node:http2') as typeof import('node:http2'));
+
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
  * Whether `req` is an HTTP/2 compatibility request. Anything else that is not an
@@ -231,11 +233,18 @@ const NORMALIZED_METHODS = new Set(METHODS.filter((method) => method !== 'HEAD')
 
 /**
  * The `setHeader` `res` has before it takes `appResponse` (a parent app's, or Node's
- * for a response Node built), or undefined when it was born with that prototype: for
- * Express's X-Powered-By, set before the swap (see initLayer).
+ * for a response Node built), or undefined when it was born with that prototype and has
+ * none of its own: for Express's X-Powered-By, set before the swap (see initLayer).
  */
 export function setHeaderBeforeAdoption(res: object, appResponse: object): unknown {
-  return hasPrototype(res, appResponse) ? undefined : (res as { setHeader?: unknown }).setHeader;
+  const setHeader = (res as { setHeader?: unknown }).setHeader;
+  // The store's own method is no wrapper (setOwnHeader takes it as none), and is most responses'.
+  if (setHeader === storeSetHeader) return undefined;
+  if (!hasPrototype(res, appResponse)) return setHeader;
+  // Born with the app's prototype (a server the app adopted), the response may still
+  // have a `setHeader` of its own, put on it before the app ran (an agent's wrapper from
+  // `http.server.request.start` or a `request` listener ahead of the app): Express calls that one.
+  return hasOwn.call(res, 'setHeader') ? setHeader : undefined;
 }
 
 /** Gives `res` the app's response prototype (HTTP/1: `app.response` itself). */

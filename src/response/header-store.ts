@@ -305,6 +305,9 @@ const headerStoreInstalled = kOutHeaders !== undefined;
 
 const storeFunctions: ReadonlySet<unknown> = new Set(Object.values(storeMethods));
 
+/** The store's `setHeader`: a response whose `setHeader` is this one has no wrapper of it anywhere. */
+export const storeSetHeader: unknown = storeMethods.setHeader;
+
 /** Whether `value` is one of the store's methods, which HTTP/2 responses (with their own header API) must not take. */
 export function isHeaderStoreMethod(value: unknown): boolean {
   return storeFunctions.has(value);

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import diagnostics_channel from 'node:diagnostics_channel';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -437,6 +438,39 @@ describe('the response header API', () => {
       },
       [{ path: '/' }],
     );
+  });
+
+  it('sets X-Powered-By through a setHeader put on the response at http.server.request.start', async () => {
+    // An agent hiding the framework's header from a diagnostics_channel subscriber: the
+    // server adopted by the app makes its responses with the app's prototype from the
+    // second request on, and the wrapper on the response must still see every header.
+    const channel = diagnostics_channel.channel('http.server.request.start');
+    const hide = ({ response }: { response: Res }) => {
+      const setHeader = response.setHeader;
+      response.seen = [];
+      response.setHeader = function (this: Res, name: string, value: unknown) {
+        this.seen.push(name);
+        if (name.toLowerCase() === 'x-powered-by') return this;
+        return setHeader.call(this, name, value as string);
+      } as Res['setHeader'];
+    };
+    channel.subscribe(hide as (message: unknown) => void);
+    try {
+      const answers = await assertSameResponses(
+        (framework) => {
+          const app = framework();
+          app.get('/', (_req, res) => res.send((res as Res).seen.join(',')));
+          return app;
+        },
+        [{ path: '/' }, { path: '/' }, { path: '/' }],
+      );
+      for (const answer of answers) {
+        assert.equal(answer.headers['x-powered-by'], undefined);
+        assert.equal(answer.body, 'X-Powered-By');
+      }
+    } finally {
+      channel.unsubscribe(hide as (message: unknown) => void);
+    }
   });
 
   it('writes every header through wrappers of the header methods put on the response before the app', async () => {
