@@ -121,7 +121,17 @@ let nonAsciiValueSeen = false;
 function noteNonAscii(value: unknown): void {
   if (nonAsciiValueSeen) return;
   const values = Array.isArray(value) ? (value as unknown[]) : [value];
-  nonAsciiValueSeen = values.some((item) => typeof item === 'string' && Buffer.byteLength(item) !== item.length);
+  nonAsciiValueSeen = values.some(mayGoBeyondAscii);
+}
+
+/**
+ * Whether Node may write a value beyond ASCII for `item`: a string beyond it, or an
+ * object, which Node writes as its `toString` gives (`new String('café')`), not asked
+ * here (that would call an app's `toString` once more than Node does).
+ */
+function mayGoBeyondAscii(item: unknown): boolean {
+  if (typeof item === 'string') return Buffer.byteLength(item) !== item.length;
+  return (typeof item === 'object' && item !== null) || typeof item === 'function';
 }
 
 function isPlain(value: unknown): boolean {

@@ -740,6 +740,35 @@ describe('the response header API', () => {
     );
   });
 
+  it('writes a latin1 value in a String object as Express does, the first such value in the process', () => {
+    // In a process of its own: until a value beyond ASCII has gone through the store,
+    // webapp sends a string body with the head unchecked.
+    const script = `
+      const http = require('node:http');
+      const answer = (framework) => new Promise((resolve) => {
+        const app = framework();
+        app.get('/', (req, res) => res.setHeader('X-Name', new String('caf\\u00e9')).send('hello'));
+        const server = app.listen(0, '127.0.0.1', () => {
+          http.get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => {
+              server.close();
+              resolve({ name: Buffer.from(res.headers['x-name'], 'latin1').toString('hex'), body });
+            });
+          });
+        });
+      });
+      (async () => {
+        const webapp = require('./src/index');
+        const express = require('express');
+        console.log(JSON.stringify([await answer(express), await answer(webapp)]));
+      })();`;
+    const [expected, actual] = runInOwnProcess(script);
+    assert.deepEqual(expected, { name: '636166e9', body: 'hello' });
+    assert.deepEqual(actual, expected);
+  });
+
   it('writes a status message beyond ASCII as Express does (latin1), whatever the body', async () => {
     const heads = async (framework: Framework) => {
       const app = framework();
