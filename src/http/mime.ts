@@ -91,8 +91,9 @@ const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
  * as a whole, it would be served as HTML on the app's own origin.
  */
 function extensionOf(pathOrExt: string, firstLineOnly: boolean): string {
+  // `test` first: most names have no line terminator, and `search` costs more per call.
+  if (!LINE_TERMINATOR.test(pathOrExt)) return afterLastSeparator(pathOrExt, 0, pathOrExt.length);
   const terminator = pathOrExt.search(LINE_TERMINATOR);
-  if (terminator === -1) return afterLastSeparator(pathOrExt, 0, pathOrExt.length);
   if (firstLineOnly) return afterLastSeparator(pathOrExt, 0, terminator);
   let lineStart = 0;
   let lineEnd = terminator;
