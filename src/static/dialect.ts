@@ -10,6 +10,7 @@
  * and one unsatisfiable part makes the whole header a 416).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { createHttpError, type HttpError } from '../http/errors';
 import { isFresh, isFresh03 } from '../http/fresh';
 import { charsetFor, charsetFor3, mediaTypeFor, mediaTypeFor3 } from '../http/mime-answers';
 import { parseRange, type Ranges } from '../http/range-parser';
@@ -31,11 +32,10 @@ export interface SendDialect {
   /** The ranges a Range header asks for in `size` bytes; -1 when unsatisfiable, -2 to send the whole file. */
   ranges(size: number, header: string): Ranges | -1 | -2;
   /**
-   * Whether the client errors send makes of a status alone (404, 403, 400, 416) are
-   * `expose`d, as http-errors makes a 4xx: send 0.19's are, send 0.13 makes every
-   * error with `expose: false` (a 3.x error handler that shows exposed messages shows none).
+   * The error send makes of a status alone (404, 403, 400, 412, 416; `headers` the ones
+   * the answer carries), as that send's http-errors shapes it for an app's handler.
    */
-  clientErrorsExposed: boolean;
+  statusError(status: number, headers?: OutgoingHttpHeaders): HttpError;
 }
 
 const BYTES_RANGE = /^ *bytes=/;
@@ -54,7 +54,9 @@ export const send019: SendDialect = {
   preconditions: true,
   isFresh,
   ranges: (size, header) => (BYTES_RANGE.test(header) ? parseRange(size, header, { combine: true }) : -2),
-  clientErrorsExposed: true,
+  // http-errors 2: a 4xx `expose`d, the message an own enumerable property, and a 416's
+  // Content-Range in `headers`.
+  statusError: (status, headers) => createHttpError(status, undefined, headers ? { headers } : undefined),
 };
 
 /** send 0.13, as Express 3.21 and Connect 2.30 serve files. */
@@ -69,5 +71,17 @@ export const send013: SendDialect = {
   preconditions: false,
   isFresh: isFresh03,
   ranges: (size, header) => parseRange(size, header, { strict: true }),
-  clientErrorsExposed: false,
+  statusError: statusError013,
 };
+
+/**
+ * send 0.13's errors, from http-errors 1.3 with `{ expose: false }`: not `expose`d (a 3.x
+ * error handler that shows exposed messages shows none), the message a native error's
+ * (not enumerable: `JSON.stringify(err)` gives `{"expose":false}`), and no `headers`.
+ */
+function statusError013(status: number): HttpError {
+  const err = createHttpError(status);
+  err.expose = false;
+  Object.defineProperty(err, 'message', { enumerable: false });
+  return err;
+}

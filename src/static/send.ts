@@ -10,7 +10,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { close, createReadStream, open, read, stat as statFile, type Stats } from 'node:fs';
-import { OutgoingMessage, type IncomingMessage, type ServerResponse } from 'node:http';
+import { OutgoingMessage, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import type { Socket } from 'node:net';
 import { inCallerContext } from '../http/async-context';
@@ -63,11 +63,9 @@ function fsError(err: NodeJS.ErrnoException): HttpError {
   return createHttpError(status, typeof err === 'string' ? err : undefined, fields);
 }
 
-/** The error of a status alone, `expose`d or not as the dialect's send makes it. */
-function statusError(settings: SendSettings, status: number, props?: Record<string, unknown>): HttpError {
-  const err = createHttpError(status, undefined, props);
-  if (!settings.dialect.clientErrorsExposed) err.expose = false;
-  return err;
+/** The error of a status alone, as the dialect's send makes it. */
+function statusError(settings: SendSettings, status: number, headers?: OutgoingHttpHeaders): HttpError {
+  return settings.dialect.statusError(status, headers);
 }
 
 /**
@@ -260,7 +258,7 @@ function sendStat(
     if (ranges === -1) {
       const contentRange = 'bytes */' + length;
       res.setHeader('Content-Range', contentRange);
-      hooks.error(statusError(settings, 416, { headers: { 'Content-Range': contentRange } }));
+      hooks.error(statusError(settings, 416, { 'Content-Range': contentRange }));
       return;
     }
     // Several ranges would need multipart/byteranges: like send, answer those with the whole file.
