@@ -150,7 +150,9 @@ export function definitionCount(): number {
 /** Adds `type` for each extension (replacing what it was), as `mime.define` does. */
 export function defineType(type: string, extensions: readonly string[]): void {
   definitions++;
-  for (const ext of extensions) definedTypes.set(String(ext).toLowerCase(), type);
+  // Kept as written, as mime 1.x keeps it: looked up in small letters, an extension
+  // defined in capitals is never found (Express serves `.FOO` files as unknown then).
+  for (const ext of extensions) definedTypes.set(String(ext), type);
   if (!definedExtensions.has(type) && extensions.length > 0) definedExtensions.set(type, String(extensions[0]));
 }
 

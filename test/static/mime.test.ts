@@ -52,6 +52,8 @@ function lookups(mime: Any, tag: string): Record<string, unknown> {
     charsetFallback: mime.charsets.lookup('image/png', 'binary'),
     defaultType: mime.default_type,
     defined: ['x', 'y', 'z', 'zz'].map((end) => mime.lookup(`x.${tag}${end}`)),
+    // Defined in capitals: mime 1.x keeps the key as written and looks up in small letters.
+    definedInCapitals: [mime.lookup(`x.${tag}x2`), mime.lookup(`x.${tag.toUpperCase()}X2`)],
     definedExtension: [mime.extension(`text/x-${tag}`), mime.extension(`text/x-${tag}-loaded`)],
   };
 }
