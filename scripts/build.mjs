@@ -36,7 +36,11 @@ execFileSync(
   [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--outDir', join(out, 'cjs')],
   { stdio: 'inherit' },
 );
-writeFileSync(join(out, 'cjs/package.json'), '{ "type": "commonjs" }\n');
+// No package.json of its own in dist/cjs: the package's (without `type`) makes its files
+// CommonJS for Node, and TypeScript 5 reads a `"type": "commonjs"` beside the
+// declarations as a CommonJS module imported from ES module output, where it drops the
+// call signature of `export =` (`import * as express from 'webapp'; express()` is TS2349
+// without esModuleInterop; @types/express has no `type` either).
 
 // webapp/middleware attaches `static` at run time: in TypeScript source,
 // `export { serveStatic as static }` makes tsx's transpiler emit `static` as a

@@ -148,9 +148,36 @@ const resolutions = [
     options: { module: 'esnext', moduleResolution: 'bundler', esModuleInterop: true },
     esm: true,
   },
+  // ES module output without esModuleInterop (webpack with ts-loader, say): a namespace
+  // import is the one form that compiles against @types/express there, and calls the
+  // namespace. TypeScript 7 refuses that call for @types/express too.
+  {
+    name: 'bundler without esModuleInterop (a namespace import, called)',
+    type: 'commonjs',
+    options: { module: 'esnext', moduleResolution: 'bundler' },
+    esm: true,
+    namespaceImport: true,
+    compilers: ['TypeScript 5.9'],
+  },
+  {
+    name: 'node10 with ES module output (a namespace import, called)',
+    type: 'commonjs',
+    options: { module: 'es2020', moduleResolution: 'node10' },
+    esm: true,
+    namespaceImport: true,
+    compilers: ['TypeScript 5.9'],
+  },
 ] as const;
 
 type Resolution = (typeof resolutions)[number];
+
+/** `import * as express from 'express'` and a call of it, as code compiled without esModuleInterop writes it. */
+const namespaceImport = `
+import * as webapp from 'webapp';
+const app: webapp.Express = webapp();
+const router: webapp.Router = webapp.Router();
+app.use(webapp.json(), webapp.static('public'), router);
+`;
 
 // The migration guide's npm alias (`"express": "npm:webapp"`), with typings that augment
 // the `express` module: @types/express-ws adds an overload to `function Router`, and
@@ -190,6 +217,10 @@ let projects: Array<{ resolution: Resolution; dirs: string[] }>;
 
 before(() => {
   projects = resolutions.map((resolution, index) => {
+    if ('namespaceImport' in resolution) {
+      const dir = project(`namespace-${index}`, resolution.type, resolution.options, namespaceImport);
+      return { resolution, dirs: [dir] };
+    }
     const entries = project(`entries-${index}`, resolution.type, resolution.options, everyEntryPoint(resolution.esm));
     const alias = project(
       `alias-${index}`,
