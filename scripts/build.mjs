@@ -53,9 +53,10 @@ if (existsSync(middlewareTypes))
 const require = createRequire(import.meta.url);
 const { isLazyMember } = require(join(out, 'cjs/define-prototype.js'));
 
-// A member the CommonJS export loads on first read (webapp.json, webapp.static, the
-// members of webapp/middleware and webapp/v3: defineLazyMembers in
-// src/define-prototype.ts) cannot be read by the ESM wrapper without loading it, for
+// A member the CommonJS export loads on first read (the members of webapp/middleware
+// and webapp/v3: defineLazyMembers in src/define-prototype.ts; webapp.json and
+// webapp.static are functions that load on first call instead, exported as they are)
+// cannot be read by the ESM wrapper without loading it, for
 // every `import` of the package (cold start). So its named export is a function of the
 // same name and arity that reads the member on its first call and forwards to it, and
 // its own properties (static.mime, errorHandler.title, session.Store) read and write

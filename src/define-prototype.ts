@@ -198,35 +198,67 @@ export function lazyMethods<T extends Record<string, AnyFunction>>(
   return methods as T;
 }
 
+/** A function member loaded on its first call (see defineLazyFunctions). */
+export interface LazyFunction {
+  load: () => unknown;
+  /** The loaded function's `name` and `length`, given to the stand-in. */
+  name: string;
+  arity: number;
+  /** The loaded function's own properties (`static.mime`), read and written through. */
+  properties?: readonly string[];
+}
+
+type Callable = (this: unknown, ...args: unknown[]) => unknown;
+
+/**
+ * Function members loaded on first call (cold start: `webapp.json` should not load the
+ * body parsers for an app that never calls it). Each is a plain data member, writable,
+ * enumerable and configurable, as Express's `express.json` is, holding a stand-in of the
+ * function's name and arity that loads it on its first call and forwards every call to
+ * it (`new` too: code written for Express 3 calls `new express.static(dir)`). A member
+ * loaded on first read (a getter) would be skipped by Jest's automock, mocked as
+ * undefined by Vitest's, and left in place by sinon's `stub(express, 'static')`, which
+ * all replace an object's plain members.
+ */
+export function defineLazyFunctions(target: object, members: Record<string, LazyFunction>): void {
+  for (const [key, member] of Object.entries(members)) {
+    const loaded = lazy(member.load as () => Callable);
+    // A computed method name gives the stand-in the function's `name`.
+    const standIn = {
+      [member.name]: function (this: unknown, ...args: unknown[]): unknown {
+        return new.target ? Reflect.construct(loaded(), args) : loaded().apply(this, args);
+      },
+    }[member.name]!;
+    Object.defineProperty(standIn, 'length', { value: member.arity });
+    for (const property of member.properties ?? []) {
+      Object.defineProperty(standIn, property, {
+        enumerable: true,
+        configurable: true,
+        get: () => (loaded() as unknown as Record<string, unknown>)[property],
+        set: (value: unknown) => {
+          (loaded() as unknown as Record<string, unknown>)[property] = value;
+        },
+      });
+    }
+    defineValue(target, key, standIn);
+  }
+}
+
 /** The getters `defineLazyMembers` made, for `isLazyMember`. */
 const lazyGetters = new WeakSet<Getter>();
 
 /**
  * Members loaded on first read: `loaders[name]()` is called by the first read of
- * `name` (cold start: a module's export, like `webapp.json` or
- * `require('webapp/middleware').multipart`, should not load what its user never
- * reads). Enumerable and configurable, in `loaders`' order.
- * - `settle: true`: the first read or an assignment replaces the getter with a
- *   plain data member (Express 4's `express.json`, a writable property).
- * - `settle: false`: the member stays a getter without a setter, returning what
- *   the first read loaded (Connect 2's bundle in Express 3, `export { x } from`).
+ * `name` (cold start: `require('webapp/middleware').multipart` should not load what its
+ * user never reads), and the member stays a getter without a setter, returning what the
+ * first read loaded, as Connect 2's bundle in Express 3 defines its middleware.
+ * Enumerable and configurable, in `loaders`' order.
  */
-export function defineLazyMembers(target: object, loaders: Record<string, () => unknown>, settle: boolean): void {
+export function defineLazyMembers(target: object, loaders: Record<string, () => unknown>): void {
   for (const [name, load] of Object.entries(loaders)) {
-    let get: Getter;
-    let set: Setter | undefined;
-    if (settle) {
-      set = (value: unknown) => defineValue(target, name, value);
-      get = () => {
-        const value = load();
-        defineValue(target, name, value);
-        return value;
-      };
-    } else {
-      get = lazy(load);
-    }
+    const get: Getter = lazy(load);
     lazyGetters.add(get);
-    Object.defineProperty(target, name, { configurable: true, enumerable: true, get, set });
+    Object.defineProperty(target, name, { configurable: true, enumerable: true, get });
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type * as http from 'node:http';
 import { createApp } from './app-core';
-import { defineLazyMembers, defineMembers } from './define-prototype';
+import { defineLazyFunctions, defineMembers, type LazyFunction } from './define-prototype';
 import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
@@ -204,18 +204,28 @@ declare namespace webapp {
 
 /**
  * Why lazy: an app that uses none of them should not pay for loading the static
- * server and the body parsers before its first request (cold start). Each member
- * is loaded on first read and then becomes a plain property, as in Express.
+ * server and the body parsers before its first request (cold start). Each member is a
+ * plain property, as in Express, whose function loads the module's on its first call
+ * (defineLazyFunctions); names and arities are those of the functions they load.
  */
 const loadBodyParser = () => require('./body-parser') as typeof bodyParser;
-const LAZY_MEMBERS: Record<string, () => unknown> = {
-  static: () => (require('./static') as typeof import('./static')).serveStatic,
-  query: () => (require('./query') as typeof import('./query')).query,
-  json: () => loadBodyParser().json,
-  raw: () => loadBodyParser().raw,
-  text: () => loadBodyParser().text,
-  urlencoded: () => loadBodyParser().urlencoded,
-  graceful: () => (require('./shutdown') as typeof import('./shutdown')).graceful,
+const LAZY_FUNCTIONS: Record<string, LazyFunction> = {
+  static: {
+    load: () => (require('./static') as typeof import('./static')).serveStatic,
+    name: 'serveStatic',
+    arity: 2,
+    properties: ['mime'],
+  },
+  query: { load: () => (require('./query') as typeof import('./query')).query, name: 'query', arity: 1 },
+  json: { load: () => loadBodyParser().json, name: 'json', arity: 1 },
+  raw: { load: () => loadBodyParser().raw, name: 'raw', arity: 1 },
+  text: { load: () => loadBodyParser().text, name: 'text', arity: 1 },
+  urlencoded: { load: () => loadBodyParser().urlencoded, name: 'urlencoded', arity: 1 },
+  graceful: {
+    load: () => (require('./shutdown') as typeof import('./shutdown')).graceful,
+    name: 'graceful',
+    arity: 1,
+  },
 };
 
 /** A removed 3.x middleware: reading it throws, saying where it went. */
@@ -239,7 +249,7 @@ defineMembers(webapp, {
     Router: RouterFactory,
   },
 });
-defineLazyMembers(webapp, LAZY_MEMBERS, true);
+defineLazyFunctions(webapp, LAZY_FUNCTIONS);
 defineMembers(webapp, {
   hidden: Object.fromEntries(REMOVED_MIDDLEWARE.map((name) => [name, removedMiddleware(name)])),
 });

@@ -41,4 +41,4 @@ export declare const session: MiddlewareBundle['session'];
 
 // On `module.exports` rather than `exports`: a transpiler may assign a new object to
 // `module.exports` (esbuild does), which the `exports` variable would not follow.
-defineLazyMembers(module.exports, middlewareLoaders, false);
+defineLazyMembers(module.exports, middlewareLoaders);

@@ -65,7 +65,7 @@ declare namespace webapp3 {
 }
 
 // The bundle's middleware, each loaded on first read, as Connect 2 defined them for Express 3.
-defineLazyMembers(webapp3, middlewareLoaders, false);
+defineLazyMembers(webapp3, middlewareLoaders);
 defineMembers(webapp3, {
   values: {
     middleware: bundle,

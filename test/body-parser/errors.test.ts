@@ -289,13 +289,14 @@ describe('deprecations', () => {
 });
 
 describe('module shape', () => {
-  it('webapp.json/raw/text/urlencoded are the standalone parsers, with arity 1', () => {
-    assert.equal(webapp.json, bodyParser.json);
-    assert.equal(webapp.raw, bodyParser.raw);
-    assert.equal(webapp.text, bodyParser.text);
-    assert.equal(webapp.urlencoded, bodyParser.urlencoded);
-    for (const fn of [bodyParser.json, bodyParser.raw, bodyParser.text, bodyParser.urlencoded])
-      assert.equal(fn.length, 1);
+  it('webapp.json/raw/text/urlencoded call the standalone parsers, with their names and arity 1', () => {
+    for (const name of ['json', 'raw', 'text', 'urlencoded'] as const) {
+      assert.equal(webapp[name].name, bodyParser[name].name, name);
+      assert.equal(webapp[name].length, 1, name);
+      assert.equal(bodyParser[name].length, 1, name);
+      // The same parser: the middleware each makes has the parser's name.
+      assert.equal(webapp[name]().name, bodyParser[name]().name, name);
+    }
   });
 
   it('json/raw/text/urlencoded are enumerable (the ESM wrapper re-exports them); the module is a function', () => {

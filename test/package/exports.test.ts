@@ -94,6 +94,7 @@ describe('package entry points (built output)', () => {
            names: [json.name, serveStatic.name, urlencoded.name],
            lengths: [json.length, serveStatic.length],
            sameMime: serveStatic.mime === webapp.static.mime && typeof serveStatic.mime.define,
+           sameMembers: json === webapp.json && serveStatic === webapp.static && query === webapp.query,
          }));
        });`,
     );
@@ -103,9 +104,11 @@ describe('package entry points (built output)', () => {
       posted: { a: 1 },
       file: 200,
       q: { x: '1' },
-      names: ['json', 'static', 'urlencoded'],
+      // Express's names: serve-static's function is `serveStatic`.
+      names: ['json', 'serveStatic', 'urlencoded'],
       lengths: [1, 2],
       sameMime: 'function',
+      sameMembers: true,
     });
   });
 

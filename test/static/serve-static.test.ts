@@ -20,11 +20,14 @@ before(() => {
 after(() => fx.cleanup());
 
 describe('serveStatic(root, options)', () => {
-  it('has the arity of serve-static, and is webapp.static once the entry wires it', () => {
+  it('has the arity of serve-static; webapp.static calls it, with its name, arity and mime', () => {
     assert.equal(serveStatic.length, 2);
     assert.equal(serveStatic(fx.root).length, 3);
-    const exported = (webapp as unknown as { static?: unknown }).static;
-    if (exported !== undefined) assert.equal(exported, serveStatic);
+    const exported = (webapp as unknown as { static: typeof serveStatic }).static;
+    assert.equal(exported.name, 'serveStatic');
+    assert.equal(exported.length, 2);
+    assert.equal(exported.mime, serveStatic.mime);
+    assert.equal(exported(fx.root).name, serveStatic(fx.root).name);
   });
 
   it('serves a file with type, length, validators and caching headers', async () => {
