@@ -8,7 +8,7 @@
  * `mime` object, with every line terminator JavaScript's `.` stops at.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -32,7 +32,12 @@ const NAMES = [
 let root: string;
 before(() => {
   root = mkdtempSync(join(tmpdir(), 'webapp-line-names-'));
-  for (const name of NAMES) writeFileSync(join(root, name), '<script>alert(1)</script>');
+  // A fixed date: Last-Modified and ETag are the same in every run (recorded answers replay on other lines).
+  const modified = new Date('2025-01-02T03:04:05Z');
+  for (const name of NAMES) {
+    writeFileSync(join(root, name), '<script>alert(1)</script>');
+    utimesSync(join(root, name), modified, modified);
+  }
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
