@@ -10,7 +10,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { close, createReadStream, open, read, stat as statFile, type Stats } from 'node:fs';
-import { OutgoingMessage, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { OutgoingMessage, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import type { Socket } from 'node:net';
 import { inCallerContext } from '../http/async-context';
@@ -63,11 +63,6 @@ function fsError(err: NodeJS.ErrnoException): HttpError {
   return createHttpError(status, typeof err === 'string' ? err : undefined, fields);
 }
 
-/** The error of a status alone, as the dialect's send makes it. */
-function statusError(settings: SendSettings, status: number, headers?: OutgoingHttpHeaders): HttpError {
-  return settings.dialect.statusError(status, headers);
-}
-
 /**
  * Sends the file that `urlPath` (percent-encoded, as in a URL) names under
  * `settings.root`, or the absolute/cwd-relative path itself without a root.
@@ -81,7 +76,7 @@ export function sendFile(
 ): void {
   const resolved = resolveFilePath(urlPath, settings.root, settings.dotfiles, settings.hidden);
   if (resolved.path === undefined) {
-    hooks.error(statusError(settings, resolved.status));
+    hooks.error(settings.dialect.statusError(resolved.status));
     return;
   }
   const path = resolved.path;
@@ -151,7 +146,7 @@ function sendFirstFile(
 ): void {
   const attempt = (i: number, lastError: NodeJS.ErrnoException | null): void => {
     if (i >= candidates.length) {
-      hooks.error(lastError ? fsError(lastError) : statusError(settings, 404));
+      hooks.error(lastError ? fsError(lastError) : settings.dialect.statusError(404));
       return;
     }
     const candidate = candidates[i];
@@ -222,7 +217,7 @@ function sendStat(
   const headers = req.headers;
   if (isConditionalGet(headers)) {
     if (settings.dialect.preconditions && isPreconditionFailure(headers, res)) {
-      hooks.error(statusError(settings, 412));
+      hooks.error(settings.dialect.statusError(412));
       return;
     }
     const status = res.statusCode;
@@ -258,7 +253,7 @@ function sendStat(
     if (ranges === -1) {
       const contentRange = 'bytes */' + length;
       res.setHeader('Content-Range', contentRange);
-      hooks.error(statusError(settings, 416, { 'Content-Range': contentRange }));
+      hooks.error(settings.dialect.statusError(416, { 'Content-Range': contentRange }));
       return;
     }
     // Several ranges would need multipart/byteranges: like send, answer those with the whole file.
@@ -344,7 +339,7 @@ function sendWhenUnchanged(
     for (const name of res.getHeaderNames()) if (!headersBefore.includes(name)) res.removeHeader(name);
     hooks.gone?.();
     if (!err && now.isDirectory()) hooks.directory(res, path);
-    else hooks.error(err ? fsError(err) : statusError(settings, 404));
+    else hooks.error(err ? fsError(err) : settings.dialect.statusError(404));
   });
 }
 

@@ -77,6 +77,28 @@ const passed: Handler = (_req: IncomingMessage, res: ServerResponse) => {
   res.end('next');
 };
 
+/**
+ * Makes `fs[method]` (callback form) fail for paths `matches` finds, with an Error of
+ * `message` and the other fields of `failure`, on the next tick; returns the function
+ * that puts Node's back. The oracle and the middleware both call it.
+ */
+function failFsCall(
+  method: 'stat' | 'readdir',
+  matches: RegExp,
+  failure: { message: string; code: string; syscall?: string },
+): () => void {
+  const target = fs as unknown as Record<string, (...args: any[]) => void>;
+  const original = target[method];
+  const { message, ...fields } = failure;
+  target[method] = function (this: unknown, ...args: any[]) {
+    if (!matches.test(String(args[0]))) return original.apply(this, args);
+    process.nextTick(args[args.length - 1], Object.assign(new Error(message), fields));
+  };
+  return () => {
+    target[method] = original;
+  };
+}
+
 /** An error handler showing what an error page reads of the error: its fields, its message where `expose` allows. */
 const describeError: Handler = (err: any, _req: IncomingMessage, res: ServerResponse, _next: unknown) => {
   res.setHeader('Content-Type', 'application/json');
@@ -436,16 +458,7 @@ describe('directory: listings', () => {
     'a stat failure injected into the oracle',
     async () => {
       // A disk error on one entry must not yield a listing that silently lacks it.
-      const target = fs as unknown as { stat: (...args: any[]) => void };
-      const original = target.stat;
-      target.stat = function (this: unknown, ...args: any[]) {
-        if (String(args[0]).endsWith('alpha.txt')) {
-          const callback = args[args.length - 1];
-          const err = Object.assign(new Error('EIO: i/o error, stat'), { code: 'EIO' });
-          return process.nextTick(callback, err);
-        }
-        return original.apply(this, args);
-      };
+      const restore = failFsCall('stat', /alpha\.txt$/, { message: 'EIO: i/o error, stat', code: 'EIO' });
       try {
         const [html] = await assertSameAsConnect(
           [connect.directory(root), passed],
@@ -455,7 +468,7 @@ describe('directory: listings', () => {
         assert.equal(html.status, 500);
         assert.equal(html.body, 'EIO: i/o error, stat');
       } finally {
-        target.stat = original;
+        restore();
       }
       const after = await fetchOne([directory(root), passed], get('/', 'text/html'));
       assert.equal(after.status, 200);
@@ -467,19 +480,11 @@ describe('directory: listings', () => {
     'passes a failing readdir on as it is, as Connect 2.30 does',
     'a readdir failure injected into the oracle',
     async () => {
-      const target = fs as unknown as { readdir: (...args: any[]) => void };
-      const original = target.readdir;
-      target.readdir = function (this: unknown, ...args: any[]) {
-        if (/[/\\]sub[/\\]?$/.test(String(args[0]))) {
-          const callback = args[args.length - 1];
-          const err = Object.assign(new Error("EACCES: permission denied, scandir '/secret/sub'"), {
-            code: 'EACCES',
-            syscall: 'scandir',
-          });
-          return process.nextTick(callback, err);
-        }
-        return original.apply(this, args);
-      };
+      const restore = failFsCall('readdir', /[/\\]sub[/\\]?$/, {
+        message: "EACCES: permission denied, scandir '/secret/sub'",
+        code: 'EACCES',
+        syscall: 'scandir',
+      });
       try {
         const [res] = await assertSameAsConnect(
           [connect.directory(root), describeError],
@@ -488,7 +493,7 @@ describe('directory: listings', () => {
         );
         assert.deepEqual(JSON.parse(res.body).keys, ['code', 'syscall']);
       } finally {
-        target.readdir = original;
+        restore();
       }
     },
   );

@@ -744,19 +744,14 @@ describe('the response header API', () => {
     // In a process of its own: until a value beyond ASCII has gone through the store,
     // webapp sends a string body with the head unchecked.
     const script = `
-      const http = require('node:http');
+      const http = require('node:http');${GET_ONCE}
       const answer = (framework) => new Promise((resolve) => {
         const app = framework();
         app.get('/', (req, res) => res.setHeader('X-Name', new String('caf\\u00e9')).send('hello'));
-        const server = app.listen(0, '127.0.0.1', () => {
-          http.get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
-            let body = '';
-            res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => {
-              server.close();
-              resolve({ name: Buffer.from(res.headers['x-name'], 'latin1').toString('hex'), body });
-            });
-          });
+        const server = app.listen(0, '127.0.0.1', async () => {
+          const { res, body } = await getOnce(server, '/');
+          server.close();
+          resolve({ name: Buffer.from(res.headers['x-name'], 'latin1').toString('hex'), body });
         });
       });
       (async () => {
@@ -830,6 +825,19 @@ describe('the response header API', () => {
  * Runs `script` in a process of its own from the repository root (what it does before
  * requiring webapp is what webapp finds at load) and returns the JSON it prints.
  */
+/**
+ * For the scripts `runInOwnProcess` runs (after their `const http = require('node:http')`):
+ * `getOnce(server, path)` sends one GET to a listening server and gives `{ res, body }`.
+ */
+const GET_ONCE = `
+      const getOnce = (server, path) => new Promise((done) => {
+        http.get({ port: server.address().port, host: '127.0.0.1', path }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => done({ res, body }));
+        });
+      });`;
+
 function runInOwnProcess(script: string) {
   const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
     cwd: join(__dirname, '..', '..'),
@@ -948,7 +956,7 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
   it('a patch made before webapp loaded (a preloaded script) sees every header, as on express@4', () => {
     // `node -r ./secure-cookies.js app.js`: the patch is what webapp finds at load.
     const script = `
-      const http = require('node:http');
+      const http = require('node:http');${GET_ONCE}
       const proto = http.OutgoingMessage.prototype;
       const nodeSetHeader = proto.setHeader;
       const nodeGetHeader = proto.getHeader;
@@ -965,15 +973,10 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
         calls = 0;
         const app = framework();
         app.get('/', (req, res) => res.cookie('sid', 'abc').set('X-Secret', 's').send(res.get('X-Secret')));
-        const server = app.listen(0, '127.0.0.1', () => {
-          http.get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
-            let body = '';
-            res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => {
-              server.close();
-              resolve({ cookie: res.headers['set-cookie'], body, patchCalled: calls > 0 });
-            });
-          });
+        const server = app.listen(0, '127.0.0.1', async () => {
+          const { res, body } = await getOnce(server, '/');
+          server.close();
+          resolve({ cookie: res.headers['set-cookie'], body, patchCalled: calls > 0 });
         });
       });
       (async () => {
@@ -991,7 +994,7 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
     // given bytes and runs before the head is made (its header goes out, on-headers or
     // not); a latin1 value set while the head is made goes out as latin1.
     const script = `
-      const http = require('node:http');
+      const http = require('node:http');${GET_ONCE}
       const proto = http.ServerResponse.prototype;
       const nodeEnd = proto.end;
       const nodeWriteHead = proto.writeHead;
@@ -1014,14 +1017,9 @@ describe("a patch of Node's header methods on http.ServerResponse.prototype", ()
         const server = app.listen(0, '127.0.0.1', async () => {
           const heads = [];
           for (const path of ['/json', '/text', '/json']) {
-            heads.push(await new Promise((done) => {
-              http.get({ port: server.address().port, host: '127.0.0.1', path }, (res) => {
-                const info = Buffer.from(res.rawHeaders[res.rawHeaders.indexOf('X-Info') + 1], 'latin1');
-                let body = '';
-                res.on('data', (chunk) => (body += chunk));
-                res.on('end', () => done([res.statusCode, res.headers['x-end-got'], info.toString('hex'), body]));
-              });
-            }));
+            const { res, body } = await getOnce(server, path);
+            const info = Buffer.from(res.rawHeaders[res.rawHeaders.indexOf('X-Info') + 1], 'latin1');
+            heads.push([res.statusCode, res.headers['x-end-got'], info.toString('hex'), body]);
           }
           server.close();
           resolve(heads);
