@@ -154,7 +154,7 @@ function windowsCodePage(page: number): BodyDecoder | undefined {
 
 /**
  * The two bytes of Windows pages where iconv-lite's tables and WHATWG's disagree on more
- * than undefined bytes: windows-1253's 0xaa (ª in WHATWG, undefined in iconv-lite) and
+ * than undefined bytes: windows-1253's 0xaa (U+00AA in WHATWG, undefined in iconv-lite) and
  * windows-1255's 0xca (U+05BA in iconv-lite, undefined in WHATWG).
  */
 const TABLE_DIFFERENCES: Partial<Record<number, Record<number, number>>> = {

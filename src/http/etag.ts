@@ -36,7 +36,7 @@ const cryptoSha1Base64 = lazy((): ((data: string | Buffer) => string) => {
  *   one costs a length check, or a scan when it is the same text again.
  * - A longer one is compared with the last long body alone. Looking a fresh string up
  *   in a Map hashes all its characters first, and on Node 20 that costs more than
- *   SHA-1 itself from a few hundred characters on (an 811-character page: 1.8 µs
+ *   SHA-1 itself from a few hundred characters on (an 811-character page: 1.8 us
  *   against 1.5; 16,000 characters: 27 against 14); comparing with the last body costs
  *   a length check when it differs, and a scan of the text when it is the same page
  *   again (bench/README.md, "ETags of long strings").

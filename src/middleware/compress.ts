@@ -51,9 +51,9 @@ type AnyFn = (...args: unknown[]) => unknown;
 
 /**
  * A body ended whole is compressed in line up to this size, on libuv's thread pool
- * above it. The asynchronous call costs 70 to 130 µs of CPU more than the synchronous
+ * above it. The asynchronous call costs 70 to 130 us of CPU more than the synchronous
  * one (Node 20 and 26, pinned to one core or not), where compressing 4 KB of HTML takes
- * 22 µs and 32 KB about 100 (bench/README.md, "gzip"): below this size the pool costs
+ * 22 us and 32 KB about 100 (bench/README.md, "gzip"): below this size the pool costs
  * more than it spares the event loop.
  */
 const INLINE_LIMIT = 32 * 1024;

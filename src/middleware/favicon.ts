@@ -28,7 +28,7 @@ interface Icon {
   headers: Record<string, string>;
 }
 
-/** A 16×16 fully transparent icon (ICO header, one entry, a 32-bit BMP and its mask). */
+/** A 16x16 fully transparent icon (ICO header, one entry, a 32-bit BMP and its mask). */
 function blankIcon(): Buffer {
   const size = 16;
   const pixels = size * size * 4;

@@ -198,7 +198,7 @@ function beyondAscii(text: string): boolean {
 
 /**
  * The body to give `end` for a string kept where Express 4 makes bytes. Node writes
- * a head beyond ASCII (a latin1 header value, a status message such as 'Café fermé')
+ * a head beyond ASCII (a latin1 header value, a status message such as 'Caf\u00e9')
  * as latin1 on its own, but as UTF-8 together with a string: so the head is made
  * here, as `end` would make it first (a wrapper of writeHead, on-headers' listeners,
  * run as in Express), and a head beyond ASCII sends the body as bytes, apart. The head

@@ -126,7 +126,7 @@ function noteNonAscii(value: unknown): void {
 
 /**
  * Whether Node may write a value beyond ASCII for `item`: a string beyond it, or an
- * object, which Node writes as its `toString` gives (`new String('café')`), not asked
+ * object, which Node writes as its `toString` gives (`new String('caf\u00e9')`), not asked
  * here (that would call an app's `toString` once more than Node does).
  */
 function mayGoBeyondAscii(item: unknown): boolean {

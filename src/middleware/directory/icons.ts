@@ -1,5 +1,5 @@
 /**
- * Icons of the HTML listing (`icons: true`): a handful of 16×16 SVG drawings
+ * Icons of the HTML listing (`icons: true`): a handful of 16x16 SVG drawings
  * embedded as data URIs in the page's stylesheet, so a listing is one response
  * with nothing else to fetch. A file gets the icon of its kind, found from its
  * extension, then from its media type.
