@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('webapp')`: the 4.x API. The export is the app factory itself, with
  * Express 4's members (`application`, `request`, `response`, `Router`, `Route`,

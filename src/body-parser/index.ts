@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('webapp/body-parser')`: the standalone body parsers (body-parser
  * 1.20's API). It imports nothing of the framework, so it works on a bare

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('express/lib/utils')` under an npm alias: Express 4's internal helpers,
  * which application code reaches for (an editor's auto-import of `contentDisposition`

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `webapp/middleware`: the connect-style middleware Express 3 bundled, by their
  * 3.x names, usable one by one in 4.x apps and as `webapp/v3`'s members.

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('webapp/otel')`: OpenTelemetry spans from webapp's tracing channels.
  * With `@opentelemetry/instrumentation-http` (which makes the server span), it

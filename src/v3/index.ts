@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('webapp/v3')`: the Express 3 API on webapp's maintained core. The
  * export is the app factory with Express 3's members (`application`, `request`,

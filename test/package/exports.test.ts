@@ -205,6 +205,22 @@ describe('package entry points (built output)', () => {
     assert.ok(subpaths.length >= 20);
   });
 
+  it("every entry point's types reference Node's, as @types/express's do (a tsconfig may list no `types`)", () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { types?: string }>;
+    };
+    const declarations = new Set<string>();
+    for (const target of Object.values(manifest.exports)) {
+      if (typeof target !== 'string') declarations.add(target.types!);
+      else if (target.endsWith('.js')) declarations.add(target.replace(/\.js$/, '.d.ts'));
+    }
+    const without = [...declarations].filter(
+      (file) => !readFileSync(join(root, file), 'utf8').startsWith('/// <reference types="node"'),
+    );
+    assert.ok(declarations.size > 10, `${declarations.size} entry points`);
+    assert.deepEqual(without, []);
+  });
+
   it('serves a request from the built package', () => {
     const out = run(
       'serve.cjs',

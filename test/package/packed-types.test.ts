@@ -100,6 +100,11 @@ ${esm ? "import indexEntry from 'webapp/index.js';" : "import indexEntry = requi
 
 const app: webapp.Express = webapp();
 app.use(bodyParser.json({ limit: '1mb' }), middleware.cookieParser('secret'));
+// Node's own members, with a tsconfig that lists no \`types\`: webapp's bring Node's.
+app.get('/agent', (req, res) => {
+  res.setHeader('X-Agent', req.headers['user-agent'] ?? '');
+  res.end(Buffer.from('ok'));
+});
 app.use(middleware.csrf({ cookie: { key: '_csrf', sameSite: 'strict', httpOnly: true } }));
 const legacy = v3();
 legacy.use(v3.cookieParser());
@@ -221,7 +226,10 @@ before(() => {
       const dir = project(`namespace-${index}`, resolution.type, resolution.options, namespaceImport);
       return { resolution, dirs: [dir] };
     }
-    const entries = project(`entries-${index}`, resolution.type, resolution.options, everyEntryPoint(resolution.esm));
+    // \`types: []\` (as DefinitelyTyped's own tests, or \`["jest"]\`): Node's types are
+    // still there, as @types/express brings them (each entry point references them).
+    const entryOptions = { ...resolution.options, types: [] };
+    const entries = project(`entries-${index}`, resolution.type, entryOptions, everyEntryPoint(resolution.esm));
     const alias = project(
       `alias-${index}`,
       resolution.type,

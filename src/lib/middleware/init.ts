@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('express/lib/middleware/init')` under an npm alias: `init(app)`, the
  * `expressInit` middleware Express 4 puts second in every app's router (it links

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('express/lib/router')` under an npm alias: the Router factory, which is
  * also the prototype of every router (`Router.param`, `Router.use`... are the

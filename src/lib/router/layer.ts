@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `require('express/lib/router/layer')` under an npm alias: the Layer class. Code that
  * patches `Layer.prototype.handle_request` reaches every layer. (express-async-errors
