@@ -163,7 +163,10 @@ declare namespace webapp {
    * @example
    * app.use('/assets', webapp.static('public', { maxAge: '1d', setHeaders: (res) => res.set('X-Static', '1') }));
    */
-  const serveStaticHandler: ((root: string, options?: ServeStaticOptions<Response>) => StaticMiddleware) & {
+  const serveStaticHandler: (<R extends http.ServerResponse = Response>(
+    root: string,
+    options?: ServeStaticOptions<R>,
+  ) => StaticMiddleware<R>) & {
     /** send's `mime` 1.x object: `webapp.static.mime.define({ 'text/x-foo': ['foo'] })`. */
     mime: MimeModule;
   };
