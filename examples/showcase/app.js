@@ -13,7 +13,7 @@ const { authentication, requireLogin } = require('./lib/auth');
 const { flash } = require('./lib/flash');
 const { csrfProtection } = require('./lib/csrf');
 const { assets } = require('./lib/assets');
-const { attachments: attachmentFolder } = require('./lib/attachments');
+const { attachments: attachmentFolder, displayName } = require('./lib/attachments');
 const { accountRoutes } = require('./routes/account');
 const { notesRoutes } = require('./routes/notes');
 const { apiRoutes, apiErrors } = require('./routes/api');
@@ -58,7 +58,8 @@ function errorPage(err) {
  * Options: `dataDir` (required: the store and attachments live there), `sessionSecret`,
  * `redisUrl` (sessions in Redis), `store` (one already open), `log` (a morgan format, or
  * false), `secureCookies` (behind HTTPS), `reportError` (where server errors go; the
- * console by default).
+ * console by default), `servedBy` (the framework the home page names: 'webapp',
+ * 'express@4'; none when not given).
  *
  * `app.ready()` resolves once the session store can be used, and rejects when Redis
  * cannot be reached within a few seconds: listen only after it. `app.close()` closes
@@ -77,6 +78,8 @@ function createApp(framework, options) {
   app.set('view engine', 'ejs');
   app.locals.appName = 'Notes';
   app.locals.asset = staticAssets.url;
+  app.locals.displayName = displayName;
+  app.locals.servedBy = options.servedBy;
   app.response.page = renderPage;
   // HTTPS is expected to end at a proxy in front of the app: trust its X-Forwarded-Proto,
   // or express-session would never send the secure cookie over what it sees as plain HTTP.

@@ -10,6 +10,7 @@ if (frameworkName !== 'webapp' && frameworkName !== 'express')
 const framework = require(frameworkName);
 
 const app = createApp(framework, {
+  servedBy: frameworkName === 'express' ? 'express@4' : 'webapp',
   dataDir: process.env.DATA_DIR || path.join(__dirname, 'data'),
   sessionSecret: process.env.SESSION_SECRET,
   redisUrl: process.env.REDIS_URL,

@@ -72,7 +72,9 @@ export function pageFacts(page: Page): Promise<PageFacts> {
 }
 
 export interface KeyboardFacts {
-  /** The first Tab stop: its text and where it leads. */
+  /** Where the focus is once the page has loaded: `body`, or the tag and id of a control (autofocus). */
+  initialFocus: string;
+  /** The first Tab stop from the start of the page: its text and where it leads. */
   firstStop: { text: string; href: string | null };
   /** After Enter on it: the focused element's tag and id. */
   focusAfterSkip: string;
@@ -83,10 +85,10 @@ export interface KeyboardFacts {
 }
 
 /**
- * Drives the page with the keyboard from its start: every Tab stop in turn, with the focus
- * indicator it shows (`:focus-visible` applies, as for a keyboard user), round to the
- * first stop again, then Enter on it. Focus has moved afterwards: load the page again
- * before another read.
+ * Where the page put the focus, then the page driven with the keyboard from its start:
+ * every Tab stop in turn, with the focus indicator it shows (`:focus-visible` applies, as
+ * for a keyboard user), round to the first stop again, then Enter on it. Focus has moved
+ * afterwards: load the page again before another read.
  */
 export async function keyboardFacts(page: Page, limit = 40): Promise<KeyboardFacts> {
   const focused = () =>
@@ -102,6 +104,21 @@ export async function keyboardFacts(page: Page, limit = 40): Promise<KeyboardFac
         isFirst: el === window.firstTabStop,
       };
     });
+  // A frame later, autofocus has been applied (browsers do it while rendering).
+  await page.evaluate(() => new Promise((resolve) => window.requestAnimationFrame(resolve)));
+  const initialFocus = await page.evaluate(() => {
+    const el = document.activeElement;
+    return el === document.body ? 'body' : `${el.tagName.toLowerCase()}#${el.id}`;
+  });
+  // Tab goes on from the focused element: start it from the top of the page instead, where
+  // a focused element that is removed leaves Chromium's starting point.
+  await page.evaluate(() => {
+    const start = document.createElement('span');
+    start.tabIndex = -1;
+    document.body.prepend(start);
+    start.focus();
+    start.remove();
+  });
   const invisibleFocus: string[] = [];
   const look = (stop: Awaited<ReturnType<typeof focused>>) => {
     if (stop.outline < 2) invisibleFocus.push(`${stop.tag} "${stop.text}" (${stop.outline}px)`);
@@ -128,6 +145,7 @@ export async function keyboardFacts(page: Page, limit = 40): Promise<KeyboardFac
     focusAfterSkip = `${afterEnter.tag}#${afterEnter.id}`;
   }
   return {
+    initialFocus,
     firstStop: { text: first.text, href: first.href },
     focusAfterSkip,
     invisibleFocus,

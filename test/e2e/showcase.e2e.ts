@@ -246,6 +246,15 @@ for (const framework of frameworks) {
         );
       });
 
+      it('puts the keyboard focus on the first field to correct after a rejected form, and nowhere else', () => {
+        assert.deepEqual(
+          byPage(visited(), (page) => page.keys.initialFocus),
+          byPage(visited(), (page) =>
+            page.page === 'signup-errors' ? 'input#username' : page.page === 'note-errors' ? 'input#title' : 'body',
+          ),
+        );
+      });
+
       it('puts flash messages in live regions: errors as alerts, the others as status', () => {
         assert.deepEqual(
           byPage(

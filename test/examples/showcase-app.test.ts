@@ -2,6 +2,7 @@
  * The showcase's createApp(framework, options), in process, on webapp and on express@4:
  * a store that fails makes the async handlers reject, and the rejection must reach the
  * error handlers (JSON for the API, the error page for HTML) with the server still serving.
+ * In process, the clock can be moved on too: the login throttle tells the time left.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import express from 'express';
 import webapp = require('../../src/index');
 import { Visitor, titleOf } from './showcase-client';
@@ -18,6 +19,29 @@ import { createApp, openStore, type ShowcaseApp } from './showcase-modules';
 
 const scratch = mkdtempSync(join(tmpdir(), 'showcase-app-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Mocks Date alone, from the real time on; false on a Node line whose mock timers lack Date (before 20.11). */
+function mockDate(): boolean {
+  try {
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `app` listening on a free port of 127.0.0.1, and the base URL of that. */
+async function listening(app: ShowcaseApp): Promise<{ server: Server; base: string }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function closed(server: Server, app: ShowcaseApp): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await app.close();
+}
 
 for (const [name, framework] of [
   ['webapp', webapp],
@@ -43,17 +67,13 @@ for (const [name, framework] of [
         log: false,
         reportError: (err: Error) => reported.push(err),
       });
-      server = app.listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      visitor = new Visitor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      let base: string;
+      ({ server, base } = await listening(app));
+      visitor = new Visitor(base);
       await visitor.signUp('ada');
     });
 
-    after(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await app.close();
-    });
+    after(() => closed(server, app));
 
     it('answers the API with its JSON error, without the internal message', async () => {
       const res = await visitor.api('GET', '/api/notes');
@@ -70,6 +90,47 @@ for (const [name, framework] of [
       assert.equal(reported.length, 2);
       const created = await visitor.api('POST', '/api/notes', { title: 'still works' });
       assert.equal(created.status, 201);
+    });
+  });
+}
+
+for (const [name, framework] of [
+  ['webapp', webapp],
+  ['express@4', express],
+] as const) {
+  describe(`showcase app on ${name}: the login throttle`, () => {
+    let server: Server;
+    let app: ShowcaseApp;
+    let base: string;
+
+    before(async () => {
+      app = createApp(framework, { dataDir: join(scratch, `${name}-throttle`), sessionSecret: 'test', log: false });
+      ({ server, base } = await listening(app));
+      await new Visitor(base).signUp('guessme', 'the real one');
+    });
+
+    after(() => closed(server, app));
+
+    it('tells the time left, in minutes rounded up, as Retry-After does in seconds', async (t) => {
+      if (!mockDate()) return t.skip('mock timers cannot mock Date on this Node line');
+      try {
+        const guesser = new Visitor(base);
+        for (let attempt = 1; attempt <= 10; attempt++)
+          assert.equal((await guesser.logIn('guessme', `guess ${attempt}`)).location, '/login', `attempt ${attempt}`);
+        // Three minutes of the fifteen-minute window pass.
+        mock.timers.tick(3 * 60 * 1000);
+        const blocked = await guesser.logIn('guessme', 'the real one');
+        assert.equal(blocked.status, 429);
+        assert.equal(blocked.headers.get('retry-after'), '720');
+        assert.match(blocked.text, /Too many failed logins\. Try again in 12 minutes\./);
+        // 11 minutes and 50 seconds later: ten seconds are left, a minute rounded up.
+        mock.timers.tick(11 * 60 * 1000 + 50 * 1000);
+        const last = await guesser.logIn('guessme', 'the real one');
+        assert.equal(last.headers.get('retry-after'), '10');
+        assert.match(last.text, /Too many failed logins\. Try again in a minute\./);
+      } finally {
+        mock.timers.reset();
+      }
     });
   });
 }

@@ -1,6 +1,7 @@
 /**
  * A visitor of the showcase app over real HTTP: keeps its cookies like a browser, follows
- * nothing by itself (tests assert each redirect), and reads the CSRF token out of forms.
+ * nothing by itself (tests assert each redirect), and sends a form's hidden fields (the
+ * CSRF token, the new note's form id) as a browser does.
  */
 import assert from 'node:assert/strict';
 
@@ -61,29 +62,32 @@ export class Visitor {
     return match[1];
   }
 
-  /** Submits an urlencoded form, with the token of the form page unless `_csrf` is given. */
+  /** The hidden fields of the form in the page's `<main>` (the header's logout form aside), in their order. */
+  async hiddenFields(path: string): Promise<Record<string, string>> {
+    const page = await this.get(path);
+    const form = /<main[\s\S]*?(<form[\s\S]*?<\/form>)/.exec(page.text)?.[1];
+    assert.ok(form, `no form on ${path} (status ${page.status})`);
+    const hidden = form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g);
+    return Object.fromEntries([...hidden].map(([, name, value]) => [name, unescapeHtml(value)]));
+  }
+
+  /** Submits an urlencoded form: the hidden fields of the form page, then `fields` (which may replace them). */
   async submit(formPage: string, action: string, fields: Record<string, string>): Promise<Page> {
-    const body = new URLSearchParams({ _csrf: await this.csrfToken(formPage), ...fields });
+    const body = new URLSearchParams({ ...(await this.hiddenFields(formPage)), ...fields });
     return this.request(action, { method: 'POST', body });
   }
 
-  /** Submits a multipart form; `file` becomes the `attachment` field. */
+  /** Submits a multipart form as `submit` does; `file` becomes the `attachment` field. */
   async upload(
     formPage: string,
     action: string,
     fields: Record<string, string>,
     file?: { name: string; type: string; content: Buffer | string },
   ): Promise<Page> {
-    const form = new FormData();
-    form.set('_csrf', await this.csrfToken(formPage));
-    for (const [name, value] of Object.entries(fields)) form.set(name, value);
-    if (file)
-      form.set(
-        'attachment',
-        new Blob([typeof file.content === 'string' ? file.content : new Uint8Array(file.content)], { type: file.type }),
-        file.name,
-      );
-    return this.request(action, { method: 'POST', body: form });
+    return this.request(action, {
+      method: 'POST',
+      body: formData({ ...(await this.hiddenFields(formPage)), ...fields }, file),
+    });
   }
 
   async signUp(username: string, password = 'correct horse'): Promise<Page> {
@@ -110,6 +114,22 @@ export class Visitor {
   }
 }
 
+/** A multipart body: the fields in their order, then `file` as the `attachment` field. */
+export function formData(
+  fields: Record<string, string>,
+  file?: { name: string; type: string; content: Buffer | string },
+): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
+  if (file)
+    form.set(
+      'attachment',
+      new Blob([typeof file.content === 'string' ? file.content : new Uint8Array(file.content)], { type: file.type }),
+      file.name,
+    );
+  return form;
+}
+
 const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#34;': '"', '&#39;': "'" };
 const unescapeHtml = (text: string) => text.replace(/&(?:amp|lt|gt|#34|#39);/g, (entity) => entities[entity]);
 
@@ -129,4 +149,9 @@ export function titleOf(html: string): string {
 export function fieldError(html: string, field: string): string | undefined {
   const message = new RegExp(`<p class="error" id="${field}-error">([^<]*)</p>`).exec(html)?.[1];
   return message === undefined ? undefined : unescapeHtml(message);
+}
+
+/** The ids of the controls that take the keyboard focus when the page loads. */
+export function autofocused(html: string): string[] {
+  return [...html.matchAll(/<(?:input|textarea) id="([^"]+)"[^>]* autofocus>/g)].map((match) => match[1]);
 }

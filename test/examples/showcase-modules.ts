@@ -21,6 +21,8 @@ export interface Note {
   title: string;
   body: string;
   attachment: Attachment | null;
+  /** The id of the new-note form that made it; null for the API's notes. */
+  submission?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -35,7 +37,11 @@ export interface Store {
   notes: {
     list(userId: number, window: { offset: number; limit: number }): Promise<{ items: Note[]; total: number }>;
     get(userId: number, id: number): Promise<Note | undefined>;
-    create(userId: number, note: { title: string; body: string; attachment?: Attachment | null }): Promise<Note>;
+    create(
+      userId: number,
+      note: { title: string; body: string; attachment?: Attachment | null; submission?: string | null },
+    ): Promise<Note>;
+    findBySubmission(userId: number, submission: string): Promise<Note | undefined>;
     update(
       userId: number,
       id: number,

@@ -14,7 +14,7 @@ import { createClient } from 'redis';
 import { watchChild } from '../support/child-output';
 import { startExample, type RunningExample } from '../support/example-server';
 import { freePort, startRedis, type RedisServer } from '../support/redis-server';
-import { Visitor, flashes, titleOf, type ApiJson, type Page } from './showcase-client';
+import { Visitor, flashes, formData, titleOf, type ApiJson, type Page } from './showcase-client';
 import { withoutCoverage } from '../support/without-coverage';
 
 const redisInstalled = spawnSync('redis-server', ['--version']).status === 0;
@@ -69,6 +69,54 @@ describe('showcase sessions in Redis', { skip }, () => {
     assert.equal(notes.status, 200, 'still signed in after the restart');
     assert.deepEqual(flashes(notes.text), ['Welcome, ada! Your account is ready.']);
   });
+
+  it('creates one note from a new-note form sent twice at once, sessions in Redis', async () => {
+    // Each request works on its own copy of the session: the claim is kept with the note.
+    const visitor = new Visitor(example!.base);
+    await visitor.signUp('twice');
+    const fields = { ...(await visitor.hiddenFields('/notes/new')), title: 'Once' };
+    const answers = await Promise.all(
+      [1, 2].map(() => visitor.request('/notes', { method: 'POST', body: formData(fields) })),
+    );
+    assert.deepEqual(
+      answers.map((page) => [page.status, page.location]),
+      [
+        [302, answers[0].location],
+        [302, answers[0].location],
+      ],
+    );
+    assert.equal((await visitor.api('GET', '/api/notes')).json.total, 1);
+  });
+});
+
+describe('showcase with a REDIS_URL that is not a Redis URL', () => {
+  for (const [url, reason] of [
+    ['notaurl', 'REDIS_URL is not a valid Redis URL: Invalid URL'],
+    ['redis://:s3cret@bad host:1', 'REDIS_URL is not a valid Redis URL: Invalid URL'],
+    ['http://:s3cret@localhost:1', 'REDIS_URL http://:***@localhost:1/ is not a valid Redis URL: Protocol - http:'],
+  ]) {
+    it(`says so in one line, without the password, and exits with code 1: ${url}`, async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'showcase-bad-redis-url-'));
+      const child = spawn(process.execPath, [server], {
+        env: withoutCoverage({ ...process.env, PORT: '0', DATA_DIR: dataDir, SESSION_SECRET: 'x', REDIS_URL: url }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const watched = watchChild(child, { stderr: true });
+      const limit = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      try {
+        const [code, signal] = await watched.exited;
+        assert.deepEqual([code, signal], [1, null], `it exited by itself; it printed:\n${watched.output()}`);
+        const lines = watched.output().trim().split('\n');
+        assert.equal(lines.length, 1, watched.output());
+        assert.ok(lines[0].startsWith(`notes showcase (webapp) not started: ${reason}`), lines[0]);
+        assert.doesNotMatch(watched.output(), /s3cret/);
+      } finally {
+        clearTimeout(limit);
+        child.kill();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe('showcase without Redis', { skip }, () => {

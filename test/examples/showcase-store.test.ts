@@ -60,6 +60,39 @@ for (const kind of kinds) {
       store.close();
     });
 
+    it('makes one note per form: a second from the same submission is refused, per user', async () => {
+      const store = openStore(freshDir(), kind);
+      const one = await store.users.create({ username: 'one', passwordHash: 'x' });
+      const two = await store.users.create({ username: 'two', passwordHash: 'x' });
+      const made = await store.notes.create(one.id, { title: 'first', body: '', submission: 'form-1' });
+      assert.equal(made.submission, 'form-1');
+      assert.equal((await store.notes.findBySubmission(one.id, 'form-1'))?.id, made.id);
+      await assert.rejects(store.notes.create(one.id, { title: 'again', body: '', submission: 'form-1' }), {
+        code: 'SUBMISSION_TAKEN',
+      });
+      assert.equal(await store.notes.findBySubmission(two.id, 'form-1'), undefined, "another user's form");
+      assert.equal(
+        (await store.notes.create(two.id, { title: 'theirs', body: '', submission: 'form-1' })).userId,
+        two.id,
+      );
+      // Notes without a form (the API's) never stand in each other's way.
+      await store.notes.create(one.id, { title: 'api 1', body: '' });
+      await store.notes.create(one.id, { title: 'api 2', body: '' });
+      assert.deepEqual(
+        (await store.notes.list(one.id, { offset: 0, limit: 10 })).items.map((note) => [note.title, note.submission]),
+        [
+          ['api 2', null],
+          ['api 1', null],
+          ['first', 'form-1'],
+        ],
+      );
+      // The claim is the note: deleted, its form may make one again.
+      await store.notes.remove(one.id, made.id);
+      assert.equal(await store.notes.findBySubmission(one.id, 'form-1'), undefined);
+      await store.notes.create(one.id, { title: 'remade', body: '', submission: 'form-1' });
+      store.close();
+    });
+
     it('creates its folder 0700 and its files 0600: only the account that runs the app reads them', async () => {
       const dir = join(freshDir(), 'data');
       const store = openStore(dir, kind);
@@ -87,6 +120,39 @@ for (const kind of kinds) {
     });
   });
 }
+
+describe('showcase sqlite store: a database made before the form ids', { skip: !sqliteAvailable() }, () => {
+  it('gains the column and its unique index when opened, keeping its notes', async () => {
+    const dir = freshDir();
+    mkdirSync(dir);
+    // The notes table as it was before `submission`.
+    const { DatabaseSync } = require('node:sqlite') as {
+      DatabaseSync: new (file: string) => { exec(sql: string): void; close(): void };
+    };
+    const old = new DatabaseSync(join(dir, 'showcase.sqlite'));
+    old.exec(`
+      CREATE TABLE users (id INTEGER PRIMARY KEY, username TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL);
+      CREATE TABLE notes (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), title TEXT NOT NULL,
+        body TEXT NOT NULL, attachment TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      INSERT INTO users VALUES (1, 'ada', 'x', '2024-01-01T00:00:00.000Z');
+      INSERT INTO notes VALUES (1, 1, 'older', '', NULL, '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z');
+    `);
+    old.close();
+    const store = openStore(dir, 'sqlite');
+    assert.deepEqual(
+      (await store.notes.list(1, { offset: 0, limit: 10 })).items.map((note) => [note.title, note.submission]),
+      [['older', null]],
+    );
+    await store.notes.create(1, { title: 'new', body: '', submission: 'form-1' });
+    await assert.rejects(store.notes.create(1, { title: 'again', body: '', submission: 'form-1' }), {
+      code: 'SUBMISSION_TAKEN',
+    });
+    store.close();
+    // Opened again, the migration finds nothing left to do.
+    openStore(dir, 'sqlite').close();
+  });
+});
 
 describe('showcase json store: atomic writes', () => {
   it('rewrites a temporary file left by a crash 0600, whatever its mode was', async () => {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { watchChild } from '../support/child-output';
 import { startExample, type RunningExample } from '../support/example-server';
 import { sharedSetup } from '../support/shared-setup';
-import { Visitor, fieldError, flashes, titleOf } from './showcase-client';
+import { Visitor, autofocused, fieldError, flashes, formData, titleOf } from './showcase-client';
 import { sqliteAvailable } from './showcase-modules';
 import { withoutCoverage } from '../support/without-coverage';
 
@@ -29,6 +29,9 @@ after(() => {
   example?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
+
+/** How many files the attachments folder holds. */
+const attachmentFiles = () => readdirSync(join(dataDir, 'attachments')).length;
 
 /** A signed-up, logged-in visitor with a fresh name. */
 let visitors = 0;
@@ -53,6 +56,23 @@ describe('showcase: pages, headers and assets', () => {
     assert.match(home.headers.get('content-security-policy')!, /default-src 'self'/);
     assert.equal(home.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(home.headers.get('x-powered-by'), null);
+  });
+
+  it('names what serves it on the home page: webapp, or express@4 with SHOWCASE_FRAMEWORK=express', async () => {
+    const claim = /written with the Express 4 API, served by ([^.<]+)\./;
+    assert.equal(claim.exec((await new Visitor(base).get('/')).text)?.[1], 'webapp');
+    const dir = mkdtempSync(join(tmpdir(), 'showcase-express-'));
+    const onExpress = await startExample('examples/showcase/server.js', {
+      SHOWCASE_FRAMEWORK: 'express',
+      DATA_DIR: dir,
+      SESSION_SECRET: 'x',
+    });
+    try {
+      assert.equal(claim.exec((await new Visitor(onExpress.base).get('/')).text)?.[1], 'express@4');
+    } finally {
+      onExpress.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('links fingerprinted assets cached for a year; plain names revalidate; a stale fingerprint is a 404', async () => {
@@ -108,6 +128,55 @@ describe('showcase: accounts', () => {
     assert.equal(fieldError(page.text, 'confirm'), 'The passwords do not match.');
     assert.match(page.text, /name="username" type="text" value="x!"/);
     assert.doesNotMatch(page.text, /value="short"/, 'passwords are never echoed');
+  });
+
+  it('puts the keyboard focus on the first field to correct, and only there', async () => {
+    const signup = await new Visitor(base).submit('/signup', '/signup', {
+      username: 'ok_name',
+      password: 'short',
+      confirm: 'short',
+    });
+    assert.equal(signup.status, 422);
+    assert.deepEqual([fieldError(signup.text, 'username'), fieldError(signup.text, 'confirm')], [undefined, undefined]);
+    assert.deepEqual(autofocused(signup.text), ['password']);
+    const all = await new Visitor(base).submit('/signup', '/signup', {
+      username: 'x!',
+      password: 'short',
+      confirm: '',
+    });
+    assert.deepEqual(autofocused(all.text), ['username']);
+    const login = await new Visitor(base).submit('/login', '/login', { username: 'ada', password: '' });
+    assert.equal(login.status, 422);
+    assert.deepEqual(autofocused(login.text), ['password']);
+    const note = await (await member()).upload('/notes/new', '/notes', { title: 'fine', body: 'x'.repeat(5001) });
+    assert.equal(note.status, 422);
+    assert.deepEqual(autofocused(note.text), ['body']);
+    // A form shown for the first time leaves the focus at the start of the page.
+    assert.deepEqual(autofocused((await new Visitor(base).get('/signup')).text), []);
+  });
+
+  it('shows the sign-up and login forms again for a form over the 32 kB limit: 422 and a message', async () => {
+    const long = 'x'.repeat(40_000);
+    const message = 'This is too long: a username has at most 30 characters, a password at most 200.';
+    for (const [path, title, fields] of [
+      ['/signup', 'Sign up', { username: long, password: 'correct horse', confirm: 'correct horse' }],
+      ['/login', 'Log in', { username: long, password: 'correct horse' }],
+      ['/login', 'Log in', { username: 'ada', password: long }],
+    ] as const) {
+      const page = await new Visitor(base).submit(path, path, fields);
+      assert.equal(page.status, 422, `${path}: ${page.text.slice(0, 200)}`);
+      assert.equal(titleOf(page.text), title);
+      assert.equal(fieldError(page.text, 'username'), message);
+      assert.deepEqual(autofocused(page.text), ['username']);
+      assert.match(page.text, /name="_csrf" value="[^"]+"/, 'the form can be sent again');
+    }
+    // Under the limit, a long password gets the field's own message.
+    const password = await new Visitor(base).submit('/signup', '/signup', {
+      username: 'long_password',
+      password: 'y'.repeat(201),
+      confirm: 'y'.repeat(201),
+    });
+    assert.equal(fieldError(password.text, 'password'), 'Use at most 200 characters.');
   });
 
   it('signs up, greets with a flash after the redirect, and refuses a taken name', async () => {
@@ -194,6 +263,8 @@ describe('showcase: accounts', () => {
     const blocked = await guesser.logIn('guessme', 'the real one');
     assert.equal(blocked.status, 429);
     assert.equal(titleOf(blocked.text), 'Too Many Requests');
+    // The time left, as Retry-After says it (showcase-app.test.ts lets time pass first).
+    assert.equal(Math.ceil(Number(blocked.headers.get('retry-after')) / 60), 15);
     assert.match(blocked.text, /Too many failed logins\. Try again in 15 minutes\./);
     assert.match(blocked.headers.get('ratelimit-policy')!, /q=10; w=900/);
     // Other accounts, and a successful login, are not held back by it.
@@ -336,6 +407,125 @@ describe('showcase: notes', () => {
     assert.deepEqual(flashes((await visitor.get('/notes')).text), ['Note "Groceries" deleted.']);
     assert.equal((await visitor.get(notePath)).status, 404);
     assert.equal(files(), filesBefore - 1, 'the attachment file is removed with its note');
+  });
+
+  it('creates one note from a form sent several times at once (a double click), with one attachment file', async () => {
+    const visitor = await member();
+    const fields: Record<string, string> = {
+      ...(await visitor.hiddenFields('/notes/new')),
+      title: 'Once',
+      body: 'only once',
+    };
+    assert.match(fields.submission, /^[0-9a-f-]{36}$/, 'the form carries its id');
+    const file = { name: 'once.txt', type: 'text/plain', content: 'once' };
+    const filesBefore = attachmentFiles();
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => visitor.request('/notes', { method: 'POST', body: formData(fields, file) })),
+    );
+    assert.deepEqual(
+      answers.map((page) => page.status),
+      [302, 302, 302],
+    );
+    const [location] = answers.map((page) => page.location);
+    assert.match(location!, /^\/notes\/\d+$/);
+    assert.deepEqual(
+      answers.map((page) => page.location),
+      [location, location, location],
+      'each sending leads to the one note',
+    );
+    assert.equal((await visitor.api('GET', '/api/notes')).json.total, 1);
+    assert.equal(attachmentFiles(), filesBefore + 1, 'the repeats leave no copy of the attachment behind');
+    assert.deepEqual(flashes((await visitor.get(location!)).text), ['Note "Once" created.'], 'announced once');
+  });
+
+  it('answers the same form sent again (after Back) with its note; a new rendering is a new note', async () => {
+    const visitor = await member();
+    const fields = await visitor.hiddenFields('/notes/new');
+    // Rejected first: the form shown again keeps its id, so it is still the one form.
+    const rejected = await visitor.request('/notes', { method: 'POST', body: formData({ ...fields, title: '' }) });
+    assert.equal(rejected.status, 422);
+    assert.match(rejected.text, new RegExp(`name="submission" value="${fields.submission}"`));
+    const sent = await visitor.request('/notes', { method: 'POST', body: formData({ ...fields, title: 'Back' }) });
+    assert.equal(sent.status, 302);
+    assert.deepEqual(flashes((await visitor.get(sent.location!)).text), ['Note "Back" created.']);
+    const again = await visitor.request('/notes', { method: 'POST', body: formData({ ...fields, title: 'Back' }) });
+    assert.equal(again.location, sent.location);
+    assert.deepEqual(flashes((await visitor.get(sent.location!)).text), [], 'nothing new to announce');
+    const other = await visitor.upload('/notes/new', '/notes', { title: 'Back' });
+    assert.notEqual(other.location, sent.location);
+    assert.equal((await visitor.api('GET', '/api/notes')).json.total, 2);
+    // Each user's forms are their own: the same id from someone else makes their own note.
+    const stranger = await member();
+    const theirs = await stranger.upload('/notes/new', '/notes', { title: 'Theirs', submission: fields.submission });
+    assert.equal(theirs.status, 302);
+    assert.notEqual(theirs.location, sent.location);
+    // A damaged id is refused; a form without one (sent by a script) is not guarded.
+    const damaged = await visitor.upload('/notes/new', '/notes', { title: 'x', submission: 'not an id' });
+    assert.equal(damaged.status, 400);
+    assert.match(damaged.text, /This form is damaged\. Reload the page and send it again\./);
+    const unguarded = { _csrf: fields._csrf, title: 'Scripted' };
+    const first = await visitor.request('/notes', { method: 'POST', body: formData(unguarded) });
+    const second = await visitor.request('/notes', { method: 'POST', body: formData(unguarded) });
+    assert.notEqual(first.location, second.location);
+  });
+
+  it('shows the form again for a text or title over the 1 MB field limit, with the field’s own message', async () => {
+    const visitor = await member();
+    const filesBefore = attachmentFiles();
+    const tooLong = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'Kept title', body: 'x'.repeat(1024 * 1024 + 1) },
+      { name: 'lost.txt', type: 'text/plain', content: 'after the text' },
+    );
+    assert.equal(tooLong.status, 422);
+    assert.equal(titleOf(tooLong.text), 'New note');
+    assert.equal(fieldError(tooLong.text, 'body'), 'Keep the text under 5000 characters.');
+    assert.equal(fieldError(tooLong.text, 'title'), undefined);
+    assert.match(tooLong.text, /name="title" type="text" value="Kept title"/);
+    // The over-long text is not given back, not even cut to 5000 characters (routes/notes.js says why).
+    assert.match(tooLong.text, /<textarea id="body" name="body" rows="8"[^>]*><\/textarea>/);
+    assert.deepEqual(autofocused(tooLong.text), ['body']);
+    const longTitle = await visitor.upload('/notes/new', '/notes', { title: 't'.repeat(1024 * 1024 + 1) });
+    assert.equal(longTitle.status, 422);
+    assert.equal(fieldError(longTitle.text, 'title'), 'Give the note a title of at most 100 characters.');
+    // The same on the edit form, whose note is left as it was.
+    const { location } = await visitor.upload('/notes/new', '/notes', { title: 'Short', body: 'short' });
+    const edit = await visitor.upload(`${location}/edit`, `${location}/edit`, { body: 'x'.repeat(1024 * 1024 + 1) });
+    assert.equal(edit.status, 422);
+    assert.equal(fieldError(edit.text, 'body'), 'Keep the text under 5000 characters.');
+    assert.match((await visitor.get(location!)).text, /<div class="text">short<\/div>/);
+    // A field no page of the app has is still a form no page sends.
+    const stray = await visitor.upload('/notes/new', '/notes', { title: 'x', stray: 's'.repeat(1024 * 1024 + 1) });
+    assert.equal(stray.status, 400);
+    assert.equal((await visitor.api('GET', '/api/notes')).json.total, 1, 'only the short note was made');
+    assert.equal(attachmentFiles(), filesBefore, 'no attachment was kept');
+  });
+
+  it('shows bidirectional controls in attachment names as U+FFFD, in the pages and the download', async () => {
+    const visitor = await member();
+    const name = 'invoice\u202Etxt.exe';
+    const created = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'Bidi' },
+      { name, type: 'text/plain', content: 'x' },
+    );
+    assert.equal(created.status, 302, created.text);
+    const shown = 'invoice\uFFFDtxt.exe';
+    for (const path of [created.location!, `${created.location}/edit`, `${created.location}/delete`, '/notes']) {
+      const page = await visitor.get(path);
+      assert.ok(page.text.includes(shown), path);
+      assert.doesNotMatch(page.text, /\p{Bidi_Control}/u, path);
+    }
+    const download = await visitor.get(created.location! + '/attachment');
+    assert.equal(
+      download.headers.get('content-disposition'),
+      `attachment; filename="invoice?txt.exe"; filename*=UTF-8''invoice%EF%BF%BDtxt.exe`,
+    );
+    // The stored name keeps the bytes sent: the API returns it as data.
+    const note = await visitor.api('GET', `/api${created.location}`);
+    assert.equal(note.json.attachment?.name, name);
   });
 
   it('keeps an attachment name in UTF-8 and takes Markdown, CSV, JSON and WebP files', async () => {
@@ -510,9 +700,10 @@ describe('showcase: JSON API', () => {
     assert.deepEqual(JSON.parse(big.text), {
       error: { status: 413, code: 'entity_too_large', message: 'request entity too large' },
     });
-    const form = await visitor.request('/login', {
+    // A form no page of the app fills this much (the account forms show themselves again).
+    const form = await visitor.request('/logout', {
       method: 'POST',
-      body: new URLSearchParams({ username: 'x', password: 'y'.repeat(40 * 1024) }),
+      body: new URLSearchParams({ _csrf: 'x', padding: 'y'.repeat(40 * 1024) }),
     });
     assert.equal(form.status, 413);
     assert.equal(titleOf(form.text), 'Payload Too Large');

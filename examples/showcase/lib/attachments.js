@@ -25,6 +25,19 @@ const allowedTypes = new Map([
 
 const acceptedFiles = 'Attach an image (PNG, JPEG, GIF, WebP), a PDF or a text file (plain, Markdown, CSV, JSON).';
 
+// Unicode's bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+// U+2069) reorder what follows them: `a\u202Etxt.exe` is displayed as `aexe.txt`.
+const bidiControls = /\p{Bidi_Control}/gu;
+
+/**
+ * An attachment's name as pages and downloads show it: its bidirectional controls are
+ * replaced by U+FFFD, which is seen, so the name cannot pass for another (a program for a
+ * text file). The stored name keeps the bytes the browser sent; the API returns those.
+ */
+function displayName(name) {
+  return name.replace(bidiControls, '\uFFFD');
+}
+
 /** What to tell the user about an upload error of the attachment field, if it is one. */
 function attachmentMessage(err) {
   if (!(err instanceof multer.MulterError)) return undefined;
@@ -52,12 +65,20 @@ function attachments(dir) {
   /**
    * Parses a multipart form into req.body and req.file. Mistakes with the attachment (too
    * large, a second file) become `req.attachmentError`, shown next to the field like any
-   * other validation error. A form no page of this app sends (too many or too long fields,
-   * a body cut short or without its boundary) is a 400 for the error handler.
+   * other validation error. A field over multer's size limit (1 MB: a paste) becomes
+   * `req.fieldTooLong`, its name, for the route to show its own message there. A form no
+   * page of this app sends (too many fields, a body cut short or without its boundary) is
+   * a 400 for the error handler.
    */
   function parseForm(req, res, next) {
     upload(req, res, (err) => {
       if (!err) return next();
+      if (err instanceof multer.MulterError && err.code === 'LIMIT_FIELD_VALUE') {
+        // multer stops at that field: req.body holds the fields before it (the form's
+        // hidden fields and the title come first), not the field itself nor those after.
+        req.fieldTooLong = err.field;
+        return next();
+      }
       const message = attachmentMessage(err);
       if (message === undefined) return next(Object.assign(err, { status: 400, expose: true }));
       req.attachmentError = message;
@@ -85,4 +106,4 @@ function attachments(dir) {
   return { parseForm, save, remove, pathOf, maxBytes, allowedTypes };
 }
 
-module.exports = { attachments };
+module.exports = { attachments, displayName };

@@ -41,6 +41,25 @@ function redacted(url) {
   }
 }
 
+/**
+ * The error of a REDIS_URL the client refuses, without its password: Node's TypeError for
+ * an unparsable URL keeps the URL in `input`, which an uncaught stack trace printed, and
+ * one of the client's reasons quotes it (redacted here).
+ */
+function invalidRedisUrl(url, err) {
+  const where = URL.canParse(url) ? ` ${redacted(url)}` : '';
+  const reason = err.message.split(url).join(redacted(url));
+  return new Error(`REDIS_URL${where} is not a valid Redis URL: ${reason}`);
+}
+
+/** Sessions that cannot start: `ready()` rejects with `err`, and until then every request gets a 503. */
+function notStarted(err) {
+  const failed = Promise.reject(err);
+  // Whoever starts the app asks ready(); an app that is never started must not crash on it.
+  failed.catch(() => {});
+  return { store: undefined, available: () => false, ready: () => failed, close: () => Promise.resolve() };
+}
+
 function redisSessions(url) {
   const { createClient } = require('redis');
   const { RedisStore } = require('connect-redis');
@@ -75,14 +94,21 @@ function redisSessions(url) {
     }
   }
 
-  const client = createClient({
-    url,
-    // Disconnected, a command fails at once (ClientOfflineError) instead of waiting in a
-    // queue until Redis returns or its timeout passes: that wait held every request 5 s.
-    disableOfflineQueue: true,
-    // A Redis that takes connections but never completes them is retried every second.
-    socket: { connectTimeout: 1000 },
-  });
+  let client;
+  try {
+    client = createClient({
+      url,
+      // Disconnected, a command fails at once (ClientOfflineError) instead of waiting in a
+      // queue until Redis returns or its timeout passes: that wait held every request 5 s.
+      disableOfflineQueue: true,
+      // A Redis that takes connections but never completes them is retried every second.
+      socket: { connectTimeout: 1000 },
+    });
+  } catch (err) {
+    // The URL is parsed here, while the app is made: its mistake is told as ready()'s,
+    // the one line "not started: ..." and exit code 1 of server.js.
+    return notStarted(invalidRedisUrl(url, err));
+  }
   let connectedOnce = false;
   let lastError;
   let away = false;

@@ -23,7 +23,12 @@ function signupChecks(store) {
       .custom(async (name) => {
         if (await store.users.findByUsername(name)) throw new Error('That username is taken.');
       }),
-    body('password').isLength({ min: 8, max: 200 }).withMessage('Use at least 8 characters.'),
+    body('password')
+      .isLength({ min: 8 })
+      .withMessage('Use at least 8 characters.')
+      .bail()
+      .isLength({ max: 200 })
+      .withMessage('Use at most 200 characters.'),
     body('confirm')
       .custom((value, { req }) => value === req.body.password)
       .withMessage('The passwords do not match.'),
@@ -34,6 +39,29 @@ const loginChecks = [
   body('username').trim().notEmpty().withMessage('Enter your username.'),
   body('password').notEmpty().withMessage('Enter your password.'),
 ];
+
+/**
+ * An account form's route runs this after its body parser: a form over the parser's
+ * limit (32 kB; a paste into a field) is shown again with a message, not answered with
+ * the 413 page. The parser refuses such a body unread (by its Content-Length) and
+ * discards it, so nothing the visitor typed can be kept, and which field was too long
+ * is unknown: the message goes to the username, the first field, and names both limits.
+ * Nothing is checked or changed (no CSRF token was read): the page is the empty form.
+ */
+function formTooLong(view, title) {
+  return function showFormAgain(err, req, res, next) {
+    if (err.type !== 'entity.too.large') return next(err);
+    const msg = 'This is too long: a username has at most 30 characters, a password at most 200.';
+    res.status(422).page(view, { title, values: {}, errors: { username: { msg } } });
+  };
+}
+
+/** The throttle's message: the time left, in minutes rounded up, as its Retry-After header says in seconds. */
+function tooManyLogins(res) {
+  const minutes = Math.max(1, Math.ceil(Number(res.get('Retry-After')) / 60));
+  const left = minutes === 1 ? 'a minute' : `${minutes} minutes`;
+  return Object.assign(new Error(`Too many failed logins. Try again in ${left}.`), { status: 429 });
+}
 
 /**
  * At most `limit` failed logins per address and username every 15 minutes, against
@@ -50,13 +78,16 @@ function loginThrottle(limit) {
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     keyGenerator: (req) => `${ipKeyGenerator(req.ip)}|${String(req.body.username).trim().toLowerCase()}`,
-    handler: (req, res, next) =>
-      next(Object.assign(new Error('Too many failed logins. Try again in 15 minutes.'), { status: 429 })),
+    // Retry-After is set before the handler runs (standardHeaders): the message says the same.
+    handler: (req, res, next) => next(tooManyLogins(res)),
   });
 }
 
 function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }) {
   const router = framework.Router();
+  // Each form's body parser and CSRF check, then the page of a form over the parser's limit.
+  const signupForm = [forms.urlencoded, formTooLong('account/signup', 'Sign up')];
+  const loginForm = [forms.urlencoded, formTooLong('account/login', 'Log in')];
 
   router.get('/signup', guestOnly, (req, res) =>
     res.page('account/signup', { title: 'Sign up', values: {}, errors: {} }),
@@ -64,7 +95,7 @@ function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }
 
   router.post(
     '/signup',
-    forms.urlencoded,
+    signupForm,
     signupChecks(store),
     handleRejections(async (req, res, next) => {
       const errors = validationResult(req);
@@ -99,7 +130,7 @@ function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }
 
   router.get('/login', guestOnly, (req, res) => res.page('account/login', { title: 'Log in', values: {}, errors: {} }));
 
-  router.post('/login', forms.urlencoded, loginThrottle(loginAttempts), loginChecks, (req, res, next) => {
+  router.post('/login', loginForm, loginThrottle(loginAttempts), loginChecks, (req, res, next) => {
     const errors = validationResult(req);
     if (!errors.isEmpty()) {
       return res

@@ -1,22 +1,55 @@
 'use strict';
 // The notes pages: a paginated list, create, show, edit, delete, and the attachment
 // served back with res.download. Every page here is for the signed-in owner only.
+const { randomUUID } = require('node:crypto');
 const { body, validationResult, matchedData } = require('express-validator');
 const { handleRejections } = require('../lib/handle-rejections');
 const { paginationChecks, pageWindow } = require('../lib/pagination');
+const { displayName } = require('../lib/attachments');
 
 const perPage = 5;
 
+// The fields' own messages: their checks give them, and so does a field too long to read.
+const fieldMessages = {
+  title: 'Give the note a title of at most 100 characters.',
+  body: 'Keep the text under 5000 characters.',
+};
+
 const noteChecks = [
-  body('title').trim().isLength({ min: 1, max: 100 }).withMessage('Give the note a title of at most 100 characters.'),
-  body('body').trim().isLength({ max: 5000 }).withMessage('Keep the text under 5000 characters.'),
+  body('title').trim().isLength({ min: 1, max: 100 }).withMessage(fieldMessages.title),
+  body('body').trim().isLength({ max: 5000 }).withMessage(fieldMessages.body),
 ];
 
-/** Field errors of the form, the attachment's included. */
+/**
+ * Field errors of the form: the checks', the attachment's, and that of a field too long
+ * for multer to read (see lib/attachments.js), which gets the field's own message. The
+ * form is shown again without that field's text, not with its first 5000 characters: a
+ * note cut short, sent again unnoticed, would lose the rest without a word.
+ */
 function formErrors(req) {
   const errors = validationResult(req).mapped();
+  if (req.fieldTooLong) {
+    if (!Object.hasOwn(fieldMessages, req.fieldTooLong)) throw badForm();
+    errors[req.fieldTooLong] = { msg: fieldMessages[req.fieldTooLong] };
+  }
   if (req.attachmentError) errors.attachment = { msg: req.attachmentError };
   return errors;
+}
+
+/**
+ * The new-note form's id (the hidden `submission` field), given to each rendered form:
+ * the form sent twice makes one note. Absent from a form rendered before it existed,
+ * or from a client that sends its own requests: that form is not guarded.
+ */
+function submissionOf(req) {
+  const { submission } = req.body;
+  if (submission === undefined || submission === '') return undefined;
+  if (typeof submission !== 'string' || !/^[0-9a-f-]{36}$/.test(submission)) throw badForm();
+  return submission;
+}
+
+function badForm() {
+  return Object.assign(new Error('This form is damaged. Reload the page and send it again.'), { status: 400 });
 }
 
 function notFound(what) {
@@ -48,21 +81,52 @@ function notesRoutes(framework, { store, attachments, forms }) {
     }),
   );
 
-  router.get('/new', (req, res) => res.page('notes/form', { title: 'New note', note: null, values: {}, errors: {} }));
+  /**
+   * Creates the note of a new-note form once. The same form sent again (a double click,
+   * a resubmission after Back) gives the note its first sending made: `created` is false.
+   *
+   * The claim is the note itself: the store refuses a second note with the same user and
+   * submission in one synchronous step (a unique index in SQLite, a check and a push with
+   * no await between them in the JSON file). The session could not hold it: each request
+   * works on its own copy, loaded when it starts and saved when it ends (memory store and
+   * Redis alike), so two requests sent at the same instant would both find the id unused.
+   */
+  async function createOnce(userId, { submission, ...fields }, file) {
+    const earlier = submission && (await store.notes.findBySubmission(userId, submission));
+    if (earlier) return { note: earlier, created: false };
+    const attachment = file ? await attachments.save(file) : null;
+    try {
+      return { note: await store.notes.create(userId, { ...fields, attachment, submission }), created: true };
+    } catch (err) {
+      if (err.code !== 'SUBMISSION_TAKEN') throw err;
+      // The other sending got there while this one wrote its copy of the attachment.
+      await attachments.remove(attachment);
+      return { note: await store.notes.findBySubmission(userId, submission), created: false };
+    }
+  }
+
+  const newNoteForm = (values, errors = {}) => ({
+    title: 'New note',
+    note: null,
+    values: { ...values, submission: values.submission || randomUUID() },
+    errors,
+  });
+
+  router.get('/new', (req, res) => res.page('notes/form', newNoteForm({})));
 
   router.post(
     '/',
     forms.multipart,
     noteChecks,
     handleRejections(async (req, res) => {
+      const submission = submissionOf(req);
       const errors = formErrors(req);
-      if (Object.keys(errors).length > 0) {
-        return res.status(422).page('notes/form', { title: 'New note', note: null, values: req.body, errors });
-      }
+      // The form shown again keeps its id: corrected and sent, it is still the one form.
+      if (Object.keys(errors).length > 0) return res.status(422).page('notes/form', newNoteForm(req.body, errors));
       const { title, body: text } = matchedData(req);
-      const attachment = req.file ? await attachments.save(req.file) : null;
-      const note = await store.notes.create(req.user.id, { title, body: text, attachment });
-      req.flash('success', `Note "${note.title}" created.`);
+      const { note, created } = await createOnce(req.user.id, { title, body: text, submission }, req.file);
+      // A repeat adds no flash: the first sending's "created" is the one to show.
+      if (created) req.flash('success', `Note "${note.title}" created.`);
       res.redirect(`/notes/${note.id}`);
     }),
   );
@@ -112,10 +176,10 @@ function notesRoutes(framework, { store, attachments, forms }) {
   router.get('/:id/attachment', (req, res, next) => {
     const { attachment } = req.note;
     if (!attachment) return next(notFound('Attachment'));
-    // Content-Disposition: attachment, with the name the file was uploaded under.
+    // Content-Disposition: attachment, with the name the file was uploaded under, as pages show it.
     res.download(
       attachments.pathOf(attachment),
-      attachment.originalName,
+      displayName(attachment.originalName),
       { headers: { 'Content-Type': attachment.mimeType } },
       (err) => {
         if (err && !res.headersSent) next(err);

@@ -42,6 +42,8 @@ function openJsonStore(dir) {
   const save = () => writeAtomically(file, JSON.stringify(data));
   const ownNotes = (userId) => data.notes.filter((note) => note.userId === userId);
   const findNote = (userId, id) => data.notes.find((note) => note.userId === userId && note.id === id);
+  const findBySubmission = (userId, submission) =>
+    data.notes.find((note) => note.userId === userId && note.submission === submission);
 
   return {
     kind: 'json',
@@ -70,12 +72,32 @@ function openJsonStore(dir) {
       async get(userId, id) {
         return copy(findNote(userId, id));
       },
-      async create(userId, { title, body, attachment = null }) {
+      /**
+       * `submission` (optional) names the form that sent the note: a second note with the
+       * same one is refused (SUBMISSION_TAKEN). The check and the push run with no await
+       * between them, so two requests of one process cannot both pass it.
+       */
+      async create(userId, { title, body, attachment = null, submission = null }) {
+        if (submission !== null && findBySubmission(userId, submission))
+          throw Object.assign(new Error('form already submitted'), { code: 'SUBMISSION_TAKEN' });
         const now = new Date().toISOString();
-        const note = { id: data.nextNoteId++, userId, title, body, attachment, createdAt: now, updatedAt: now };
+        const note = {
+          id: data.nextNoteId++,
+          userId,
+          title,
+          body,
+          attachment,
+          submission,
+          createdAt: now,
+          updatedAt: now,
+        };
         data.notes.push(note);
         save();
         return copy(note);
+      },
+      /** The note the form `submission` created, if any. */
+      async findBySubmission(userId, submission) {
+        return copy(findBySubmission(userId, submission));
       },
       /** Changes the fields given; `undefined` when the user has no such note. */
       async update(userId, id, changes) {

@@ -18,10 +18,19 @@ const schema = `
     body TEXT NOT NULL,
     attachment TEXT,
     created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    submission TEXT
   );
   CREATE INDEX IF NOT EXISTS notes_by_user ON notes (user_id, id);
 `;
+
+/** Brings a database made before a column was added up to the schema above. */
+function migrate(db) {
+  const columns = db.prepare('PRAGMA table_info(notes)').all();
+  if (!columns.some((column) => column.name === 'submission')) db.exec('ALTER TABLE notes ADD COLUMN submission TEXT');
+  // The form a note was sent from, once per user (SQLite lets NULLs, the API's notes, repeat).
+  db.exec('CREATE UNIQUE INDEX IF NOT EXISTS notes_by_submission ON notes (user_id, submission)');
+}
 
 function userFromRow(row) {
   return row && { id: row.id, username: row.username, passwordHash: row.password_hash, createdAt: row.created_at };
@@ -35,6 +44,7 @@ function noteFromRow(row) {
       title: row.title,
       body: row.body,
       attachment: row.attachment === null ? null : JSON.parse(row.attachment),
+      submission: row.submission,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }
@@ -50,6 +60,7 @@ function openSqliteStore(sqlite, dir) {
   const db = new sqlite.DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(schema);
+  migrate(db);
   const statements = {
     insertUser: db.prepare('INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING *'),
     userById: db.prepare('SELECT * FROM users WHERE id = ?'),
@@ -57,10 +68,12 @@ function openSqliteStore(sqlite, dir) {
     page: db.prepare('SELECT * FROM notes WHERE user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?'),
     count: db.prepare('SELECT COUNT(*) AS total FROM notes WHERE user_id = ?'),
     note: db.prepare('SELECT * FROM notes WHERE user_id = ? AND id = ?'),
+    // A second note from the same form inserts nothing and returns no row.
     insertNote: db.prepare(
-      'INSERT INTO notes (user_id, title, body, attachment, created_at, updated_at) ' +
-        'VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      'INSERT INTO notes (user_id, title, body, attachment, submission, created_at, updated_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, submission) DO NOTHING RETURNING *',
     ),
+    noteBySubmission: db.prepare('SELECT * FROM notes WHERE user_id = ? AND submission = ?'),
     updateNote: db.prepare(
       'UPDATE notes SET title = ?, body = ?, attachment = ?, updated_at = ? WHERE user_id = ? AND id = ? RETURNING *',
     ),
@@ -93,9 +106,15 @@ function openSqliteStore(sqlite, dir) {
       async get(userId, id) {
         return noteFromRow(statements.note.get(userId, id));
       },
-      async create(userId, { title, body, attachment = null }) {
+      /** A second note from the same `submission` (a form's id) is refused by the unique index: SUBMISSION_TAKEN. */
+      async create(userId, { title, body, attachment = null, submission = null }) {
         const now = new Date().toISOString();
-        return noteFromRow(statements.insertNote.get(userId, title, body, attachmentColumn(attachment), now, now));
+        const row = statements.insertNote.get(userId, title, body, attachmentColumn(attachment), submission, now, now);
+        if (!row) throw Object.assign(new Error('form already submitted'), { code: 'SUBMISSION_TAKEN' });
+        return noteFromRow(row);
+      },
+      async findBySubmission(userId, submission) {
+        return noteFromRow(statements.noteBySubmission.get(userId, submission));
       },
       async update(userId, id, changes) {
         const note = noteFromRow(statements.note.get(userId, id));
