@@ -10,6 +10,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { multipart } from '../../src/middleware/multipart';
+import { BodyEnd } from '../../src/middleware/multipart/body-end';
 import { NamedValues } from '../../src/middleware/multipart/nest';
 import { limit } from '../../src/middleware/limit';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
@@ -667,6 +668,28 @@ describe('multipart', () => {
         assert.deepEqual(fs.readdirSync(dir), []);
       }));
 
+    it('in a 3.x app (bodyParser), a body without its closing `--` after the last boundary gives its fields, as on express@3.21', () =>
+      withUploadDir(async (dir) => {
+        const define = (framework: any) => {
+          const app = framework();
+          app.use(quietly(() => framework.bodyParser({ uploadDir: dir })));
+          app.post('/', (req: any, res: any) => res.json({ body: req.body, files: Object.keys(req.files) }));
+          app.use((err: any, _req: any, res: any, _next: any) => res.send(err.status, 'status ' + err.status));
+          return app;
+        };
+        const unclosed = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--${BOUNDARY}`;
+        const answers = await assertSameResponses(
+          define,
+          [post(Buffer.from(unclosed)), post(Buffer.from(unclosed + '\r\n')), post(Buffer.from(unclosed + '-'))],
+          { oracle: express3, subject: webapp3 },
+          (res) => ({ ...res, headers: {} }),
+        );
+        assert.deepEqual(
+          answers.map((res) => res.body),
+          ['{"body":{"a":"1"},"files":[]}', '{"body":{"a":"1"},"files":[]}', 'status 400'],
+        );
+      }));
+
     it('an aborted upload leaves no temp file and reaches next() with 400', () =>
       withUploadDir(async (dir) => {
         let reported: (err: any) => void;
@@ -1017,6 +1040,52 @@ describe('multipart', () => {
         );
       }));
 
+    it('a body that stops just after a boundary, without the closing `--`, is parsed as Connect 2.30 parsed it', () =>
+      withUploadDir(async (dir) => {
+        const whole = formBody([
+          { name: 'a', value: '1' },
+          { name: 'doc', filename: 'a.txt', type: 'text/plain', value: 'text' },
+        ]).toString('latin1');
+        const unclosed = whole.slice(0, -'--\r\n'.length);
+        const accepted = [
+          post(Buffer.from(unclosed, 'latin1')),
+          post(Buffer.from(unclosed + '\r\n', 'latin1')),
+          post(Buffer.from(`--${BOUNDARY}\r\n`)),
+          post(
+            Buffer.from(
+              `preamble\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="b"\r\n\r\n2\r\n--${BOUNDARY}`,
+            ),
+          ),
+        ];
+        const answers = await assertSameAsConnect(
+          [connectMultipart({ uploadDir: dir }), echoForm],
+          [quietly(() => multipart({ uploadDir: dir })), echoForm],
+          accepted,
+        );
+        assert.deepEqual(json(answers[0]).body, { a: '1' });
+        assert.equal(json(answers[0]).files.doc.content, 'text');
+        assert.equal(json(answers[1]).files.doc.content, 'text');
+        assert.deepEqual(json(answers[2]), { body: {}, files: {} });
+        assert.deepEqual(json(answers[3]).body, { b: '2' });
+        // Stopped anywhere else, the body is still refused, as by Connect.
+        const refused = [
+          post(Buffer.from(unclosed + '-', 'latin1')),
+          post(Buffer.from(unclosed + '\r', 'latin1')),
+          post(Buffer.from(unclosed.slice(0, -1), 'latin1')),
+          post(Buffer.from(`--${BOUNDARY}`)),
+          post(Buffer.alloc(0)),
+        ];
+        const filesBefore = fs.readdirSync(dir).length;
+        const statuses = await assertSameAsConnect(
+          [connectMultipart({ uploadDir: dir }), echoForm],
+          [quietly(() => multipart({ uploadDir: dir })), echoForm],
+          refused,
+          (res) => ({ ...res, body: '', headers: {} }),
+        );
+        for (const res of statuses) assert.equal(res.status, 400);
+        assert.equal(fs.readdirSync(dir).length, filesBefore, 'a refused body leaves no file');
+      }));
+
     it('a file arriving through a real client (supertest attach) is described the same way', () =>
       withUploadDir(async (dir) => {
         const run = async (handlers: Handler[]) => {
@@ -1046,5 +1115,52 @@ describe('multipart nesting of repeated names', () => {
     assert.equal(nested.a.length, 300_000);
     assert.equal(nested.a[299_999], 'v299999');
     assert.equal(nested.b, 'x');
+  });
+});
+
+describe('multipart body end', () => {
+  const type = 'multipart/form-data; boundary=' + BOUNDARY;
+  const part = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n`;
+
+  /** BodyEnd's verdict on `body` sent in two chunks, for every place the body can split. */
+  function verdicts(body: string): boolean[] {
+    const bytes = Buffer.from(body, 'latin1');
+    const out: boolean[] = [];
+    for (let split = 0; split <= bytes.length; split++) {
+      const end = new BodyEnd(type);
+      end.add(bytes.subarray(0, split));
+      end.add(bytes.subarray(split));
+      out.push(end.stoppedAfterBoundary());
+    }
+    return out;
+  }
+
+  it('tells a body that stopped just after a boundary, however its chunks split', () => {
+    for (const body of [part + `--${BOUNDARY}`, part + `--${BOUNDARY}\r\n`, `--${BOUNDARY}\r\n`]) {
+      assert.ok(
+        verdicts(body).every((v) => v),
+        JSON.stringify(body),
+      );
+    }
+    for (const body of [
+      part,
+      part + `--${BOUNDARY}-`,
+      part + `--${BOUNDARY}\r`,
+      `--${BOUNDARY}`,
+      `x--${BOUNDARY}\r\n`,
+    ]) {
+      assert.ok(
+        verdicts(body).every((v) => !v),
+        JSON.stringify(body),
+      );
+    }
+  });
+
+  it('knows nothing without a boundary it can read (busboy then has the last word)', () => {
+    for (const contentType of [undefined, 'multipart/form-data', 'multipart/form-data; boundary="ü"', 'not a type']) {
+      const end = new BodyEnd(contentType);
+      end.add(Buffer.from(part + `--${BOUNDARY}`));
+      assert.equal(end.stoppedAfterBoundary(), false, String(contentType));
+    }
   });
 });
