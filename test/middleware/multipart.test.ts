@@ -668,7 +668,7 @@ describe('multipart', () => {
         assert.deepEqual(fs.readdirSync(dir), []);
       }));
 
-    it('in a 3.x app (bodyParser), a body without its closing `--` after the last boundary gives its fields, as on express@3.21', () =>
+    it('in a 3.x app (bodyParser), a body not closed after its last boundary gives its fields, as on 3.21', () =>
       withUploadDir(async (dir) => {
         const define = (framework: any) => {
           const app = framework();
