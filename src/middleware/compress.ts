@@ -9,8 +9,8 @@ import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { parseBytes } from '../http/bytes';
-import { acceptsOther } from '../http/negotiation';
 import { vary } from '../http/vary';
+import { preferredEncoding } from './compress-encoding';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
 
@@ -220,9 +220,10 @@ function createCompress(options?: CompressOptions): Middleware {
       // Responses that carry no body are never encoded (3.x relied on their length alone).
       if (req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304) return passThrough();
 
-      let accepted = acceptsOther(req.headers, 'encodings', ['gzip', 'deflate', 'identity']);
-      if (accepted === 'deflate' && acceptsOther(req.headers, 'encodings', ['gzip'])) {
-        accepted = acceptsOther(req.headers, 'encodings', ['gzip', 'identity']);
+      const acceptEncoding = req.headers['accept-encoding'];
+      let accepted = preferredEncoding(acceptEncoding, ['gzip', 'deflate', 'identity']);
+      if (accepted === 'deflate' && preferredEncoding(acceptEncoding, ['gzip'])) {
+        accepted = preferredEncoding(acceptEncoding, ['gzip', 'identity']);
       }
       if (!accepted || accepted === 'identity') return passThrough();
 

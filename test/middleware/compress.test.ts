@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import webapp = require('../../src/index');
 import { compress } from '../../src/middleware/compress';
+import { preferredEncoding } from '../../src/middleware/compress-encoding';
 import { assertSameAsConnect, chain, requestAll, withServer, type Handler, type RequestSpec } from './support';
 import { itWithLiveOracle } from '../support/oracle-recording';
 import { exchange, listen } from '../support/raw-http';
@@ -52,12 +53,36 @@ const encodings = [
   'gzip;q=0',
 ];
 
+/** Accept-Encoding values on which negotiator 0.5 (Connect 2.30) and 0.6 (webapp's 4.x API) part. */
+const TIE_BREAKS = [
+  'identity;q=1, gzip;q=1',
+  'identity;q=1.0, deflate;q=1.0, gzip;q=1.0',
+  'deflate;q=0.8, gzip;level=1;q=0.8',
+  'deflate;q=0.8, gzip;q=0.8',
+  'identity, gzip;q=1',
+  'identity;x=1, gzip',
+  '*;q=1, identity;q=1',
+  'deflate;q=1, *;q=1',
+  'gzip;q=abc, deflate',
+  'gzip;q=0, identity;q=0',
+  'gzip;, deflate',
+  'GZIP;Q=1, identity;q=1',
+  ' , gzip;q=0.5,, deflate;q=0.5 ',
+];
+
 describe('compress', () => {
   it('matches Connect 2.30 for every type, size and Accept-Encoding', async () => {
     const requests = paths.flatMap((path) =>
       encodings.map((encoding) => ({ path, headers: encoding ? { 'accept-encoding': encoding } : {} }) as RequestSpec),
     );
     await assertSameAsConnect([connect.compress(), app], [compress(), app], requests);
+  });
+
+  it('chooses the coding Connect 2.30 chose where negotiators disagree: ties, parameters, odd q values', async () => {
+    const requests = TIE_BREAKS.map((encoding) => ({ path: '/', headers: { 'accept-encoding': encoding } }));
+    const answers = await assertSameAsConnect([connect.compress(), app], [compress(), app], requests);
+    // `identity;q=1, gzip;q=1`: Express 3.21 compressed; webapp's 4.x negotiator (0.6) would not.
+    assert.equal(answers[0].headers['content-encoding'], 'gzip');
   });
 
   it('a body ended in one call is compressed in one zlib call, byte for byte as Connect streams it', async () => {
@@ -459,6 +484,43 @@ describe('compress over a file whose head Node refuses', () => {
     } finally {
       server.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('compress: choosing the coding', () => {
+  // Connect 2.30's own negotiator, the one its compress asked through accepts 1.2.
+  const negotiator05 = require('connect/node_modules/negotiator');
+
+  it('answers as negotiator 0.5 for thousands of generated Accept-Encoding values and each offer compress has', () => {
+    const codings = ['gzip', 'GZip', 'deflate', 'identity', 'br', '*', 'x-gzip', ''];
+    const parameters = [
+      '',
+      ';q=1',
+      ';q=0',
+      ';q=0.5',
+      ';q=0.50',
+      ';q=.5',
+      ';q=abc',
+      ';level=1',
+      ';level=1;q=0.5',
+      ';q=0.5;level=1',
+      ';',
+    ];
+    const offers = [['gzip', 'deflate', 'identity'], ['gzip'], ['gzip', 'identity']];
+    let seed = 7;
+    const pick = <T>(list: T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return list[seed % list.length];
+    };
+    for (let n = 0; n < 5000; n++) {
+      const entries: string[] = [];
+      for (let count = pick([0, 1, 2, 3, 4]); count > 0; count--) entries.push(pick(codings) + pick(parameters));
+      const header = entries.join(pick([',', ', ', ' , ']));
+      for (const offer of offers) {
+        const theirs = new negotiator05({ headers: { 'accept-encoding': header } }).encodings(offer)[0] || false;
+        assert.equal(preferredEncoding(header, offer), theirs, `${JSON.stringify(header)} offering ${offer}`);
+      }
     }
   });
 });
