@@ -10,7 +10,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { multipart } from '../../src/middleware/multipart';
-import { BodyEnd } from '../../src/middleware/multipart/body-end';
+import { BodyEdges } from '../../src/middleware/multipart/body-edges';
 import { NamedValues } from '../../src/middleware/multipart/nest';
 import { limit } from '../../src/middleware/limit';
 import { captureStderr, deprecationMessages } from '../support/capture-stderr';
@@ -690,6 +690,28 @@ describe('multipart', () => {
         );
       }));
 
+    it('in a 3.x app (bodyParser), a malformed first boundary line gives the error message of express@3.21', () =>
+      withUploadDir(async (dir) => {
+        const define = (framework: any) => {
+          const app = framework();
+          app.use(quietly(() => framework.bodyParser({ uploadDir: dir })));
+          app.post('/', (req: any, res: any) => res.json(req.body));
+          app.use((err: any, _req: any, res: any, _next: any) => res.send(err.status, err.message));
+          return app;
+        };
+        const rest = `Content-Disposition: form-data; name="a"\r\n\r\n1\r\n--${BOUNDARY}--\r\n`;
+        const answers = await assertSameResponses(
+          define,
+          [' \r\n', '\n', '-x'].map((after) => post(Buffer.from(`--${BOUNDARY}${after}${rest}`))),
+          { oracle: express3, subject: webapp3 },
+          (res) => ({ ...res, headers: {} }),
+        );
+        assert.deepEqual(
+          answers.map((res) => res.body),
+          ['Expected CR Received 32', 'Expected CR Received 10', 'Expected HYPHEN Received 120'],
+        );
+      }));
+
     it('an aborted upload leaves no temp file and reaches next() with 400', () =>
       withUploadDir(async (dir) => {
         let reported: (err: any) => void;
@@ -1086,6 +1108,35 @@ describe('multipart', () => {
         assert.equal(fs.readdirSync(dir).length, filesBefore, 'a refused body leaves no file');
       }));
 
+    it('a first boundary followed by anything but CRLF or `--` is a 400 in multiparty words, as on Connect 2.30', () =>
+      withUploadDir(async (dir) => {
+        const rest = `Content-Disposition: form-data; name="a"\r\n\r\n1\r\n--${BOUNDARY}--\r\n`;
+        const requests = [
+          post(Buffer.from(`--${BOUNDARY} \r\n${rest}`)),
+          post(Buffer.from(`--${BOUNDARY}\t\r\n${rest}`)),
+          post(Buffer.from(`--${BOUNDARY}\n${rest}`)),
+          post(Buffer.from(`--${BOUNDARY}\rx${rest}`)),
+          post(Buffer.from(`--${BOUNDARY}-x${rest}`)),
+          post(Buffer.from(`preamble\r\n--${BOUNDARY} \r\n${rest}`)),
+          // Well-formed openings, for contrast: a part, none, a preamble first.
+          post(Buffer.from(`--${BOUNDARY}\r\n${rest}`)),
+          post(Buffer.from(`--${BOUNDARY}--\r\n`)),
+          post(Buffer.from(`preamble --${BOUNDARY} \r\n--${BOUNDARY}\r\n${rest}`)),
+        ];
+        const answers = await assertSameAsConnect(
+          [connectMultipart({ uploadDir: dir }), echoForm],
+          [quietly(() => multipart({ uploadDir: dir })), echoForm],
+          requests,
+          // The error pages differ (webapp's sendError); the 3.x app test below compares the messages.
+          (res) => ({ ...res, headers: {}, body: res.status === 400 ? '' : res.body }),
+        );
+        assert.deepEqual(
+          answers.map((res) => res.status),
+          [400, 400, 400, 400, 400, 400, 200, 200, 200],
+        );
+        assert.deepEqual(json(answers[8]).body, { a: '1' });
+      }));
+
     it('a file arriving through a real client (supertest attach) is described the same way', () =>
       withUploadDir(async (dir) => {
         const run = async (handlers: Handler[]) => {
@@ -1118,16 +1169,16 @@ describe('multipart nesting of repeated names', () => {
   });
 });
 
-describe('multipart body end', () => {
+describe('multipart body edges', () => {
   const type = 'multipart/form-data; boundary=' + BOUNDARY;
   const part = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n`;
 
-  /** BodyEnd's verdict on `body` sent in two chunks, for every place the body can split. */
+  /** BodyEdges's verdict on `body` sent in two chunks, for every place the body can split. */
   function verdicts(body: string): boolean[] {
     const bytes = Buffer.from(body, 'latin1');
     const out: boolean[] = [];
     for (let split = 0; split <= bytes.length; split++) {
-      const end = new BodyEnd(type);
+      const end = new BodyEdges(type);
       end.add(bytes.subarray(0, split));
       end.add(bytes.subarray(split));
       out.push(end.stoppedAfterBoundary());
@@ -1156,9 +1207,37 @@ describe('multipart body end', () => {
     }
   });
 
+  it('judges the first boundary line as multiparty did, wherever the chunks split', () => {
+    const rest = 'Content-Disposition: form-data; name="a"\r\n\r\n1\r\n';
+    const cases: Array<[string, string | undefined]> = [
+      [`--${BOUNDARY}\r\n${rest}`, undefined],
+      [`--${BOUNDARY}--\r\n`, undefined],
+      [`pre\r\n--${BOUNDARY}\r\n${rest}`, undefined],
+      [`--${BOUNDARY} \r\n${rest}`, 'Expected CR Received 32'],
+      [`pre\r\n--${BOUNDARY}x${rest}`, 'Expected CR Received 120'],
+      [`--${BOUNDARY}\r${rest}`, 'Expected LF Received 67'],
+      [`--${BOUNDARY}-\r\n`, 'Expected HYPHEN Received 13'],
+    ];
+    for (const [body, expected] of cases) {
+      const bytes = Buffer.from(body, 'latin1');
+      for (let split = 0; split <= bytes.length; split++) {
+        const edges = new BodyEdges(type);
+        const verdicts = [bytes.subarray(0, split), bytes.subarray(split)].map((chunk) => {
+          edges.add(chunk);
+          return edges.badOpening();
+        });
+        assert.equal(
+          verdicts.find((v) => v !== undefined),
+          expected,
+          `${JSON.stringify(body)} split at ${split}`,
+        );
+      }
+    }
+  });
+
   it('knows nothing without a boundary it can read (busboy then has the last word)', () => {
     for (const contentType of [undefined, 'multipart/form-data', 'multipart/form-data; boundary="ü"', 'not a type']) {
-      const end = new BodyEnd(contentType);
+      const end = new BodyEdges(contentType);
       end.add(Buffer.from(part + `--${BOUNDARY}`));
       assert.equal(end.stoppedAfterBoundary(), false, String(contentType));
     }

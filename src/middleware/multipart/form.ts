@@ -15,7 +15,7 @@ import type { Socket } from 'node:net';
 import { Readable, Transform } from 'node:stream';
 import { createHttpError, toHttpError, type HttpError } from '../../http/errors';
 import { isHttp2Request } from '../../http/http2-request';
-import { BodyEnd } from './body-end';
+import { BodyEdges } from './body-edges';
 import { createBusboy, type BusboyParser, type FieldInfo, type PartInfo } from './busboy';
 import { NamedValues } from './nest';
 import { clientFilename, partHeaders, uploadPath, type OpenFile, type UploadedFile } from './upload-file';
@@ -59,7 +59,7 @@ export class MultipartForm extends EventEmitter {
   error: HttpError | null = null;
 
   private parser: BusboyParser | null = null;
-  private readonly bodyEnd: BodyEnd;
+  private readonly bodyEdges: BodyEdges;
   private connection: Socket | null = null;
   /** Every file created, finished or not: all are removed if the request fails. */
   private readonly written: OpenFile[] = [];
@@ -78,7 +78,7 @@ export class MultipartForm extends EventEmitter {
     // Unknown (null): a chunked HTTP/1 body, or an HTTP/2 body sent without Content-Length.
     const unknown = req.headers['transfer-encoding'] !== undefined || isHttp2Request(req);
     this.bytesExpected = length ? parseInt(length, 10) : unknown ? null : 0;
-    this.bodyEnd = new BodyEnd(req.headers['content-type']);
+    this.bodyEdges = new BodyEdges(req.headers['content-type']);
   }
 
   /** Starts reading the request. Errors surface on a later tick, after listeners are attached. */
@@ -102,8 +102,8 @@ export class MultipartForm extends EventEmitter {
     parser.on('file', this.onFile);
     parser.on('error', (err) => {
       // A body that stopped just after a boundary is whole, as for multiparty (see
-      // BodyEnd); busboy's 'close' follows its error and closes the form.
-      if (err.message === 'Unexpected end of form' && this.bodyEnd.stoppedAfterBoundary()) return;
+      // BodyEdges); busboy's 'close' follows its error and closes the form.
+      if (err.message === 'Unexpected end of form' && this.bodyEdges.stoppedAfterBoundary()) return;
       this.fail(toHttpError(400, err, { type: 'entity.parse.failed' }));
     });
     parser.on('close', () => {
@@ -122,7 +122,6 @@ export class MultipartForm extends EventEmitter {
 
   private readonly onData = (chunk: Buffer): void => {
     this.bytesReceived += chunk.length;
-    this.bodyEnd.add(chunk);
     if (this.bytesReceived > this.settings.limit) {
       this.fail(
         createHttpError(413, undefined, {
@@ -131,6 +130,12 @@ export class MultipartForm extends EventEmitter {
           received: this.bytesReceived,
         }),
       );
+      return;
+    }
+    this.bodyEdges.add(chunk);
+    const badOpening = this.bodyEdges.badOpening();
+    if (badOpening !== undefined) {
+      this.fail(createHttpError(400, badOpening, { type: 'entity.parse.failed' }));
       return;
     }
     this.emit('progress', this.bytesReceived, this.bytesExpected);
