@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { parseBytes } from '../http/bytes';
 import { vary } from '../http/vary';
-import { preferredEncoding } from './compress-encoding';
+import { preferredEncoding } from './connect-negotiation';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
 

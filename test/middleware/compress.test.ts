@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import webapp = require('../../src/index');
 import { compress } from '../../src/middleware/compress';
-import { preferredEncoding } from '../../src/middleware/compress-encoding';
+import { preferredEncoding } from '../../src/middleware/connect-negotiation';
 import { assertSameAsConnect, chain, requestAll, withServer, type Handler, type RequestSpec } from './support';
 import { itWithLiveOracle } from '../support/oracle-recording';
 import { exchange, listen } from '../support/raw-http';

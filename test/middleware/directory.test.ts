@@ -12,6 +12,7 @@ import { join, resolve, sep } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { escapeHtml } from '../../src/http/escape-html';
 import { directory, type TemplateLocals } from '../../src/middleware/directory/index';
+import { preferredMediaType } from '../../src/middleware/connect-negotiation';
 import { compareEntries, entryHref, fillTemplate, linkedPath } from '../../src/middleware/directory/html';
 import { iconKindOf, type IconKind } from '../../src/middleware/directory/icons';
 import { resolveListing, rootPathOf } from '../../src/middleware/directory/resolve';
@@ -227,6 +228,33 @@ describe('directory: differential against Connect 2.30', () => {
     // The comparison covered real listings, not only errors.
     const json = JSON.parse(utf8(answers[ACCEPTS.indexOf('application/json')]));
     assert.ok(json.includes('snow ☃.txt') && json.includes('sub') && !json.includes('.hidden'));
+  });
+
+  it('chooses the listing type as Connect 2.30 did where negotiator 0.6 parts: parameters after q, ties', async () => {
+    const accepts = [
+      'text/html;q=0.9;level=1',
+      'text/html;q=0.9;level=1, application/json;q=0.5',
+      'application/json;q=1;x=1, text/plain;q=0.5',
+      'text/plain;q=0.5;charset=*, application/json;q=0.5',
+      'text/plain;q=0.5;charset=, text/html;q=0.5',
+      'text/html;q=1;level="1", */*;q=0.1',
+      'text/html;level=1;q=0.9, text/plain;q=0.9',
+      'application/json;q=0.5, text/plain;q=0.5',
+      'text/html;q, application/json',
+      'text/html;q=, application/json',
+      'text/html;q=abc, application/json;q=0.1',
+      'text/html;a="b,c";q=1, text/plain',
+      'x text/plain, application/json;q=0.5',
+    ];
+    const answers = await assertSameAsConnect(
+      [connect.directory(root), passed],
+      [directory(root), passed],
+      accepts.map((accept) => get('/', accept)),
+      withoutHtmlBody,
+    );
+    // Read as 0.5 read it: `level=1` is a parameter text/html lacks, so nothing matched.
+    assert.equal(answers[0].status, 406);
+    assert.match(String(answers[1].headers['content-type']), /^application\/json/);
   });
 
   it('lists under a mount point as Connect mounts it', async () => {
@@ -830,5 +858,52 @@ describe('directory: a head Node refuses', () => {
         assert.equal(await answer('/ok', '*/*').then((text) => text.endsWith('still serving')), true);
       },
     );
+  });
+});
+
+describe('directory: choosing the listing type', () => {
+  // Connect 2.30's accepts (1.2, over negotiator 0.5), the one serve-index asked.
+  const accepts12 = require('connect/node_modules/accepts');
+  const offers = ['text/html', 'text/plain', 'application/json'];
+
+  it('answers as Connect 2.30 for thousands of generated Accept values', () => {
+    const ranges = [
+      'text/html',
+      'TEXT/Plain',
+      'application/json',
+      'text/*',
+      '*/*',
+      'application/*',
+      'image/png',
+      '*/html',
+    ];
+    const parameters = [
+      '',
+      ';q=1',
+      ';q=0',
+      ';q=0.5',
+      ';q=.5',
+      ';q=abc',
+      ';level=1',
+      ';q=0.5;level=1',
+      ';level=*',
+      ';level=',
+    ];
+    parameters.push(';level="1"', ';q', ';q=', ';charset=utf-8;q=0.5', ';__proto__=x', ';q=0.5;a="b,c"');
+    let seed = 11;
+    const pick = <T>(list: T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return list[seed % list.length];
+    };
+    for (let n = 0; n < 5000; n++) {
+      const entries: string[] = [];
+      for (let count = pick([1, 2, 3, 4]); count > 0; count--) entries.push(pick(ranges) + pick(parameters));
+      const header = entries.join(pick([',', ', ', ' ,']));
+      const theirs = accepts12({ headers: { accept: header } }).types(offers);
+      assert.equal(preferredMediaType(header, offers), theirs, JSON.stringify(header));
+    }
+    for (const header of [undefined, '']) {
+      assert.equal(preferredMediaType(header, offers), accepts12({ headers: { accept: header } }).types(offers));
+    }
   });
 });

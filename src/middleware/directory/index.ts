@@ -23,8 +23,8 @@ import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createHttpError } from '../../http/errors';
-import { acceptsTypes } from '../../http/negotiation';
 import { parseOriginalUrl, parseUrl } from '../../http/parse-url';
+import { preferredMediaType } from '../connect-negotiation';
 import type { Middleware, NextFunction } from '../types';
 import { renderListing, type HtmlSettings, type TemplateRenderer } from './html';
 import { resolveListing, rootPathOf } from './resolve';
@@ -114,7 +114,7 @@ export function directory(root: string, options?: DirectoryOptions): Middleware 
           return next(thrown);
         }
 
-        const type = acceptsTypes(req.headers, MEDIA_TYPES);
+        const type = preferredMediaType(req.headers.accept, MEDIA_TYPES);
         if (type === 'application/json') return send(res, next, 'application/json', JSON.stringify(list));
         if (type === 'text/plain') return send(res, next, 'text/plain', list.join('\n') + '\n');
         if (type !== 'text/html') return next(createHttpError(406));
