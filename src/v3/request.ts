@@ -18,15 +18,7 @@ import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
 import { definePrototype } from '../define-prototype';
 import { request, withoutPort, type RequestPrototype } from '../request';
-
-export interface AcceptEntry {
-  value: string;
-  quality: number;
-  params: Record<string, string>;
-  originalIndex: number;
-  type?: string;
-  subtype?: string;
-}
+import { acceptsTypes, parseAccept, parseParams, splitAround } from './accepts';
 
 /** What the 3.x request methods read from `this`. */
 interface Request3 extends IncomingMessage {
@@ -44,76 +36,9 @@ interface Request3 extends IncomingMessage {
   get(name: string): string | undefined;
 }
 
-/**
- * Splits on a separator, trimming spaces around each part. Express 3 split with
- * a regular expression of optional spaces around the separator, which backtracks
- * quadratically on long runs of spaces; this gives the same parts in linear time.
- */
-function splitList(value: string, separator: string): string[] {
-  return value.split(separator).map(trimSpaces);
-}
-
-function trimSpaces(part: string): string {
-  let start = 0;
-  let end = part.length;
-  while (start < end && part.charCodeAt(start) === 0x20) start++;
-  while (end > start && part.charCodeAt(end - 1) === 0x20) end--;
-  return part.slice(start, end);
-}
-
-function acceptParams(part: string, index: number): AcceptEntry {
-  const pieces = splitList(part, ';');
-  const entry: AcceptEntry = { value: pieces[0], quality: 1, params: {}, originalIndex: index };
-  for (let i = 1; i < pieces.length; i++) {
-    const [name, value] = splitList(pieces[i], '=');
-    if (name === 'q') entry.quality = parseFloat(value);
-    else entry.params[name] = value;
-  }
-  return entry;
-}
-
-/** An Accept-style header as 3.x parsed it: entries with quality above 0, best first, stable. */
-export function parseParams(header: string): AcceptEntry[] {
-  return splitList(header, ',')
-    .map(acceptParams)
-    .filter((entry) => entry.quality)
-    .sort((a, b) => (a.quality === b.quality ? a.originalIndex - b.originalIndex : b.quality - a.quality));
-}
-
-function parseAccept(header: string): AcceptEntry[] {
-  return parseParams(header).map((entry) => {
-    const [type, subtype] = entry.value.split('/');
-    entry.type = type;
-    entry.subtype = subtype;
-    return entry;
-  });
-}
-
 /** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
 function lookup3(ext: string): string {
   return mediaTypeFor3(ext) as string;
-}
-
-function normalizeType(type: string): { value: string; params: Record<string, string> } {
-  return type.includes('/') ? acceptParams(type, 0) : { value: lookup3(type), params: {} };
-}
-
-/** 3.x `utils.accepts`: the first of `types` the Accept header takes, in the header's quality order. */
-function accepts3(types: string | string[], header: string | undefined): string | undefined {
-  const list = typeof types === 'string' ? splitList(types, ',') : types;
-  if (!header) return list[0];
-  const accepted = parseAccept(header);
-  const normalized = list.map(normalizeType);
-  for (const other of accepted) {
-    for (let j = 0; j < list.length; j++) {
-      const [type, subtype] = normalized[j].value.split('/');
-      const params = normalized[j].params;
-      const typeMatches =
-        (type === other.type || other.type === '*') && (subtype === other.subtype || other.subtype === '*');
-      if (typeMatches && !Object.keys(params).some((k) => params[k] != other.params[k])) return list[j];
-    }
-  }
-  return undefined;
 }
 
 /** `Basic <base64>`, the scheme in any case, spaces around: the grammar 3.21's basic-auth accepted. */
@@ -146,9 +71,10 @@ const methods3 = {
     if (key === 'referer' || key === 'referrer') return this.headers.referrer || this.headers.referer;
     return this.headers[key];
   },
-  accepts(this: Request3, ...types: Array<string | string[]>) {
-    const wanted = types.length > 1 ? (types as string[]) : types[0];
-    return accepts3(wanted, this.get('Accept'));
+  /** The best of the offered types (a comma list, an array, or several arguments), or undefined. */
+  accepts(this: Request3, ...types: Array<string | string[]>): string | undefined {
+    const wanted = types.length > 1 ? types : types[0];
+    return acceptsTypes(wanted, this.get('Accept')) as string | undefined;
   },
   acceptsEncoding(this: Request3, encoding: string) {
     return (this.acceptedEncodings as string[]).includes(encoding);
@@ -217,7 +143,7 @@ const getters3 = {
   },
   acceptedEncodings() {
     const header = this.get('Accept-Encoding');
-    return header ? splitList(header.trim(), ',') : [];
+    return header ? splitAround(header.trim(), ',') : [];
   },
   accepted() {
     const header = this.get('Accept');

@@ -23,6 +23,7 @@ import { charsetFor3, mediaTypeFor3 } from '../http/mime-answers';
 import { parseOriginalUrl, resolveLegacyUrl } from '../http/parse-url';
 import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
+import { normalizeType } from './accepts';
 import { response, type ResponsePrototype } from '../response';
 import { fileMethods } from '../response/files';
 import { typeArgument } from '../response/headers';
@@ -264,7 +265,8 @@ const methods3 = {
     const key = req.accepts(keys);
     this.vary('Accept');
     if (key) {
-      let type = lookup3(key.split(';')[0].trim());
+      // The key as 3.21 read it: a media type without its parameters, else an extension looked up whole.
+      let type = normalizeType(key).value;
       // mime 1.3.4's charsets: UTF-8 for text/* only (application/json goes without).
       const charset = charsetFor3(type);
       if (charset) type += '; charset=' + String(charset);
@@ -275,7 +277,7 @@ const methods3 = {
     } else {
       const err = Object.assign(new Error('Not Acceptable'), {
         status: 406,
-        types: keys.map((k) => lookup3(k.split(';')[0].trim())),
+        types: keys.map((k) => normalizeType(k).value),
       });
       next(err);
     }
