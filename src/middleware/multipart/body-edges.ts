@@ -77,7 +77,7 @@ export class BodyEdges {
    */
   badOpening(): string | undefined {
     const text = this.opening;
-    if (text === null) return undefined;
+    if (text === null || this.delimiter === '') return undefined;
     const found = text.indexOf('\r\n' + this.delimiter);
     if (found === -1) {
       // Keep what could be the start of a delimiter cut by the chunk's end.
