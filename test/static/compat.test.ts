@@ -5,9 +5,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { serveStatic } from '../../src/static/index';
 import { assertSameResponses, type Framework, type RequestSpec } from '../support/differential';
+import { staticApp as staticAppOn } from './apps';
 import { createFixtures, FILE_TIME, type Fixtures } from './support';
 
 let fx: Fixtures;
@@ -17,48 +18,8 @@ before(() => {
 after(() => fx.cleanup());
 
 type StaticFactory = (root: string, options?: object) => RequestHandler;
-
-/** webapp.static once the entry wires it; the module itself until then. */
-function staticOf(framework: Framework): StaticFactory {
-  return ((framework as unknown as { static?: StaticFactory }).static ?? serveStatic) as StaticFactory;
-}
-
-/** Shows every field of an error that reached the app, so error shapes are compared too. */
-const errorEcho: ErrorRequestHandler = (err, _req, res, _next) => {
-  res.statusCode = typeof err.status === 'number' ? err.status : 500;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('x-error', 'yes');
-  res.end(
-    JSON.stringify({
-      name: err.name,
-      message: err.message,
-      status: err.status,
-      statusCode: err.statusCode,
-      expose: err.expose,
-      code: err.code,
-      syscall: err.syscall,
-      headers: err.headers,
-    }),
-  );
-};
-
-/** An app serving the fixtures with `options`; what falls through is answered by a marker route. */
-function staticApp(options?: object, mount?: string) {
-  return (framework: Framework) => {
-    const app = framework();
-    app.set('env', 'production');
-    const middleware = staticOf(framework)(fx.root, options);
-    if (mount) app.use(mount, middleware);
-    else app.use(middleware);
-    app.use((req, res) => {
-      res.statusCode = 404;
-      res.setHeader('x-fell-through', req.method + ' ' + req.url);
-      res.end('fell through');
-    });
-    app.use(errorEcho);
-    return app;
-  };
-}
+const staticOf = (framework: Framework): StaticFactory => framework.static as StaticFactory;
+const staticApp = (options?: object, mount?: string) => staticAppOn(() => fx.root, options, mount);
 
 const get = (path: string, headers?: Record<string, string>): RequestSpec => ({ path, headers });
 const head = (path: string, headers?: Record<string, string>): RequestSpec => ({ method: 'HEAD', path, headers });

@@ -8,9 +8,28 @@ const { openJsonStore } = require('./json-store');
 
 function sqliteModule() {
   try {
-    return require('node:sqlite');
+    return withoutSqliteWarning(() => require('node:sqlite'));
   } catch {
     return undefined; // Node 20, or 22 before the module left its flag.
+  }
+}
+
+/**
+ * Node 22 and 24 print "ExperimentalWarning: SQLite is an experimental feature" when
+ * node:sqlite is first loaded. The app chose it knowingly and the operator can do
+ * nothing about it, so that one warning is left out; every other warning still prints.
+ */
+function withoutSqliteWarning(load) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type;
+    if (type === 'ExperimentalWarning' && String(warning).startsWith('SQLite')) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+  try {
+    return load();
+  } finally {
+    process.emitWarning = emitWarning;
   }
 }
 
