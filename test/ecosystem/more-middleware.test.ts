@@ -1042,4 +1042,300 @@ describe('more ecosystem middleware on webapp (differential against express@4)',
       await vite.close();
     }
   });
+
+  it('express-mung and express-interceptor: res.json, res.end and res.write patched per request', async () => {
+    const mung = require('express-mung');
+    const interceptor = require('express-interceptor');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(
+          mung.json((body: Any, req: Any) => {
+            if (req.query.drop) return null;
+            if (req.query.scalar) return 'scalar ' + req.path;
+            if (body && typeof body === 'object') body.munged = req.path;
+            return body;
+          }),
+        );
+        app.use(mung.headers((_req: Any, res: Any) => res.set('X-Munged', String(res.statusCode))));
+        app.use(
+          '/page',
+          interceptor((_req: Any, res: Any) => ({
+            isInterceptable: () => /text\/html/.test(String(res.get('Content-Type'))),
+            intercept: (body: string, send: (body: string) => void) => send(body.replace('World', 'Intercepted')),
+          })),
+        );
+        app.get('/json', (_req: Any, res: Any) => res.json({ a: 1 }));
+        // res.send(object) goes through res.json, so the patched one runs.
+        app.get('/send-object', (_req: Any, res: Any) => res.send({ b: 2 }));
+        app.get('/jsonp', (_req: Any, res: Any) => res.jsonp({ c: 3 }));
+        app.get('/error', (_req: Any, res: Any) => res.status(422).json({ invalid: true }));
+        app.get('/page/html', (_req: Any, res: Any) => res.send('<p>Hello World</p>'));
+        app.get('/page/text', (_req: Any, res: Any) => res.type('text').send('Hello World'));
+        app.get('/page/written', (_req: Any, res: Any) => {
+          res.type('html');
+          res.write('<p>Hello ');
+          res.end('World</p>');
+        });
+        app.get('/page/json', (_req: Any, res: Any) => res.json({ hello: 'World' }));
+        return app;
+      },
+      [
+        { path: '/json' },
+        { path: '/json?drop=1' },
+        { path: '/json?scalar=1' },
+        { path: '/send-object' },
+        { path: '/jsonp?callback=cb' },
+        { path: '/error' },
+        { path: '/page/html' },
+        { path: '/page/text' },
+        { path: '/page/written' },
+        { path: '/page/json' },
+        { method: 'HEAD', path: '/json' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => [a.status, a.body]),
+      [
+        [200, '{"a":1,"munged":"/json"}'],
+        [204, ''],
+        [200, 'scalar /json'],
+        [200, '{"b":2,"munged":"/send-object"}'],
+        [200, '/**/ typeof cb === \'function\' && cb({"c":3});'],
+        [422, '{"invalid":true}'],
+        [200, '<p>Hello Intercepted</p>'],
+        [200, 'Hello World'],
+        [200, '<p>Hello Intercepted</p>'],
+        [200, '{"hello":"World","munged":"/page/json"}'],
+        [200, ''],
+      ],
+    );
+    assert.equal(answers[5]!.headers['x-munged'], '422');
+  });
+
+  it('express-ejs-layouts replaces res.render per request: layouts, contentFor, extracted scripts', async () => {
+    const expressLayouts = require('express-ejs-layouts');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('views', join(fixtures, 'ejs-layouts'));
+        app.set('view engine', 'ejs');
+        app.set('layout extractScripts', true);
+        app.set('layout extractStyles', true);
+        app.locals.site = 'webapp';
+        app.use(expressLayouts);
+        app.get('/', (_req: Any, res: Any) => res.render('page', { title: 'Layouts', name: 'ada' }));
+        app.get('/bare', (_req: Any, res: Any) => res.render('plain', { layout: false, name: 'bare' }));
+        app.get('/callback', (_req: Any, res: Any) =>
+          res.render('plain', { title: 'cb', name: 'cb' }, (err: Any, html: string) =>
+            res.json({ err: err ? err.message : null, html }),
+          ),
+        );
+        app.get('/missing-layout', (_req: Any, res: Any) => res.render('plain', { layout: 'gone', name: 'x' }));
+        return app;
+      },
+      [{ path: '/' }, { path: '/bare' }, { path: '/callback' }, { path: '/missing-layout' }],
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 500],
+    );
+    assert.match(answers[0]!.body, /<style>p \{ color: teal \}<\/style>\n<main>\n<p>Hello ada on webapp<\/p>/);
+    assert.match(answers[0]!.body, /<aside><nav>side<\/nav>\n<\/aside>\n<script>console.log\('page'\)<\/script>/);
+    assert.equal(answers[1]!.body, '<p>bare</p>\n');
+    assert.match(answers[3]!.body, /Failed to lookup view &quot;gone&quot;/);
+  });
+
+  it('express-paginate mutates req.query; a mounted app with another query parser sees the parent’s', async () => {
+    const paginate = require('express-paginate');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(paginate.middleware(10, 50));
+        app.get('/users', (req: Any, res: Any) => {
+          const { page, limit, hasPreviousPages, hasNextPages } = res.locals.paginate;
+          res.json({
+            query: req.query,
+            skip: req.skip,
+            locals: { page, limit, hasPreviousPages, hasNext: hasNextPages(5) },
+            pages: paginate.getArrayPages(req)(3, 5, req.query.page),
+            prev: res.locals.paginate.href(true),
+            next: res.locals.paginate.href({ sort: 'name' }),
+          });
+        });
+        // Express parses req.query once, in the app that gets the request first: a mounted
+        // app's own query parser does not parse it again.
+        const mounted: Any = fw();
+        mounted.set('query parser', 'simple');
+        mounted.get('/list', (req: Any, res: Any) => res.json({ query: req.query, page: typeof req.query.page }));
+        app.use('/mounted', mounted);
+        const router = fw.Router();
+        router.get('/list', (req: Any, res: Any) => {
+          req.query = { replaced: true };
+          res.json(req.query);
+        });
+        app.use('/router', router);
+        return app;
+      },
+      [
+        { path: '/users' },
+        { path: '/users?page=3&limit=5&sort=age' },
+        { path: '/users?page=-2&limit=500' },
+        { path: '/users?page=x&limit=y' },
+        { path: '/mounted/list?page=2&filter[name]=ada&filter[age]=3' },
+        { path: '/router/list?page=2' },
+      ],
+    );
+    const users = JSON.parse(answers[1]!.body);
+    assert.deepEqual(users.query, { page: 3, limit: 5, sort: 'age' });
+    assert.equal(users.skip, 10);
+    assert.equal(users.prev, '/users?page=2&limit=5&sort=age');
+    assert.deepEqual(JSON.parse(answers[4]!.body), {
+      query: { page: 2, limit: 10, filter: { name: 'ada', age: '3' } },
+      page: 'number',
+    });
+  });
+
+  it('behind a proxy: express-sslify, express-ipfilter, request-ip and express-bearer-token', async () => {
+    const enforce = require('express-sslify');
+    const { IpFilter, IpDeniedError } = require('express-ipfilter');
+    const requestIp = require('request-ip');
+    const bearerToken = require('express-bearer-token');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('trust proxy', 'loopback');
+        app.use('/secure', enforce.HTTPS());
+        app.use('/admin', IpFilter(['203.0.113.7'], { mode: 'allow', trustProxy: 'loopback', log: false }));
+        app.use(cookieParser());
+        app.use(requestIp.mw());
+        app.use(bearerToken({ cookie: { key: 'access_token', signed: false } }));
+        app.all('*', (req: Any, res: Any) =>
+          res.json({
+            ip: req.ip,
+            ips: req.ips,
+            clientIp: req.clientIp,
+            token: req.token ?? null,
+            secure: req.secure,
+            protocol: req.protocol,
+            hostname: req.hostname,
+          }),
+        );
+        app.use((err: Any, _req: Any, res: Any, next: Any) =>
+          err instanceof IpDeniedError ? res.status(403).json({ denied: err.message }) : next(err),
+        );
+        return app;
+      },
+      [
+        { path: '/secure/page?x=1', headers: { Host: 'shop.example' } },
+        { method: 'POST', path: '/secure/page', headers: { Host: 'shop.example' } },
+        { path: '/secure/page', headers: { Host: 'shop.example', 'X-Forwarded-Proto': 'https' } },
+        { path: '/admin', headers: { 'X-Forwarded-For': '198.51.100.1' } },
+        { path: '/admin', headers: { 'X-Forwarded-For': '198.51.100.1, 203.0.113.7' } },
+        { path: '/who', headers: { Authorization: 'Bearer abc.def', 'X-Forwarded-Host': 'front.example:8443' } },
+        { path: '/who?access_token=from-query' },
+        { path: '/who', headers: { Cookie: 'access_token=from-cookie', 'X-Real-IP': '192.0.2.9' } },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [301, 403, 200, 403, 200, 200, 200, 200],
+    );
+    assert.equal(answers[0]!.headers.location, 'https://shop.example/secure/page?x=1');
+    // Only loopback is trusted: the address before the client's is not believed.
+    assert.deepEqual(JSON.parse(answers[4]!.body).ips, ['203.0.113.7']);
+    assert.equal(JSON.parse(answers[5]!.body).hostname, 'front.example');
+  });
+
+  it('express-formidable and connect-busboy read multipart bodies from the request stream', async () => {
+    const formidable = require('express-formidable');
+    const busboy = require('connect-busboy');
+    const upload = multipart([
+      { name: 'title', body: 'notes' },
+      { name: 'doc', filename: 'a.txt', body: 'file body' },
+    ]);
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.post('/formidable', formidable({ uploadDir: scratch() }), (req: Any, res: Any) =>
+          res.json({ fields: req.fields, file: [req.files.doc.name, req.files.doc.size, req.files.doc.type] }),
+        );
+        app.post('/busboy', busboy({ limits: { fileSize: 4 } }), (req: Any, res: Any) => {
+          const seen: unknown[] = [];
+          req.busboy.on('field', (name: string, value: string) => seen.push(['field', name, value]));
+          req.busboy.on('file', (name: string, file: Any, info: Any) => {
+            const chunks: Buffer[] = [];
+            file.on('data', (c: Buffer) => chunks.push(c));
+            file.on('end', () =>
+              seen.push(['file', name, info.filename, Buffer.concat(chunks).toString(), file.truncated]),
+            );
+          });
+          req.busboy.on('close', () => res.json(seen));
+          req.pipe(req.busboy);
+        });
+        return app;
+      },
+      [
+        { ...upload, path: '/formidable' },
+        { ...upload, path: '/busboy' },
+      ],
+    );
+    assert.deepEqual(JSON.parse(answers[0]!.body), {
+      fields: { title: 'notes' },
+      file: ['a.txt', 9, 'text/plain'],
+    });
+    assert.deepEqual(JSON.parse(answers[1]!.body), [
+      ['field', 'title', 'notes'],
+      ['file', 'doc', 'a.txt', 'file', true],
+    ]);
+  });
+
+  it('express-session behind a proxy: a secure cookie only over X-Forwarded-Proto https, rolling maxAge', async () => {
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('trust proxy', 1);
+        app.use(
+          session({
+            secret: 's',
+            name: 'sid',
+            resave: false,
+            saveUninitialized: true,
+            rolling: true,
+            cookie: { secure: true, httpOnly: true, sameSite: 'lax', maxAge: 60_000, path: '/app' },
+          }),
+        );
+        app.get('/app', (req: Any, res: Any) =>
+          res.json({ secure: req.secure, isNew: req.session.isNew ?? null, maxAge: req.session.cookie.originalMaxAge }),
+        );
+        return app;
+      },
+      [
+        { path: '/app' },
+        { path: '/app', headers: { 'X-Forwarded-Proto': 'https' } },
+        { path: '/app', headers: { 'X-Forwarded-Proto': 'https, http' } },
+        { path: '/other', headers: { 'X-Forwarded-Proto': 'https' } },
+      ],
+      undefined,
+      (res) => ({
+        ...res,
+        headers: {
+          ...res.headers,
+          'set-cookie': (res.headers['set-cookie'] as string[] | undefined)?.map((c) =>
+            c.replace(/^sid=[^;]+/, 'sid=<id>').replace(/Expires=[^;]+/, 'Expires=<date>'),
+          ),
+        },
+      }),
+    );
+    assert.deepEqual(
+      answers.map((a) => Boolean(a.headers['set-cookie'])),
+      [false, true, true, false],
+    );
+    assert.match(
+      String(answers[1]!.headers['set-cookie']),
+      /; Path=\/app; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
+    );
+  });
 });
