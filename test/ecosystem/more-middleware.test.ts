@@ -995,6 +995,10 @@ describe('more ecosystem middleware on webapp (differential against express@4)',
     });
     try {
       const template = readFileSync(join(root, 'index.html'), 'utf8');
+      // The ETag vite gives a transformed module (the same for both servers, which share the vite server).
+      const etag = String(
+        (await withServer(vite.middlewares, (port) => rawRequest(port, { path: '/greet.ts' }))).headers.etag,
+      );
       const answers = await assertSameResponses(
         (fw: Framework) => {
           const app: Any = fw();
@@ -1028,11 +1032,17 @@ describe('more ecosystem middleware on webapp (differential against express@4)',
           { path: '/greet.ts?import' },
           { path: '/ssr-module' },
           { path: '/index.html' },
+          { path: '/greet.ts', headers: { 'If-None-Match': etag } },
+          { method: 'HEAD', path: '/greet.ts' },
+          { path: '/robots.txt' },
+          { path: '/style.css' },
+          { path: '/style.css?direct', headers: { Accept: 'text/css' } },
+          { path: '/@fs/etc/hostname' },
         ],
       );
       assert.deepEqual(
         answers.map((a) => a.status),
-        [200, 200, 200, 200, 200, 200, 200],
+        [200, 200, 200, 200, 200, 200, 200, 304, 200, 200, 200, 200, 403],
       );
       assert.match(answers[1]!.body, /<div id="app">rendered for \/users\/7\?tab=a<\/div>/);
       assert.match(answers[2]!.body, /import \{ greet \} from "\/greet\.ts";/);
@@ -1337,5 +1347,66 @@ describe('more ecosystem middleware on webapp (differential against express@4)',
       String(answers[1]!.headers['set-cookie']),
       /; Path=\/app; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
     );
+  });
+
+  it('compression over apicache, serve-static ranges and a flushed event stream', async () => {
+    const compression = require('compression');
+    const apicache = require('apicache');
+    const serveStatic = require('serve-static');
+    const dir = scratch();
+    writeFileSync(join(dir, 'data.txt'), 'line of text\n'.repeat(200));
+    const caches: Any[] = [];
+    try {
+      const answers = await assertSameResponses(
+        (fw: Framework) => {
+          const app: Any = fw();
+          const cache = apicache.newInstance({ defaultDuration: '1 minute' });
+          caches.push(cache);
+          app.use(compression({ threshold: 100 }));
+          app.use('/files', serveStatic(dir));
+          app.get('/cached', cache.middleware(), (_req: Any, res: Any) => res.json({ list: 'x'.repeat(300) }));
+          app.get('/events', (_req: Any, res: Any) => {
+            res.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+            let n = 0;
+            const tick = () => {
+              res.write(`data: ${n}\n\n`);
+              res.flush();
+              if (++n < 3) setImmediate(tick);
+              else res.end();
+            };
+            tick();
+          });
+          app.get('/file', (_req: Any, res: Any) => res.sendFile(join(dir, 'data.txt')));
+          return app;
+        },
+        [
+          { path: '/files/data.txt', headers: { 'Accept-Encoding': 'gzip' } },
+          { path: '/files/data.txt', headers: { 'Accept-Encoding': 'gzip', Range: 'bytes=0-12' } },
+          { path: '/cached', headers: { 'Accept-Encoding': 'gzip' } },
+          { path: '/cached', headers: { 'Accept-Encoding': 'gzip' } },
+          { path: '/cached', headers: { 'Accept-Encoding': 'identity' } },
+          { path: '/events', headers: { 'Accept-Encoding': 'gzip' } },
+          { path: '/file', headers: { 'Accept-Encoding': 'deflate' } },
+          { method: 'HEAD', path: '/file', headers: { 'Accept-Encoding': 'gzip' } },
+        ],
+        undefined,
+        withoutHeaders('cache-control'),
+      );
+      assert.deepEqual(
+        answers.map((a) => [a.status, a.headers['content-encoding']]),
+        [
+          [200, 'gzip'],
+          [206, undefined],
+          [200, 'gzip'],
+          [200, 'gzip'],
+          [200, undefined],
+          [200, 'gzip'],
+          [200, 'deflate'],
+          [200, undefined],
+        ],
+      );
+    } finally {
+      for (const cache of caches) for (const key of cache.getIndex().all) cache.clear(key);
+    }
   });
 });
