@@ -1409,4 +1409,107 @@ describe('more ecosystem middleware on webapp (differential against express@4)',
       for (const cache of caches) for (const key of cache.getIndex().all) cache.clear(key);
     }
   });
+
+  it('celebrate (Joi) replaces req.params, req.query and req.body; graphql-http answers GraphQL', async () => {
+    const { celebrate, Joi, Segments, errors } = require('celebrate');
+    const { createHandler } = require('graphql-http/lib/use/express');
+    const { buildSchema } = require('graphql');
+    const schema = buildSchema('type Query { hello(name: String): String }');
+    const rootValue = { hello: ({ name }: { name: string }) => 'hello ' + name };
+    const query = encodeURIComponent('{ hello(name: "get") }');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.post(
+          '/users/:id',
+          fw.json(),
+          celebrate({
+            [Segments.PARAMS]: Joi.object({ id: Joi.number().integer() }),
+            [Segments.QUERY]: Joi.object({ notify: Joi.boolean().default(false) }),
+            [Segments.BODY]: Joi.object({ name: Joi.string().required(), age: Joi.number().min(0) }),
+          }),
+          // A second validator of the same request's query, as a router-level one would be.
+          celebrate({ [Segments.QUERY]: Joi.object({ notify: Joi.boolean() }) }),
+          (req: Any, res: Any) => res.json({ params: req.params, query: req.query, body: req.body }),
+        );
+        app.all('/graphql', createHandler({ schema, rootValue }));
+        app.all('/parsed/graphql', fw.json(), createHandler({ schema, rootValue }));
+        app.use(errors());
+        return app;
+      },
+      [
+        { method: 'POST', path: '/users/7', headers: json, body: '{"name":"ada","age":"36"}' },
+        { method: 'POST', path: '/users/7?notify=yes', headers: json, body: '{"name":"ada"}' },
+        { method: 'POST', path: '/users/x', headers: json, body: '{"name":"ada"}' },
+        { method: 'POST', path: '/users/7', headers: json, body: '{"age":-1}' },
+        { method: 'POST', path: '/graphql', headers: json, body: '{"query":"{ hello(name: \\"post\\") }"}' },
+        { method: 'POST', path: '/parsed/graphql', headers: json, body: '{"query":"{ hello(name: \\"parsed\\") }"}' },
+        { path: '/graphql?query=' + query, headers: { Accept: 'application/graphql-response+json' } },
+        { method: 'POST', path: '/graphql', headers: json, body: '{"query":"{ nope }"}' },
+        { method: 'POST', path: '/graphql', headers: { 'Content-Type': 'text/plain' }, body: '{ hello }' },
+        { method: 'PUT', path: '/graphql', headers: json, body: '{}' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 400, 400, 400, 200, 200, 200, 200, 415, 405],
+    );
+    assert.deepEqual(JSON.parse(answers[0]!.body), {
+      params: { id: 7 },
+      query: { notify: false },
+      body: { name: 'ada', age: 36 },
+    });
+    assert.equal(JSON.parse(answers[2]!.body).validation.params.keys[0], 'id');
+    assert.deepEqual(JSON.parse(answers[5]!.body), { data: { hello: 'hello parsed' } });
+    assert.deepEqual(JSON.parse(answers[6]!.body), { data: { hello: 'hello get' } });
+    // A query that does not validate is a 200 with errors under application/json (graphql-over-http).
+    assert.match(JSON.parse(answers[7]!.body).errors[0].message, /Cannot query field "nope"/);
+  });
+
+  it('webpack-dev-middleware serves the bundle it compiled in memory', async () => {
+    const webpack = require('webpack');
+    const devMiddleware = require('webpack-dev-middleware');
+    const compiler = webpack({
+      mode: 'development',
+      context: join(fixtures, 'webpack'),
+      entry: './entry.js',
+      output: { path: '/bundle', filename: 'main.js', publicPath: '/assets/' },
+      devtool: false,
+      infrastructureLogging: { level: 'none' },
+      cache: false,
+    });
+    // One compiler and one middleware for both apps: the bundle is made once.
+    const middleware = devMiddleware(compiler, { publicPath: '/assets/', stats: false, serverSideRender: true });
+    try {
+      await new Promise((resolve) => middleware.waitUntilValid(resolve));
+      const answers = await assertSameResponses(
+        (fw: Framework) => {
+          const app: Any = fw();
+          app.use(middleware);
+          app.get('/stats', (_req: Any, res: Any) =>
+            res.json(Object.keys(res.locals.webpack.devMiddleware.stats.toJson({ assets: true }).assetsByChunkName)),
+          );
+          return app;
+        },
+        [
+          { path: '/assets/main.js' },
+          { path: '/assets/main.js', headers: { Range: 'bytes=0-9' } },
+          { method: 'HEAD', path: '/assets/main.js' },
+          { path: '/assets/missing.js' },
+          { method: 'POST', path: '/assets/main.js' },
+          { path: '/stats' },
+        ],
+        undefined,
+        both(withoutStackFrames, withoutHeaders('last-modified', 'etag')),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 206, 200, 404, 404, 200],
+      );
+      assert.match(answers[0]!.body, /bundled by /);
+      assert.deepEqual(JSON.parse(answers[5]!.body), ['main']);
+    } finally {
+      await new Promise((resolve) => middleware.close(resolve));
+    }
+  });
 });
