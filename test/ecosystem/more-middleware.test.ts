@@ -1512,4 +1512,43 @@ describe('more ecosystem middleware on webapp (differential against express@4)',
       await new Promise((resolve) => middleware.close(resolve));
     }
   });
+
+  it('packages that bring their own Express: @bull-board/express (an Express 5 app) and express-actuator', async () => {
+    const { createBullBoard } = require('@bull-board/api');
+    const { ExpressAdapter } = require('@bull-board/express');
+    const actuator = require('express-actuator');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        const serverAdapter = new ExpressAdapter();
+        serverAdapter.setBasePath('/admin/queues');
+        createBullBoard({ queues: [], serverAdapter });
+        // An app made by express@5, mounted in the app under test.
+        app.use('/admin/queues', serverAdapter.getRouter());
+        app.use(actuator({ basePath: '/management' }));
+        app.get('/after', (_req: Any, res: Any) => res.send('routes after them still run'));
+        return app;
+      },
+      [
+        { path: '/admin/queues' },
+        { path: '/admin/queues/api/queues' },
+        { path: '/admin/queues/api/redis/stats' },
+        { path: '/admin/queues/static/favicon-32x32.png' },
+        { path: '/management/info' },
+        { path: '/management/health' },
+        { path: '/after' },
+      ],
+      undefined,
+      both(withoutStackFrames, withoutHeaders('last-modified', 'etag')),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200, 200, 200, 200],
+    );
+    assert.equal(answers[1]!.body, '{"queues":[]}');
+    assert.equal(answers[3]!.headers['content-type'], 'image/png');
+    assert.match(answers[0]!.body, /<base href="\/admin\/queues\/"/);
+    assert.deepEqual(JSON.parse(answers[5]!.body), { status: 'UP' });
+    assert.equal(answers[6]!.body, 'routes after them still run');
+  });
 });
