@@ -98,14 +98,48 @@ export function depthExceeded(): HttpError {
   return createHttpError(400, 'The input exceeded the depth', { type: 'querystring.parse.rangeError' });
 }
 
+/**
+ * What a parse or `verify` threw, as the error passed on with the body and a type.
+ * Something thrown that cannot take the fields (frozen, sealed, with a read-only
+ * `status` or `type`) or cannot be read (a throwing getter, a Proxy) is replaced by a
+ * new error with what of it can be read: body-parser 1.20 throws there, out of the
+ * request's 'end' listener, and the process ends. One request must not stop the server.
+ */
+function passedOn(status: number, thrown: unknown, body: string | Buffer, type: string): HttpError {
+  try {
+    return fromThrown(status, thrown, { body, type: thrownType(thrown) || type });
+  } catch {
+    return replacement(status, thrown, body, type);
+  }
+}
+
+function replacement(status: number, thrown: unknown, body: string | Buffer, type: string): HttpError {
+  let code = status;
+  let message: string | undefined;
+  let ownType = type;
+  try {
+    if (thrown !== null && typeof thrown === 'object') {
+      const own = (thrown as Thrown).status || (thrown as Thrown).statusCode;
+      if (typeof own === 'number' && (STATUS_CODES[own] || (own >= 400 && own < 600))) code = own;
+      const text = (thrown as Thrown).message;
+      if (typeof text === 'string') message = text;
+      const named = (thrown as Thrown).type;
+      if (typeof named === 'string' && named) ownType = named;
+    }
+  } catch {
+    // Nothing more of it can be read: the parser's status, type and message.
+  }
+  return createHttpError(code, message, { body, type: ownType });
+}
+
 /** 400 (or the error's own status) `entity.parse.failed`, carrying the decoded body. */
 export function parseFailed(thrown: unknown, body: string | Buffer): HttpError {
-  return fromThrown(400, thrown, { body, type: thrownType(thrown) || 'entity.parse.failed' });
+  return passedOn(400, thrown, body, 'entity.parse.failed');
 }
 
 /** 403 (or the error's own status) `entity.verify.failed`, carrying the raw body. */
 export function verifyFailed(thrown: unknown, body: Buffer): HttpError {
-  return fromThrown(403, thrown, { body, type: thrownType(thrown) || 'entity.verify.failed' });
+  return passedOn(403, thrown, body, 'entity.verify.failed');
 }
 
 /** Any other stream failure (e.g. corrupt gzip) as a 400 keeping its own fields. */
