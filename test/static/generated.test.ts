@@ -273,7 +273,8 @@ function fileSenderApp(sender: FileSender, options: object) {
           if (err) next(err);
         });
       else if (sender === 'sendFile, absolute path') res.sendFile(fx.root + path, options);
-      else res.download(path, { root: fx.root, ...options });
+      // The name offered is the path's last segment, whatever it holds: Content-Disposition is compared too.
+      else res.download(path, path.slice(path.lastIndexOf('/') + 1), { root: fx.root, ...options });
     });
     app.use(errorEcho);
     return app;
