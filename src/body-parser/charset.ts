@@ -178,6 +178,20 @@ function isoOverWindowsPage(label: string, undefinedUpTo = 0x7f): BodyDecoder | 
   });
 }
 
+/**
+ * Mac OS Roman as iconv-lite reads it: its table is the one from before the euro (0xdb is
+ * the currency sign, U+00A4) and has the ohm sign at 0xbd (U+2126), where WHATWG's has
+ * U+20AC and U+03A9; the Apple logo (0xf0, private use) is U+FFFD there, as whatwgHighHalf
+ * gives it.
+ */
+function macRoman(): BodyDecoder | undefined {
+  const high = whatwgHighHalf('macintosh');
+  if (high === undefined) return undefined;
+  return singleByte(0x80, (byte) => MAC_ROMAN_DIFFERENCES[byte] ?? high.charCodeAt(byte - 0x80));
+}
+
+const MAC_ROMAN_DIFFERENCES: Partial<Record<number, number>> = { 0xdb: 0x00a4, 0xbd: 0x2126 };
+
 const base64: BodyDecoder = { decode: (bytes) => bytes.toString('base64') };
 const hex: BodyDecoder = { decode: (bytes) => bytes.toString('hex') };
 
@@ -213,6 +227,7 @@ const BY_NAME: Record<string, MakeDecoder> = Object.assign(
       () => isoOverWindowsPage('windows-874', 0xa0),
       ['tis620', 'tis6200', 'tis62025291', 'tis62025330', 'isoir166'],
     ),
+    ...aliases(macRoman, ['macintosh', 'mac', 'csmacintosh', 'macroman']),
     ...aliases(() => utf16, ['utf16']),
     ...aliases(() => utf16le, ['utf16le', 'ucs2']),
     ...aliases(() => utf16be, ['utf16be']),
@@ -305,7 +320,6 @@ const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
   ['cp936', 'gbk'],
   ['cp949', 'euc-kr'],
   ['cp950', 'big5'],
-  ['macroman', 'macintosh'],
 ]);
 
 function lookUp(charset: string): BodyDecoder | undefined {

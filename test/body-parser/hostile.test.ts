@@ -644,6 +644,14 @@ describe('hostile requests: webapp/body-parser answers as body-parser@1.20', () 
     await sameOnBoth((m) => m.raw({ type: (req) => req.headers['content-type'] === undefined }), requests, healthy);
   });
 
+  it('Mac OS Roman: every byte decodes as iconv-lite reads it (0xdb, 0xbd, 0xf0), under all names', async () => {
+    const everyByte = Buffer.from(Array.from({ length: 256 }, (_, byte) => byte));
+    const requests = ['macintosh', 'MAC', 'csmacintosh', 'macroman', 'x-mac-roman'].map((charset) =>
+      hostile(charset, post({ 'Content-Type': 'text/plain; charset=' + charset }, everyByte)),
+    );
+    await sameOnBoth((m) => m.text(), requests, post({ 'Content-Type': 'text/plain' }, 'ok'));
+  });
+
   it('a body already read (req._body) is passed over; two parsers in a row; verify throwing errors', async () => {
     const requests = [
       hostile('json', post({ 'Content-Type': JSON_TYPE }, json)),
