@@ -8,6 +8,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { TextDecoder } from 'node:util';
+import { cp949 } from './cp949';
 
 export interface BodyDecoder {
   decode(bytes: Buffer): string;
@@ -228,6 +229,8 @@ const BY_NAME: Record<string, MakeDecoder> = Object.assign(
       ['tis620', 'tis6200', 'tis62025291', 'tis62025330', 'isoir166'],
     ),
     ...aliases(macRoman, ['macintosh', 'mac', 'csmacintosh', 'macroman']),
+    ...aliases(cp949, ['cp949', 'windows949', 'ms949', '949', 'euckr', 'cseuckr', 'korean', 'isoir149']),
+    ...aliases(cp949, ['ksc5601', 'ksc56011987', 'ksc56011989', 'csksc56011987']),
     ...aliases(() => utf16, ['utf16']),
     ...aliases(() => utf16le, ['utf16le', 'ucs2']),
     ...aliases(() => utf16be, ['utf16be']),
@@ -314,11 +317,9 @@ const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
     'big5',
     'euc-jp',
     'shift_jis',
-    'euc-kr',
   ].map((label): [string, string] => [label.replace(/[^0-9a-z]/g, ''), label]),
   ['cp932', 'shift_jis'],
   ['cp936', 'gbk'],
-  ['cp949', 'euc-kr'],
   ['cp950', 'big5'],
 ]);
 

@@ -652,6 +652,25 @@ describe('hostile requests: webapp/body-parser answers as body-parser@1.20', () 
     await sameOnBoth((m) => m.text(), requests, post({ 'Content-Type': 'text/plain' }, 'ok'));
   });
 
+  it('Korean (code page 949): every byte pair and generated runs, as iconv-lite reads them, by every name', async () => {
+    // Each of the 65,536 pairs, then a line feed: the extension's Hangul (81 41 is U+AC02), the
+    // euro sign at A2 E6, user-defined rows and bad pairs (U+FFFD for the lead byte alone).
+    const everyPair = Buffer.alloc(256 * 256 * 3);
+    for (let pair = 0; pair < 256 * 256; pair++) everyPair.set([pair >> 8, pair & 0xff, 0x0a], pair * 3);
+    const random = prng(949);
+    const runs = Array.from({ length: 40 }, () =>
+      Buffer.from(Array.from({ length: 1 + Math.floor(random() * 64) }, () => Math.floor(random() * 256))),
+    );
+    const names = ['euc-kr', 'EUC_KR', 'cp949', 'windows-949', 'ks_c_5601-1987', 'ksc5601', 'korean', 'iso-ir-149'];
+    const requests = [
+      ...names.map((charset) =>
+        hostile(charset, post({ 'Content-Type': 'text/plain; charset=' + charset }, everyPair)),
+      ),
+      ...runs.map((run, i) => hostile('run ' + i, post({ 'Content-Type': 'text/plain; charset=euc-kr' }, run))),
+    ];
+    await sameOnBoth((m) => m.text({ limit: '1mb' }), requests, post({ 'Content-Type': 'text/plain' }, 'ok'));
+  });
+
   it('a body already read (req._body) is passed over; two parsers in a row; verify throwing errors', async () => {
     const requests = [
       hostile('json', post({ 'Content-Type': JSON_TYPE }, json)),
