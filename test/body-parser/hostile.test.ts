@@ -652,7 +652,7 @@ describe('hostile requests: webapp/body-parser answers as body-parser@1.20', () 
     await sameOnBoth((m) => m.text(), requests, post({ 'Content-Type': 'text/plain' }, 'ok'));
   });
 
-  it('Korean (code page 949): every byte pair and generated runs, as iconv-lite reads them, by every name', async () => {
+  it('Korean (code page 949): every byte pair and generated runs as iconv-lite reads them, by every name', async () => {
     // Each of the 65,536 pairs, then a line feed: the extension's Hangul (81 41 is U+AC02), the
     // euro sign at A2 E6, user-defined rows and bad pairs (U+FFFD for the lead byte alone).
     const everyPair = Buffer.alloc(256 * 256 * 3);
