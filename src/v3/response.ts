@@ -11,7 +11,6 @@ import { EventEmitter } from 'node:events';
 import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http';
 import { extname } from 'node:path';
 import { sameOriginPath } from '../http/same-origin-path';
-import cookie from 'cookie';
 import { contentDisposition } from '../http/content-disposition';
 import { deprecate } from '../http/deprecate';
 import { definePrototype } from '../define-prototype';
@@ -21,9 +20,9 @@ import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
 import { charsetFor3, mediaTypeFor3 } from '../http/mime-answers';
 import { parseOriginalUrl, resolveLegacyUrl } from '../http/parse-url';
-import { sign } from '../http/cookie-signature';
 import { vary } from '../http/vary';
 import { normalizeType } from './accepts';
+import { cookie3 } from './cookie';
 import { response, type ResponsePrototype } from '../response';
 import { fileMethods } from '../response/files';
 import { typeArgument } from '../response/headers';
@@ -76,14 +75,26 @@ function setHeaderBelow(res: Res3): SetHeader {
 
 /**
  * Connect 2's `res.charset` rule: a Content-Type that names its own charset keeps
- * it; any other gets `charset` (quoted if it is not a token). A value that is not
- * a media type throws, as Connect's did.
+ * it; any other gets `charset` (quoted if it is not a token); an empty one stays
+ * as it is. A value that is not a media type throws, as Connect's did; an array
+ * (or another object) is read as content-type 1.0 reads a request-like object,
+ * for its own `content-type` header, which an array lacks.
  */
-function addDefaultCharset(type: unknown, charset: string): string {
-  const media = parseMediaType(type as string);
-  if (media.parameters.charset) return type as string;
+function addDefaultCharset(type: unknown, charset: string): unknown {
+  if (!type) return type;
+  const media = parseMediaType(typeof type === 'object' ? contentTypeOfObject(type) : (type as string));
+  if (media.parameters.charset) return type;
   media.parameters.charset = charset;
   return formatMediaType(media);
+}
+
+function contentTypeOfObject(holder: object): string {
+  const { getHeader, headers } = holder as { getHeader?: unknown; headers?: Record<string, unknown> | null };
+  let header: unknown;
+  if (typeof getHeader === 'function') header = getHeader.call(holder, 'content-type');
+  else if (typeof headers === 'object') header = headers?.['content-type'];
+  if (typeof header !== 'string') throw new TypeError('content-type header is missing from object');
+  return header;
 }
 
 /** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
@@ -119,7 +130,7 @@ const methods3 = {
       return setHeader.call(this, field, merged as string[]);
     }
     if (key === 'content-type' && this.charset)
-      return setHeader.call(this, field, addDefaultCharset(value, this.charset));
+      return setHeader.call(this, field, addDefaultCharset(value, this.charset) as string);
     return setHeader.call(this, field, value);
   },
 
@@ -305,29 +316,14 @@ const methods3 = {
   },
 
   clearCookie(this: Res3, name: string, options?: Record<string, unknown>) {
-    const defaults = { expires: new Date(1), path: '/' };
-    return this.cookie(name, '', options ? Object.assign(defaults, options) : defaults);
+    const opts: Record<string, unknown> = { expires: new Date(1), path: '/' };
+    // Inherited options too, as 3.21's utils-merge copied them.
+    if (options) for (const key in options) opts[key] = options[key];
+    return this.cookie(name, '', opts);
   },
 
   cookie(this: Res3, name: string, value: unknown, options?: Record<string, unknown>) {
-    const opts: Record<string, unknown> & { maxAge?: number; expires?: Date; path?: string } = Object.assign(
-      {},
-      options,
-    );
-    const secret = this.req.secret;
-    if (opts.signed && !secret) throw new Error('connect.cookieParser("secret") required for signed cookies');
-    let val = value;
-    if (typeof val === 'number') val = val.toString();
-    if (typeof val === 'object') val = 'j:' + JSON.stringify(val);
-    if (opts.signed) val = 's:' + sign(String(val), secret as string);
-    if ('maxAge' in opts) {
-      // 3.x did the arithmetic on whatever maxAge held (undefined gives an Invalid Date, as there).
-      const maxAge = opts.maxAge as number;
-      opts.expires = new Date(Date.now() + maxAge);
-      opts.maxAge = maxAge / 1000;
-    }
-    if (opts.path == null) opts.path = '/';
-    this.set('Set-Cookie', serializeCookie3(name, String(val), opts));
+    this.set('Set-Cookie', cookie3(name, value, options, this.req.secret));
     return this;
   },
 
@@ -339,7 +335,8 @@ const methods3 = {
   location(this: Res3, target: string) {
     const req = this.req;
     let url = target === 'back' ? req.get('Referrer') || '/' : target;
-    if (!url.includes('://') && url.indexOf('//') !== 0) {
+    // indexOf, as 3.21 called: a URL that is no string throws its TypeError (`url.indexOf is not a function`).
+    if (url.indexOf('://') === -1 && url.indexOf('//') !== 0) {
       if (url[0] === '.') {
         let path = parseOriginalUrl(req)?.pathname ?? '/';
         path = path + (path[path.length - 1] === '/' ? '' : '/');
@@ -408,18 +405,6 @@ const methods3 = {
 
   sendfile: fileMethods.sendfile,
 };
-
-/**
- * `res.cookie` / `res.clearCookie`'s header. An empty name gives a nameless
- * cookie (`=v; Path=/`), as 3.x did: nothing in it can change the header's
- * meaning. Security fix over 3.x: any other name that is not a cookie token
- * (`;`, `=`, spaces, controls) throws, where 3.x wrote it out, letting a name
- * such as `a=x; Max-Age=9999; b` add attributes and set a cookie it named.
- */
-function serializeCookie3(name: string, value: string, opts: Record<string, unknown>): string {
-  if (name === '') return cookie.serialize('_', value, opts).slice(1);
-  return cookie.serialize(name, value, opts);
-}
 
 /** JSON text with the app's `json replacer` and `json spaces`. */
 function stringify3(value: unknown, app: { get(setting: string): unknown }): string {
