@@ -36,9 +36,15 @@ interface Request3 extends IncomingMessage {
   get(name: string): string | undefined;
 }
 
-/** Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension. */
+/**
+ * Express 3 (mime 1.3.4) answered `application/octet-stream` for an unknown extension.
+ * mime 1.x called `path.replace` on what it was given: a `String` object works, anything else threw.
+ */
 function lookup3(ext: string): string {
-  return mediaTypeFor3(ext) as string;
+  if (typeof ext !== 'string' && !((ext as unknown) instanceof String)) {
+    throw new TypeError('path.replace is not a function');
+  }
+  return mediaTypeFor3(String(ext)) as string;
 }
 
 /** `Basic <base64>`, the scheme in any case, spaces around: the grammar 3.21's basic-auth accepted. */
@@ -102,20 +108,25 @@ const methods3 = {
     if (query[name] != null) return query[name];
     return defaultValue;
   },
-  /** True when the Content-Type is `type` (an extension, a MIME type, or `type/*` / `*\/subtype`). */
+  /**
+   * True when the Content-Type is `type` (an extension, a MIME type, or `type/*` /
+   * `*\/subtype`). `type` is searched with `indexOf` as 3.21 searched it, so anything
+   * but a string fails (or matches) as it did there: `type.indexOf is not a function`,
+   * and an array is looked up as mime 1.x looked it up (`path.replace is not a function`).
+   */
   is(this: Request3, type: string) {
     let contentType = this.get('Content-Type');
     if (!contentType) return false;
     contentType = contentType.split(';')[0];
-    const wanted = type.includes('/') ? type : lookup3(type);
-    if (wanted.includes('*')) {
-      const [wantedType, wantedSubtype] = wanted.split('/');
+    if (type.indexOf('/') === -1) type = lookup3(type);
+    if (type.indexOf('*') !== -1) {
+      const [wantedType, wantedSubtype] = type.split('/');
       const [actualType, actualSubtype] = contentType.split('/');
       if (wantedType === '*' && wantedSubtype === actualSubtype) return true;
       if (wantedSubtype === '*' && wantedType === actualType) return true;
       return false;
     }
-    return contentType.includes(wanted);
+    return contentType.indexOf(type) !== -1;
   },
 };
 
