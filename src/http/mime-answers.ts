@@ -60,6 +60,11 @@ export function mediaTypeFor(pathOrExt: string): unknown {
   return replaced === undefined ? lookupType(pathOrExt) || defaultType : replaced.lookup(pathOrExt);
 }
 
+/** Whether an app replaced Express 4's `lookup`: it then answers for any value, strings or not. */
+export function lookupReplaced(): boolean {
+  return given4.replacedLookup() !== undefined;
+}
+
 /** `mediaTypeFor` of Express 3.21 and Connect 2.30 (mime 1.3.4's tables). */
 export function mediaTypeFor3(pathOrExt: string): unknown {
   const replaced = given3.replacedLookup();

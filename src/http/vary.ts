@@ -19,6 +19,14 @@ export function appendVary(header: string, field: string | readonly string[]): s
   if (fields.includes('*') || present.includes('*')) return '*';
   let value = header;
   for (const name of fields) {
+    // An array may hold a non-string whose text passed the name test above (a number,
+    // a Buffer): it fails here with the TypeError the `vary` package's loop throws.
+    if (
+      typeof name !== 'string' &&
+      name != null &&
+      typeof (name as { toLowerCase?: unknown }).toLowerCase !== 'function'
+    )
+      throw new TypeError('fields[i].toLowerCase is not a function');
     const lower = name.toLowerCase();
     if (present.includes(lower)) continue;
     present.push(lower);

@@ -159,8 +159,7 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
     if (!type) res.type('bin');
     return setLength(res, head, body);
   } else if (body !== null) {
-    // A function, symbol or bigint has no bytes: this throws, as Express 4 does.
-    return setLength(res, head, Buffer.from(body as string));
+    throwForNoBytes(res, head, body);
   }
   // Express sets a string body's Content-Type again, which also writes its name as
   // `Content-Type` whatever casing the app set it with. The types send/json/jsonp set
@@ -171,6 +170,19 @@ export function setBody(res: Response, body: unknown): string | Buffer | undefin
     else if (!typeSetHere || head === null) writeKnownContentType(res, head, type);
   }
   return setLength(res, head, body === null ? '' : body);
+}
+
+/**
+ * A function, symbol or bigint has no bytes: Express 4 fails measuring it, with the
+ * TypeError of the call it makes (Buffer.byteLength when no ETag is to be made and
+ * the value's `length`, a function's arity, is under 1,000; else Buffer.from).
+ */
+function throwForNoBytes(res: Response, head: Head, body: unknown): never {
+  const generateETag = typeof res.app.get('etag fn') === 'function' && !readETag(res, head);
+  if (!generateETag && (body as { length?: number }).length! < EXPRESS_STRING_BODY_LIMIT)
+    Buffer.byteLength(body as string);
+  Buffer.from(body as string);
+  throw new TypeError('res.send: the body has no bytes');
 }
 
 /** Express 4 sends the body as bytes, and the head apart (as latin1), when it makes an ETag or the body is long. */

@@ -6,7 +6,7 @@
 import { extname } from 'node:path';
 import { deprecate } from '../http/deprecate';
 import { definitionCount } from '../http/mime';
-import { charsetFor, charsetsReplaced, mediaTypeFor } from '../http/mime-answers';
+import { charsetFor, charsetsReplaced, lookupReplaced, mediaTypeFor } from '../http/mime-answers';
 import { lazy } from '../http/lazy';
 import { vary as appendVary } from '../http/vary';
 import type { Response } from './types';
@@ -45,17 +45,32 @@ function addCharset(type: string): string {
 
 /** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
 export function mediaTypeOf(typeOrExt: string): string {
-  const type = typeArgument(typeOrExt);
   // Express sets whatever its mime's lookup returns, made a string by res.set.
-  return type.indexOf('/') === -1 ? String(mediaTypeFor(type)) : type;
+  return typeOrExt.indexOf('/') === -1 ? String(mediaTypeFor(typeOrExt)) : typeOrExt;
 }
 
 /**
- * `res.type`'s argument as a string primitive. Express throws a TypeError for
- * anything but a string (an array fails inside its MIME lookup), and so a route
- * passing `req.query.format` answers 500 for `?format[]=html`; here an array had
- * become `application/octet-stream`. A `String` object works as its value does:
- * Express only calls string methods on it, and `res.set` makes it a string.
+ * What Express 4's `res.type` does with anything but a string (the rare path): it
+ * calls the value's `indexOf('/')`, then its MIME lookup calls `replace` on it, so
+ * the same TypeErrors come out (null, a number, an array: a route passing
+ * `req.query.format` gets a 500 for `?format[]=html`). A `String` object works as its
+ * value; an array holding `'/'` reaches `res.set`, which refuses an array as the type.
+ */
+function oddMediaType(type: unknown): unknown {
+  if (type instanceof String) return mediaTypeOf(type.valueOf());
+  if (type === null || type === undefined) throw new TypeError(`Cannot read properties of ${type} (reading 'indexOf')`);
+  const indexOf = (type as { indexOf?: unknown }).indexOf;
+  if (typeof indexOf !== 'function') throw new TypeError('type.indexOf is not a function');
+  if (indexOf.call(type, '/') !== -1) return type;
+  if (typeof (type as { replace?: unknown }).replace !== 'function' && !lookupReplaced())
+    throw new TypeError('path.replace is not a function');
+  return mediaTypeFor(type as string);
+}
+
+/**
+ * 3.x's `res.type` argument as a string primitive (webapp/v3): Express 3 throws a
+ * TypeError for anything but a string, as 4.x does (oddMediaType); a `String`
+ * object works as its value does.
  */
 export function typeArgument(typeOrExt: unknown): string {
   if (typeof typeOrExt === 'string') return typeOrExt;
@@ -106,7 +121,7 @@ function set(this: Response, field: string | Record<string, unknown>, val?: unkn
 }
 
 function contentType(this: Response, type: string): Response {
-  return this.set('Content-Type', mediaTypeOf(type));
+  return this.set('Content-Type', typeof type === 'string' ? mediaTypeOf(type) : oddMediaType(type));
 }
 
 function get(this: Response, field: string) {
