@@ -112,7 +112,8 @@ const methods = {
   range(this: RequestThis, size: number, options?: RangeOptions) {
     const range = this.get('Range');
     if (!range) return undefined;
-    return rangeParser().parseRange(size, range, options);
+    // range-parser 1.2 reads `combine` only; `strict` is the 1.0 reading webapp/v3 asks for.
+    return rangeParser().parseRange(size, range, options?.strict ? { combine: options.combine } : options);
   },
 
   /** Deprecated: `req.params`, then `req.body`, then `req.query`, else the default. */
