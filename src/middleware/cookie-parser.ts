@@ -1,11 +1,12 @@
 /**
- * `cookieParser([secret], [options])`: the Cookie header into `req.cookies`, and
+ * `cookieParser([secret], [options])`: the Cookie header into `req.cookies` (read as
+ * Connect 2.30 reads it, see cookie-header.ts), and
  * with a secret the `s:`-signed ones (verified, moved out of `req.cookies`) into
  * `req.signedCookies`; `j:` values are JSON-decoded in both. `req.secret` is set
  * so `res.cookie(name, value, { signed: true })` can sign.
  */
-import { parseCookieHeader } from '../http/cookie-header';
 import { unsign } from '../http/cookie-signature';
+import { parseConnectCookies } from './cookie-header';
 import type { CookieParseOptions, Middleware, MiddlewareRequest } from './types';
 import { named } from '../named';
 
@@ -62,7 +63,7 @@ export function cookieParser(secret?: string, options?: CookieParseOptions): Mid
     req.secret = secret;
     // Objects that inherit nothing: a cookie named `constructor` is a plain entry, and none reaches a prototype.
     const cookies: Record<string, unknown> =
-      typeof header === 'string' && header !== '' ? parseCookieHeader(header, options?.decode) : Object.create(null);
+      typeof header === 'string' && header !== '' ? parseConnectCookies(header, options?.decode) : Object.create(null);
     req.signedCookies = secret ? JSONCookies(signedCookies(cookies, secret)) : Object.create(null);
     req.cookies = JSONCookies(cookies);
     next();

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inCallerContext } from '../../http/async-context';
 import { connectionOf } from '../../http/connection';
-import { parseCookieHeader } from '../../http/cookie-header';
+import { parseConnectCookies } from '../cookie-header';
 import { sign, unsign } from '../../http/cookie-signature';
 import { deprecate } from '../../http/deprecate';
 import { parseOriginalUrl } from '../../http/parse-url';
@@ -69,7 +69,7 @@ function verifiedId(raw: unknown, secrets: string[]): string | undefined {
 /** The session id the request carries, read from the Cookie header or, for old apps, cookieParser's output. */
 function readSessionId(req: SessionRequest, name: string, secrets: string[]): string | undefined {
   const header = req.headers.cookie;
-  let id = header ? verifiedId(parseCookieHeader(header)[name], secrets) : undefined;
+  let id = header ? verifiedId(parseConnectCookies(header)[name], secrets) : undefined;
   if (!id && req.signedCookies) {
     const signed = req.signedCookies[name];
     if (typeof signed === 'string' && signed) {

@@ -1,0 +1,211 @@
+/**
+ * Generated differentials of webapp/middleware against Connect 2.30: the same
+ * middleware chain built on Connect and on the chain runner of ./support, one
+ * server per side, thousands of generated requests sent to both over kept-alive
+ * connections on 127.0.0.1, and the answers compared whole (status, every header
+ * but the volatile ones, body). A failure lists the first differing cases.
+ *
+ * The requests are random (seeded), so these tests run only where Connect 2.30
+ * runs (`itWithLiveOracle`): nothing is recorded for them.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { inspect } from 'node:util';
+import { chain, connectApp, sendError, type Handler, type RequestSpec } from './support';
+import { close, listen } from '../support/raw-http';
+import type { Random } from '../support/prng';
+
+export { pick, prng, chance, type Random } from '../support/prng';
+
+/** An answer as compared: headers lower-cased, the volatile ones left out. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+}
+
+/** Vary by clock or by how the connection is handled, not by what the middleware decides. */
+const VOLATILE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * Sends every request, at most `parallel` at a time over kept-alive connections, to a
+ * server for `listener`; answers in the order of the requests. A request the server
+ * cut off answers status -1 with the client's error code as its body.
+ */
+export async function answersOf(
+  listener: http.RequestListener,
+  requests: readonly RequestSpec[],
+  parallel = 8,
+): Promise<Answer[]> {
+  const server = http.createServer(listener);
+  const port = await listen(server);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: parallel });
+  const answers: Answer[] = new Array(requests.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    // Bounded: each worker takes the next request until none is left.
+    while (next < requests.length) {
+      const index = next++;
+      answers[index] = await send(port, agent, requests[index]);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: parallel }, worker));
+  } finally {
+    agent.destroy();
+    await close(server);
+  }
+  return answers;
+}
+
+function send(port: number, agent: http.Agent, spec: RequestSpec): Promise<Answer> {
+  return new Promise((resolve) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const headers: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(res.headers))
+            if (!VOLATILE.has(name) && value !== undefined) headers[name] = value;
+          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString('latin1') });
+        });
+        res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -2, headers: {}, body: String(err.code) }));
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -1, headers: {}, body: String(err.code) }));
+    req.end(spec.body);
+  });
+}
+
+export interface GeneratedOptions<Case> {
+  /** The request for a case. */
+  request: (item: Case, index: number) => RequestSpec;
+  /** Applied to both answers of a case before comparing (masks values random on both sides). */
+  normalize?: (answer: Answer, item: Case) => Answer;
+  /** Describes a case in a failure message (default: util.inspect of the case). */
+  describe?: (item: Case, index: number) => string;
+  /** Requests in flight at once per side (1 for cases that depend on order). */
+  parallel?: number;
+  /** How many differences to show (the count is always given). */
+  shown?: number;
+}
+
+/**
+ * Builds the chain with `handlers` (called once per side: Connect 2.30's middleware,
+ * then webapp's), sends one request per case to each, and asserts equal answers.
+ * Connect's side ends an unhandled error as ./support's `sendError` does on ours.
+ * Returns webapp's answers.
+ */
+export async function assertSameGenerated<Case>(
+  handlers: (side: 'connect' | 'webapp') => Handler[],
+  cases: readonly Case[],
+  options: GeneratedOptions<Case>,
+): Promise<Answer[]> {
+  const requests = cases.map(options.request);
+  const parallel = options.parallel ?? 8;
+  const expected = await answersOf(connectApp(handlers('connect')), requests, parallel);
+  const actual = await answersOf(chain([...handlers('webapp'), sendError]), requests, parallel);
+  const normalize = options.normalize ?? ((answer: Answer) => answer);
+  const describe =
+    options.describe ?? ((item: Case) => inspect(item, { depth: 4, breakLength: Infinity, maxStringLength: 160 }));
+  const differences: string[] = [];
+  for (let i = 0; i < cases.length; i++) {
+    const want = normalize(expected[i], cases[i]);
+    const got = normalize(actual[i], cases[i]);
+    if (!isDeepStrictEqual(got, want)) {
+      const request = requests[i];
+      differences.push(
+        `#${i} ${describe(cases[i], i)}\n` +
+          `  request: ${inspect(request, { breakLength: Infinity, maxStringLength: 200 })}\n` +
+          `  connect: ${inspect(want, { breakLength: Infinity, maxStringLength: 400 })}\n` +
+          `  webapp:  ${inspect(got, { breakLength: Infinity, maxStringLength: 400 })}`,
+      );
+    }
+  }
+  assert.equal(
+    differences.length,
+    0,
+    `${differences.length} of ${cases.length} generated cases differ from Connect 2.30:\n` +
+      differences.slice(0, options.shown ?? 6).join('\n'),
+  );
+  return actual;
+}
+
+function isDeepStrictEqual(a: unknown, b: unknown): boolean {
+  try {
+    assert.deepStrictEqual(a, b);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Replaces, in a header of `answer` (every value of a list), what `pattern` matches. */
+export function maskHeader(answer: Answer, name: string, pattern: RegExp, replacement: string): Answer {
+  const value = answer.headers[name];
+  if (value === undefined) return answer;
+  const masked = Array.isArray(value)
+    ? value.map((item) => item.replace(pattern, replacement))
+    : value.replace(pattern, replacement);
+  return { ...answer, headers: { ...answer.headers, [name]: masked } };
+}
+
+/** A whole number from `min` to `max` included. */
+export function between(random: Random, min: number, max: number): number {
+  return min + Math.floor(random() * (max - min + 1));
+}
+
+/** `count` items made by `make`, joined with `separator`. */
+export function repeat(count: number, make: () => string, separator = ''): string {
+  return Array.from({ length: count }, make).join(separator);
+}
+
+/**
+ * Text a client may put in a header value (Node's client refuses control
+ * characters but tab, and anything above 0xff): odd ASCII, latin1 and nothing.
+ */
+export const HEADER_TEXT: readonly string[] = [
+  '',
+  ' ',
+  '  ',
+  '\t',
+  'a',
+  'tj',
+  'tobi',
+  'Foo',
+  '0',
+  '=',
+  '==',
+  ':',
+  '::',
+  ';',
+  ',',
+  '"',
+  '%',
+  '%zz',
+  '%41',
+  '%E2%82%AC',
+  '%C3',
+  '\xe9',
+  '\xa0',
+  'caf\xe9',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'j:',
+  's:',
+  'j:{"a":1}',
+  'j:[1,2]',
+  'j:"x"',
+  'j:1',
+  'j:null',
+  'j:{',
+  '+',
+  '/',
+  '\\',
+  '.',
+  'x'.repeat(300),
+];
