@@ -8,7 +8,8 @@
  */
 import { Buffer } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import { cp949 } from './cp949';
+import { BIG5_HKSCS, CP936, CP949, CP950, GBK, SHIFT_JIS } from './double-byte-charsets';
+import { doubleByte } from './double-byte';
 
 export interface BodyDecoder {
   decode(bytes: Buffer): string;
@@ -229,8 +230,15 @@ const BY_NAME: Record<string, MakeDecoder> = Object.assign(
       ['tis620', 'tis6200', 'tis62025291', 'tis62025330', 'isoir166'],
     ),
     ...aliases(macRoman, ['macintosh', 'mac', 'csmacintosh', 'macroman']),
-    ...aliases(cp949, ['cp949', 'windows949', 'ms949', '949', 'euckr', 'cseuckr', 'korean', 'isoir149']),
-    ...aliases(cp949, ['ksc5601', 'ksc56011987', 'ksc56011989', 'csksc56011987']),
+    ...aliases(() => doubleByte(SHIFT_JIS), ['shiftjis', 'csshiftjis', 'mskanji', 'sjis', 'windows31j', 'ms31j']),
+    ...aliases(() => doubleByte(SHIFT_JIS), ['xsjis', 'windows932', 'ms932', '932', 'cp932']),
+    ...aliases(() => doubleByte(GBK), ['gbk', 'xgbk', 'isoir58']),
+    ...aliases(() => doubleByte(CP936), ['cp936', 'windows936', 'ms936', '936', 'gb2312', 'gb231280', 'gb23121980']),
+    ...aliases(() => doubleByte(CP936), ['csgb2312', 'csiso58gb231280', 'euccn']),
+    ...aliases(() => doubleByte(BIG5_HKSCS), ['big5', 'big5hkscs', 'cnbig5', 'csbig5', 'xxbig5']),
+    ...aliases(() => doubleByte(CP950), ['cp950', 'windows950', 'ms950', '950']),
+    ...aliases(() => doubleByte(CP949), ['cp949', 'windows949', 'ms949', '949', 'euckr', 'cseuckr', 'korean']),
+    ...aliases(() => doubleByte(CP949), ['isoir149', 'ksc5601', 'ksc56011987', 'ksc56011989', 'csksc56011987']),
     ...aliases(() => utf16, ['utf16']),
     ...aliases(() => utf16le, ['utf16le', 'ucs2']),
     ...aliases(() => utf16be, ['utf16be']),
@@ -312,15 +320,9 @@ const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
     'iso-8859-16',
     'koi8-r',
     'koi8-u',
-    'gbk',
     'gb18030',
-    'big5',
     'euc-jp',
-    'shift_jis',
   ].map((label): [string, string] => [label.replace(/[^0-9a-z]/g, ''), label]),
-  ['cp932', 'shift_jis'],
-  ['cp936', 'gbk'],
-  ['cp950', 'big5'],
 ]);
 
 function lookUp(charset: string): BodyDecoder | undefined {
