@@ -32,7 +32,11 @@ export function cookieValue(value: unknown): string {
  * serializer to reject. The path defaults to `/`.
  */
 export function serializeOptions(options: CookieOptions | undefined, clock: () => number = Date.now): CookieOptions {
-  const opts = copyOptions({}, options);
+  return withMaxAgeAndPath(copyOptions({}, options), clock);
+}
+
+/** serializeOptions on options already copied. */
+function withMaxAgeAndPath(opts: CookieOptions, clock: () => number = Date.now): CookieOptions {
   if (opts.maxAge != null) {
     const maxAge = (opts.maxAge as unknown as number) - 0;
     if (!Number.isNaN(maxAge)) {
@@ -51,14 +55,17 @@ const CLEAR_DEPRECATION =
 
 export const cookieMethods = {
   cookie(this: Response, name: string, value: unknown, options?: CookieOptions) {
+    // Every option is read from the copy, `signed` too: options parsed from JSON with an
+    // own `__proto__` key give the copy that prototype, whose `signed` then counts, as in Express.
+    const copied = copyOptions({}, options);
     const secret = this.req.secret;
-    const signed = options?.signed;
+    const signed = copied.signed;
     if (signed && !secret) throw new Error('cookieParser("secret") required for signed cookies');
 
     let val = cookieValue(value);
     if (signed) val = 's:' + sign(val, secret as string);
 
-    const opts = serializeOptions(options);
+    const opts = withMaxAgeAndPath(copied);
     this.append('Set-Cookie', cookieModule().serialize(name, val, opts as CookieSerializeOptions));
     return this;
   },
