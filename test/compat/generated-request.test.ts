@@ -219,7 +219,7 @@ function commaList(value: string): string[] | undefined {
 
 function acceptsCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string | string[]> = {};
     if (random() < 0.8) headers.Accept = acceptHeader(random, MEDIA_RANGES);
     if (random() < 0.5) headers['Accept-Encoding'] = acceptHeader(random, ENCODINGS);
     if (random() < 0.5) headers['Accept-Charset'] = acceptHeader(random, CHARSETS);
@@ -302,8 +302,9 @@ const IS_TYPES: readonly unknown[] = [
 
 function isCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string | string[]> = {};
     if (random() < 0.85) headers['Content-Type'] = pickOf(random, CONTENT_TYPES);
+    if (random() < 0.05) headers['Content-Type'] = [pickOf(random, CONTENT_TYPES), 'text/html'];
     const body = pickOf(random, ['length', 'length', 'chunked', 'none', 'zero', 'bad length']);
     if (body === 'length') headers['Content-Length'] = '2';
     if (body === 'zero') headers['Content-Length'] = '0';
@@ -352,12 +353,13 @@ const RANGE_PARTS: readonly string[] = [
 
 function rangeCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string | string[]> = {};
     if (random() < 0.9) {
       const unit = pickOf(random, ['bytes=', 'bytes=', 'items=', 'BYTES=', '=', 'bytes', 'bytes =']);
       const n = 1 + Math.floor(random() * 4);
       headers.Range = unit + Array.from({ length: n }, () => pickOf(random, RANGE_PARTS)).join(',');
     }
+    if (random() < 0.05) headers.Range = ['bytes=0-1', pickOf(random, ['bytes=5-6', '3-4', 'items=1-2'])];
     const size = pickOf(random, [0, 1, 10, 100, 1000, -1, NaN, '100', undefined, Infinity, 2.5] as unknown[]);
     const opts = pickOf(random, [
       undefined,
@@ -395,12 +397,15 @@ const DATES = [
 
 function freshCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string | string[]> = {};
     if (random() < 0.6)
       headers['If-None-Match'] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pickOf(random, ETAGS)).join(
         pickOf(random, [',', ', ', ' ,']),
       );
     if (random() < 0.5) headers['If-Modified-Since'] = pickOf(random, DATES);
+    // Repeated headers: Node joins If-None-Match lines and keeps the first If-Modified-Since.
+    if (random() < 0.1) headers['If-None-Match'] = [pickOf(random, ETAGS), pickOf(random, ETAGS)];
+    if (random() < 0.05) headers['If-Modified-Since'] = [pickOf(random, DATES), pickOf(random, DATES)];
     if (random() < 0.2)
       headers['Cache-Control'] = pickOf(random, [
         'no-cache',
@@ -484,6 +489,10 @@ const FORWARDED_FOR: readonly string[] = [
   '1.2.3.4:5678',
   '[2001:db8::1]',
   'fe80::1%eth0',
+  '\t10.0.0.1',
+  '10.0.0.1\t,\t10.0.0.2',
+  '10.0.0.256',
+  '0:0:0:0:0:ffff:7f00:1',
 ];
 
 function proxyCases(count: number, random: Random): Case[] {

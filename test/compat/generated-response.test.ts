@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import type { Request, Response } from 'express';
 import { prng, type Random } from '../support/prng';
 import webapp = require('../../src/index');
@@ -237,6 +238,12 @@ function finish(random: Random): { name: string; end: (res: Response) => void } 
     { name: 'send(string)', end: (res: Response) => res.send('body é') },
     { name: 'send(Buffer)', end: (res: Response) => res.send(Buffer.from('bytes')) },
     { name: 'json', end: (res: Response) => res.json({ ok: 1 }) },
+    // What the app itself reads back: names in order (res.getHeaderNames), values as stored.
+    {
+      name: 'end(stored headers)',
+      end: (res: Response) =>
+        res.end(inspect({ names: res.getHeaderNames(), headers: res.getHeaders() }, { breakLength: Infinity })),
+    },
   ]);
 }
 
@@ -264,7 +271,10 @@ function headerCases(count: number, seed: number): Case[] {
           text: `append(${show(name)}, ${show(value)})`,
           run: (res) => res.append(name as string, value as string),
         });
-      else if (kind === 3) {
+      else if (kind === 3 && random() < 0.2) {
+        const cookieName = pickOf(random, ['a', 'b']);
+        steps.push({ text: `cookie(${cookieName}, ${show(value)})`, run: (res) => res.cookie(cookieName, value) });
+      } else if (kind === 3) {
         const fields: Record<string, unknown> = random() < 0.2 ? Object.create({ 'X-Inherited': 'yes' }) : {};
         fields[name as string] = value;
         if (random() < 0.5) fields[pickOf(random, HEADER_NAMES)] = headerValue(random);
@@ -680,6 +690,8 @@ const BODIES: readonly unknown[] = [
   'héllo ☃',
   '',
   'x'.repeat(1500),
+  'é'.repeat(999),
+  'é'.repeat(20000),
   Buffer.from('bytes'),
   Buffer.alloc(0),
   null,
@@ -717,6 +729,15 @@ function sendCases(count: number, seed: number): Case[] {
       const type = pickOf(random, ['text/plain', 'application/json', 'image/png', 'text/plain; charset=latin1']);
       pre.push({ text: `set Content-Type ${type}`, run: (res) => res.set('Content-Type', type) });
     }
+    if (random() < 0.1) {
+      // Values only Node's own setHeader stores (a number, a list, an empty string).
+      const name = pickOf(random, ['Content-Type', 'ETag', 'Content-Length', 'content-type']);
+      const value = pickOf(random, [42, ['text/plain', 'text/html'], '', 'TEXT/PLAIN', '"x"'] as unknown[]);
+      pre.push({
+        text: `setHeader(${name}, ${show(value)})`,
+        run: (res) => res.setHeader(name, value as string),
+      });
+    }
     const roll = Math.floor(random() * 5);
     let text: string;
     let run: (res: Response) => void;
@@ -753,6 +774,20 @@ function sendCases(count: number, seed: number): Case[] {
   });
 }
 
+/** Not a setting: the app gets a middleware wrapping res.end (settingsApp). */
+const WRAP_END = 'wrap res.end';
+
+function wrapEnd(_req: Request, res: Response, next: () => void): void {
+  const end = res.end as (...args: unknown[]) => Response;
+  res.end = function (this: Response, ...args: unknown[]) {
+    const [chunk, encoding] = args;
+    const length = (chunk as { length?: unknown } | undefined)?.length;
+    if (!this.headersSent) this.setHeader('X-End-Given', `${typeof chunk} ${String(length)} ${String(encoding)}`);
+    return end.apply(this, args);
+  } as Response['end'];
+  next();
+}
+
 /** `etag` settings: the built-in generators, none, and functions answering odd tags. */
 const ETAG_SETTINGS: ReadonlyArray<Record<string, unknown>> = [
   {},
@@ -765,6 +800,10 @@ const ETAG_SETTINGS: ReadonlyArray<Record<string, unknown>> = [
   { etag: () => undefined },
   { etag: () => 'W/"caf\u00e9"' },
   { etag: () => ['"a"', '"b"'] },
+  // With a wrapper of res.end that reports in a header what it was given (as a logger sees it).
+  { [WRAP_END]: true },
+  { [WRAP_END]: true, etag: false },
+  { [WRAP_END]: true, etag: (body: Buffer | string) => `"${body.length}"` },
 ];
 
 /** One app per settings object; a request names its app in X-Settings. */
@@ -772,7 +811,10 @@ function settingsApp(settings: ReadonlyArray<Record<string, unknown>>) {
   return (fw: Framework, list: readonly Case[]): http.RequestListener => {
     const apps = settings.map((values) =>
       caseApp(fw, list, (app) => {
-        for (const [name, value] of Object.entries(values)) app.set(name, value);
+        for (const [name, value] of Object.entries(values)) {
+          if (name === WRAP_END) app.use(wrapEnd);
+          else app.set(name, value);
+        }
       }),
     );
     return (req, res) => apps[Number(req.headers['x-settings'] ?? 0)](req, res);
@@ -882,7 +924,16 @@ function jsonCases(count: number, seed: number): JsonCase[] {
   });
 }
 
+/** A value as a case's label shows it (whatever it is: an object may inherit from a Buffer). */
 function show(value: unknown): string {
+  try {
+    return showValue(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+function showValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? value.slice(0, 60) + '…' : value);
   if (typeof value === 'function') return `[function ${value.name || 'anonymous'}]`;
   if (Object.prototype.toString.call(value) === '[object Date]') return `Date(${(value as Date).getTime()})`;
