@@ -20,6 +20,7 @@ import {
   oddValue,
   ODD_STRINGS,
   pickOf,
+  randomText,
   reportErrors,
   type Framework,
 } from '../support/generated-differential';
@@ -460,7 +461,54 @@ const URLS: readonly string[] = [
   'x'.repeat(2000),
 ];
 
+/** Pieces of generated URLs: separators, escapes (valid, cut short, invalid), characters a URL may not hold. */
+const URL_PIECES: readonly string[] = [
+  'a',
+  'Z',
+  '0',
+  '/',
+  '//',
+  '\\',
+  '.',
+  '..',
+  '%',
+  '%2',
+  '%41',
+  '%2F',
+  '%zz',
+  '?',
+  '#',
+  '&',
+  '=',
+  ' ',
+  'é',
+  '😀',
+  '\ud800',
+  '\udc00',
+  '"',
+  "'",
+  '<',
+  '>',
+  '`',
+  '{',
+  '|',
+  '^',
+  '\t',
+  '\r\n',
+  '\x00',
+  ':',
+  '@',
+  '[',
+  ']',
+  ';',
+  '~',
+  '+',
+  'http:',
+  'javascript:',
+];
+
 function locationArgument(random: Random): unknown {
+  if (random() < 0.3) return randomText(random, URL_PIECES, 12);
   if (random() < 0.03) return new URL(pickOf(random, ['http://x.test/a b?q=é', 'https://[::1]:8443/%zz']));
   return random() < 0.85 ? pickOf(random, URLS) : oddValue(random);
 }
@@ -888,6 +936,31 @@ const CALLBACK_QUERIES: readonly string[] = [
   '?callback=%F0%9F%98%80',
 ];
 
+/** Pieces of generated callback names: what a callback may keep, and what must be stripped. */
+const CALLBACK_PIECES: readonly string[] = [
+  'a',
+  'Z',
+  '9',
+  '_',
+  '$',
+  '.',
+  '[',
+  ']',
+  '(',
+  ')',
+  ';',
+  '<',
+  '/',
+  '*',
+  '\u2028',
+  'é',
+  '😀',
+  ' ',
+  '%',
+  '=',
+  '&',
+];
+
 interface JsonCase {
   label: string;
   settings: number;
@@ -899,10 +972,14 @@ interface JsonCase {
 function jsonCases(count: number, seed: number): JsonCase[] {
   const random = prng(seed);
   return Array.from({ length: count }, (): JsonCase => {
+    const generated = random() < 0.3;
     const value = random() < 0.85 ? pickOf(random, JSON_VALUES) : oddValue(random);
     const jsonp = random() < 0.6;
     const settings = Math.floor(random() * JSON_SETTINGS.length);
-    const query = pickOf(random, CALLBACK_QUERIES);
+    const query = generated
+      ? `?${pickOf(random, ['callback', 'cb', 'jsonp'])}=` +
+        encodeURIComponent(randomText(random, CALLBACK_PIECES, 10).replace(/[\ud800-\udfff]/g, ''))
+      : pickOf(random, CALLBACK_QUERIES);
     const preType = random() < 0.15 ? pickOf(random, ['text/plain', 'application/vnd.x+json']) : undefined;
     const legacy = random() < 0.1 ? pickOf(random, [201, 404]) : undefined;
     const method = random() < 0.1 ? 'HEAD' : 'GET';

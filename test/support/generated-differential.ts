@@ -309,3 +309,11 @@ export function oddValue(random: Random, depth = 0): unknown {
 export function pickOf<T>(random: Random, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)];
 }
+
+/** A string of up to `max` pieces drawn from `alphabet` (characters or short runs). */
+export function randomText(random: Random, alphabet: readonly string[], max: number): string {
+  let text = '';
+  const length = Math.floor(random() * (max + 1));
+  for (let i = 0; i < length; i++) text += pickOf(random, alphabet);
+  return text;
+}
