@@ -9,6 +9,7 @@ import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { onFinished } from '../http/on-finished';
 import { onHeaders } from './on-headers';
+import { parseFormat } from './logger-format';
 import type { Middleware } from './types';
 import { named } from '../named';
 
@@ -31,8 +32,13 @@ export interface LoggerOptions {
   buffer?: boolean | number;
 }
 
-const tokens: Record<string, TokenFunction> = Object.create(null);
-const formats: Record<string, string | FormatFunction> = Object.create(null);
+/**
+ * Tokens and named formats share one table, as in Connect 2.30 (morgan keeps both as
+ * its own members): `logger.token('short', fn)` replaces the format `short` (which then
+ * formats with `fn`), `logger.format('url', fmt)` the token `:url` (a string there logs
+ * `-`). Format functions get the table as `tokens`.
+ */
+const table: Record<string, TokenFunction> = Object.create(null);
 
 const CLF_MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -65,7 +71,9 @@ function basicUser(req: IncomingMessage): string | undefined {
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString();
   const colon = decoded.indexOf(':');
-  return colon === -1 ? undefined : escapeControls(decoded.slice(0, colon));
+  // 3.x (basic-auth 1.0) matched the password with `.*$`, so one holding a line break gave no user.
+  if (colon === -1 || /[\n\r\u2028\u2029]/.test(decoded.slice(colon + 1))) return undefined;
+  return escapeControls(decoded.slice(0, colon));
 }
 
 /**
@@ -85,25 +93,17 @@ function headerValue(value: number | string | string[] | undefined): string | nu
 /**
  * A format string as a function. 3.x generated JavaScript source from the string
  * (`new Function`); here the string is split once into literal text and token
- * calls, so no format can inject code, and an unknown token logs `-`.
+ * calls (read as 3.x read them, ./logger-format), so no format can inject code,
+ * and a token that is not a function logs `-`.
  */
 export function compile(format: string): FormatFunction {
   if (typeof format !== 'string') throw new TypeError('argument format must be a string');
-  const pattern = /:([-\w]{2,})(?:\[([^\]]+)\])?/g;
-  const literals: string[] = [];
-  const calls: Array<{ name: string; arg: string | undefined }> = [];
-  let last = 0;
-  for (let match = pattern.exec(format); match; match = pattern.exec(format)) {
-    literals.push(format.slice(last, match.index));
-    calls.push({ name: match[1], arg: match[2] });
-    last = match.index + match[0].length;
-  }
-  literals.push(format.slice(last));
+  const { literals, calls } = parseFormat(format);
   return (table, req, res) => {
     let line = literals[0];
     for (let i = 0; i < calls.length; i++) {
       const fn = table[calls[i].name];
-      line += (fn && fn(req, res, calls[i].arg)) || '-';
+      line += (typeof fn === 'function' && fn(req, res, calls[i].arg)) || '-';
       line += literals[i + 1];
     }
     return line;
@@ -143,8 +143,9 @@ function bufferedStream(stream: { write(line: string): unknown }, interval: numb
 
 function formatFunction(format: string | FormatFunction): FormatFunction {
   if (typeof format === 'function') return format;
-  const named = formats[format] ?? format;
-  return typeof named === 'function' ? named : compile(named);
+  // A registered entry that is empty falls back to the name itself, as in 3.x.
+  const named: unknown = table[format] || format || table.default;
+  return typeof named === 'function' ? (named as FormatFunction) : compile(named as string);
 }
 
 export function logger(options?: string | FormatFunction | LoggerOptions): Middleware {
@@ -173,7 +174,7 @@ export function logger(options?: string | FormatFunction | LoggerOptions): Middl
 
     const log = () => {
       if (skip !== false && skip(req, res)) return;
-      const line = formatLine(tokens, req, res);
+      const line = formatLine(table, req, res);
       if (line == null) return;
       stream.write(line + '\n');
     };
@@ -196,13 +197,13 @@ export function logger(options?: string | FormatFunction | LoggerOptions): Middl
 
 /** Defines (or replaces) the token `:name`. */
 function token(name: string, fn: TokenFunction): typeof logger {
-  tokens[name] = fn;
+  table[name] = fn;
   return logger;
 }
 
 /** Defines (or replaces) the named format. */
 function format(name: string, fmt: string | FormatFunction): typeof logger {
-  formats[name] = fmt;
+  table[name] = fmt as unknown as TokenFunction;
   return logger;
 }
 
@@ -232,8 +233,11 @@ token('remote-addr', (req) => remoteAddress(req));
 token('remote-user', (req) => basicUser(req));
 token('http-version', (req) => req.httpVersionMajor + '.' + req.httpVersionMinor);
 token('user-agent', (req) => req.headers['user-agent']);
-token('req', (req, _res, field) => headerValue(req.headers[String(field).toLowerCase()]));
-token('res', (_req, res, field) => (res.headersSent ? headerValue(res.getHeader(String(field))) : undefined));
+// Without a header name (`:req`, `:res[]`) 3.x threw while logging; the token logs `-`.
+token('req', (req, _res, field) => (field === undefined ? undefined : headerValue(req.headers[field.toLowerCase()])));
+token('res', (_req, res, field) =>
+  res.headersSent && field !== undefined ? headerValue(res.getHeader(field)) : undefined,
+);
 
 format(
   'combined',
@@ -264,4 +268,4 @@ logger.compile = compile;
 // The built-in tokens and formats are members of `logger` too, as on Connect 2.30, whose
 // logger is a copy of morgan's members (`express.logger.dev`, `express.logger.url`); those
 // defined later are not, there either.
-Object.assign(logger, tokens, formats);
+Object.assign(logger, table);

@@ -295,7 +295,8 @@ describe('logger', () => {
       { method: 'GET', url: '/x' } as any,
       {} as any,
     );
-    assert.equal(line, 'GET "/x" \\ -');
+    // `\ ` is a space, as 3.x read the text between tokens as a JavaScript string's.
+    assert.equal(line, 'GET "/x"  -');
     assert.throws(() => logger.compile(42 as any), /argument format must be a string/);
   });
 });
