@@ -20,7 +20,7 @@ import { merge } from './merge';
 import { arrayLimitError, normaliseOptions, type ExtendedParseOptions, type ParseSettings } from './options';
 
 export type { ExtendedParseOptions } from './options';
-export { QS4_ARRAY_LIMIT, assertImplementedOptions } from './options';
+export { assertImplementedOptions } from './options';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 

@@ -75,13 +75,6 @@ export function normaliseOptions(options: ExtendedParseOptions | undefined): Par
   };
 }
 
-/**
- * The arrayLimit under which webapp's parser answers as qs 4 (Connect 2.30's, so
- * Express 3.21's `req.query`) did with its default of 20: qs 4 still made an array
- * of `a[20]=` (indexes up to the limit included), webapp's parser stops before it.
- */
-export const QS4_ARRAY_LIMIT = 21;
-
 export function arrayLimitError(arrayLimit: number): RangeError {
   return new RangeError(
     `Array limit exceeded. Only ${arrayLimit} element${arrayLimit === 1 ? '' : 's'} allowed in an array.`,

@@ -22,7 +22,7 @@ import { defineMembers, definePrototype } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { queryLayer } from '../query';
 import type { QueryParser } from '../query';
-import { QS4_ARRAY_LIMIT, parseExtended } from '../querystring';
+import { parseQs4 } from '../querystring/qs4';
 import type { NextFunction } from '../router/layer';
 import { methodMembers, methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
@@ -48,8 +48,7 @@ export function createLocals(): Locals3 {
  * Connect 2's `query()` as Express 3 used it: qs 4 with prototype keys allowed.
  * The differences from qs 4 are documented in docs/migrating-from-express-3.md.
  */
-const parseQuery3: QueryParser = (queryString) =>
-  queryString ? parseExtended(queryString, { allowPrototypes: true, arrayLimit: QS4_ARRAY_LIMIT }) : {};
+const parseQuery3: QueryParser = (queryString) => parseQs4(queryString);
 
 export interface Application3 extends EventEmitter, Application3Methods {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;

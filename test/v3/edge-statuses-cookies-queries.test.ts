@@ -99,25 +99,20 @@ describe('webapp/v3 edge cases against express@3', () => {
   });
 
   it('req.query: the qs 4 results webapp does not reproduce (documented)', async () => {
-    // express@3.21's answer, then webapp/v3's.
+    // express@3.21's answer, then webapp/v3's: a value naming an Object.prototype member
+    // does not become a key of an object (shadowing its method), and `__proto__` sets no
+    // prototype. Every other answer is qs 4's (test/querystring/qs4-dialect.test.ts).
     const table: Array<[string, unknown, unknown]> = [
-      ['a[b]=2&a=1', { a: { 1: true, b: '2' } }, { a: [{ b: '2' }, '1'] }],
-      ['a]=1', { a: '1' }, { 'a]': '1' }],
-      ['a[=1', { a: '1' }, { a: { '[': '1' } }],
-      ['[[[=1', { 1: true }, { '[[[': '1' }],
-      ['%5B=1', { 1: true }, { '[': '1' }],
+      ['a[b]=2&a=toString', { a: { b: '2', toString: true } }, { a: { b: '2' } }],
+      ['a[__proto__][b]=1', { a: {} }, { a: {} }],
     ];
     const app = webapp3();
-    app.get('/', (q: Any, s: Any) => s.json(q.query));
+    app.get('/', (q: Any, s: Any) =>
+      s.json({ query: q.query, plain: Object.getPrototypeOf(q.query.a) === Object.prototype }),
+    );
     for (const [query, , ours] of table) {
       const res = await request(app).get('/?' + query);
-      assert.deepEqual(res.body, ours, query);
+      assert.deepEqual(res.body, { query: ours, plain: true }, query);
     }
-    // More than 21 values for one key: qs 4 kept an array (up to parameterLimit,
-    // 1000); webapp makes an object with the indexes as keys past arrayLimit.
-    const many = Array.from({ length: 22 }, (_, i) => 'a=' + i).join('&');
-    const res = await request(app).get('/?' + many);
-    assert.equal(Array.isArray(res.body.a), false);
-    assert.equal(res.body.a['21'], '21');
   });
 });
