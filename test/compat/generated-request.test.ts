@@ -8,15 +8,9 @@ import type http from 'node:http';
 import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import express, { type Request, type Response } from 'express';
-import { prng, type Random } from '../support/prng';
-import {
-  assertSameGenerated,
-  oddValue,
-  pickOf,
-  randomText,
-  reportErrors,
-  type Framework,
-} from '../support/generated-differential';
+import { pick, prng, type Random } from '../support/prng';
+import { assertSameGenerated, oddValue, randomText, type Framework } from '../support/generated-differential';
+import { reportErrors } from '../support/report-errors';
 
 /** `oracle` is true on express@4's side (where a case must ask it another way). */
 type Probe = (req: Request, res: Response, oracle: boolean) => unknown;
@@ -119,13 +113,13 @@ const GET_NAMES: readonly unknown[] = [
 
 function getCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
-    const headers: Record<string, string | string[]> = { Host: pickOf(random, ['example.test', 'a.test:80']) };
-    if (random() < 0.5) headers.Referer = pickOf(random, ['http://a.test/', '/rel', '', 'é']);
-    if (random() < 0.3) headers.Referrer = pickOf(random, ['http://b.test/', '//evil', '☃']);
-    if (random() < 0.5) headers['X-Custom'] = pickOf(random, HEADER_TEXT);
-    if (random() < 0.2) headers['X-Custom'] = [pickOf(random, HEADER_TEXT), pickOf(random, HEADER_TEXT)];
+    const headers: Record<string, string | string[]> = { Host: pick(random, ['example.test', 'a.test:80']) };
+    if (random() < 0.5) headers.Referer = pick(random, ['http://a.test/', '/rel', '', 'é']);
+    if (random() < 0.3) headers.Referrer = pick(random, ['http://b.test/', '//evil', '☃']);
+    if (random() < 0.5) headers['X-Custom'] = pick(random, HEADER_TEXT);
+    if (random() < 0.2) headers['X-Custom'] = [pick(random, HEADER_TEXT), pick(random, HEADER_TEXT)];
     if (random() < 0.2) headers.Cookie = ['a=1', 'b=2'];
-    const names = Array.from({ length: 3 }, () => (random() < 0.9 ? pickOf(random, GET_NAMES) : oddValue(random)));
+    const names = Array.from({ length: 3 }, () => (random() < 0.9 ? pick(random, GET_NAMES) : oddValue(random)));
     return {
       label: `req.get over ${names.map((n) => inspect(n)).join(', ')}`,
       headers,
@@ -170,7 +164,7 @@ const MEDIA_RANGES: readonly string[] = [
 
 function acceptHeader(random: Random, pieces: readonly string[]): string {
   const n = 1 + Math.floor(random() * 4);
-  return Array.from({ length: n }, () => pickOf(random, pieces)).join(pickOf(random, [',', ', ', ' , ']));
+  return Array.from({ length: n }, () => pick(random, pieces)).join(pick(random, [',', ', ', ' , ']));
 }
 
 const TYPE_OFFERS: readonly unknown[] = [
@@ -204,14 +198,14 @@ function offersOf(random: Random, pieces: readonly unknown[]): unknown[] {
   if (roll < 0.1) return [];
   if (roll < 0.2)
     return [
-      pickOf(
+      pick(
         random,
         pieces.filter((p) => typeof p === 'string'),
       ),
     ];
-  if (roll < 0.3) return [Array.from({ length: 2 }, () => pickOf(random, pieces))];
+  if (roll < 0.3) return [Array.from({ length: 2 }, () => pick(random, pieces))];
   if (roll < 0.35) return [oddValue(random)];
-  return Array.from({ length: 1 + Math.floor(random() * 3) }, () => pickOf(random, pieces));
+  return Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, pieces));
 }
 
 /** The types of a comma list as webapp splits one string (trimmed, empty ones dropped), or undefined. */
@@ -310,9 +304,9 @@ const IS_TYPES: readonly unknown[] = [
 function isCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
     const headers: Record<string, string | string[]> = {};
-    if (random() < 0.85) headers['Content-Type'] = pickOf(random, CONTENT_TYPES);
-    if (random() < 0.05) headers['Content-Type'] = [pickOf(random, CONTENT_TYPES), 'text/html'];
-    const body = pickOf(random, ['length', 'length', 'chunked', 'none', 'zero', 'bad length']);
+    if (random() < 0.85) headers['Content-Type'] = pick(random, CONTENT_TYPES);
+    if (random() < 0.05) headers['Content-Type'] = [pick(random, CONTENT_TYPES), 'text/html'];
+    const body = pick(random, ['length', 'length', 'chunked', 'none', 'zero', 'bad length']);
     if (body === 'length') headers['Content-Length'] = '2';
     if (body === 'zero') headers['Content-Length'] = '0';
     if (body === 'chunked') headers['Transfer-Encoding'] = 'chunked';
@@ -362,13 +356,13 @@ function rangeCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
     const headers: Record<string, string | string[]> = {};
     if (random() < 0.9) {
-      const unit = pickOf(random, ['bytes=', 'bytes=', 'items=', 'BYTES=', '=', 'bytes', 'bytes =']);
+      const unit = pick(random, ['bytes=', 'bytes=', 'items=', 'BYTES=', '=', 'bytes', 'bytes =']);
       const n = 1 + Math.floor(random() * 4);
-      headers.Range = unit + Array.from({ length: n }, () => pickOf(random, RANGE_PARTS)).join(',');
+      headers.Range = unit + Array.from({ length: n }, () => pick(random, RANGE_PARTS)).join(',');
     }
-    if (random() < 0.05) headers.Range = ['bytes=0-1', pickOf(random, ['bytes=5-6', '3-4', 'items=1-2'])];
-    const size = pickOf(random, [0, 1, 10, 100, 1000, -1, NaN, '100', undefined, Infinity, 2.5] as unknown[]);
-    const opts = pickOf(random, [
+    if (random() < 0.05) headers.Range = ['bytes=0-1', pick(random, ['bytes=5-6', '3-4', 'items=1-2'])];
+    const size = pick(random, [0, 1, 10, 100, 1000, -1, NaN, '100', undefined, Infinity, 2.5] as unknown[]);
+    const opts = pick(random, [
       undefined,
       {},
       { combine: true },
@@ -406,25 +400,19 @@ function freshCases(count: number, random: Random): Case[] {
   return Array.from({ length: count }, (): Case => {
     const headers: Record<string, string | string[]> = {};
     if (random() < 0.6)
-      headers['If-None-Match'] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pickOf(random, ETAGS)).join(
-        pickOf(random, [',', ', ', ' ,']),
+      headers['If-None-Match'] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, ETAGS)).join(
+        pick(random, [',', ', ', ' ,']),
       );
-    if (random() < 0.5) headers['If-Modified-Since'] = pickOf(random, DATES);
+    if (random() < 0.5) headers['If-Modified-Since'] = pick(random, DATES);
     // Repeated headers: Node joins If-None-Match lines and keeps the first If-Modified-Since.
-    if (random() < 0.1) headers['If-None-Match'] = [pickOf(random, ETAGS), pickOf(random, ETAGS)];
-    if (random() < 0.05) headers['If-Modified-Since'] = [pickOf(random, DATES), pickOf(random, DATES)];
+    if (random() < 0.1) headers['If-None-Match'] = [pick(random, ETAGS), pick(random, ETAGS)];
+    if (random() < 0.05) headers['If-Modified-Since'] = [pick(random, DATES), pick(random, DATES)];
     if (random() < 0.2)
-      headers['Cache-Control'] = pickOf(random, [
-        'no-cache',
-        'max-age=0',
-        'public, no-cache',
-        'no-cache=x',
-        'NO-CACHE',
-      ]);
-    const method = pickOf(random, ['GET', 'HEAD', 'POST', 'QUERY', 'PUT', 'OPTIONS']);
-    const etag = random() < 0.6 ? pickOf(random, [...ETAGS, 123] as unknown[]) : undefined;
-    const modified = random() < 0.5 ? pickOf(random, DATES) : undefined;
-    const status = pickOf(random, [200, 200, 201, 204, 299, 300, 304, 404, 500]);
+      headers['Cache-Control'] = pick(random, ['no-cache', 'max-age=0', 'public, no-cache', 'no-cache=x', 'NO-CACHE']);
+    const method = pick(random, ['GET', 'HEAD', 'POST', 'QUERY', 'PUT', 'OPTIONS']);
+    const etag = random() < 0.6 ? pick(random, [...ETAGS, 123] as unknown[]) : undefined;
+    const modified = random() < 0.5 ? pick(random, DATES) : undefined;
+    const status = pick(random, [200, 200, 201, 204, 299, 300, 304, 404, 500]);
     return {
       label: `${method} status ${status} etag ${inspect(etag)} last-modified ${inspect(modified)}`,
       method,
@@ -506,7 +494,7 @@ const FORWARDED_FOR: readonly string[] = [
 const HOST_PIECES: readonly string[] = ['a', 'b', '.', '-', ':', '80', '[', ']', '::1', 'é', '☃', ' ', ',', '\t', '_'];
 
 function hostValue(random: Random): string {
-  return random() < 0.3 ? randomText(random, HOST_PIECES, 8) : pickOf(random, HOSTS);
+  return random() < 0.3 ? randomText(random, HOST_PIECES, 8) : pick(random, HOSTS);
 }
 
 function proxyCases(count: number, random: Random): Case[] {
@@ -516,16 +504,16 @@ function proxyCases(count: number, random: Random): Case[] {
     headers.Host = host;
     if (random() < 0.6)
       headers['X-Forwarded-Host'] =
-        random() < 0.2 ? [hostValue(random), hostValue(random)] : pickOf(random, [...HOSTS, 'a.test, b.test']);
+        random() < 0.2 ? [hostValue(random), hostValue(random)] : pick(random, [...HOSTS, 'a.test, b.test']);
     if (random() < 0.6)
       headers['X-Forwarded-Proto'] =
         random() < 0.2
           ? ['https', 'http']
-          : pickOf(random, ['https', 'http', 'HTTPS', ' https ', 'https, http', 'wss', '', ',https', 'https ,http']);
+          : pick(random, ['https', 'http', 'HTTPS', ' https ', 'https, http', 'wss', '', ',https', 'https ,http']);
     if (random() < 0.6)
       headers['X-Forwarded-For'] =
-        random() < 0.2 ? [pickOf(random, FORWARDED_FOR), pickOf(random, FORWARDED_FOR)] : pickOf(random, FORWARDED_FOR);
-    if (random() < 0.1) headers['X-Requested-With'] = pickOf(random, ['XMLHttpRequest', 'xmlhttprequest', 'fetch']);
+        random() < 0.2 ? [pick(random, FORWARDED_FOR), pick(random, FORWARDED_FOR)] : pick(random, FORWARDED_FOR);
+    if (random() < 0.1) headers['X-Requested-With'] = pick(random, ['XMLHttpRequest', 'xmlhttprequest', 'fetch']);
     const app = Math.floor(random() * TRUST_SETTINGS.length);
     return {
       label: `trust setting #${app}`,

@@ -12,18 +12,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import type { Request, Response } from 'express';
-import { prng, type Random } from '../support/prng';
+import { pick, prng, type Random } from '../support/prng';
 import webapp = require('../../src/index');
 import {
-  answersOf,
   assertSameGenerated,
   oddValue,
   ODD_STRINGS,
-  pickOf,
   randomText,
-  reportErrors,
   type Framework,
 } from '../support/generated-differential';
+import { answersOf } from '../support/generated-answers';
+import { reportErrors } from '../support/report-errors';
 
 /** A generated case: what the route does with the request and response. */
 type Act = (req: Request, res: Response) => void;
@@ -60,19 +59,17 @@ const realNow = Date.now;
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0, 500);
 
 function cookieName(random: Random): string {
-  return random() < 0.6
-    ? pickOf(random, ['sid', 'a', 'user_id', '__Host-x', 'remember-me'])
-    : pickOf(random, ODD_STRINGS);
+  return random() < 0.6 ? pick(random, ['sid', 'a', 'user_id', '__Host-x', 'remember-me']) : pick(random, ODD_STRINGS);
 }
 
 function cookieOptions(random: Random): unknown {
   const roll = random();
   if (roll < 0.08) return undefined;
-  if (roll < 0.1) return pickOf(random, [null, 'path=/x', 42, true, []]);
+  if (roll < 0.1) return pick(random, [null, 'path=/x', 42, true, []]);
   // Options parsed from JSON with an own `__proto__` key: copying them with for...in sets the copy's prototype.
   if (roll < 0.14)
     return JSON.parse(
-      pickOf(random, [
+      pick(random, [
         '{"__proto__": {"signed": true}}',
         '{"__proto__": {"path": "/p", "maxAge": 1000, "httpOnly": true}}',
         '{"__proto__": {"expires": 0}, "domain": "example.com"}',
@@ -82,7 +79,7 @@ function cookieOptions(random: Random): unknown {
     ) as unknown;
   const options: Record<string, unknown> = random() < 0.1 ? Object.create({ path: '/inherited', httpOnly: true }) : {};
   const maybe = (p: number, key: string, values: readonly unknown[]) => {
-    if (random() < p) options[key] = pickOf(random, values);
+    if (random() < p) options[key] = pick(random, values);
   };
   maybe(0.35, 'maxAge', [
     0,
@@ -144,9 +141,9 @@ function cookieCases(count: number, seed: number): Case[] {
   const random = prng(seed);
   return Array.from({ length: count }, (): Case => {
     const name = cookieName(random);
-    const value = random() < 0.5 ? pickOf(random, ['v', 'hello world', 'a=b', 'é', '']) : oddValue(random);
+    const value = random() < 0.5 ? pick(random, ['v', 'hello world', 'a=b', 'é', '']) : oddValue(random);
     const options = cookieOptions(random);
-    const secret = pickOf(random, [undefined, undefined, 'keyboard cat', '', Buffer.from('k')]);
+    const secret = pick(random, [undefined, undefined, 'keyboard cat', '', Buffer.from('k')]);
     const twice = random() < 0.1;
     return {
       label:
@@ -226,15 +223,15 @@ const CONTENT_TYPES = [
 
 function headerValue(random: Random): unknown {
   const roll = random();
-  if (roll < 0.3) return pickOf(random, CONTENT_TYPES);
-  if (roll < 0.4) return [pickOf(random, ['a', 'b=1', 'c; Path=/']), oddValue(random)];
+  if (roll < 0.3) return pick(random, CONTENT_TYPES);
+  if (roll < 0.4) return [pick(random, ['a', 'b=1', 'c; Path=/']), oddValue(random)];
   if (roll < 0.45) return Object.assign(Object.create({ inherited: 'x' }), { own: 1 });
   return oddValue(random);
 }
 
 /** How a case ends: a body through res.send (which reads Content-Type), or Node's end. */
 function finish(random: Random): { name: string; end: (res: Response) => void } {
-  return pickOf(random, [
+  return pick(random, [
     { name: 'end', end: (res: Response) => res.end('ok') },
     { name: 'send(string)', end: (res: Response) => res.send('body é') },
     { name: 'send(Buffer)', end: (res: Response) => res.send(Buffer.from('bytes')) },
@@ -254,7 +251,7 @@ function headerCases(count: number, seed: number): Case[] {
     const steps: Array<{ text: string; run: (res: Response) => void }> = [];
     const stepCount = 1 + Math.floor(random() * 3);
     for (let i = 0; i < stepCount; i++) {
-      const name = random() < 0.85 ? pickOf(random, HEADER_NAMES) : oddValue(random);
+      const name = random() < 0.85 ? pick(random, HEADER_NAMES) : oddValue(random);
       const value = headerValue(random);
       const kind = Math.floor(random() * 5);
       if (kind === 0)
@@ -273,12 +270,12 @@ function headerCases(count: number, seed: number): Case[] {
           run: (res) => res.append(name as string, value as string),
         });
       else if (kind === 3 && random() < 0.2) {
-        const cookieName = pickOf(random, ['a', 'b']);
+        const cookieName = pick(random, ['a', 'b']);
         steps.push({ text: `cookie(${cookieName}, ${show(value)})`, run: (res) => res.cookie(cookieName, value) });
       } else if (kind === 3) {
         const fields: Record<string, unknown> = random() < 0.2 ? Object.create({ 'X-Inherited': 'yes' }) : {};
         fields[name as string] = value;
-        if (random() < 0.5) fields[pickOf(random, HEADER_NAMES)] = headerValue(random);
+        if (random() < 0.5) fields[pick(random, HEADER_NAMES)] = headerValue(random);
         steps.push({ text: `set(${show(fields)})`, run: (res) => res.set(fields) });
       } else steps.push({ text: `set(${show(name)})`, run: (res) => (res.set as (f: unknown) => void)(name) });
     }
@@ -334,7 +331,7 @@ const TYPE_ARGUMENTS: readonly unknown[] = [
 function typeCases(count: number, seed: number): Case[] {
   const random = prng(seed);
   return Array.from({ length: count }, (): Case => {
-    const arg = random() < 0.85 ? pickOf(random, TYPE_ARGUMENTS) : oddValue(random);
+    const arg = random() < 0.85 ? pick(random, TYPE_ARGUMENTS) : oddValue(random);
     const method = random() < 0.5 ? 'type' : 'contentType';
     const end = finish(random);
     return {
@@ -374,9 +371,9 @@ function varyCases(count: number, seed: number): Case[] {
     true,
   ];
   return Array.from({ length: count }, (): Case => {
-    const preset = random() < 0.3 ? pickOf(random, ['Accept', '*', '', 'Origin, accept', ['A', 'B']]) : undefined;
+    const preset = random() < 0.3 ? pick(random, ['Accept', '*', '', 'Origin, accept', ['A', 'B']]) : undefined;
     const calls = Array.from({ length: 1 + Math.floor(random() * 3) }, () =>
-      random() < 0.85 ? pickOf(random, fields) : oddValue(random),
+      random() < 0.85 ? pick(random, fields) : oddValue(random),
     );
     return {
       label:
@@ -406,13 +403,13 @@ function linksCases(count: number, seed: number): Case[] {
     ['a', 'b'],
   ];
   return Array.from({ length: count }, (): Case => {
-    const preset = random() < 0.3 ? pickOf(random, ['<http://a>; rel="up"', '', ['<a>', '<b>']]) : undefined;
+    const preset = random() < 0.3 ? pick(random, ['<http://a>; rel="up"', '', ['<a>', '<b>']]) : undefined;
     const calls = Array.from({ length: 1 + Math.floor(random() * 2) }, () => {
       const roll = random();
-      if (roll < 0.08) return pickOf(random, [null, undefined, 'str', 42, []] as unknown[]);
+      if (roll < 0.08) return pick(random, [null, undefined, 'str', 42, []] as unknown[]);
       const links: Record<string, unknown> = roll < 0.15 ? Object.create({ inherited: '/i' }) : {};
       const n = Math.floor(random() * 3);
-      for (let i = 0; i < n; i++) links[pickOf(random, rels)] = pickOf(random, urls);
+      for (let i = 0; i < n; i++) links[pick(random, rels)] = pick(random, urls);
       return links;
     });
     return {
@@ -509,8 +506,8 @@ const URL_PIECES: readonly string[] = [
 
 function locationArgument(random: Random): unknown {
   if (random() < 0.3) return randomText(random, URL_PIECES, 12);
-  if (random() < 0.03) return new URL(pickOf(random, ['http://x.test/a b?q=é', 'https://[::1]:8443/%zz']));
-  return random() < 0.85 ? pickOf(random, URLS) : oddValue(random);
+  if (random() < 0.03) return new URL(pick(random, ['http://x.test/a b?q=é', 'https://[::1]:8443/%zz']));
+  return random() < 0.85 ? pick(random, URLS) : oddValue(random);
 }
 
 const REFERERS: Array<Record<string, string> | undefined> = [
@@ -554,11 +551,11 @@ function redirectCases(count: number, seed: number): Case[] {
     -1,
   ];
   return Array.from({ length: count }, (): Case => {
-    const headers = { ...pickOf(random, REFERERS), ...pickOf(random, ACCEPTS) };
+    const headers = { ...pick(random, REFERERS), ...pick(random, ACCEPTS) };
     const method = random() < 0.15 ? 'HEAD' : 'GET';
     const roll = Math.floor(random() * 5);
     const url = locationArgument(random);
-    const status = pickOf(random, statuses);
+    const status = pick(random, statuses);
     let text: string;
     let run: (res: Response) => void;
     const redirect = (res: Response, ...args: unknown[]) => (res.redirect as (...a: unknown[]) => void)(...args);
@@ -623,7 +620,7 @@ const FILENAMES: readonly unknown[] = [
 function attachmentCases(count: number, seed: number): Case[] {
   const random = prng(seed);
   return Array.from({ length: count }, (): Case => {
-    const filename = random() < 0.9 ? pickOf(random, FILENAMES) : oddValue(random);
+    const filename = random() < 0.9 ? pick(random, FILENAMES) : oddValue(random);
     const end = finish(random);
     return {
       label: `res.attachment(${show(filename)}) then ${end.name}`,
@@ -638,12 +635,12 @@ function attachmentCases(count: number, seed: number): Case[] {
 function downloadCases(count: number, seed: number, file: string): Case[] {
   const random = prng(seed);
   return Array.from({ length: count }, (): Case => {
-    let filename = random() < 0.9 ? pickOf(random, FILENAMES) : oddValue(random);
+    let filename = random() < 0.9 ? pick(random, FILENAMES) : oddValue(random);
     // A Buffer where the options may be is left out of the comparison: express@4 makes
     // the send options inherit from it, and `send` reads its `parent` getter on them,
     // which throws inside an fs callback and ends the process (see the test below).
     if (ArrayBuffer.isView(filename)) filename = 'buffer.txt';
-    const options = pickOf(random, [
+    const options = pick(random, [
       undefined,
       {},
       { headers: { 'X-Extra': 'yes', 'content-disposition': 'inline' } },
@@ -711,7 +708,7 @@ const STATUS_CODES_ODD: readonly unknown[] = [
 function conditional(random: Random): Record<string, string> {
   const headers: Record<string, string> = {};
   if (random() < 0.4)
-    headers['If-None-Match'] = pickOf(random, [
+    headers['If-None-Match'] = pick(random, [
       '*',
       'W/"7-s4Qv0vX3gR2JWXvBdbYxMFKSBBE"',
       '"7-s4Qv0vX3gR2JWXvBdbYxMFKSBBE"',
@@ -722,14 +719,14 @@ function conditional(random: Random): Record<string, string> {
       'garbage',
     ]);
   if (random() < 0.3)
-    headers['If-Modified-Since'] = pickOf(random, [
+    headers['If-Modified-Since'] = pick(random, [
       'Wed, 21 Oct 2015 07:28:00 GMT',
       'Wed, 21 Oct 2015 07:27:00 GMT',
       'Thu, 01 Jan 2099 00:00:00 GMT',
       'not a date',
       '',
     ]);
-  if (random() < 0.1) headers['Cache-Control'] = pickOf(random, ['no-cache', 'max-age=0', 'no-store']);
+  if (random() < 0.1) headers['Cache-Control'] = pick(random, ['no-cache', 'max-age=0', 'no-store']);
   return headers;
 }
 
@@ -761,10 +758,10 @@ function sendCases(count: number, seed: number): Case[] {
   const random = prng(seed);
   return Array.from({ length: count }, (): Case => {
     const headers = conditional(random);
-    const method = pickOf(random, ['GET', 'GET', 'GET', 'HEAD', 'POST', 'QUERY']);
+    const method = pick(random, ['GET', 'GET', 'GET', 'HEAD', 'POST', 'QUERY']);
     const pre: Array<{ text: string; run: (res: Response) => void }> = [];
     if (random() < 0.4) {
-      const status = pickOf(random, STATUS_CODES_ODD);
+      const status = pick(random, STATUS_CODES_ODD);
       pre.push({ text: `status(${show(status)})`, run: (res) => res.status(status as number) });
     }
     if (random() < 0.2) pre.push({ text: `set ETag "mine"`, run: (res) => res.set('ETag', '"mine"') });
@@ -774,13 +771,13 @@ function sendCases(count: number, seed: number): Case[] {
         run: (res) => res.set('Last-Modified', 'Wed, 21 Oct 2015 07:28:00 GMT'),
       });
     if (random() < 0.15) {
-      const type = pickOf(random, ['text/plain', 'application/json', 'image/png', 'text/plain; charset=latin1']);
+      const type = pick(random, ['text/plain', 'application/json', 'image/png', 'text/plain; charset=latin1']);
       pre.push({ text: `set Content-Type ${type}`, run: (res) => res.set('Content-Type', type) });
     }
     if (random() < 0.1) {
       // Values only Node's own setHeader stores (a number, a list, an empty string).
-      const name = pickOf(random, ['Content-Type', 'ETag', 'Content-Length', 'content-type']);
-      const value = pickOf(random, [42, ['text/plain', 'text/html'], '', 'TEXT/PLAIN', '"x"'] as unknown[]);
+      const name = pick(random, ['Content-Type', 'ETag', 'Content-Length', 'content-type']);
+      const value = pick(random, [42, ['text/plain', 'text/html'], '', 'TEXT/PLAIN', '"x"'] as unknown[]);
       pre.push({
         text: `setHeader(${name}, ${show(value)})`,
         run: (res) => res.setHeader(name, value as string),
@@ -791,8 +788,8 @@ function sendCases(count: number, seed: number): Case[] {
     let run: (res: Response) => void;
     const call = (res: Response, name: 'send' | 'json' | 'jsonp' | 'sendStatus', ...args: unknown[]) =>
       (res[name] as (...a: unknown[]) => void)(...args);
-    const body = random() < 0.85 ? pickOf(random, BODIES) : oddValue(random);
-    const status = pickOf(random, STATUS_CODES_ODD);
+    const body = random() < 0.85 ? pick(random, BODIES) : oddValue(random);
+    const status = pick(random, STATUS_CODES_ODD);
     if (roll === 0) {
       text = `send(${show(body)})`;
       run = (res) => call(res, 'send', body);
@@ -973,15 +970,15 @@ function jsonCases(count: number, seed: number): JsonCase[] {
   const random = prng(seed);
   return Array.from({ length: count }, (): JsonCase => {
     const generated = random() < 0.3;
-    const value = random() < 0.85 ? pickOf(random, JSON_VALUES) : oddValue(random);
+    const value = random() < 0.85 ? pick(random, JSON_VALUES) : oddValue(random);
     const jsonp = random() < 0.6;
     const settings = Math.floor(random() * JSON_SETTINGS.length);
     const query = generated
-      ? `?${pickOf(random, ['callback', 'cb', 'jsonp'])}=` +
+      ? `?${pick(random, ['callback', 'cb', 'jsonp'])}=` +
         encodeURIComponent(randomText(random, CALLBACK_PIECES, 10).replace(/[\ud800-\udfff]/g, ''))
-      : pickOf(random, CALLBACK_QUERIES);
-    const preType = random() < 0.15 ? pickOf(random, ['text/plain', 'application/vnd.x+json']) : undefined;
-    const legacy = random() < 0.1 ? pickOf(random, [201, 404]) : undefined;
+      : pick(random, CALLBACK_QUERIES);
+    const preType = random() < 0.15 ? pick(random, ['text/plain', 'application/vnd.x+json']) : undefined;
+    const legacy = random() < 0.1 ? pick(random, [201, 404]) : undefined;
     const method = random() < 0.1 ? 'HEAD' : 'GET';
     const name = jsonp ? 'jsonp' : 'json';
     return {
@@ -1090,7 +1087,7 @@ describe('generated response cases compared with express@4', () => {
     try {
       const app = webapp();
       app.get('/', (_req, res) => (res.download as (...a: unknown[]) => void)(file, Buffer.from('buf')));
-      const [answer] = await answersOf(app as unknown as http.RequestListener, [{ path: '/' }]);
+      const [answer] = await answersOf(app as unknown as http.RequestListener, [{ path: '/' }], { raw: true });
       assert.equal(answer.status, 200);
       assert.equal(answer.body, 'file body\n');
       assert.deepEqual(

@@ -16,13 +16,15 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { describe, mock } from 'node:test';
 import { inspect } from 'node:util';
 import { logger } from '../../src/middleware/logger';
 import { basic, chain, connectApp, type Handler } from './support';
 import { between, chance, HEADER_TEXT, pick, prng, repeat, type Random } from './generated-support';
+import { assertNoDifferences, isDeepStrictEqual } from '../support/generated-answers';
 import { itWithLiveOracle } from '../support/oracle-recording';
+import { close, listen } from '../support/raw-http';
 
 const connect = require('connect');
 
@@ -125,8 +127,7 @@ async function linesOf(side: Side, config: Config, exchanges: readonly Exchange[
     arrival = { index: Number(req.headers['x-case']), closed };
     (app ?? ours)!(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server);
   const perExchange: string[][] = [];
   try {
     for (const exchange of exchanges) {
@@ -147,8 +148,7 @@ async function linesOf(side: Side, config: Config, exchanges: readonly Exchange[
       perExchange.push(written.slice(before));
     }
   } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close(server);
   }
   if (config.buffer !== undefined) {
     const before = written.length;
@@ -181,23 +181,9 @@ async function assertSameLines(configs: readonly Config[], exchanges: readonly E
       }
     }
   }
-  assert.equal(
-    differences.length,
-    0,
-    `${differences.length} of ${compared} generated requests log differently from Connect 2.30:\n` +
-      differences.slice(0, 6).join('\n'),
-  );
+  assertNoDifferences(differences, compared, 'generated requests log differently from Connect 2.30', 6);
   // Most requests are answered and logged (the rest: refused by Node's parser, skipped, null lines).
   assert.ok(written > compared / 2, `only ${written} lines for ${compared} requests`);
-}
-
-function isDeepStrictEqual(a: unknown, b: unknown): boolean {
-  try {
-    assert.deepStrictEqual(a, b);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // ---- generated requests ---------------------------------------------------------------

@@ -8,76 +8,22 @@
  * The requests are random (seeded), so these tests run only where Connect 2.30
  * runs (`itWithLiveOracle`): nothing is recorded for them.
  */
-import assert from 'node:assert/strict';
-import http from 'node:http';
 import { inspect } from 'node:util';
 import { chain, connectApp, sendError, type Handler, type RequestSpec } from './support';
-import { close, listen } from '../support/raw-http';
+import {
+  answersOf,
+  assertNoDifferences,
+  headerRecord,
+  isDeepStrictEqual,
+  type Answer as GeneratedAnswer,
+  type HeaderRecord,
+} from '../support/generated-answers';
 import type { Random } from '../support/prng';
 
 export { pick, prng, chance, type Random } from '../support/prng';
 
-/** An answer as compared: headers lower-cased, the volatile ones left out. */
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[]>;
-  body: string;
-}
-
-/** Vary by clock or by how the connection is handled, not by what the middleware decides. */
-const VOLATILE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
-
-/**
- * Sends every request, at most `parallel` at a time over kept-alive connections, to a
- * server for `listener`; answers in the order of the requests. A request the server
- * cut off answers status -1 with the client's error code as its body.
- */
-export async function answersOf(
-  listener: http.RequestListener,
-  requests: readonly RequestSpec[],
-  parallel = 8,
-): Promise<Answer[]> {
-  const server = http.createServer(listener);
-  const port = await listen(server);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: parallel });
-  const answers: Answer[] = new Array(requests.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    // Bounded: each worker takes the next request until none is left.
-    while (next < requests.length) {
-      const index = next++;
-      answers[index] = await send(port, agent, requests[index]);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: parallel }, worker));
-  } finally {
-    agent.destroy();
-    await close(server);
-  }
-  return answers;
-}
-
-function send(port: number, agent: http.Agent, spec: RequestSpec): Promise<Answer> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, agent },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const headers: Record<string, string | string[]> = {};
-          for (const [name, value] of Object.entries(res.headers))
-            if (!VOLATILE.has(name) && value !== undefined) headers[name] = value;
-          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString('latin1') });
-        });
-        res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -2, headers: {}, body: String(err.code) }));
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -1, headers: {}, body: String(err.code) }));
-    req.end(spec.body);
-  });
-}
+/** An answer as compared: headers as Node's client joins them, lower-cased, the volatile ones left out. */
+export type Answer = GeneratedAnswer<HeaderRecord>;
 
 /** Which side a chain is built for, or an answer came from. */
 export type Side = 'connect' | 'webapp';
@@ -113,8 +59,9 @@ export async function assertSameGenerated<Case>(
 ): Promise<Answer[]> {
   const requests = cases.map(options.request);
   const parallel = options.parallel ?? 8;
-  const expected = await answersOf(connectApp(handlers('connect')), requests, parallel);
-  const actual = await answersOf(chain([...handlers('webapp'), sendError]), requests, parallel);
+  const sending = { parallel, headers: headerRecord() };
+  const expected = await answersOf(connectApp(handlers('connect')), requests, sending);
+  const actual = await answersOf(chain([...handlers('webapp'), sendError]), requests, sending);
   const normalize = options.normalize ?? ((answer: Answer) => answer);
   const describe =
     options.describe ?? ((item: Case) => inspect(item, { depth: 4, breakLength: Infinity, maxStringLength: 160 }));
@@ -132,22 +79,8 @@ export async function assertSameGenerated<Case>(
       );
     }
   }
-  assert.equal(
-    differences.length,
-    0,
-    `${differences.length} of ${cases.length} generated cases differ from Connect 2.30:\n` +
-      differences.slice(0, options.shown ?? 6).join('\n'),
-  );
+  assertNoDifferences(differences, cases.length, 'generated cases differ from Connect 2.30', options.shown ?? 6);
   return actual;
-}
-
-function isDeepStrictEqual(a: unknown, b: unknown): boolean {
-  try {
-    assert.deepStrictEqual(a, b);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Replaces, in a header of `answer` (every value of a list), what `pattern` matches. */

@@ -8,22 +8,22 @@
  * generated data runs only where the oracle is live.
  */
 import { express3 } from '../support/legacy-oracles';
-import assert from 'node:assert/strict';
-import http from 'node:http';
+import type http from 'node:http';
 import { describe } from 'node:test';
 import { inspect } from 'node:util';
 import webapp3 = require('../../src/v3/index');
 import { itWithLiveOracle } from '../support/oracle-recording';
 import { chance, pick, prng, type Random } from '../support/prng';
-import { withServer } from '../support/raw-http';
+import type { RequestSpec } from '../support/raw-http';
+import {
+  answersOf,
+  assertNoDifferences,
+  headerLines,
+  isDeepStrictEqual,
+  show as showValue,
+} from '../support/generated-answers';
 
 type Any = any;
-
-interface Answer {
-  status: number;
-  headers: Array<[string, string]>;
-  body: string;
-}
 
 /** A probe: what it reads or calls, shown in the answer under `label`. */
 interface Probe {
@@ -43,52 +43,14 @@ interface Case {
   probes: Probe[];
 }
 
-const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
+/** Status, header lines but Date/Connection/Keep-Alive, and body. */
+const SENDING = { headers: headerLines(new Set(['date', 'connection', 'keep-alive'])) };
 
-function answersOf(listener: http.RequestListener, cases: readonly Case[]): Promise<Answer[]> {
-  return withServer(listener, async (port) => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-    const answers: Answer[] = new Array(cases.length);
-    let next = 0;
-    const worker = async () => {
-      // Bounded: each worker takes the next case until none is left.
-      while (next < cases.length) {
-        const index = next++;
-        answers[index] = await send(port, agent, cases[index], index);
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: 8 }, worker));
-    } finally {
-      agent.destroy();
-    }
-    return answers;
-  });
-}
-
-function send(port: number, agent: http.Agent, item: Case, index: number): Promise<Answer> {
+/** The request of case `index`, which names it in X-Case. */
+function requestOf(item: Case, index: number): RequestSpec {
   // A Host of its own: Node's default names the port, which differs between the two servers.
   const headers = { Host: 'test.local', ...item.headers, 'X-Case': String(index) };
-  return new Promise((resolve) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, method: item.method, path: item.path.replace('<n>', String(index)), headers, agent },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const lines: Array<[string, string]> = [];
-          for (let i = 0; i < res.rawHeaders.length; i += 2) {
-            const name = res.rawHeaders[i].toLowerCase();
-            if (!VOLATILE.has(name)) lines.push([name, res.rawHeaders[i + 1]]);
-          }
-          resolve({ status: res.statusCode ?? 0, headers: lines, body: Buffer.concat(chunks).toString('latin1') });
-        });
-        res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -2, headers: [], body: String(err.code) }));
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -1, headers: [], body: String(err.code) }));
-    req.end(item.body);
-  });
+  return { method: item.method, path: item.path.replace('<n>', String(index)), headers, body: item.body };
 }
 
 /** A probe's result as JSON can carry it: undefined, NaN and infinities by name, errors by class and message. */
@@ -144,8 +106,9 @@ async function assertSameGenerated(
   settings: ReadonlyArray<Record<string, unknown>> = [{}],
 ): Promise<void> {
   for (const item of cases) item.headers['X-Settings'] = String(item.settings);
-  const expected = await answersOf(caseApps(express3, cases, settings), cases);
-  const actual = await answersOf(caseApps(webapp3, cases, settings), cases);
+  const requests = cases.map(requestOf);
+  const expected = await answersOf(caseApps(express3, cases, settings), requests, SENDING);
+  const actual = await answersOf(caseApps(webapp3, cases, settings), requests, SENDING);
   const differences: string[] = [];
   for (let i = 0; i < cases.length; i++) {
     if (isDeepStrictEqual(actual[i], expected[i])) continue;
@@ -157,25 +120,10 @@ async function assertSameGenerated(
         `  express3: ${show(expected[i])}\n  webapp:   ${show(actual[i])}`,
     );
   }
-  assert.equal(
-    differences.length,
-    0,
-    `${differences.length} of ${cases.length} generated cases differ:\n` + differences.slice(0, 8).join('\n'),
-  );
+  assertNoDifferences(differences, cases.length, 'generated cases differ');
 }
 
-function isDeepStrictEqual(a: unknown, b: unknown): boolean {
-  try {
-    assert.deepStrictEqual(a, b);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function show(value: unknown): string {
-  return inspect(value, { breakLength: Infinity, maxStringLength: 400, depth: 4 });
-}
+const show = (value: unknown) => showValue(value, 400);
 
 function text(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);

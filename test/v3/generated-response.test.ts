@@ -12,22 +12,24 @@
  */
 import { express3 } from '../support/legacy-oracles';
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import type http from 'node:http';
 import { after, before, describe } from 'node:test';
 import { inspect } from 'node:util';
 import webapp3 = require('../../src/v3/index');
 import { itWithLiveOracle } from '../support/oracle-recording';
 import { chance, pick, prng, type Random } from '../support/prng';
-import { withServer } from '../support/raw-http';
+import type { RequestSpec } from '../support/raw-http';
+import {
+  answersOf,
+  assertNoDifferences,
+  headerLines,
+  isDeepStrictEqual,
+  show,
+  type Answer,
+} from '../support/generated-answers';
+import { errorReporter } from '../support/report-errors';
 
 type Any = any;
-
-/** An answer as compared: header lines in the order sent (names lower-cased), the volatile ones left out. */
-interface Answer {
-  status: number;
-  headers: Array<[string, string]>;
-  body: string;
-}
 
 interface Case {
   label: string;
@@ -46,68 +48,18 @@ interface Case {
   normalize?: (answer: Answer) => Answer;
 }
 
-const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
 const MOUNTS = ['', '/mnt', '/mnt/deep'];
 
-/** Sends the requests, eight at a time over kept-alive connections; answers in request order. */
-function answersOf(listener: http.RequestListener, cases: readonly Case[]): Promise<Answer[]> {
-  return withServer(listener, async (port) => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-    const answers: Answer[] = new Array(cases.length);
-    let next = 0;
-    const worker = async () => {
-      // Bounded: each worker takes the next case until none is left.
-      while (next < cases.length) {
-        const index = next++;
-        answers[index] = await send(port, agent, cases[index], index);
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: 8 }, worker));
-    } finally {
-      agent.destroy();
-    }
-    return answers;
-  });
-}
+/** Status, header lines but Date/Connection/Keep-Alive, and body. */
+const SENDING = { headers: headerLines(new Set(['date', 'connection', 'keep-alive'])) };
 
-function send(port: number, agent: http.Agent, item: Case, index: number): Promise<Answer> {
-  const path = `${item.mount ?? ''}/c/${index}${item.rest ?? ''}`;
-  return new Promise((resolve) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, method: item.method ?? 'GET', path, headers: item.headers, agent },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const headers: Array<[string, string]> = [];
-          for (let i = 0; i < res.rawHeaders.length; i += 2) {
-            const name = res.rawHeaders[i].toLowerCase();
-            if (!VOLATILE.has(name)) headers.push([name, res.rawHeaders[i + 1]]);
-          }
-          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString('latin1') });
-        });
-        res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -2, headers: [], body: String(err.code) }));
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: -1, headers: [], body: String(err.code) }));
-    req.end();
-  });
+/** The request of case `index`: `/c/<n>` after its mount point, and its own rest of the path. */
+function requestOf(item: Case, index: number): RequestSpec {
+  return { method: item.method, path: `${item.mount ?? ''}/c/${index}${item.rest ?? ''}`, headers: item.headers };
 }
 
 /** What a thrown error looked like to the app's error handler, written with Node's own methods only. */
-function reportErrors(err: Any, _req: http.IncomingMessage, res: http.ServerResponse, _next: unknown): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res.statusCode = 500;
-  // A Content-Length set before the throw would announce another body, and keep the client waiting.
-  res.removeHeader('Content-Length');
-  res.end(
-    JSON.stringify({ class: err?.constructor?.name, name: err?.name, message: err?.message, status: err?.status }),
-  );
-}
+const reportErrors = errorReporter({ code: false, failedLength: 'removed' });
 
 /**
  * An app (and the same app mounted at /mnt and /mnt/deep) whose route `/c/<n>` runs
@@ -141,13 +93,14 @@ async function assertSameGenerated(
   define: (framework: Any, cases: readonly Case[]) => http.RequestListener,
   cases: readonly Case[],
 ): Promise<void> {
-  const expected = await answersOf(define(express3, cases), cases);
-  const actual = await answersOf(define(webapp3, cases), cases);
+  const requests = cases.map(requestOf);
+  const expected = await answersOf(define(express3, cases), requests, SENDING);
+  const actual = await answersOf(define(webapp3, cases), requests, SENDING);
   const differences: string[] = [];
   let safe = 0;
   for (let i = 0; i < cases.length; i++) {
     const item = cases[i];
-    const request = `${item.method ?? 'GET'} ${item.mount ?? ''}/c/${i}${item.rest ?? ''}`;
+    const request = `${item.method ?? 'GET'} ${requests[i].path}`;
     const where = `#${i} ${request} ${item.label} ${inspect(item.headers ?? {}, { breakLength: Infinity })}`;
     const check = item.safe?.(expected[i]);
     if (check) {
@@ -165,24 +118,7 @@ async function assertSameGenerated(
   }
   // The generator must mostly compare: a predicate that marks everything safe would hide all differences.
   assert.ok(safe < cases.length / 4, `${safe} of ${cases.length} cases are only checked for webapp's safe answer`);
-  assert.equal(
-    differences.length,
-    0,
-    `${differences.length} of ${cases.length} generated cases differ:\n` + differences.slice(0, 8).join('\n'),
-  );
-}
-
-function isDeepStrictEqual(a: unknown, b: unknown): boolean {
-  try {
-    assert.deepStrictEqual(a, b);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function show(value: unknown): string {
-  return inspect(value, { breakLength: Infinity, maxStringLength: 300, depth: 4 });
+  assertNoDifferences(differences, cases.length, 'generated cases differ');
 }
 
 /** An argument as a label shows it. */
