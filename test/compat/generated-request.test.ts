@@ -9,7 +9,8 @@ import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import express, { type Request, type Response } from 'express';
 import { pick, prng, type Random } from '../support/prng';
-import { assertSameGenerated, oddValue, randomText, type Framework } from '../support/generated-differential';
+import { assertSameGenerated, type Framework } from '../support/generated-differential';
+import { oddValue, randomText } from '../support/odd-values';
 import { reportErrors } from '../support/report-errors';
 
 /** `oracle` is true on express@4's side (where a case must ask it another way). */

@@ -14,13 +14,8 @@ import { inspect } from 'node:util';
 import type { Request, Response } from 'express';
 import { pick, prng, type Random } from '../support/prng';
 import webapp = require('../../src/index');
-import {
-  assertSameGenerated,
-  oddValue,
-  ODD_STRINGS,
-  randomText,
-  type Framework,
-} from '../support/generated-differential';
+import { assertSameGenerated, type Framework } from '../support/generated-differential';
+import { oddValue, ODD_STRINGS, randomText } from '../support/odd-values';
 import { answersOf } from '../support/generated-answers';
 import { reportErrors } from '../support/report-errors';
 

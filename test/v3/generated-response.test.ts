@@ -28,6 +28,7 @@ import {
   type Answer,
 } from '../support/generated-answers';
 import { errorReporter } from '../support/report-errors';
+import { oddValues } from '../support/odd-values';
 
 type Any = any;
 
@@ -173,30 +174,13 @@ const ODD_STRINGS: readonly string[] = [
 ];
 
 /** Values of every type, strings among them. */
-function oddValue(random: Random, depth = 0): unknown {
-  switch (Math.floor(random() * 16)) {
-    case 0:
-      return undefined;
-    case 1:
-      return null;
-    case 2:
-      return NaN;
-    case 3:
-      return pick(random, [0, 1, -1, 1.5, 200, 404, 999, Infinity, -Infinity]);
-    case 4:
-      return random() < 0.5;
-    case 5:
-      return new Date(pick(random, [0, 1e12, NaN]));
-    case 6:
-      return depth > 1 ? [] : [oddValue(random, depth + 1), oddValue(random, depth + 1)];
-    case 7:
-      return depth > 1 ? {} : { a: oddValue(random, depth + 1) };
-    case 8:
-      return Buffer.from('buf');
-    default:
-      return pick(random, ODD_STRINGS);
-  }
-}
+const oddValue = oddValues({
+  rolls: 16,
+  numbers: [0, 1, -1, 1.5, 200, 404, 999, Infinity, -Infinity],
+  times: [0, 1e12, NaN],
+  extra: [() => Buffer.from('buf')],
+  strings: ODD_STRINGS,
+});
 
 /** Date.now fixed while the tests run: cookies with maxAge get the same Expires on both sides. */
 const realNow = Date.now;
