@@ -1318,7 +1318,13 @@ describe('more ecosystem middleware on webapp (differential against express@4)',
           }),
         );
         app.get('/app', (req: Any, res: Any) =>
-          res.json({ secure: req.secure, isNew: req.session.isNew ?? null, maxAge: req.session.cookie.originalMaxAge }),
+          res.json({
+            secure: req.secure,
+            isNew: req.session.isNew ?? null,
+            // In seconds: express-session takes it from `expires - Date.now()`, which a clock
+            // tick between the two makes 59,999 ms on either framework.
+            maxAgeSeconds: Math.round((req.session.cookie.originalMaxAge ?? 0) / 1000),
+          }),
         );
         return app;
       },
