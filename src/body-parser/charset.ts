@@ -51,9 +51,9 @@ const windows1252 = singleByte(0x80, (byte) => (byte <= 0x9f ? WINDOWS_1252_HIGH
 
 /**
  * Three ASCII control bytes that some of ICU's converters put in each other's place,
- * as IBM's code pages order them (Shift_JIS on Node 20 to 26, IBM866 on Node 20: `1a
- * 1c 7f` decodes to U+001C U+007F U+001A). iconv-lite reads them as ASCII, and so
- * does the WHATWG standard.
+ * as IBM's code pages order them (IBM866 on Node 20, and Shift_JIS on Node 20 to 26,
+ * which double-byte.ts now reads itself: `1a 1c 7f` decodes to U+001C U+007F U+001A).
+ * iconv-lite reads them as ASCII, and so does the WHATWG standard.
  */
 const CONTROLS = '\x1a\x1c\x7f';
 const CONTROL_BYTES = Buffer.from(CONTROLS, 'latin1');
