@@ -34,18 +34,37 @@ function checkedParameterLimit(value: number | undefined): number {
   return limit;
 }
 
-function extendedParser(opts: OptionsUrlencoded): (body: string) => unknown {
+/**
+ * How extended bodies are read: the nested-key parser, and how many entries an array
+ * may hold for a body of `parameters` parts. webapp/middleware's urlencoded passes
+ * body-parser 1.13's (qs 4.0, arrays up to the number of `&`).
+ */
+export interface ExtendedDialect {
+  parse(
+    body: string,
+    options: { allowPrototypes: true; arrayLimit: number; depth: number; strictDepth: true; parameterLimit: number },
+  ): unknown;
+  arrayLimit(parameters: number): number;
+}
+
+/** body-parser 1.20's: qs 6, and arrays as long as the body has parameters (at least 100). */
+const QS6: ExtendedDialect = {
+  parse: parseExtended,
+  // So that `a[]=` repeated cannot be turned into an object by crossing a fixed limit.
+  arrayLimit: (parameters) => Math.max(100, parameters),
+};
+
+function extendedParser(opts: OptionsUrlencoded, dialect: ExtendedDialect): (body: string) => unknown {
   const parameterLimit = checkedParameterLimit(opts.parameterLimit);
   const depth = opts.depth !== undefined ? opts.depth : 32;
   if (isNaN(depth) || depth < 0) throw new TypeError('option depth must be a zero or a positive number');
+  const { parse, arrayLimit: arrayLimitFor } = dialect;
   return (body) => {
     const count = parameterCount(body, parameterLimit);
     if (count === undefined) throw tooManyParameters();
-    // Arrays may hold as many entries as there are parameters (at least 100), so
-    // `a[]=` repeated cannot be turned into an object by crossing a fixed limit.
-    const arrayLimit = Math.max(100, count);
+    const arrayLimit = arrayLimitFor(count);
     try {
-      return parseExtended(body, { allowPrototypes: true, arrayLimit, depth, strictDepth: true, parameterLimit });
+      return parse(body, { allowPrototypes: true, arrayLimit, depth, strictDepth: true, parameterLimit });
     } catch (err) {
       if (err instanceof RangeError) throw depthExceeded();
       throw err;
@@ -61,11 +80,12 @@ function simpleParser(opts: OptionsUrlencoded): (body: string) => unknown {
   };
 }
 
-export function urlencoded(options?: OptionsUrlencoded) {
+/** `dialect`: how extended bodies are read (qs 6 unless a 3.x parser asks for its own). */
+export function urlencoded(options?: OptionsUrlencoded, dialect: ExtendedDialect = QS6) {
   const opts = options || {};
   if (opts.extended === undefined) deprecate('undefined extended: provide extended option', 'body-parser');
   const settings = commonSettings(opts, 'application/x-www-form-urlencoded');
-  const queryParse = opts.extended !== false ? extendedParser(opts) : simpleParser(opts);
+  const queryParse = opts.extended !== false ? extendedParser(opts, dialect) : simpleParser(opts);
   const parse = (body: string | Buffer) => ((body as string).length ? queryParse(body as string) : {});
 
   return parserMiddleware('urlencodedParser', settings, {

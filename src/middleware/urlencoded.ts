@@ -5,10 +5,11 @@
  * names allowed, arrays up to the number of `&` (at least 100). Security fix kept: a key
  * nested deeper than `depth` (default 32) is a 400, where 1.13 parsed to any depth.
  */
-import { urlencoded as urlencodedParser, type OptionsUrlencoded } from '../body-parser/urlencoded';
-import { depthExceeded, tooManyParameters } from '../body-parser/errors';
-import { commonSettings } from '../body-parser/options';
-import { parserMiddleware } from '../body-parser/parser';
+import {
+  urlencoded as urlencodedParser,
+  type ExtendedDialect,
+  type OptionsUrlencoded,
+} from '../body-parser/urlencoded';
 import { deprecate } from '../http/deprecate';
 import { parseQs4 } from '../querystring/qs4';
 import { convertVerify, type LegacyVerify } from './json';
@@ -16,34 +17,11 @@ import type { Middleware } from './types';
 
 export type UrlencodedOptions = Omit<OptionsUrlencoded, 'verify'> & { verify?: LegacyVerify };
 
-/** How many `&` the body holds, as body-parser 1.13 counted; undefined once that reaches `limit`. */
-function ampersandCount(body: string, limit: number): number | undefined {
-  let count = 0;
-  for (let index = body.indexOf('&'); index !== -1; index = body.indexOf('&', index + 1)) {
-    if (++count === limit) return undefined;
-  }
-  return count;
-}
-
-function extendedParser(opts: OptionsUrlencoded): (body: string) => unknown {
-  let parameterLimit = opts.parameterLimit !== undefined ? opts.parameterLimit : 1000;
-  if (isNaN(parameterLimit) || parameterLimit < 1)
-    throw new TypeError('option parameterLimit must be a positive number');
-  if (isFinite(parameterLimit)) parameterLimit = parameterLimit | 0;
-  const depth = opts.depth !== undefined ? opts.depth : 32;
-  if (isNaN(depth) || depth < 0) throw new TypeError('option depth must be a zero or a positive number');
-  return (body) => {
-    const count = ampersandCount(body, parameterLimit);
-    if (count === undefined) throw tooManyParameters();
-    const arrayLimit = Math.max(100, count);
-    try {
-      return parseQs4(body, { allowPrototypes: true, arrayLimit, depth, parameterLimit, strictDepth: true });
-    } catch (err) {
-      if (err instanceof RangeError) throw depthExceeded();
-      throw err;
-    }
-  };
-}
+/** body-parser 1.13's extended bodies: qs 4.0, and arrays up to the number of `&` (at least 100). */
+const QS4: ExtendedDialect = {
+  parse: parseQs4,
+  arrayLimit: (parameters) => Math.max(100, parameters - 1),
+};
 
 export function urlencoded(options?: UrlencodedOptions): Middleware {
   const opts: OptionsUrlencoded = { extended: true, limit: '1mb', ...options } as OptionsUrlencoded;
@@ -51,13 +29,5 @@ export function urlencoded(options?: UrlencodedOptions): Middleware {
     deprecate('urlencoded.verify: use body-parser module for verify');
     opts.verify = convertVerify(options.verify) as OptionsUrlencoded['verify'];
   }
-  if (opts.extended === false) return urlencodedParser(opts) as Middleware;
-  if (opts.extended === undefined) deprecate('undefined extended: provide extended option', 'body-parser');
-  const settings = commonSettings(opts, 'application/x-www-form-urlencoded');
-  const parse = extendedParser(opts);
-  return parserMiddleware('urlencodedParser', settings, {
-    defaultCharset: 'utf-8',
-    readsCharset: (charset) => charset === 'utf-8',
-    parse: (body) => ((body as string).length ? parse(body as string) : {}),
-  }) as Middleware;
+  return urlencodedParser(opts, QS4) as Middleware;
 }
