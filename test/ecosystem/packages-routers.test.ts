@@ -1,0 +1,399 @@
+/**
+ * Routers and controllers from npm, unmodified, on webapp: the same app built on
+ * express@4 and on webapp gets the same requests (good and bad input, unknown
+ * routes, errors thrown in handlers), and the answers must match.
+ */
+import assert from 'node:assert/strict';
+import Module from 'node:module';
+import { describe, it } from 'node:test';
+import {
+  assertSameResponses,
+  withoutStackFrames,
+  type Framework,
+  type RawResponse,
+  type RequestSpec,
+} from '../support/differential';
+
+type Any = any;
+
+const json = { 'Content-Type': 'application/json' };
+
+/**
+ * Loads a fresh copy of package `id` whose `require('express')` returns `fw`: what
+ * a package sees when `express` is an npm alias of webapp (the migration guide's
+ * way). For express@4 it is the package as installed.
+ */
+function loadWithExpressAs(fw: Framework, id: string): Any {
+  const expressPath = require.resolve('express');
+  const packagePath = require.resolve(id);
+  const savedExpress = require.cache[expressPath];
+  const savedPackage = require.cache[packagePath];
+  const alias = new Module(expressPath);
+  alias.exports = fw;
+  alias.loaded = true;
+  require.cache[expressPath] = alias;
+  delete require.cache[packagePath];
+  try {
+    return require(packagePath);
+  } finally {
+    require.cache[expressPath] = savedExpress;
+    if (savedPackage) require.cache[packagePath] = savedPackage;
+    else delete require.cache[packagePath];
+  }
+}
+
+/** An error handler that answers with what the error carries. */
+function reportErrors(err: Any, _req: Any, res: Any, _next: Any): void {
+  res.status(err.status ?? 500).json({ error: err.message, name: err.name });
+}
+
+describe('routers and controllers from npm on webapp (differential against express@4)', () => {
+  for (const variant of ['as installed (its Router is express@4’s)', 'with express aliased to the framework']) {
+    it(`express-promise-router ${variant}: returned 'next' and 'route', rejections, async params`, async () => {
+      const answers = await assertSameResponses(
+        (fw: Framework) => {
+          const PromiseRouter = variant.startsWith('as')
+            ? require('express-promise-router')
+            : loadWithExpressAs(fw, 'express-promise-router');
+          const app: Any = fw();
+          const router = PromiseRouter();
+          // Its wrapper passes (req, res, next) only, so the value is read from req.params;
+          // a promise that resolves to anything but 'next' or 'route' ends the chain.
+          router.param('id', async (req: Any) => {
+            const id = req.params.id;
+            if (!/^\d+$/.test(id)) throw Object.assign(new Error('bad id ' + id), { status: 400 });
+            req.item = { id: Number(id) };
+            return 'next';
+          });
+          router.use(async (req: Any, res: Any) => {
+            res.set('X-Router-Base', req.baseUrl);
+            return 'next';
+          });
+          router.get(
+            '/items/:id',
+            async (req: Any) => (req.query.skip ? 'route' : 'next'),
+            async (req: Any, res: Any) => {
+              res.json({ item: req.item, params: req.params, url: req.url, originalUrl: req.originalUrl });
+            },
+          );
+          router.get('/items/:id', (req: Any, res: Any) => res.send('skipped to the next route for ' + req.params.id));
+          router.get('/reject', async () => {
+            throw Object.assign(new Error('rejected'), { status: 418 });
+          });
+          router.get('/reject-empty', () => Promise.reject(undefined));
+          router.get('/sync-throw', () => {
+            throw new Error('thrown synchronously');
+          });
+          router.post('/echo', fw.json(), async (req: Any, res: Any) => {
+            await new Promise((resolve) => setImmediate(resolve));
+            res.status(201).json({ body: req.body });
+          });
+          router.use(async (err: Any, req: Any, res: Any, next: Any) => {
+            if (req.path !== '/reject') return next(err);
+            res.status(err.status).send('router error handler: ' + err.message);
+          });
+          app.use('/api', router);
+          app.use(reportErrors);
+          return app;
+        },
+        [
+          { path: '/api/items/42' },
+          { path: '/api/items/42?skip=1' },
+          { path: '/api/items/abc' },
+          { path: '/api/reject' },
+          { path: '/api/reject-empty' },
+          { path: '/api/sync-throw' },
+          { method: 'POST', path: '/api/echo', headers: json, body: '{"a":[1,2]}' },
+          { method: 'POST', path: '/api/echo', headers: json, body: '{"a":' },
+          { path: '/api/nothing' },
+          { path: '/elsewhere' },
+        ],
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 400, 418, 500, 500, 201, 400, 404, 404],
+      );
+      assert.deepEqual(JSON.parse(answers[0]!.body), {
+        item: { id: 42 },
+        params: { id: '42' },
+        url: '/items/42',
+        originalUrl: '/api/items/42',
+      });
+      assert.equal(answers[0]!.headers['x-router-base'], '/api');
+      assert.match(answers[4]!.body, /returned promise was rejected but did not have a reason/);
+    });
+  }
+
+  it('routing-controllers: useExpressServer on the app, params, validation, errors, authorization', async () => {
+    require('reflect-metadata');
+    const rc = require('routing-controllers');
+    const cv = require('class-validator');
+    const R: Any = Reflect;
+
+    /** Applies decorators as TypeScript's legacy decorators would (the tests compile without them). */
+    function decorate(proto: Any, method: string, paramTypes: unknown[], decorators: Any[], params: Any[] = []): void {
+      R.defineMetadata('design:paramtypes', paramTypes, proto, method);
+      R.defineMetadata('design:returntype', Object, proto, method);
+      params.forEach((param, index) => param(proto, method, index));
+      const descriptor = Object.getOwnPropertyDescriptor(proto, method);
+      for (const decorator of decorators.reverse()) decorator(proto, method, descriptor);
+    }
+
+    class NewUser {
+      name!: string;
+      age!: number;
+    }
+    R.defineMetadata('design:type', String, NewUser.prototype, 'name');
+    R.defineMetadata('design:type', Number, NewUser.prototype, 'age');
+    cv.IsString()(NewUser.prototype, 'name');
+    cv.MinLength(2)(NewUser.prototype, 'name');
+    cv.IsInt()(NewUser.prototype, 'age');
+    cv.Min(0)(NewUser.prototype, 'age');
+
+    const people = [
+      { id: 1, name: 'Ada' },
+      { id: 2, name: 'Grace' },
+    ];
+    class UsersController {
+      list(limit: number, sort: string) {
+        const out = [...people].slice(0, limit ?? people.length);
+        return sort === 'desc' ? out.reverse() : out;
+      }
+      one(id: number) {
+        const person = people.find((p) => p.id === id);
+        if (!person) throw new rc.NotFoundError('User ' + id + ' not found');
+        return person;
+      }
+      create(user: NewUser, agent: string) {
+        return { created: user, agent, isNewUser: user instanceof NewUser };
+      }
+      remove(id: number) {
+        return id === 1 ? undefined : null;
+      }
+      async slow() {
+        await new Promise((resolve) => setImmediate(resolve));
+        return { done: true };
+      }
+      boom() {
+        throw new Error('boom');
+      }
+      secret() {
+        return { secret: 42 };
+      }
+    }
+    class PagesController {
+      page(name: string, res: Any) {
+        return res.set('X-Page', name).send('<p>' + name + '</p>');
+      }
+      text() {
+        return 'plain text';
+      }
+      moved() {
+        return undefined;
+      }
+    }
+    const P = UsersController.prototype;
+    decorate(P, 'list', [Number, String], [rc.Get('/users')], [rc.QueryParam('limit'), rc.QueryParam('sort')]);
+    decorate(P, 'one', [Number], [rc.Get('/users/:id')], [rc.Param('id')]);
+    decorate(
+      P,
+      'create',
+      [NewUser, String],
+      [rc.Post('/users'), rc.HttpCode(201), rc.Header('X-Created', 'yes')],
+      [rc.Body({ required: true }), rc.HeaderParam('user-agent')],
+    );
+    decorate(P, 'remove', [Number], [rc.Delete('/users/:id'), rc.OnUndefined(204), rc.OnNull(404)], [rc.Param('id')]);
+    decorate(P, 'slow', [], [rc.Get('/slow')]);
+    decorate(P, 'boom', [], [rc.Get('/boom')]);
+    decorate(P, 'secret', [], [rc.Get('/secret'), rc.Authorized('admin')]);
+    rc.JsonController('/api')(UsersController);
+    const Q = PagesController.prototype;
+    decorate(Q, 'page', [String, Object], [rc.Get('/pages/:name')], [rc.Param('name'), rc.Res()]);
+    decorate(Q, 'text', [], [rc.Get('/text'), rc.ContentType('text/plain')]);
+    decorate(Q, 'moved', [], [rc.Get('/moved'), rc.Redirect('/pages/new-home')]);
+    rc.Controller()(PagesController);
+
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        // routing-controllers answers errors and passes them on: the final handler would log them.
+        app.set('env', 'test');
+        app.get('/before', (_req: Any, res: Any) => res.send('a route of the app itself'));
+        rc.useExpressServer(app, {
+          controllers: [UsersController, PagesController],
+          validation: true,
+          classTransformer: true,
+          development: false,
+          authorizationChecker: (action: Any, roles: string[]) =>
+            action.request.headers['x-role'] !== undefined && roles.includes(action.request.headers['x-role']),
+        });
+        return app;
+      },
+      [
+        { path: '/before' },
+        { path: '/api/users' },
+        { path: '/api/users?limit=1&sort=desc' },
+        { path: '/api/users?limit=abc' },
+        { path: '/api/users/2' },
+        { path: '/api/users/9' },
+        { path: '/api/users/xyz' },
+        { method: 'POST', path: '/api/users', headers: { ...json, 'User-Agent': 't' }, body: '{"name":"Lin","age":3}' },
+        { method: 'POST', path: '/api/users', headers: json, body: '{"name":"L","age":-1}' },
+        { method: 'POST', path: '/api/users', headers: json, body: '{"name":' },
+        { method: 'POST', path: '/api/users', headers: json },
+        { method: 'DELETE', path: '/api/users/1' },
+        { method: 'DELETE', path: '/api/users/2' },
+        { path: '/api/slow' },
+        { path: '/api/boom' },
+        { path: '/api/secret' },
+        { path: '/api/secret', headers: { 'X-Role': 'user' } },
+        { path: '/api/secret', headers: { 'X-Role': 'admin' } },
+        { path: '/pages/about' },
+        { path: '/text' },
+        { path: '/moved' },
+        { path: '/nowhere' },
+      ],
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 400, 200, 404, 400, 201, 400, 400, 400, 204, 404, 200, 500, 403, 403, 200, 200, 200, 302, 404],
+    );
+    assert.deepEqual(JSON.parse(answers[7]!.body), { created: { name: 'Lin', age: 3 }, agent: 't', isNewUser: true });
+    assert.equal(answers[7]!.headers['x-created'], 'yes');
+    assert.match(answers[8]!.body, /"errors":\[/);
+    assert.equal(answers[18]!.body, '<p>about</p>');
+  });
+
+  it('@trpc/server createExpressMiddleware: queries, mutations, batches, input errors, TRPCError codes', async () => {
+    const { initTRPC, TRPCError } = require('@trpc/server');
+    const { createExpressMiddleware } = require('@trpc/server/adapters/express');
+    const t = initTRPC.context().create();
+    const text = (value: unknown): string => {
+      if (typeof value !== 'string') throw new Error('Expected a string');
+      return value;
+    };
+    const appRouter = t.router({
+      hello: t.procedure.input(text).query(({ input, ctx }: Any) => ({ greeting: 'hello ' + input, user: ctx.user })),
+      add: t.procedure
+        .input((v: Any) => {
+          if (!v || typeof v.a !== 'number' || typeof v.b !== 'number') throw new Error('a and b are numbers');
+          return v;
+        })
+        .mutation(({ input }: Any) => ({ sum: input.a + input.b })),
+      secret: t.procedure.query(({ ctx }: Any) => {
+        if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'who are you' });
+        return 'the secret';
+      }),
+      broken: t.procedure.query(() => {
+        throw new Error('kaput');
+      }),
+    });
+    const requests: RequestSpec[] = [
+      { path: '/trpc/hello?input=' + encodeURIComponent('"world"') },
+      { path: '/trpc/hello?input=' + encodeURIComponent('"world"'), headers: { Authorization: 'ada' } },
+      { path: '/trpc/hello?input=' + encodeURIComponent('42') },
+      { path: '/trpc/hello?input=' + encodeURIComponent('{bad json') },
+      { method: 'POST', path: '/trpc/add', headers: json, body: '{"a":1,"b":2}' },
+      { method: 'POST', path: '/trpc/add', headers: json, body: '{"a":"1"}' },
+      { method: 'POST', path: '/trpc/add', headers: json, body: '{"a":' },
+      { path: '/trpc/add' },
+      { method: 'POST', path: '/trpc/hello', headers: json, body: '"x"' },
+      { path: '/trpc/secret' },
+      { path: '/trpc/secret', headers: { Authorization: 'ada' } },
+      { path: '/trpc/broken' },
+      { path: '/trpc/missing' },
+      {
+        path: '/trpc/hello,secret?batch=1&input=' + encodeURIComponent(JSON.stringify({ 0: 'batch', 1: undefined })),
+      },
+      { method: 'POST', path: '/trpc/add,add?batch=1', headers: json, body: '{"0":{"a":1,"b":1},"1":{"a":2,"b":2}}' },
+      { method: 'PUT', path: '/trpc/add', headers: json, body: '{}' },
+      { path: '/not-trpc' },
+    ];
+    // tRPC's error shapes and the error page of a body parser in front carry stacks, whose frames differ.
+    const withoutStacks = (res: RawResponse): RawResponse => {
+      const out = withoutStackFrames(res);
+      if (!/"stack":"/.test(out.body)) return out;
+      const headers = { ...out.headers };
+      delete headers['content-length'];
+      return { ...out, headers, body: out.body.replace(/"stack":"(?:[^"\\]|\\.)*"/g, '"stack":"<stack>"') };
+    };
+    for (const parsedFirst of [false, true]) {
+      const answers = await assertSameResponses(
+        (fw: Framework) => {
+          const app: Any = fw();
+          app.set('env', 'test');
+          // With a body parser before it, the adapter takes req.body instead of reading the stream.
+          if (parsedFirst) app.use(fw.json());
+          app.use(
+            '/trpc',
+            createExpressMiddleware({
+              router: appRouter,
+              createContext: ({ req }: Any) => ({ user: req.headers.authorization ?? null }),
+              onError: () => {},
+            }),
+          );
+          return app;
+        },
+        requests,
+        undefined,
+        withoutStacks,
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        // A query sent as a POST is a 405 from tRPC, but a 400 from a strict JSON parser in front ("x" is no object).
+        [200, 200, 400, 400, 200, 400, 400, 405, parsedFirst ? 400 : 405, 401, 200, 500, 404, 207, 200, 405, 404],
+      );
+      assert.deepEqual(JSON.parse(answers[1]!.body), { result: { data: { greeting: 'hello world', user: 'ada' } } });
+    }
+  });
+
+  it('express-routes-versioning and express-list-routes: handlers by Accept-Version, the route table', async () => {
+    const routesVersioning = require('express-routes-versioning')();
+    const listRoutes = require('express-list-routes');
+    const tables: unknown[] = [];
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        const v1 = (req: Any, res: Any) => res.json({ v: 1, accept: req.headers['accept-version'] ?? null });
+        const v2 = (req: Any, res: Any) => res.json({ v: 2, params: req.params });
+        app.get('/users/:id', routesVersioning({ '1.0.0': v1, '~2.2.0': v2 }));
+        app.get(
+          '/strict/:id',
+          routesVersioning({ '^1.0.0': v1 }, (_req: Any, res: Any) => res.status(406).send('no such version')),
+        );
+        const admin = fw.Router();
+        admin.post('/reports', (_req: Any, res: Any) => res.sendStatus(201));
+        admin.route('/reports/:id').get(v1).delete(v2);
+        app.use('/admin', admin);
+        tables.push(listRoutes(app, { logger: false, color: false }));
+        return app;
+      },
+      [
+        { path: '/users/7' },
+        { path: '/users/7', headers: { 'Accept-Version': '1.0.0' } },
+        { path: '/users/7', headers: { 'Accept-Version': '2.2.9' } },
+        { path: '/users/7', headers: { 'Accept-Version': '3' } },
+        { path: '/strict/7', headers: { 'Accept-Version': '1.4.2' } },
+        { path: '/strict/7', headers: { 'Accept-Version': '2.0.0' } },
+        { path: '/strict/7' },
+        { method: 'POST', path: '/admin/reports' },
+        { method: 'DELETE', path: '/admin/reports/3' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200, 200, 406, 406, 201, 200],
+    );
+    assert.equal(tables.length, 2);
+    assert.deepEqual(tables[1], tables[0]);
+    assert.deepEqual(tables[0], [
+      { method: 'GET', path: '/users/:id' },
+      { method: 'GET', path: '/strict/:id' },
+      { method: 'POST', path: '/admin/reports' },
+      { method: 'GET', path: '/admin/reports/:id' },
+      { method: 'DELETE', path: '/admin/reports/:id' },
+    ]);
+  });
+});
