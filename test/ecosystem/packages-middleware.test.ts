@@ -1,0 +1,521 @@
+/**
+ * Middleware from npm, unmodified, on webapp: the same app built on express@4 and
+ * on webapp gets the same requests (good and bad input), and the answers must
+ * match; where a package keeps state across requests, one scripted client runs
+ * against each and what it saw must match.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import session from 'express-session';
+import {
+  assertSameResponses,
+  frameworks,
+  rawRequest,
+  withoutStackFrames,
+  withServer,
+  type Framework,
+  type RawResponse,
+} from '../support/differential';
+
+type Any = any;
+
+const json = { 'Content-Type': 'application/json' };
+const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+/**
+ * Runs `flow` (a scripted client) against the app built on express@4, then on
+ * webapp, and asserts that both saw the same; returns what webapp's client saw.
+ */
+async function assertSameFlow<T>(
+  define: (fw: Framework) => http.RequestListener,
+  flow: (port: number) => Promise<T>,
+): Promise<T> {
+  const seen: T[] = [];
+  for (const [, fw] of frameworks) seen.push(await withServer(define(fw), flow));
+  assert.deepEqual(seen[1], seen[0], 'webapp differs');
+  return seen[1]!;
+}
+
+/** Status, chosen headers and body: what a scripted client compares of each answer. */
+function summary(res: RawResponse, ...headers: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { status: res.status, body: res.body };
+  for (const name of headers) out[name] = res.headers[name];
+  return out;
+}
+
+/** The cookies a response set, as one Cookie header (name=value pairs). */
+function cookiesOf(res: RawResponse): string {
+  return ((res.headers['set-cookie'] as string[] | undefined) ?? []).map((c) => c.split(';')[0]).join('; ');
+}
+
+describe('middleware from npm on webapp (differential against express@4)', () => {
+  it('i18next-http-middleware: the language from ?lng, a cookie or Accept-Language; req.t', async () => {
+    const i18next = require('i18next');
+    const middleware = require('i18next-http-middleware');
+    const i18n = i18next.createInstance();
+    await i18n.use(middleware.LanguageDetector).init({
+      fallbackLng: 'en',
+      preload: ['en', 'de', 'fr'],
+      supportedLngs: ['en', 'de', 'fr'],
+      showSupportNotice: false,
+      detection: { order: ['querystring', 'cookie', 'header'], caches: false },
+      resources: {
+        en: { translation: { hello: 'Hello {{name}}', only_en: 'English only' } },
+        de: { translation: { hello: 'Hallo {{name}}' } },
+        fr: { translation: { hello: 'Bonjour {{name}}' } },
+      },
+    });
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(middleware.handle(i18n));
+        app.get('/hello', (req: Any, res: Any) =>
+          res.json({
+            text: req.t('hello', { name: req.query.name ?? 'you' }),
+            fallback: req.t('only_en'),
+            language: req.language,
+            languages: req.languages,
+            local: res.locals.language,
+          }),
+        );
+        app.get('/change', async (req: Any, res: Any) => {
+          await req.i18n.changeLanguage('fr');
+          res.send(req.t('hello', { name: 'x' }));
+        });
+        app.get('/locales/resources.json', middleware.getResourcesHandler(i18n));
+        app.post('/locales/add/:lng/:ns', fw.json(), middleware.missingKeyHandler(i18n));
+        return app;
+      },
+      [
+        { path: '/hello' },
+        { path: '/hello?lng=de&name=Ada' },
+        { path: '/hello', headers: { Cookie: 'i18next=fr' } },
+        { path: '/hello', headers: { 'Accept-Language': 'fr-CH, de;q=0.9, en;q=0.8' } },
+        { path: '/hello?lng=xx', headers: { 'Accept-Language': 'de' } },
+        { path: '/hello?lng=de', headers: { Cookie: 'i18next=fr' } },
+        { path: '/change' },
+        { path: '/locales/resources.json?lng=de&ns=translation' },
+        { path: '/locales/resources.json' },
+        { method: 'POST', path: '/locales/add/en/translation', headers: json, body: '{"new_key":"New"}' },
+        { method: 'POST', path: '/locales/add/en/translation', headers: json, body: '{"new' },
+        { method: 'POST', path: '/locales/add/en/translation' },
+      ],
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(JSON.parse(answers[1]!.body).text, 'Hallo Ada');
+    assert.equal(answers[1]!.headers['content-language'], 'de');
+    // fr-CH is not supported and fr comes after de in the header, so de it is.
+    assert.deepEqual(JSON.parse(answers[3]!.body).language, 'de');
+  });
+
+  it('express-http-context: the store across body parsers, timers, promises, a router', async () => {
+    const httpContext = require('express-http-context');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(httpContext.middleware);
+        app.use((req: Any, _res: Any, next: Any) => {
+          httpContext.set('requestId', req.get('x-request-id') ?? 'none');
+          next();
+        });
+        app.use(fw.json());
+        app.use(fw.urlencoded({ extended: true }));
+        app.use(fw.text());
+        const seen = () => ({ requestId: httpContext.get('requestId') ?? null, user: httpContext.get('user') ?? null });
+        app.post('/body', (req: Any, res: Any) => res.json({ body: req.body, ...seen() }));
+        app.get('/later', (_req: Any, res: Any, next: Any) => {
+          setTimeout(() => {
+            httpContext.set('user', 'set in a timer');
+            next();
+          }, 5);
+        });
+        app.get('/later', async (_req: Any, res: Any) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          res.json(seen());
+        });
+        const router = fw.Router();
+        router.param('id', (_req: Any, _res: Any, next: Any, id: string) => {
+          httpContext.set('user', 'user ' + id);
+          process.nextTick(next);
+        });
+        router.get('/users/:id', (_req: Any, res: Any) => res.json(seen()));
+        app.use('/api', router);
+        app.use((err: Any, _req: Any, res: Any, _next: Any) =>
+          res.status(err.status ?? 500).json({ error: err.type, ...seen() }),
+        );
+        return app;
+      },
+      [
+        { method: 'POST', path: '/body', headers: { ...json, 'X-Request-Id': 'r1' }, body: '{"a":1}' },
+        { method: 'POST', path: '/body', headers: { ...form, 'X-Request-Id': 'r2' }, body: 'a[b]=1' },
+        { method: 'POST', path: '/body', headers: { 'Content-Type': 'text/plain', 'X-Request-Id': 'r3' }, body: 'hi' },
+        { method: 'POST', path: '/body', headers: { ...json, 'X-Request-Id': 'r4' }, body: '{"a":' },
+        { method: 'POST', path: '/body', headers: { 'X-Request-Id': 'r5' } },
+        { path: '/later', headers: { 'X-Request-Id': 'r6' } },
+        { path: '/api/users/7', headers: { 'X-Request-Id': 'r7' } },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => JSON.parse(a.body).requestId),
+      ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7'],
+    );
+    assert.equal(JSON.parse(answers[5]!.body).user, 'set in a timer');
+    assert.equal(JSON.parse(answers[6]!.body).user, 'user 7');
+  });
+
+  it('express-query-boolean and express-xss-sanitizer replace req.query; express-cache-controller', async () => {
+    const boolParser = require('express-query-boolean');
+    const { xss } = require('express-xss-sanitizer');
+    const cacheControl = require('express-cache-controller');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(cacheControl({ maxAge: 60 }));
+        app.use(fw.json());
+        app.use(fw.urlencoded({ extended: true }));
+        app.use('/bool', boolParser());
+        app.use('/clean', xss({ allowedTags: ['b'] }));
+        const show = (req: Any, res: Any) =>
+          res.json({ query: req.query, body: req.body ?? null, params: req.params, agent: req.get('user-agent') });
+        app.get('/bool', show);
+        app.get('/bool/sub', (req: Any, res: Any) =>
+          res.json({ query: req.query, url: req.url, typeOfA: typeof req.query.a }),
+        );
+        app.all('/clean/:name', show);
+        app.get('/no-store', (_req: Any, res: Any) => {
+          res.cacheControl = { noStore: true };
+          res.send('not stored');
+        });
+        app.get('/private', (_req: Any, res: Any) => {
+          res.cacheControl = { private: true, maxAge: 10, mustRevalidate: true };
+          res.json({ ok: true });
+        });
+        app.get('/default', (_req: Any, res: Any) => res.sendStatus(204));
+        const sub = fw();
+        sub.get('/', (req: Any, res: Any) => res.json({ query: req.query, typeOfA: typeof req.query.a }));
+        app.use('/bool/app', sub);
+        return app;
+      },
+      [
+        { path: '/bool?a=true&b=false&c=TRUE&d=yes&e[f]=false&g=true&g=false' },
+        { path: '/bool/sub?a=true' },
+        { path: '/bool/app?a=false' },
+        {
+          path: '/clean/%3Cscript%3Ex%3C%2Fscript%3E?q=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&b=%3Cb%3Eok%3C%2Fb%3E',
+        },
+        {
+          method: 'POST',
+          path: '/clean/name',
+          headers: { ...json, 'User-Agent': '<script>agent</script>' },
+          body: '{"html":"<a href=javascript:x>y</a><b>z</b>","list":["<i>1</i>",2]}',
+        },
+        { method: 'POST', path: '/clean/name', headers: form, body: 'x=%3Cscript%3Ealert(1)%3C%2Fscript%3Eok' },
+        { path: '/no-store' },
+        { path: '/private' },
+        { path: '/default' },
+      ],
+    );
+    assert.deepEqual(JSON.parse(answers[0]!.body).query, {
+      a: true,
+      b: false,
+      c: 'TRUE',
+      d: 'yes',
+      e: { f: false },
+      g: [true, false],
+    });
+    assert.equal(answers[6]!.headers['cache-control'], 'no-store,no-cache,max-age=0');
+    assert.equal(answers[8]!.headers['cache-control'], 'max-age=60');
+  });
+
+  it('connect-ensure-login with express-session: to the login and back with returnTo', async () => {
+    const { ensureLoggedIn, ensureLoggedOut } = require('connect-ensure-login');
+    const seen = await assertSameFlow(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(session({ secret: 's', resave: false, saveUninitialized: false }));
+        app.use(fw.urlencoded({ extended: false }));
+        app.use((req: Any, _res: Any, next: Any) => {
+          req.user = req.session.user;
+          req.isAuthenticated = () => Boolean(req.user);
+          next();
+        });
+        app.get('/login', ensureLoggedOut('/'), (_req: Any, res: Any) => res.send('login form'));
+        app.post('/login', (req: Any, res: Any) => {
+          if (req.body.user !== 'ada') return res.status(401).send('no');
+          const back = req.session.returnTo ?? '/';
+          delete req.session.returnTo;
+          req.session.user = req.body.user;
+          res.redirect(back);
+        });
+        app.get('/', (req: Any, res: Any) => res.send('home of ' + (req.user ?? 'nobody')));
+        app.get('/settings', ensureLoggedIn('/login'), (req: Any, res: Any) => res.send('settings of ' + req.user));
+        app.get('/profile', ensureLoggedIn({ redirectTo: '/login', setReturnTo: false }), (_req: Any, res: Any) =>
+          res.send('profile'),
+        );
+        return app;
+      },
+      async (port) => {
+        const out: unknown[] = [];
+        const first = await rawRequest(port, { path: '/settings?tab=2' });
+        const cookie = cookiesOf(first);
+        out.push(summary(first, 'location'), Boolean(cookie));
+        out.push(summary(await rawRequest(port, { path: '/profile' }), 'location', 'set-cookie'));
+        out.push(summary(await rawRequest(port, { path: '/login', headers: { Cookie: cookie } })));
+        out.push(
+          summary(
+            await rawRequest(port, {
+              method: 'POST',
+              path: '/login',
+              headers: { ...form, Cookie: cookie },
+              body: 'user=x',
+            }),
+          ),
+        );
+        out.push(
+          summary(
+            await rawRequest(port, {
+              method: 'POST',
+              path: '/login',
+              headers: { ...form, Cookie: cookie },
+              body: 'user=ada',
+            }),
+            'location',
+          ),
+        );
+        out.push(summary(await rawRequest(port, { path: '/settings?tab=2', headers: { Cookie: cookie } })));
+        out.push(summary(await rawRequest(port, { path: '/login', headers: { Cookie: cookie } }), 'location'));
+        return out;
+      },
+    );
+    assert.deepEqual(seen[0], { status: 302, body: 'Found. Redirecting to /login', location: '/login' });
+    assert.deepEqual(seen[5], {
+      status: 302,
+      body: 'Found. Redirecting to /settings?tab=2',
+      location: '/settings?tab=2',
+    });
+    assert.deepEqual(seen[6], { status: 200, body: 'settings of ada' });
+  });
+
+  it('express-brute (memory store): free retries, then 429 with Retry-After; reset after a success', async () => {
+    const ExpressBrute = require('express-brute');
+    // Its memory store expires entries with timers that hold the process open: reset them at the end.
+    const stores: Any[] = [];
+    after(() => stores.forEach((store) => Object.keys(store.data).forEach((key) => store.reset(key))));
+    const memoryStore = () => {
+      const store = new ExpressBrute.MemoryStore();
+      stores.push(store);
+      return store;
+    };
+    const seen = await assertSameFlow(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('trust proxy', true);
+        const brute = new ExpressBrute(memoryStore(), { freeRetries: 2, minWait: 60_000 });
+        const byName = new ExpressBrute(memoryStore(), {
+          freeRetries: 0,
+          minWait: 60_000,
+          failCallback: ExpressBrute.FailForbidden,
+        });
+        app.post('/login', fw.json(), brute.prevent, (req: Any, res: Any) => {
+          if (req.body.password === 'right') return req.brute.reset(() => res.send('welcome'));
+          res.status(401).send('wrong');
+        });
+        app.post(
+          '/by-name',
+          fw.json(),
+          byName.getMiddleware({ key: (req: Any, _res: Any, next: Any) => next(req.body.name) }),
+          (_req: Any, res: Any) => res.send('ok'),
+        );
+        return app;
+      },
+      async (port) => {
+        const out: unknown[] = [];
+        const send = async (path: string, body: string, ip = '10.0.0.1') => {
+          const res = await rawRequest(port, {
+            method: 'POST',
+            path,
+            headers: { ...json, 'X-Forwarded-For': ip },
+            body,
+          });
+          const retry = res.headers['retry-after'];
+          out.push({
+            ...summary(res),
+            body: res.body.replace(/"nextValidRequestDate":"[^"]+"/, '"nextValidRequestDate":"<date>"'),
+            retryAfter: retry === undefined ? null : Number(retry) > 50,
+          });
+        };
+        await send('/login', '{"password":"wrong"}');
+        await send('/login', '{"password":"right"}');
+        for (let i = 0; i < 4; i++) await send('/login', '{"password":"wrong"}');
+        await send('/login', '{"password":"right"}');
+        await send('/login', '{"password":"right"}', '10.0.0.2');
+        await send('/by-name', '{"name":"ada"}');
+        await send('/by-name', '{"name":"ada"}');
+        await send('/by-name', '{"name":"grace"}');
+        return out;
+      },
+    );
+    assert.deepEqual(
+      seen.map((s: Any) => s.status),
+      [401, 200, 401, 401, 401, 429, 429, 200, 200, 403, 200],
+    );
+  });
+
+  it('express-timeout-handler: 503 from onTimeout, late writes swallowed and reported', async () => {
+    const timeout = require('express-timeout-handler');
+    const seen = await assertSameFlow(
+      (fw: Framework) => {
+        const delayed: unknown[] = [];
+        const app: Any = fw();
+        app.use(
+          timeout.handler({
+            timeout: 100,
+            onTimeout: (req: Any, res: Any) => res.status(503).json({ timedOut: req.path }),
+            onDelayedResponse: (req: Any, method: string, args: Any) =>
+              delayed.push({ path: req.path, method, args: Object.values(args) }),
+          }),
+        );
+        app.get('/fast', (_req: Any, res: Any) => res.send('fast'));
+        app.get('/slow', (_req: Any, res: Any) => setTimeout(() => res.status(200).send('too late'), 250));
+        app.get('/delayed', (_req: Any, res: Any) => res.json({ delayed }));
+        return app;
+      },
+      async (port) => {
+        const out: unknown[] = [];
+        out.push(summary(await rawRequest(port, { path: '/fast' })));
+        out.push(summary(await rawRequest(port, { path: '/slow' })));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        out.push(summary(await rawRequest(port, { path: '/delayed' })));
+        return out;
+      },
+    );
+    assert.deepEqual(seen[1], { status: 503, body: '{"timedOut":"/slow"}' });
+    assert.deepEqual(JSON.parse((seen[2] as Any).body), {
+      delayed: [{ path: '/slow', method: 'res.status', args: [200] }],
+    });
+  });
+
+  it('serve-handler mounted under a path, and http-proxy forwarding to it from a route', async () => {
+    const serveHandler = require('serve-handler');
+    const httpProxy = require('http-proxy');
+    const dir = mkdtempSync(join(tmpdir(), 'webapp-eco-serve-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'docs'));
+    writeFileSync(join(dir, 'index.html'), '<h1>home</h1>');
+    writeFileSync(join(dir, 'about.html'), '<h1>about</h1>');
+    writeFileSync(join(dir, 'docs', 'a.txt'), 'a'.repeat(100));
+    writeFileSync(join(dir, 'data.json'), '{"x":1}');
+    const upstream = http.createServer((req, res) => {
+      if (req.url === '/fail') {
+        res.socket?.destroy();
+        return;
+      }
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ url: req.url, method: req.method, body, forwarded: req.headers['x-forwarded-for'] }));
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    after(() => upstream.close());
+    const target = 'http://127.0.0.1:' + (upstream.address() as Any).port;
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        const proxy = httpProxy.createProxyServer({ target, xfwd: false });
+        proxy.on('proxyRes', (_proxyRes: Any, _req: Any, res: Any) => res.setHeader('X-Proxied', 'yes'));
+        app.use('/files', (req: Any, res: Any) =>
+          serveHandler(req, res, { public: dir, cleanUrls: true, directoryListing: ['/docs'], etag: true }),
+        );
+        app.use('/api', (req: Any, res: Any, next: Any) => proxy.web(req, res, {}, next));
+        app.post('/parsed', fw.json(), (req: Any, res: Any, next: Any) => {
+          // The body was read by the parser: it goes to the upstream again as JSON.
+          const body = JSON.stringify(req.body);
+          proxy.web(req, res, { buffer: require('node:stream').Readable.from([body]) }, next);
+        });
+        app.use((err: Any, _req: Any, res: Any, _next: Any) => res.status(502).json({ code: err.code }));
+        return app;
+      },
+      [
+        { path: '/files/' },
+        { path: '/files/about' },
+        { path: '/files/about.html' },
+        { path: '/files/data.json' },
+        { path: '/files/docs/a.txt', headers: { Range: 'bytes=0-9' } },
+        { path: '/files/docs/' },
+        { path: '/files/nope' },
+        { path: '/files/../package.json' },
+        { path: '/api/things?x=1' },
+        { method: 'POST', path: '/api/things', headers: { 'Content-Type': 'text/plain' }, body: 'payload' },
+        { path: '/api/fail' },
+        { method: 'POST', path: '/parsed', headers: json, body: '{"a":[1]}' },
+      ],
+      undefined,
+      (res) => {
+        const headers = { ...res.headers };
+        delete headers['last-modified'];
+        return { ...res, headers };
+      },
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 301, 200, 206, 200, 404, 400, 200, 200, 502, 200],
+    );
+    assert.equal(answers[4]!.body, 'aaaaaaaaaa');
+    assert.equal(JSON.parse(answers[8]!.body).url, '/things?x=1');
+  });
+
+  it('morgan-body logs bodies (it patches res.send on the app.response prototype)', async () => {
+    const morganBody = require('morgan-body');
+    const logs: string[][] = [];
+    const prototypes: Array<[Any, Any]> = [];
+    try {
+      await assertSameResponses(
+        (fw: Framework) => {
+          const lines: string[] = [];
+          logs.push(lines);
+          const app: Any = fw();
+          const proto = Object.getPrototypeOf(app.response);
+          prototypes.push([proto, proto.send]);
+          app.use(fw.json());
+          morganBody(app, {
+            noColors: true,
+            logReqDateTime: false,
+            logReqUserAgent: false,
+            logIP: false,
+            stream: { write: (line: string) => lines.push(line) },
+          });
+          app.get('/text', (_req: Any, res: Any) => res.send('plain'));
+          app.post('/json', (req: Any, res: Any) => res.status(201).json({ got: req.body }));
+          app.get('/status', (_req: Any, res: Any) => res.sendStatus(404));
+          app.get('/redirect', (_req: Any, res: Any) => res.redirect('/text'));
+          return app;
+        },
+        [
+          { path: '/text' },
+          { method: 'POST', path: '/json', headers: json, body: '{"a":1}' },
+          { path: '/status' },
+          { path: '/redirect' },
+          { method: 'POST', path: '/json', headers: json, body: '{"a":' },
+        ],
+        undefined,
+        withoutStackFrames,
+      );
+    } finally {
+      for (const [proto, send] of prototypes.reverse()) proto.send = send;
+    }
+    const masked = logs.map((lines) => lines.map((line) => line.replace(/\d+(\.\d+)? ms/g, '<t> ms')));
+    assert.deepEqual(masked[1], masked[0]);
+    assert.match(
+      masked[1]!.join(''),
+      /Request: POST \/json\nRequest Body:\n\{\n\t"a": 1\n\}\nResponse Body:\n\{\n\t"got"/,
+    );
+    assert.match(masked[1]!.join(''), /Request: GET \/status\nResponse Body:\nNot Found\nResponse: 404/);
+  });
+});
