@@ -5,9 +5,10 @@
  * with good and bad bodies, compression, redirects, streamed answers, thrown and
  * rejected errors, 404s, HEAD), and through a 3.x app of webapp/v3 with the bundled
  * middleware (logger, compress, static, body parsers, methodOverride, cookieParser,
- * session in memory, errorHandler), over keep-alive connections, some given up by the
- * client before or during the answer; the client keeps its cookies, so sessions are
- * reused. Between the end of a warm-up and the end of the
+ * session in memory, errorHandler), over keep-alive connections, and the 4.x app again
+ * as HTTP/2 streams to `http2.createSecureServer({ allowHTTP1: true }, app)`. Some calls
+ * are given up by the client before or during the answer; the client keeps its
+ * cookies, so sessions are reused. Between the end of a warm-up and the end of the
  * run, the objects the process holds, its open descriptors and its sockets' listeners
  * stay where they were, and nothing printed a warning.
  *
@@ -48,6 +49,7 @@ const REQUESTS_PER_KEPT_OBJECT = 20;
 describe('a long run', () => {
   for (const [name, args] of [
     ['a 4.x app', []],
+    ['a 4.x app over HTTP/2', ['--http2']],
     ['a 3.x app of webapp/v3', ['--v3']],
   ] as const) {
     it(`${name} keeps no object, descriptor or listener per request, and warns of nothing`, async () => {
