@@ -518,4 +518,111 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
     );
     assert.match(masked[1]!.join(''), /Request: GET \/status\nResponse Body:\nNot Found\nResponse: 404/);
   });
+  it('express-queue: one request at a time, one waiting, the rest 503; the order they finished in', async () => {
+    const queue = require('express-queue');
+    const seen = await assertSameFlow(
+      (fw: Framework) => {
+        const order: string[] = [];
+        const app: Any = fw();
+        app.get('/order', (_req: Any, res: Any) => res.json(order));
+        app.use(queue({ activeLimit: 1, queuedLimit: 1 }));
+        app.get('/slow/:n', (req: Any, res: Any) =>
+          setTimeout(() => {
+            order.push(req.params.n);
+            res.send('done ' + req.params.n);
+          }, 60),
+        );
+        app.get('/json', (_req: Any, res: Any) => res.json({ through: 'the queue' }));
+        return app;
+      },
+      async (port) => {
+        const first = rawRequest(port, { path: '/slow/1' });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const second = rawRequest(port, { path: '/slow/2' });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const third = await rawRequest(port, { path: '/slow/3' });
+        const answers = [await first, await second, third].map((res) => summary(res));
+        answers.push(summary(await rawRequest(port, { path: '/json' })));
+        answers.push(summary(await rawRequest(port, { path: '/order' })));
+        return answers;
+      },
+    );
+    assert.deepEqual(
+      seen.map((s: Any) => s.status),
+      [200, 200, 503, 200, 200],
+    );
+    assert.equal((seen[4] as Any).body, '["1","2"]');
+  });
+
+  it('express-flash: flash messages in res.locals.messages when rendering, after a redirect', async () => {
+    const flash = require('express-flash');
+    const seen = await assertSameFlow(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.engine('txt', (_path: string, options: Any, callback: Any) =>
+          callback(null, 'messages: ' + JSON.stringify(options.messages)),
+        );
+        app.set('view engine', 'txt');
+        app.set('views', join(__dirname, 'fixtures', 'views'));
+        app.use(session({ secret: 's', resave: false, saveUninitialized: true }));
+        app.use(flash());
+        app.post('/save', (req: Any, res: Any) => {
+          req.flash('info', 'saved');
+          req.flash('info', 'twice');
+          req.flash('error', 'but one warning');
+          res.redirect('/show');
+        });
+        app.get('/show', (_req: Any, res: Any) => res.render('flash'));
+        return app;
+      },
+      async (port) => {
+        const first = await rawRequest(port, { method: 'POST', path: '/save' });
+        const cookie = cookiesOf(first);
+        return [
+          summary(first, 'location'),
+          summary(await rawRequest(port, { path: '/show', headers: { Cookie: cookie } })),
+          summary(await rawRequest(port, { path: '/show', headers: { Cookie: cookie } })),
+        ];
+      },
+    );
+    assert.deepEqual(seen[1], {
+      status: 200,
+      body: 'messages: {"info":["saved","twice"],"error":["but one warning"]}',
+    });
+    assert.deepEqual(seen[2], { status: 200, body: 'messages: {}' });
+  });
+
+  it('express-healthcheck: healthy and failing checks, sync and with a callback, mounted by app.use', async () => {
+    const healthcheck = require('express-healthcheck');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use('/health', healthcheck({ healthy: () => ({ everything: 'fine' }) }));
+        app.use('/sync-fail', healthcheck({ test: () => ({ state: 'unhealthy' }) }));
+        app.use('/callback-fail', healthcheck({ test: (done: Any) => setImmediate(done, { down: 'db' }) }));
+        app.use(
+          '/throws',
+          healthcheck({
+            test: () => {
+              throw { thrown: true };
+            },
+          }),
+        );
+        return app;
+      },
+      [
+        { path: '/health' },
+        { path: '/health/deep?x=1' },
+        { method: 'POST', path: '/health' },
+        { path: '/sync-fail' },
+        { path: '/callback-fail' },
+        { path: '/throws' },
+        { path: '/healthz' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 500, 500, 500, 404],
+    );
+  });
 });

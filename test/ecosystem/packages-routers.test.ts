@@ -396,4 +396,149 @@ describe('routers and controllers from npm on webapp (differential against expre
       { method: 'DELETE', path: '/admin/reports/:id' },
     ]);
   });
+  it('inversify-express-utils: InversifyExpressServer on a given app and router, results, params, errors', async () => {
+    require('reflect-metadata');
+    const { Container } = require('inversify');
+    const iu = require('inversify-express-utils');
+    const R: Any = Reflect;
+
+    /** Applies decorators as TypeScript's legacy decorators would (the tests compile without them). */
+    function decorate(proto: Any, method: string, decorators: Any[], params: Any[] = []): void {
+      R.defineMetadata(
+        'design:paramtypes',
+        params.map(() => Object),
+        proto,
+        method,
+      );
+      params.forEach((param, index) => param(proto, method, index));
+      const descriptor = Object.getOwnPropertyDescriptor(proto, method);
+      for (const decorator of decorators.reverse()) decorator(proto, method, descriptor);
+    }
+
+    const books = new Map([['1', { id: '1', title: 'Dune' }]]);
+    class BooksController extends iu.BaseHttpController {
+      list(q: string) {
+        return this.json({ books: [...books.values()].filter((b) => !q || b.title.includes(q)) });
+      }
+      one(id: string) {
+        const book = books.get(id);
+        return book ? this.ok(book) : this.notFound();
+      }
+      create(body: Any) {
+        if (!body || typeof body.title !== 'string') return this.badRequest('title is required');
+        return this.created('/books/2', { id: '2', title: body.title });
+      }
+      async fails() {
+        await new Promise((resolve) => setImmediate(resolve));
+        throw Object.assign(new Error('the store is down'), { status: 503 });
+      }
+      raw(_req: Any, res: Any) {
+        res.set('X-Raw', '1').status(202).send('raw response');
+      }
+      text(agent: string) {
+        return 'agent: ' + agent;
+      }
+      message() {
+        const message = new iu.HttpResponseMessage(418);
+        message.content = new iu.StringContent('short and stout');
+        message.headers['x-teapot'] = 'yes';
+        return message;
+      }
+    }
+    const P = BooksController.prototype;
+    decorate(P, 'list', [iu.httpGet('/')], [iu.queryParam('q')]);
+    decorate(P, 'one', [iu.httpGet('/:id')], [iu.requestParam('id')]);
+    decorate(P, 'create', [iu.httpPost('/')], [iu.requestBody()]);
+    decorate(P, 'fails', [iu.httpGet('/broken/store')]);
+    decorate(P, 'raw', [iu.httpPut('/:id/raw')], [iu.request(), iu.response()]);
+    decorate(P, 'text', [iu.httpGet('/text/agent')], [iu.requestHeaders('user-agent')]);
+    decorate(P, 'message', [iu.httpDelete('/:id')]);
+    iu.controller('/books')(BooksController);
+
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('env', 'test');
+        const server = new iu.InversifyExpressServer(new Container(), fw.Router(), { rootPath: '/api' }, app);
+        server.setConfig((a: Any) => a.use(fw.json()));
+        server.setErrorConfig((a: Any) =>
+          a.use((err: Any, _req: Any, res: Any, _next: Any) =>
+            res.status(err.status ?? 500).json({ error: err.message }),
+          ),
+        );
+        return server.build();
+      },
+      [
+        { path: '/api/books' },
+        { path: '/api/books?q=Du' },
+        { path: '/api/books/1' },
+        { path: '/api/books/9' },
+        { method: 'POST', path: '/api/books', headers: json, body: '{"title":"Emma"}' },
+        { method: 'POST', path: '/api/books', headers: json, body: '{"name":"Emma"}' },
+        { method: 'POST', path: '/api/books', headers: json, body: '{"title":' },
+        { path: '/api/books/broken/store' },
+        { method: 'PUT', path: '/api/books/1/raw' },
+        { path: '/api/books/text/agent', headers: { 'User-Agent': 'probe' } },
+        { method: 'DELETE', path: '/api/books/1' },
+        { method: 'PATCH', path: '/api/books/1' },
+        { path: '/books' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 404, 201, 400, 400, 503, 202, 200, 418, 404, 404],
+    );
+    assert.equal(answers[4]!.headers.location, '/books/2');
+    assert.equal(answers[10]!.headers['x-teapot'], 'yes');
+  });
+
+  for (const variant of ['as installed', 'with express aliased to the framework']) {
+    it(`express-async-router ${variant}: returned values sent, rejections, async params`, async () => {
+      const answers = await assertSameResponses(
+        (fw: Framework) => {
+          const { AsyncRouter } =
+            variant === 'as installed'
+              ? require('express-async-router')
+              : loadWithExpressAs(fw, 'express-async-router');
+          const app: Any = fw();
+          const router = AsyncRouter();
+          router.param('id', async (req: Any, _res: Any, id: string) => {
+            if (id === 'bad') throw Object.assign(new Error('bad id'), { status: 400 });
+            req.found = { id };
+          });
+          router.get('/items/:id', async (req: Any) => ({ found: req.found, base: req.baseUrl }));
+          router.get('/text', async () => 'text value');
+          router.get('/nothing', async (_req: Any, res: Any) => {
+            res.status(204).end();
+          });
+          router.get('/reject', async () => {
+            throw Object.assign(new Error('rejected'), { status: 409 });
+          });
+          router.post('/echo', fw.json(), async (req: Any) => ({ echoed: req.body }));
+          router.use(async (err: Any, req: Any, res: Any, _next: Any) => {
+            if (req.path === '/reject') res.status(err.status).send('router handled ' + err.message);
+            else throw err;
+          });
+          app.use('/async', router);
+          app.use(reportErrors);
+          return app;
+        },
+        [
+          { path: '/async/items/5' },
+          { path: '/async/items/bad' },
+          { path: '/async/text' },
+          { path: '/async/nothing' },
+          { path: '/async/reject' },
+          { method: 'POST', path: '/async/echo', headers: json, body: '[1,2]' },
+          { method: 'POST', path: '/async/echo', headers: json, body: '[1,' },
+          { path: '/async/missing' },
+        ],
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 400, 200, 204, 409, 200, 400, 404],
+      );
+      assert.deepEqual(JSON.parse(answers[0]!.body), { found: { id: '5' }, base: '/async' });
+    });
+  }
 });
