@@ -541,4 +541,158 @@ describe('routers and controllers from npm on webapp (differential against expre
       assert.deepEqual(JSON.parse(answers[0]!.body), { found: { id: '5' }, base: '/async' });
     });
   }
+  it('tsoa-generated routes (RegisterRoutes as tsoa 6 writes them): validation, statuses, headers', async () => {
+    const { Controller, ExpressTemplateService, ValidateError, fetchMiddlewares } = require('@tsoa/runtime');
+    const users = new Map([[1, { id: 1, name: 'Ada', email: 'ada@example.org' }]]);
+    class UsersController extends Controller {
+      async getUser(userId: number, name?: string) {
+        const user = users.get(userId);
+        if (!user) {
+          this.setStatus(404);
+          return { message: 'no user ' + userId };
+        }
+        return name ? { ...user, name } : user;
+      }
+      async createUser(body: Any) {
+        this.setStatus(201);
+        this.setHeader('Location', '/users/2');
+        return { id: 2, ...body };
+      }
+      async deleteUser(userId: number) {
+        if (userId === 13) throw new Error('unlucky');
+      }
+    }
+    // What tsoa generates from the controller's types (models and the arguments of each route).
+    const models = {
+      UserCreationParams: {
+        dataType: 'refObject',
+        properties: {
+          name: { dataType: 'string', required: true },
+          email: { dataType: 'string', required: true },
+          phone: { dataType: 'string' },
+        },
+        additionalProperties: false,
+      },
+    };
+    const templateService = new ExpressTemplateService(models, {
+      noImplicitAdditionalProperties: 'throw-on-extras',
+      bodyCoercion: true,
+    });
+    function RegisterRoutes(app: Any): void {
+      const argsGetUser = {
+        userId: { in: 'path', name: 'userId', required: true, dataType: 'double' },
+        name: { in: 'query', name: 'name', dataType: 'string' },
+      };
+      app.get(
+        '/users/:userId',
+        ...fetchMiddlewares(UsersController),
+        ...fetchMiddlewares(UsersController.prototype.getUser),
+        async function UsersController_getUser(request: Any, response: Any, next: Any) {
+          try {
+            const validatedArgs = templateService.getValidatedArgs({ args: argsGetUser, request, response });
+            const controller = new UsersController();
+            await templateService.apiHandler({
+              methodName: 'getUser',
+              controller,
+              response,
+              next,
+              validatedArgs,
+              successStatus: undefined,
+            });
+          } catch (err) {
+            return next(err);
+          }
+        },
+      );
+      const argsCreateUser = {
+        requestBody: { in: 'body', name: 'requestBody', required: true, ref: 'UserCreationParams' },
+      };
+      app.post(
+        '/users',
+        ...fetchMiddlewares(UsersController),
+        ...fetchMiddlewares(UsersController.prototype.createUser),
+        async function UsersController_createUser(request: Any, response: Any, next: Any) {
+          try {
+            const validatedArgs = templateService.getValidatedArgs({ args: argsCreateUser, request, response });
+            const controller = new UsersController();
+            await templateService.apiHandler({
+              methodName: 'createUser',
+              controller,
+              response,
+              next,
+              validatedArgs,
+              successStatus: 201,
+            });
+          } catch (err) {
+            return next(err);
+          }
+        },
+      );
+      const argsDeleteUser = { userId: { in: 'path', name: 'userId', required: true, dataType: 'double' } };
+      app.delete(
+        '/users/:userId',
+        ...fetchMiddlewares(UsersController),
+        ...fetchMiddlewares(UsersController.prototype.deleteUser),
+        async function UsersController_deleteUser(request: Any, response: Any, next: Any) {
+          try {
+            const validatedArgs = templateService.getValidatedArgs({ args: argsDeleteUser, request, response });
+            const controller = new UsersController();
+            await templateService.apiHandler({
+              methodName: 'deleteUser',
+              controller,
+              response,
+              next,
+              validatedArgs,
+              successStatus: undefined,
+            });
+          } catch (err) {
+            return next(err);
+          }
+        },
+      );
+    }
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(fw.urlencoded({ extended: true }));
+        app.use(fw.json());
+        RegisterRoutes(app);
+        // The error handler of tsoa's getting-started guide: a body parser's SyntaxError is an Error, so a 500.
+        app.use((err: Any, _req: Any, res: Any, next: Any) => {
+          if (err instanceof ValidateError)
+            return res.status(422).json({ message: 'Validation Failed', details: err.fields });
+          if (err instanceof Error) return res.status(500).json({ message: 'Internal Server Error' });
+          next();
+        });
+        return app;
+      },
+      [
+        { path: '/users/1' },
+        { path: '/users/1?name=Lovelace' },
+        { path: '/users/2' },
+        { path: '/users/abc' },
+        { method: 'POST', path: '/users', headers: json, body: '{"name":"Grace","email":"g@example.org"}' },
+        { method: 'POST', path: '/users', headers: json, body: '{"name":"Grace"}' },
+        { method: 'POST', path: '/users', headers: json, body: '{"name":"Grace","email":"g@x","extra":1}' },
+        {
+          method: 'POST',
+          path: '/users',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'name=Form&email=f%40example.org',
+        },
+        { method: 'POST', path: '/users', headers: json, body: '{"name":' },
+        { method: 'POST', path: '/users' },
+        { method: 'DELETE', path: '/users/1' },
+        { method: 'DELETE', path: '/users/13' },
+        { method: 'PUT', path: '/users/1' },
+      ],
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 404, 422, 201, 422, 422, 201, 500, 422, 204, 500, 404],
+    );
+    assert.equal(answers[4]!.headers.location, '/users/2');
+  });
 });
