@@ -246,4 +246,65 @@ describe('several engines in one app (differential against express@4)', () => {
     assert.match(normalize(answers[3]!).body, /Cannot find module &#39;nothing&#39;$/);
     assert.match(answers[4]!.body, /Error: the engine threw/);
   });
+  it('res.render’s odd calls (liquidjs): a folder’s index, ../ and absolute paths, odd options', async () => {
+    const { Liquid } = require('liquidjs');
+    const liquid = join(views, 'liquid');
+    const paths = [
+      '/index',
+      '/parent',
+      '/absolute',
+      '/absolute-with-extension',
+      '/callback-only',
+      '/string-options',
+      '/null-options',
+      '/replaced-locals',
+      '/status',
+      '/type',
+      '/number',
+      '/empty',
+      '/cache-option',
+      '/cache-option-again',
+    ];
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('env', 'test');
+        app.engine('liquid', new Liquid({ root: liquid, extname: '.liquid' }).express());
+        app.set('view engine', 'liquid');
+        app.set('views', liquid);
+        app.get('/index', (_req: Any, res: Any) => res.render('section', { title: 'section/index' }));
+        app.get('/parent', (_req: Any, res: Any) => res.render('../liquid/item', { name: 'parent' }));
+        app.get('/absolute', (_req: Any, res: Any) => res.render(join(liquid, 'item'), { name: 'absolute' }));
+        app.get('/absolute-with-extension', (_req: Any, res: Any) =>
+          res.render(join(liquid, 'item.liquid'), { name: 'absolute' }),
+        );
+        app.get('/callback-only', (_req: Any, res: Any) =>
+          res.render('item', (err: Any, html: string) => res.send('callback: ' + (err ? err.message : html))),
+        );
+        app.get('/string-options', (_req: Any, res: Any) => res.render('item', 'a string'));
+        app.get('/null-options', (_req: Any, res: Any) => res.render('item', null));
+        app.get('/replaced-locals', (_req: Any, res: Any) => {
+          res.locals = { name: 'a new res.locals' };
+          res.render('item');
+        });
+        app.get('/status', (_req: Any, res: Any) => res.status(201).render('item', { name: 'created' }));
+        app.get('/type', (_req: Any, res: Any) => res.type('text/plain').render('item', { name: 'text' }));
+        app.get('/head', (_req: Any, res: Any) => res.render('item', { name: 'head' }));
+        app.get('/number', (_req: Any, res: Any) => res.render(42));
+        app.get('/empty', (_req: Any, res: Any) => res.render(''));
+        app.get('/cache-option', (_req: Any, res: Any) => res.render('item', { name: 'first', cache: true }));
+        app.get('/cache-option-again', (_req: Any, res: Any) => res.render('item', { name: 'second', cache: true }));
+        return app;
+      },
+      [...paths.map((path) => ({ path })), { method: 'HEAD', path: '/head' }],
+      undefined,
+      normalize,
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200, 200, 500, 200, 200, 201, 200, 500, 500, 200, 200, 200],
+    );
+    assert.equal(answers[0]!.body, '<section>section/index</section>\n');
+    assert.equal(answers[13]!.body, '<b>second</b>\n');
+  });
 });
