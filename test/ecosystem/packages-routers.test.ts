@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import Module from 'node:module';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   assertSameResponses,
@@ -212,6 +213,48 @@ describe('routers and controllers from npm on webapp (differential against expre
     decorate(Q, 'text', [], [rc.Get('/text'), rc.ContentType('text/plain')]);
     decorate(Q, 'moved', [], [rc.Get('/moved'), rc.Redirect('/pages/new-home')]);
     rc.Controller()(PagesController);
+    class ExtrasController {
+      page(name: string) {
+        return { messages: { from: name } };
+      }
+      cookie(theme: string, all: Any) {
+        return { theme: theme ?? null, all };
+      }
+      upload(file: Any, label: string) {
+        return { field: file?.fieldname ?? null, name: file?.originalname ?? null, size: file?.size ?? null, label };
+      }
+      located() {
+        return { at: 'the new place' };
+      }
+      intercepted() {
+        return { value: 'raw' };
+      }
+    }
+    const X = ExtrasController.prototype;
+    decorate(X, 'page', [String], [rc.Get('/render/:name'), rc.Render('flash')], [rc.Param('name')]);
+    decorate(X, 'cookie', [String, Object], [rc.Get('/cookie')], [rc.CookieParam('theme'), rc.CookieParams()]);
+    decorate(
+      X,
+      'upload',
+      [Object, String],
+      [rc.Post('/upload')],
+      [rc.UploadedFile('doc', { required: true }), rc.BodyParam('label')],
+    );
+    decorate(X, 'located', [], [rc.Post('/located'), rc.HttpCode(201), rc.Location('/extras/place')]);
+    decorate(
+      X,
+      'intercepted',
+      [],
+      [
+        rc.Get('/intercepted'),
+        rc.UseBefore((_req: Any, res: Any, next: Any) => {
+          res.set('X-Before', '1');
+          next();
+        }),
+        rc.UseInterceptor((_action: Any, content: Any) => ({ wrapped: content })),
+      ],
+    );
+    rc.JsonController('/extras')(ExtrasController);
 
     const answers = await assertSameResponses(
       (fw: Framework) => {
@@ -219,8 +262,13 @@ describe('routers and controllers from npm on webapp (differential against expre
         // routing-controllers answers errors and passes them on: the final handler would log them.
         app.set('env', 'test');
         app.get('/before', (_req: Any, res: Any) => res.send('a route of the app itself'));
+        app.engine('txt', (_path: string, options: Any, callback: Any) =>
+          callback(null, 'rendered with ' + JSON.stringify(options.messages)),
+        );
+        app.set('view engine', 'txt');
+        app.set('views', join(__dirname, 'fixtures', 'views'));
         rc.useExpressServer(app, {
-          controllers: [UsersController, PagesController],
+          controllers: [UsersController, PagesController, ExtrasController],
           validation: true,
           classTransformer: true,
           development: false,
@@ -252,24 +300,47 @@ describe('routers and controllers from npm on webapp (differential against expre
         { path: '/text' },
         { path: '/moved' },
         { path: '/nowhere' },
+        { path: '/extras/render/ada' },
+        { path: '/extras/cookie', headers: { Cookie: 'theme=dark; lang=en' } },
+        { path: '/extras/cookie' },
+        {
+          method: 'POST',
+          path: '/extras/upload',
+          headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+          body:
+            '--XX\r\nContent-Disposition: form-data; name="label"\r\n\r\nmine\r\n' +
+            '--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n' +
+            'hello\r\n--XX--\r\n',
+        },
+        { method: 'POST', path: '/extras/upload', headers: json, body: '{"label":"no file"}' },
+        { method: 'POST', path: '/extras/located' },
+        { path: '/extras/intercepted' },
       ],
       undefined,
       withoutStackFrames,
     );
     assert.deepEqual(
       answers.map((a) => a.status),
-      [200, 200, 200, 400, 200, 404, 400, 201, 400, 400, 400, 204, 404, 200, 500, 403, 403, 200, 200, 200, 302, 404],
+      [
+        ...[
+          200, 200, 200, 400, 200, 404, 400, 201, 400, 400, 400, 204, 404, 200, 500, 403, 403, 200, 200, 200, 302, 404,
+        ],
+        ...[200, 200, 200, 200, 400, 201, 200],
+      ],
     );
     assert.deepEqual(JSON.parse(answers[7]!.body), { created: { name: 'Lin', age: 3 }, agent: 't', isNewUser: true });
     assert.equal(answers[7]!.headers['x-created'], 'yes');
     assert.match(answers[8]!.body, /"errors":\[/);
     assert.equal(answers[18]!.body, '<p>about</p>');
+    assert.equal(answers[22]!.body, 'rendered with {"from":"ada"}');
+    assert.deepEqual(JSON.parse(answers[25]!.body), { field: 'doc', name: 'a.txt', size: 5, label: 'mine' });
+    assert.equal(answers[27]!.headers.location, '/extras/place');
   });
 
   it('@trpc/server createExpressMiddleware: queries, mutations, batches, input errors, TRPCError codes', async () => {
     const { initTRPC, TRPCError } = require('@trpc/server');
     const { createExpressMiddleware } = require('@trpc/server/adapters/express');
-    const t = initTRPC.context().create();
+    const t = initTRPC.context().create({ sse: { ping: { enabled: false } } });
     const text = (value: unknown): string => {
       if (typeof value !== 'string') throw new Error('Expected a string');
       return value;
@@ -289,6 +360,15 @@ describe('routers and controllers from npm on webapp (differential against expre
       broken: t.procedure.query(() => {
         throw new Error('kaput');
       }),
+      // A subscription streams as server-sent events (res.write per event, then the end).
+      ticks: t.procedure
+        .input((v: unknown) => Number(v))
+        .subscription(async function* ({ input }: Any) {
+          for (let i = 0; i < input; i++) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            yield { tick: i };
+          }
+        }),
     });
     const requests: RequestSpec[] = [
       { path: '/trpc/hello?input=' + encodeURIComponent('"world"') },
@@ -310,6 +390,8 @@ describe('routers and controllers from npm on webapp (differential against expre
       { method: 'POST', path: '/trpc/add,add?batch=1', headers: json, body: '{"0":{"a":1,"b":1},"1":{"a":2,"b":2}}' },
       { method: 'PUT', path: '/trpc/add', headers: json, body: '{}' },
       { path: '/not-trpc' },
+      { path: '/trpc/ticks?input=3' },
+      { path: '/trpc/ticks?input=0' },
     ];
     // tRPC's error shapes and the error page of a body parser in front carry stacks, whose frames differ.
     const withoutStacks = (res: RawResponse): RawResponse => {
@@ -343,9 +425,31 @@ describe('routers and controllers from npm on webapp (differential against expre
       assert.deepEqual(
         answers.map((a) => a.status),
         // A query sent as a POST is a 405 from tRPC, but a 400 from a strict JSON parser in front ("x" is no object).
-        [200, 200, 400, 400, 200, 400, 400, 405, parsedFirst ? 400 : 405, 401, 200, 500, 404, 207, 200, 405, 404],
+        [
+          200,
+          200,
+          400,
+          400,
+          200,
+          400,
+          400,
+          405,
+          parsedFirst ? 400 : 405,
+          401,
+          200,
+          500,
+          404,
+          207,
+          200,
+          405,
+          404,
+          200,
+          200,
+        ],
       );
       assert.deepEqual(JSON.parse(answers[1]!.body), { result: { data: { greeting: 'hello world', user: 'ada' } } });
+      assert.equal(answers[17]!.headers['content-type'], 'text/event-stream');
+      assert.match(answers[17]!.body, /^event: connected\n[\s\S]*data: \{"tick":2\}\n\n\nevent: return\n/);
     }
   });
 
