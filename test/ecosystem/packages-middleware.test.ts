@@ -168,6 +168,62 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
     assert.equal(JSON.parse(answers[6]!.body).user, 'user 7');
   });
 
+  it('express-http-context in stream and response events, sendFile and static callbacks, error handlers', async () => {
+    const httpContext = require('express-http-context');
+    const onFinished = require('on-finished');
+    const views = join(__dirname, 'fixtures', 'views');
+    await assertSameFlow(
+      (fw: Framework) => {
+        const seen: unknown[][] = [];
+        const app: Any = fw();
+        app.use(httpContext.middleware);
+        app.use((req: Any, res: Any, next: Any) => {
+          const id = req.get('x-id');
+          httpContext.set('id', id);
+          // Which listeners see the store is Node's doing (where each event is emitted from): the same on both.
+          res.on('finish', () => seen.push(['finish', id, httpContext.get('id') ?? null]));
+          res.on('close', () => seen.push(['close', id, httpContext.get('id') ?? null]));
+          onFinished(res, () => seen.push(['on-finished', id, httpContext.get('id') ?? null]));
+          next();
+        });
+        app.get('/seen', (_req: Any, res: Any) => res.json(seen));
+        app.post('/iterate', async (req: Any, res: Any) => {
+          let body = '';
+          for await (const chunk of req) body += chunk;
+          res.json({ body, id: httpContext.get('id') ?? null });
+        });
+        app.post('/events', (req: Any, res: Any) => {
+          let body = '';
+          req.on('data', (chunk: Buffer) => (body += chunk));
+          req.on('end', () => res.json({ body, id: httpContext.get('id') ?? null }));
+        });
+        app.get('/file', (req: Any, res: Any) =>
+          res.sendFile(join(views, 'flash.txt'), (err: Any) =>
+            seen.push(['sendFile', req.get('x-id'), httpContext.get('id') ?? null, Boolean(err)]),
+          ),
+        );
+        app.get('/static-then', fw.static(views), (_req: Any, res: Any) => res.json({ id: httpContext.get('id') }));
+        app.get('/throw', () => {
+          throw new Error('thrown');
+        });
+        app.use((_err: Any, _req: Any, res: Any, _next: Any) => res.status(500).json({ id: httpContext.get('id') }));
+        return app;
+      },
+      async (port) => {
+        const out: unknown[] = [];
+        const ask = async (spec: Any) => out.push(summary(await rawRequest(port, spec)));
+        await ask({ method: 'POST', path: '/iterate', headers: { 'X-Id': 'a' }, body: 'abc' });
+        await ask({ method: 'POST', path: '/events', headers: { 'X-Id': 'b' }, body: 'abc' });
+        await ask({ path: '/file', headers: { 'X-Id': 'c' } });
+        await ask({ path: '/static-then', headers: { 'X-Id': 'd' } });
+        await ask({ path: '/throw', headers: { 'X-Id': 'e' } });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await ask({ path: '/seen', headers: { 'X-Id': 'f' } });
+        return out;
+      },
+    );
+  });
+
   it('express-query-boolean and express-xss-sanitizer replace req.query; express-cache-controller', async () => {
     const boolParser = require('express-query-boolean');
     const { xss } = require('express-xss-sanitizer');
