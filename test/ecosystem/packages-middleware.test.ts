@@ -20,6 +20,7 @@ import {
   type Framework,
   type RawResponse,
 } from '../support/differential';
+import { loadWithExpressAs } from '../support/express-alias';
 
 type Any = any;
 
@@ -680,5 +681,223 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
       answers.map((a) => a.status),
       [200, 200, 200, 500, 500, 500, 404],
     );
+  });
+  it('express-json-validator-middleware (ajv coercing req.query in place), express-sanitizer', async () => {
+    const { Validator, ValidationError } = require('express-json-validator-middleware');
+    const expressSanitizer = require('express-sanitizer');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        const { validate } = new Validator({ allErrors: true, coerceTypes: 'array', useDefaults: true });
+        app.use(fw.json());
+        app.use(expressSanitizer());
+        app.get(
+          '/things',
+          validate({
+            query: {
+              type: 'object',
+              properties: {
+                limit: { type: 'integer', minimum: 1, default: 10 },
+                tags: { type: 'array', items: { type: 'string' } },
+                flag: { type: 'boolean' },
+              },
+            },
+          }),
+          (req: Any, res: Any) => res.json({ query: req.query, limitType: typeof req.query.limit }),
+        );
+        app.post(
+          '/things',
+          validate({
+            body: {
+              type: 'object',
+              required: ['name'],
+              additionalProperties: false,
+              properties: { name: { type: 'string', minLength: 2 }, note: { type: 'string' } },
+            },
+          }),
+          (req: Any, res: Any) => res.status(201).json({ name: req.body.name, note: req.sanitize(req.body.note) }),
+        );
+        app.use((err: Any, _req: Any, res: Any, next: Any) => {
+          if (!(err instanceof ValidationError)) return next(err);
+          res.status(400).json({ errors: err.validationErrors });
+        });
+        return app;
+      },
+      [
+        { path: '/things' },
+        { path: '/things?limit=5&flag=true&tags=a' },
+        { path: '/things?limit=0' },
+        { path: '/things?limit=abc&flag=maybe' },
+        { method: 'POST', path: '/things', headers: json, body: '{"name":"ok","note":"<script>x</script><b>b</b>"}' },
+        { method: 'POST', path: '/things', headers: json, body: '{"name":"o","extra":1}' },
+        { method: 'POST', path: '/things', headers: json, body: '{"name":' },
+        { method: 'POST', path: '/things', headers: form, body: 'name=form' },
+      ],
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 400, 400, 201, 400, 400, 400],
+    );
+    assert.deepEqual(JSON.parse(answers[1]!.body), {
+      query: { limit: 5, flag: true, tags: ['a'] },
+      limitType: 'number',
+    });
+    assert.deepEqual(JSON.parse(answers[0]!.body).query, { limit: 10 });
+  });
+
+  it('express-xml-bodyparser beside the framework’s parsers (req._body), formidable on the request', async () => {
+    const xmlparser = require('express-xml-bodyparser');
+    const { formidable } = require('formidable');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use('/xml-first', xmlparser(), fw.text({ type: '*/*' }));
+        app.use('/text-first', fw.text({ type: '*/*' }), xmlparser());
+        const show = (req: Any, res: Any) => res.json({ body: req.body ?? null, rawBody: req.rawBody ?? null });
+        app.post('/xml-first', show);
+        app.post('/text-first', show);
+        app.post('/upload', (req: Any, res: Any, next: Any) => {
+          const parser = formidable({ maxFileSize: 1024, keepExtensions: true, allowEmptyFiles: false });
+          parser.parse(req, (err: Any, fields: Any, files: Any) => {
+            if (err) return next(err);
+            const file = files.doc?.[0];
+            res.json({ fields, file: file && { name: file.originalFilename, size: file.size, type: file.mimetype } });
+          });
+        });
+        app.use((err: Any, _req: Any, res: Any, _next: Any) =>
+          res.status(err.status ?? err.httpCode ?? 500).json({ message: err.message, code: err.code ?? null }),
+        );
+        return app;
+      },
+      [
+        {
+          method: 'POST',
+          path: '/xml-first',
+          headers: { 'Content-Type': 'application/xml' },
+          body: '<A><B>1</B><B>2</B></A>',
+        },
+        { method: 'POST', path: '/xml-first', headers: { 'Content-Type': 'text/xml' }, body: '<a><b>unclosed</a>' },
+        { method: 'POST', path: '/xml-first', headers: { 'Content-Type': 'application/xml' }, body: '   ' },
+        { method: 'POST', path: '/xml-first', headers: { 'Content-Type': 'text/plain' }, body: 'just text' },
+        { method: 'POST', path: '/text-first', headers: { 'Content-Type': 'application/xml' }, body: '<a>1</a>' },
+        { method: 'POST', path: '/xml-first', headers: { 'Content-Type': 'application/atom+xml' }, body: '<feed/>' },
+        {
+          method: 'POST',
+          path: '/upload',
+          headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+          body:
+            '--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n' +
+            '--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n' +
+            'abc\r\n--XX--\r\n',
+        },
+        {
+          method: 'POST',
+          path: '/upload',
+          headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+          body:
+            '--XX\r\nContent-Disposition: form-data; name="doc"; filename="big.txt"\r\n' +
+            'Content-Type: text/plain\r\n\r\n' +
+            'x'.repeat(2048) +
+            '\r\n--XX--\r\n',
+        },
+        { method: 'POST', path: '/upload', headers: json, body: '{"a":1}' },
+        { method: 'POST', path: '/upload', headers: { 'Content-Type': 'multipart/form-data' }, body: 'x' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 400, 411, 200, 200, 200, 200, 413, 200, 400],
+    );
+    assert.deepEqual(JSON.parse(answers[0]!.body).body, { a: { b: ['1', '2'] } });
+    assert.deepEqual(JSON.parse(answers[4]!.body), { body: '<a>1</a>', rawBody: null });
+  });
+  it('express-oauth2-jwt-bearer (HS256): 401s with WWW-Authenticate by the default error handler', async () => {
+    const { auth, requiredScopes, claimEquals } = require('express-oauth2-jwt-bearer');
+    const jwt = require('jsonwebtoken');
+    const secret = 'a-secret-of-at-least-thirty-two-bytes!';
+    const sign = (claims: object, options: object = {}) =>
+      jwt.sign(claims, secret, {
+        algorithm: 'HS256',
+        issuer: 'https://issuer.example/',
+        audience: 'api',
+        expiresIn: '1h',
+        ...options,
+      });
+    const bearer = (token: string) => ({ Authorization: 'Bearer ' + token });
+    const good = sign({ sub: 'ada', scope: 'read:things write:things', role: 'admin' });
+    const reader = sign({ sub: 'grace', scope: 'read:things', role: 'user' });
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('env', 'test');
+        app.use('/api', auth({ issuer: 'https://issuer.example/', audience: 'api', secret, tokenSigningAlg: 'HS256' }));
+        app.get('/api/me', (req: Any, res: Any) => res.json({ sub: req.auth.payload.sub, header: req.auth.header }));
+        app.post('/api/things', requiredScopes('write:things'), (_req: Any, res: Any) => res.sendStatus(201));
+        app.delete('/api/things', claimEquals('role', 'admin'), (_req: Any, res: Any) => res.sendStatus(204));
+        return app;
+      },
+      [
+        { path: '/api/me', headers: bearer(good) },
+        { path: '/api/me' },
+        // Another scheme is a malformed request (400 invalid_request) to this package.
+        { path: '/api/me', headers: { Authorization: 'Basic abc' } },
+        { path: '/api/me', headers: bearer('not.a.jwt') },
+        { path: '/api/me', headers: bearer(sign({ sub: 'x' }, { audience: 'other' })) },
+        { path: '/api/me', headers: bearer(sign({ sub: 'x' }, { expiresIn: -10 })) },
+        { path: '/api/me?access_token=' + good },
+        { method: 'POST', path: '/api/things', headers: bearer(good) },
+        { method: 'POST', path: '/api/things', headers: bearer(reader) },
+        { method: 'DELETE', path: '/api/things', headers: bearer(reader) },
+        { method: 'DELETE', path: '/api/things', headers: bearer(good) },
+        { path: '/elsewhere' },
+      ],
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 401, 400, 401, 401, 401, 200, 201, 403, 401, 204, 404],
+    );
+    assert.match(answers[1]!.headers['www-authenticate'] as string, /^Bearer realm="api", DPoP algs="/);
+    assert.match(answers[8]!.headers['www-authenticate'] as string, /error="insufficient_scope"/);
+  });
+
+  it('express-zip with express aliased to the framework: res.zip added to the framework’s response', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapp-eco-zip-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'a.txt'), 'first file');
+    writeFileSync(join(dir, 'b.txt'), 'second file, a little longer');
+    const zips: unknown[] = [];
+    await assertSameResponses(
+      (fw: Framework) => {
+        const zip = loadWithExpressAs(fw, 'express-zip');
+        const app: Any = fw();
+        app.get('/zip', (_req: Any, res: Any) =>
+          res.zip(
+            [
+              { path: join(dir, 'a.txt'), name: 'a.txt' },
+              { path: join(dir, 'b.txt'), name: 'docs/b.txt' },
+            ],
+            'bundle.zip',
+            (err: Any, bytes: number) => zips.push({ err: err && err.message, bytes }),
+          ),
+        );
+        app.get('/missing', (_req: Any, res: Any) =>
+          res.zip([{ path: join(dir, 'nope.txt'), name: 'nope.txt' }], (err: Any) => {
+            zips.push({ err: err && err.code });
+            res.end();
+          }),
+        );
+        zips.push(typeof zip.options);
+        return app;
+      },
+      [{ path: '/zip' }, { path: '/missing' }],
+      undefined,
+      // Zip entries carry the time they were made.
+      (res) => ({ ...res, body: res.body.length + ' bytes with ' + (res.body.match(/docs\/b\.txt/g) ?? []).length }),
+    );
+    assert.deepEqual(zips.slice(0, 3), zips.slice(3));
   });
 });

@@ -4,7 +4,6 @@
  * routes, errors thrown in handlers), and the answers must match.
  */
 import assert from 'node:assert/strict';
-import Module from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -14,34 +13,11 @@ import {
   type RawResponse,
   type RequestSpec,
 } from '../support/differential';
+import { loadWithExpressAs } from '../support/express-alias';
 
 type Any = any;
 
 const json = { 'Content-Type': 'application/json' };
-
-/**
- * Loads a fresh copy of package `id` whose `require('express')` returns `fw`: what
- * a package sees when `express` is an npm alias of webapp (the migration guide's
- * way). For express@4 it is the package as installed.
- */
-function loadWithExpressAs(fw: Framework, id: string): Any {
-  const expressPath = require.resolve('express');
-  const packagePath = require.resolve(id);
-  const savedExpress = require.cache[expressPath];
-  const savedPackage = require.cache[packagePath];
-  const alias = new Module(expressPath);
-  alias.exports = fw;
-  alias.loaded = true;
-  require.cache[expressPath] = alias;
-  delete require.cache[packagePath];
-  try {
-    return require(packagePath);
-  } finally {
-    require.cache[expressPath] = savedExpress;
-    if (savedPackage) require.cache[packagePath] = savedPackage;
-    else delete require.cache[packagePath];
-  }
-}
 
 /** An error handler that answers with what the error carries. */
 function reportErrors(err: Any, _req: Any, res: Any, _next: Any): void {
