@@ -232,68 +232,81 @@ describe('routers and controllers from npm on webapp (differential against expre
     );
     rc.JsonController('/extras')(ExtrasController);
 
-    const answers = await assertSameResponses(
-      (fw: Framework) => {
-        const app: Any = fw();
-        // routing-controllers answers errors and passes them on: the final handler would log them.
-        app.set('env', 'test');
-        app.get('/before', (_req: Any, res: Any) => res.send('a route of the app itself'));
-        app.engine('txt', (_path: string, options: Any, callback: Any) =>
-          callback(null, 'rendered with ' + JSON.stringify(options.messages)),
-        );
-        app.set('view engine', 'txt');
-        app.set('views', join(__dirname, 'fixtures', 'views'));
-        rc.useExpressServer(app, {
-          controllers: [UsersController, PagesController, ExtrasController],
-          validation: true,
-          classTransformer: true,
-          development: false,
-          authorizationChecker: (action: Any, roles: string[]) =>
-            action.request.headers['x-role'] !== undefined && roles.includes(action.request.headers['x-role']),
-        });
-        return app;
+    const options = {
+      controllers: [UsersController, PagesController, ExtrasController],
+      validation: true,
+      classTransformer: true,
+      development: false,
+      authorizationChecker: (action: Any, roles: string[]) =>
+        action.request.headers['x-role'] !== undefined && roles.includes(action.request.headers['x-role']),
+    };
+    /** The app's own settings and route, on an app given to useExpressServer or made by createExpressServer. */
+    const configure = (app: Any): Any => {
+      // routing-controllers answers errors and passes them on: the final handler would log them.
+      app.set('env', 'test');
+      app.get('/before', (_req: Any, res: Any) => res.send('a route of the app itself'));
+      app.engine('txt', (_path: string, locals: Any, callback: Any) =>
+        callback(null, 'rendered with ' + JSON.stringify(locals.messages)),
+      );
+      app.set('view engine', 'txt');
+      app.set('views', join(__dirname, 'fixtures', 'views'));
+      return app;
+    };
+    const requests: RequestSpec[] = [
+      { path: '/before' },
+      { path: '/api/users' },
+      { path: '/api/users?limit=1&sort=desc' },
+      { path: '/api/users?limit=abc' },
+      { path: '/api/users/2' },
+      { path: '/api/users/9' },
+      { path: '/api/users/xyz' },
+      { method: 'POST', path: '/api/users', headers: { ...json, 'User-Agent': 't' }, body: '{"name":"Lin","age":3}' },
+      { method: 'POST', path: '/api/users', headers: json, body: '{"name":"L","age":-1}' },
+      { method: 'POST', path: '/api/users', headers: json, body: '{"name":' },
+      { method: 'POST', path: '/api/users', headers: json },
+      { method: 'DELETE', path: '/api/users/1' },
+      { method: 'DELETE', path: '/api/users/2' },
+      { path: '/api/slow' },
+      { path: '/api/boom' },
+      { path: '/api/secret' },
+      { path: '/api/secret', headers: { 'X-Role': 'user' } },
+      { path: '/api/secret', headers: { 'X-Role': 'admin' } },
+      { path: '/pages/about' },
+      { path: '/text' },
+      { path: '/moved' },
+      { path: '/nowhere' },
+      { path: '/extras/render/ada' },
+      { path: '/extras/cookie', headers: { Cookie: 'theme=dark; lang=en' } },
+      { path: '/extras/cookie' },
+      {
+        method: 'POST',
+        path: '/extras/upload',
+        headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
+        body:
+          '--XX\r\nContent-Disposition: form-data; name="label"\r\n\r\nmine\r\n' +
+          '--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n' +
+          'hello\r\n--XX--\r\n',
       },
-      [
-        { path: '/before' },
-        { path: '/api/users' },
-        { path: '/api/users?limit=1&sort=desc' },
-        { path: '/api/users?limit=abc' },
-        { path: '/api/users/2' },
-        { path: '/api/users/9' },
-        { path: '/api/users/xyz' },
-        { method: 'POST', path: '/api/users', headers: { ...json, 'User-Agent': 't' }, body: '{"name":"Lin","age":3}' },
-        { method: 'POST', path: '/api/users', headers: json, body: '{"name":"L","age":-1}' },
-        { method: 'POST', path: '/api/users', headers: json, body: '{"name":' },
-        { method: 'POST', path: '/api/users', headers: json },
-        { method: 'DELETE', path: '/api/users/1' },
-        { method: 'DELETE', path: '/api/users/2' },
-        { path: '/api/slow' },
-        { path: '/api/boom' },
-        { path: '/api/secret' },
-        { path: '/api/secret', headers: { 'X-Role': 'user' } },
-        { path: '/api/secret', headers: { 'X-Role': 'admin' } },
-        { path: '/pages/about' },
-        { path: '/text' },
-        { path: '/moved' },
-        { path: '/nowhere' },
-        { path: '/extras/render/ada' },
-        { path: '/extras/cookie', headers: { Cookie: 'theme=dark; lang=en' } },
-        { path: '/extras/cookie' },
-        {
-          method: 'POST',
-          path: '/extras/upload',
-          headers: { 'Content-Type': 'multipart/form-data; boundary=XX' },
-          body:
-            '--XX\r\nContent-Disposition: form-data; name="label"\r\n\r\nmine\r\n' +
-            '--XX\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n' +
-            'hello\r\n--XX--\r\n',
-        },
-        { method: 'POST', path: '/extras/upload', headers: json, body: '{"label":"no file"}' },
-        { method: 'POST', path: '/extras/located' },
-        { path: '/extras/intercepted' },
-      ],
+      { method: 'POST', path: '/extras/upload', headers: json, body: '{"label":"no file"}' },
+      { method: 'POST', path: '/extras/located' },
+      { path: '/extras/intercepted' },
+    ];
+    const answers = await assertSameResponses(
+      (fw: Framework) => rc.useExpressServer(configure(fw()), options),
+      requests,
       undefined,
       withoutStackFrames,
+    );
+    // The same controllers in the app routing-controllers makes with require('express')(), express aliased to webapp.
+    const created = await assertSameResponses(
+      (fw: Framework) => configure(loadWithExpressAs(fw, 'routing-controllers').createExpressServer(options)),
+      requests,
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(
+      created.map((a) => a.status),
+      answers.map((a) => a.status),
     );
     assert.deepEqual(
       answers.map((a) => a.status),
@@ -535,35 +548,41 @@ describe('routers and controllers from npm on webapp (differential against expre
     decorate(P, 'message', [iu.httpDelete('/:id')]);
     iu.controller('/books')(BooksController);
 
+    const build = (fw: Framework, server: Any): Any => {
+      server.setConfig((app: Any) => app.set('env', 'test').use(fw.json()));
+      server.setErrorConfig((app: Any) =>
+        app.use((err: Any, _req: Any, res: Any, _next: Any) =>
+          res.status(err.status ?? 500).json({ error: err.message }),
+        ),
+      );
+      return server.build();
+    };
+    const requests: RequestSpec[] = [
+      { path: '/api/books' },
+      { path: '/api/books?q=Du' },
+      { path: '/api/books/1' },
+      { path: '/api/books/9' },
+      { method: 'POST', path: '/api/books', headers: json, body: '{"title":"Emma"}' },
+      { method: 'POST', path: '/api/books', headers: json, body: '{"name":"Emma"}' },
+      { method: 'POST', path: '/api/books', headers: json, body: '{"title":' },
+      { path: '/api/books/broken/store' },
+      { method: 'PUT', path: '/api/books/1/raw' },
+      { path: '/api/books/text/agent', headers: { 'User-Agent': 'probe' } },
+      { method: 'DELETE', path: '/api/books/1' },
+      { method: 'PATCH', path: '/api/books/1' },
+      { path: '/books' },
+    ];
     const answers = await assertSameResponses(
-      (fw: Framework) => {
-        const app: Any = fw();
-        app.set('env', 'test');
-        const server = new iu.InversifyExpressServer(new Container(), fw.Router(), { rootPath: '/api' }, app);
-        server.setConfig((a: Any) => a.use(fw.json()));
-        server.setErrorConfig((a: Any) =>
-          a.use((err: Any, _req: Any, res: Any, _next: Any) =>
-            res.status(err.status ?? 500).json({ error: err.message }),
-          ),
-        );
-        return server.build();
-      },
-      [
-        { path: '/api/books' },
-        { path: '/api/books?q=Du' },
-        { path: '/api/books/1' },
-        { path: '/api/books/9' },
-        { method: 'POST', path: '/api/books', headers: json, body: '{"title":"Emma"}' },
-        { method: 'POST', path: '/api/books', headers: json, body: '{"name":"Emma"}' },
-        { method: 'POST', path: '/api/books', headers: json, body: '{"title":' },
-        { path: '/api/books/broken/store' },
-        { method: 'PUT', path: '/api/books/1/raw' },
-        { path: '/api/books/text/agent', headers: { 'User-Agent': 'probe' } },
-        { method: 'DELETE', path: '/api/books/1' },
-        { method: 'PATCH', path: '/api/books/1' },
-        { path: '/books' },
-      ],
+      (fw: Framework) =>
+        build(fw, new iu.InversifyExpressServer(new Container(), fw.Router(), { rootPath: '/api' }, fw())),
+      requests,
     );
+    // Without an app or a router, the package makes them with require('express'): express aliased to webapp.
+    // (Its fresh copy's HttpResponseMessage is another class, so DELETE's message is sent as JSON, on both.)
+    await assertSameResponses((fw: Framework) => {
+      const { InversifyExpressServer } = loadWithExpressAs(fw, 'inversify-express-utils');
+      return build(fw, new InversifyExpressServer(new Container(), null, { rootPath: '/api' }));
+    }, requests);
     assert.deepEqual(
       answers.map((a) => a.status),
       [200, 200, 200, 404, 201, 400, 400, 503, 202, 200, 418, 404, 404],
