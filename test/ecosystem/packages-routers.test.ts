@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import http from 'node:http';
+import { after, describe, it } from 'node:test';
 import {
   assertSameResponses,
+  frameworks,
   withoutStackFrames,
   type Framework,
   type RawResponse,
@@ -793,5 +795,140 @@ describe('routers and controllers from npm on webapp (differential against expre
       [200, 200, 404, 422, 201, 422, 422, 201, 500, 422, 204, 500, 404],
     );
     assert.equal(answers[4]!.headers.location, '/users/2');
+  });
+  it('NestJS 10 on a given app (ExpressAdapter): DI, pipes, guards, interceptors, middleware, exceptions', async () => {
+    require('reflect-metadata');
+    const common = require('@nestjs/common');
+    const { NestFactory } = require('@nestjs/core');
+    const { ExpressAdapter } = require('@nestjs/platform-express');
+    const { map } = require('rxjs');
+    const R: Any = Reflect;
+
+    /** Applies decorators as TypeScript's legacy decorators would (the tests compile without them). */
+    function decorate(proto: Any, method: string, paramTypes: unknown[], decorators: Any[], params: Any[] = []): void {
+      R.defineMetadata('design:paramtypes', paramTypes, proto, method);
+      params.forEach((param, index) => param && param(proto, method, index));
+      const descriptor = Object.getOwnPropertyDescriptor(proto, method);
+      for (const decorator of decorators.reverse()) decorator(proto, method, descriptor);
+    }
+
+    class CatsService {
+      cats = [{ id: 1, name: 'Tom' }];
+      find(id: number) {
+        return this.cats.find((cat) => cat.id === id);
+      }
+    }
+    common.Injectable()(CatsService);
+    class RolesGuard {
+      canActivate(context: Any) {
+        return context.switchToHttp().getRequest().headers['x-role'] === 'admin';
+      }
+    }
+    class WrapInterceptor {
+      intercept(_context: Any, next: Any) {
+        return next.handle().pipe(map((data: unknown) => ({ data })));
+      }
+    }
+    class CatsController {
+      constructor(private readonly cats: CatsService) {}
+      list(name?: string) {
+        return this.cats.cats.filter((cat) => !name || cat.name === name);
+      }
+      one(id: number) {
+        const cat = this.cats.find(id);
+        if (!cat) throw new common.NotFoundException('cat ' + id + ' not found');
+        return cat;
+      }
+      create(body: Any) {
+        if (!body || typeof body.name !== 'string') throw new common.BadRequestException(['name must be a string']);
+        return { id: 2, name: body.name };
+      }
+      admin() {
+        return 'admin area';
+      }
+      async wrapped() {
+        return [1, 2];
+      }
+      raw(res: Any) {
+        res.status(202).set('X-Raw', 'yes').send('written by hand');
+      }
+      boom() {
+        throw new Error('unexpected');
+      }
+      moved() {}
+      teapot() {
+        throw new common.HttpException({ short: 'and stout' }, 418);
+      }
+    }
+    R.defineMetadata('design:paramtypes', [CatsService], CatsController);
+    const P = CatsController.prototype;
+    decorate(P, 'list', [String], [common.Get()], [common.Query('name')]);
+    decorate(P, 'one', [Number], [common.Get(':id')], [common.Param('id', common.ParseIntPipe)]);
+    decorate(P, 'create', [Object], [common.Post(), common.Header('X-Created', 'yes')], [common.Body()]);
+    decorate(P, 'admin', [], [common.Get('admin/area'), common.UseGuards(RolesGuard)]);
+    decorate(P, 'wrapped', [], [common.Get('wrapped/list'), common.UseInterceptors(WrapInterceptor)]);
+    decorate(P, 'raw', [Object], [common.Put(':id/raw')], [common.Res()]);
+    decorate(P, 'boom', [], [common.Get('broken/one')]);
+    decorate(P, 'moved', [], [common.Get('old/place'), common.Redirect('/cats', 301)]);
+    decorate(P, 'teapot', [], [common.Delete(':id'), common.HttpCode(204)]);
+    common.Controller('cats')(CatsController);
+    class AppModule {
+      configure(consumer: Any) {
+        consumer
+          .apply((_req: Any, res: Any, next: Any) => {
+            res.set('X-Middleware', 'ran');
+            next();
+          })
+          .forRoutes('cats');
+      }
+    }
+    common.Module({ controllers: [CatsController], providers: [CatsService] })(AppModule);
+
+    const apps = new Map<unknown, http.RequestListener>();
+    const nests: Any[] = [];
+    for (const [, fw] of frameworks) {
+      const app: Any = fw();
+      const nest = await NestFactory.create(AppModule, new ExpressAdapter(app), { logger: false, abortOnError: false });
+      nest.setGlobalPrefix('api');
+      await nest.init();
+      nests.push(nest);
+      apps.set(fw, app);
+    }
+    after(() => Promise.all(nests.map((nest) => nest.close())));
+    const answers = await assertSameResponses(
+      (fw: Framework) => apps.get(fw)!,
+      [
+        { path: '/api/cats' },
+        { path: '/api/cats?name=Tom' },
+        { path: '/api/cats/1' },
+        { path: '/api/cats/7' },
+        { path: '/api/cats/abc' },
+        { method: 'POST', path: '/api/cats', headers: json, body: '{"name":"Felix"}' },
+        { method: 'POST', path: '/api/cats', headers: json, body: '{"name":1}' },
+        { method: 'POST', path: '/api/cats', headers: json, body: '{"name":' },
+        {
+          method: 'POST',
+          path: '/api/cats',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'name=Form',
+        },
+        { path: '/api/cats/admin/area' },
+        { path: '/api/cats/admin/area', headers: { 'X-Role': 'admin' } },
+        { path: '/api/cats/wrapped/list' },
+        { method: 'PUT', path: '/api/cats/1/raw' },
+        { path: '/api/cats/broken/one' },
+        { path: '/api/cats/old/place' },
+        { method: 'DELETE', path: '/api/cats/1' },
+        { method: 'PATCH', path: '/api/cats/1' },
+        { path: '/cats' },
+        { method: 'HEAD', path: '/api/cats' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 404, 400, 201, 400, 400, 201, 403, 200, 200, 202, 500, 301, 418, 404, 404, 200],
+    );
+    assert.equal(answers[0]!.headers['x-middleware'], 'ran');
+    assert.deepEqual(JSON.parse(answers[11]!.body), { data: [1, 2] });
   });
 });
