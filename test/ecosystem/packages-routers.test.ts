@@ -860,6 +860,23 @@ describe('routers and controllers from npm on webapp (differential against expre
         throw new common.HttpException({ short: 'and stout' }, 418);
       }
     }
+    class ExtrasController {
+      file() {
+        return new common.StreamableFile(Buffer.from('file bytes'), { type: 'text/plain', disposition: 'inline' });
+      }
+      page() {
+        return { messages: { from: 'nest' } };
+      }
+      events() {
+        const { of } = require('rxjs');
+        return of({ data: { n: 1 } }, { data: 'two', id: '2', type: 'tick' });
+      }
+    }
+    const X = ExtrasController.prototype;
+    decorate(X, 'file', [], [common.Get('file')]);
+    decorate(X, 'page', [], [common.Get('page'), common.Render('flash')]);
+    decorate(X, 'events', [], [common.Sse('events')]);
+    common.Controller('extras')(ExtrasController);
     R.defineMetadata('design:paramtypes', [CatsService], CatsController);
     const P = CatsController.prototype;
     decorate(P, 'list', [String], [common.Get()], [common.Query('name')]);
@@ -882,7 +899,7 @@ describe('routers and controllers from npm on webapp (differential against expre
           .forRoutes('cats');
       }
     }
-    common.Module({ controllers: [CatsController], providers: [CatsService] })(AppModule);
+    common.Module({ controllers: [CatsController, ExtrasController], providers: [CatsService] })(AppModule);
 
     const apps = new Map<unknown, http.RequestListener>();
     const nests: Any[] = [];
@@ -890,6 +907,13 @@ describe('routers and controllers from npm on webapp (differential against expre
       const app: Any = fw();
       const nest = await NestFactory.create(AppModule, new ExpressAdapter(app), { logger: false, abortOnError: false });
       nest.setGlobalPrefix('api');
+      nest.enableCors({ origin: 'https://allowed.example' });
+      nest.useStaticAssets(join(__dirname, 'fixtures', 'views', 'liquid'), { prefix: '/assets' });
+      nest.setBaseViewsDir(join(__dirname, 'fixtures', 'views'));
+      app.engine('txt', (_path: string, locals: Any, callback: Any) =>
+        callback(null, 'rendered with ' + JSON.stringify(locals.messages)),
+      );
+      nest.setViewEngine('txt');
       await nest.init();
       nests.push(nest);
       apps.set(fw, app);
@@ -922,13 +946,29 @@ describe('routers and controllers from npm on webapp (differential against expre
         { method: 'PATCH', path: '/api/cats/1' },
         { path: '/cats' },
         { method: 'HEAD', path: '/api/cats' },
+        {
+          method: 'OPTIONS',
+          path: '/api/cats',
+          headers: { Origin: 'https://allowed.example', 'Access-Control-Request-Method': 'POST' },
+        },
+        { path: '/api/extras/file' },
+        { path: '/api/extras/page' },
+        { path: '/api/extras/events' },
+        { path: '/assets/item.liquid' },
+        { path: '/assets/nope.liquid' },
       ],
     );
     assert.deepEqual(
       answers.map((a) => a.status),
-      [200, 200, 200, 404, 400, 201, 400, 400, 201, 403, 200, 200, 202, 500, 301, 418, 404, 404, 200],
+      [
+        ...[200, 200, 200, 404, 400, 201, 400, 400, 201, 403, 200, 200, 202, 500, 301, 418, 404, 404, 200],
+        ...[204, 200, 200, 200, 200, 404],
+      ],
     );
     assert.equal(answers[0]!.headers['x-middleware'], 'ran');
     assert.deepEqual(JSON.parse(answers[11]!.body), { data: [1, 2] });
+    assert.equal(answers[20]!.body, 'file bytes');
+    assert.equal(answers[21]!.body, 'rendered with {"from":"nest"}');
+    assert.match(answers[22]!.body, /data: \{"n":1\}/);
   });
 });
