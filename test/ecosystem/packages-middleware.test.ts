@@ -900,4 +900,58 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
     );
     assert.deepEqual(zips.slice(0, 3), zips.slice(3));
   });
+  it('express-bunyan-logger: request, response (res._header, res._headers) and error records, req.log', async () => {
+    const logger = require('express-bunyan-logger');
+    const logs: unknown[][] = [];
+    process.noDeprecation = true; // it reads res._headers (DEP0066), on either framework
+    after(() => {
+      process.noDeprecation = false;
+    });
+    await assertSameFlow(
+      (fw: Framework) => {
+        const records: Any[] = [];
+        logs.push(records);
+        const stream = { type: 'raw', level: 'trace', stream: { write: (record: Any) => records.push(record) } };
+        const app: Any = fw();
+        app.set('env', 'test');
+        app.use(fw.json());
+        app.use(logger({ name: 'app', streams: [stream], genReqId: (req: Any) => req.get('x-id') ?? 'none' }));
+        app.get('/json', (req: Any, res: Any) => {
+          req.log.info({ extra: 1 }, 'inside the handler');
+          res.set('X-A', '1').json({ ok: 1 });
+        });
+        app.post('/made', (_req: Any, res: Any) => res.status(201).send('made'));
+        app.get('/error', () => {
+          throw new Error('bad');
+        });
+        app.use(logger.errorLogger({ name: 'errors', streams: [stream], genReqId: () => 'error' }));
+        return app;
+      },
+      async (port) => {
+        const out: unknown[] = [];
+        const ask = async (spec: Any) => out.push(summary(await rawRequest(port, spec)));
+        await ask({ path: '/json?q=1', headers: { 'User-Agent': 'probe/1.0', Referer: 'http://r', 'X-Id': 'a' } });
+        await ask({ method: 'POST', path: '/made', headers: { ...json, 'X-Id': 'b' }, body: '{"a":1}' });
+        await ask({ path: '/error', headers: { 'X-Id': 'c' } });
+        return out.map((answer: Any) => ({ ...answer, body: answer.status === 500 ? '<error page>' : answer.body }));
+      },
+    );
+    // What differs by nature: the clock, ports, timings, the brand in X-Powered-By, an error page's stack.
+    const stable = (records: unknown[]) =>
+      JSON.parse(
+        JSON.stringify(records, (key, value) => {
+          if (['time', 'hostname', 'pid', 'response-time', 'response-hrtime', 'remotePort', 'stack'].includes(key))
+            return '<varies>';
+          if (key === 'host') return '<host>';
+          if (key === 'x-powered-by') return '<brand>';
+          if (key === 'header' && typeof value === 'string')
+            return value.replace(/X-Powered-By: \w+|Date: [^\r]+|Content-Length: \d+|Connection: \w+/g, '<varies>');
+          if (key === 'msg' && typeof value === 'string') return value.replace(/ \d+ - .*$| [\d.]+ ms$/g, '');
+          if (key === 'content-length' && typeof value === 'number') return '<error page length>';
+          return value;
+        }),
+      );
+    assert.deepEqual(stable(logs[1]!), stable(logs[0]!));
+    assert.equal(logs[1]!.length, 5);
+  });
 });
