@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -208,6 +208,22 @@ export function connectionCount(server: http.Server): Promise<number> {
 /** Open file descriptors of this process (Linux). */
 export function openFdCount(): number {
   return readdirSync('/proc/self/fd').length;
+}
+
+/**
+ * How many of this process's descriptors are open on files below `root` (Linux): the
+ * files the server sends, and nothing of the clients in the same process.
+ */
+export function openFilesUnder(root: string): number {
+  let count = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith(root + '/')) count++;
+    } catch {
+      // Closed between the listing and the look (the listing's own descriptor, too).
+    }
+  }
+  return count;
 }
 
 /**
