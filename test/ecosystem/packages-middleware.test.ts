@@ -112,6 +112,53 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
     assert.equal(answers[1]!.headers['content-language'], 'de');
     // fr-CH is not supported and fr comes after de in the header, so de it is.
     assert.deepEqual(JSON.parse(answers[3]!.body).language, 'de');
+
+    // The language from the path, cached in a cookie (Set-Cookie through res), and routes per language.
+    const byPath = i18next.createInstance();
+    await byPath.use(middleware.LanguageDetector).init({
+      fallbackLng: 'en',
+      preload: ['en', 'de'],
+      supportedLngs: ['en', 'de'],
+      showSupportNotice: false,
+      detection: {
+        order: ['path', 'cookie', 'header'],
+        lookupFromPathIndex: 0,
+        caches: ['cookie'],
+        cookieSameSite: 'lax',
+      },
+      resources: {
+        en: { translation: { hello: 'Hello {{name}}', 'key-to-translate': 'translate' } },
+        de: { translation: { hello: 'Hallo {{name}}', 'key-to-translate': 'uebersetzen' } },
+      },
+    });
+    const routed = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(middleware.handle(byPath));
+        middleware.addRoute(byPath, '/:lng/key-to-translate', ['en', 'de'], app, 'get', (req: Any, res: Any) =>
+          res.json({ text: req.t('hello', { name: 'route' }), language: req.language, path: req.path }),
+        );
+        app.get('/:lng/page', (req: Any, res: Any) => {
+          res.cookie('other', 'kept');
+          res.send(req.t('hello', { name: req.params.lng }));
+        });
+        return app;
+      },
+      [
+        { path: '/de/uebersetzen' },
+        { path: '/en/translate' },
+        { path: '/de/translate' },
+        { path: '/de/page' },
+        { path: '/xx/page', headers: { Cookie: 'i18next=de' } },
+        { path: '/xx/page', headers: { 'Accept-Language': 'de' } },
+      ],
+    );
+    assert.deepEqual(
+      routed.map((a) => a.status),
+      [200, 200, 404, 200, 200, 200],
+    );
+    assert.equal(routed[3]!.body, 'Hallo de');
+    assert.match(String(routed[3]!.headers['set-cookie']), /i18next=de/);
   });
 
   it('express-http-context: the store across body parsers, timers, promises, a router', async () => {
