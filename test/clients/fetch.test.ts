@@ -114,7 +114,7 @@ describe('fetch (undici) against express@4 and webapp', () => {
     assert.ok(webapp.log.includes('slow answers destroyed=true'), webapp.log.join('\n'));
   });
 
-  it('aborted in the middle of a download (static, sendFile, download, a range, res.write): callbacks, nothing held', async () => {
+  it('aborted mid-download (static, sendFile, download, a range, res.write): callbacks, no file open', async () => {
     const downloads: Array<[string, Record<string, string>, string]> = [
       ['/static/large.bin', {}, 'res close GET /static/large.bin'],
       ['/file/large.bin', {}, 'sendFile'],
