@@ -971,4 +971,63 @@ describe('routers and controllers from npm on webapp (differential against expre
     assert.equal(answers[21]!.body, 'rendered with {"from":"nest"}');
     assert.match(answers[22]!.body, /data: \{"n":1\}/);
   });
+  it('express-urlrewrite (req.url, req.query rewritten), express-slash (the router stack), connect-slashes', async () => {
+    const rewrite = require('express-urlrewrite');
+    const slash = require('express-slash');
+    const slashes = require('connect-slashes');
+    const show = (req: Any, res: Any) =>
+      res.json({ url: req.url, originalUrl: req.originalUrl, path: req.path, query: req.query, params: req.params });
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.enable('strict routing');
+        app.use(rewrite('/old/:id', '/new/:id'));
+        app.use(rewrite('/search/:term', '/find?q=:term&from=search'));
+        app.use(rewrite(/^\/legacy\/(\w+)\.php$/, '/modern/$1'));
+        app.get('/route/:name', rewrite('/target/:name?via=route'));
+        app.get('/route/:name', (_req: Any, res: Any) => res.send('the next route with the same path'));
+        app.get('/target/:name', show);
+        app.get('/new/:id', show);
+        app.get('/find', show);
+        app.get('/modern/:page', show);
+        const router = fw.Router({ strict: true });
+        router.get('/list/', (_req: Any, res: Any) => res.send('list with a slash'));
+        router.get('/item', (_req: Any, res: Any) => res.send('item without'));
+        app.use('/shop', router);
+        app.get('/about/', (_req: Any, res: Any) => res.send('about'));
+        app.use(slash());
+        const docs = fw();
+        docs.use(slashes());
+        docs.get('/guide/', (req: Any, res: Any) => res.send('guide at ' + req.originalUrl));
+        app.use('/docs', docs);
+        return app;
+      },
+      [
+        // Its pattern is matched against req.url, query included: no rewrite, a 404.
+        { path: '/old/7?keep=1' },
+        { path: '/search/tea' },
+        { path: '/legacy/index.php' },
+        { path: '/route/ada' },
+        { path: '/about' },
+        { path: '/about?x=1' },
+        // express-slash looks for route.methods.head, which a GET route does not set: a 404.
+        { method: 'HEAD', path: '/about' },
+        { method: 'POST', path: '/about' },
+        { path: '/shop/list' },
+        { path: '/shop/item/' },
+        { path: '/shop/item' },
+        { path: '/nothing' },
+        { path: '/docs/guide' },
+        { path: '/docs/guide?page=2' },
+        { path: '/docs/guide/' },
+        { path: '/docs//guide/' },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [404, 200, 200, 200, 301, 301, 404, 404, 301, 301, 200, 404, 301, 301, 200, 200],
+    );
+    assert.deepEqual(JSON.parse(answers[1]!.body).query, { q: 'tea', from: 'search' });
+    assert.equal(answers[5]!.headers.location, '/about/?x=1');
+  });
 });
