@@ -971,7 +971,7 @@ describe('routers and controllers from npm on webapp (differential against expre
     assert.equal(answers[21]!.body, 'rendered with {"from":"nest"}');
     assert.match(answers[22]!.body, /data: \{"n":1\}/);
   });
-  it('express-urlrewrite (req.url, req.query rewritten), express-slash (the router stack), connect-slashes', async () => {
+  it('express-urlrewrite (req.url and req.query rewritten), express-slash, connect-slashes', async () => {
     const rewrite = require('express-urlrewrite');
     const slash = require('express-slash');
     const slashes = require('connect-slashes');
