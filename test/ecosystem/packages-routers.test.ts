@@ -1030,4 +1030,53 @@ describe('routers and controllers from npm on webapp (differential against expre
     assert.deepEqual(JSON.parse(answers[1]!.body).query, { q: 'tea', from: 'search' });
     assert.equal(answers[5]!.headers.location, '/about/?x=1');
   });
+  it('graphql-yoga at its endpoint: GET and POST, bad JSON, masked errors, with and without a parser', async () => {
+    const { createYoga, createSchema } = require('graphql-yoga');
+    const schema = createSchema({
+      typeDefs:
+        'type Query { hello(name: String): String! boom: String } type Mutation { add(a: Int!, b: Int!): Int! }',
+      resolvers: {
+        Query: {
+          hello: (_: unknown, { name }: Any, ctx: Any) => 'hello ' + (name ?? ctx.req.get('x-user') ?? 'you'),
+          boom: () => {
+            throw new Error('kaput');
+          },
+        },
+        Mutation: { add: (_: unknown, { a, b }: Any) => a + b },
+      },
+    });
+    const post = (body: string): RequestSpec => ({ method: 'POST', path: '/graphql', headers: json, body });
+    for (const parsedFirst of [false, true]) {
+      const answers = await assertSameResponses(
+        (fw: Framework) => {
+          const app: Any = fw();
+          if (parsedFirst) app.use(fw.json());
+          const yoga = createYoga({ schema, graphiql: false, logging: false, maskedErrors: true });
+          app.use(yoga.graphqlEndpoint, yoga);
+          return app;
+        },
+        [
+          {
+            path: '/graphql?query=' + encodeURIComponent('{ hello }'),
+            headers: { Accept: 'application/json', 'X-User': 'ada' },
+          },
+          post('{"query":"mutation { add(a: 1, b: 2) }"}'),
+          post('{"query":"query Q($n: String) { hello(name: $n) }","variables":{"n":"vars"}}'),
+          post('{"query":'),
+          post('{"query":"{ boom }"}'),
+          post('{"query":"{ nope }"}'),
+          { path: '/graphql?query=' + encodeURIComponent('mutation { add(a: 1, b: 2) }') },
+          { path: '/graphql/extra' },
+          { path: '/other' },
+        ],
+        undefined,
+        withoutStackFrames,
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 400, 200, 200, 405, 404, 404],
+      );
+      assert.equal(answers[0]!.body, '{"data":{"hello":"hello ada"}}');
+    }
+  });
 });
