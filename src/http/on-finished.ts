@@ -180,6 +180,13 @@ class QueuedResponses {
  * stays usable. The final handlers and the body parsers' error path use it. A
  * `send` that waits runs in the caller's async context (the request's
  * AsyncLocalStorage stores, for what the answer's events run), not the socket's.
+ *
+ * A client that leaves before the end of its body ends the wait as it does in
+ * Express (on-finished, under body-parser and finalhandler): on the connection's
+ * `error` or `close`, which come first. Node's parser fails on the cut body and
+ * destroys the socket with that error; the request's `aborted` and `close` follow
+ * the socket's `close`. (Waiting for the request's, a body refused by its length,
+ * a 413, reached the app's error handlers after `aborted`, not before.)
  */
 export function whenRequestRead(req: IncomingMessage, send: () => void): void {
   const socket = req.socket;
@@ -194,15 +201,28 @@ export function whenRequestRead(req: IncomingMessage, send: () => void): void {
   }
   let sent = false;
   const sendInContext = inCallerContext(send);
+  // A test double's socket may be no emitter.
+  const watchSocket = typeof socket.on === 'function';
   const once = () => {
     if (sent) return;
     sent = true;
     req.removeListener('end', once);
     req.removeListener('close', once);
+    // A kept-alive connection outlives the request: its listeners go with the wait.
+    if (watchSocket) {
+      socket.removeListener('error', once);
+      socket.removeListener('close', once);
+    }
     sendInContext();
   };
   req.unpipe();
   req.on('end', once);
+  // Where no socket tells (a stream made to look like a request), the request's own close.
   req.on('close', once);
+  // Over HTTP/2 the request's socket is a proxy that listens to the request's stream.
+  if (watchSocket) {
+    socket.on('error', once);
+    socket.on('close', once);
+  }
   req.resume();
 }

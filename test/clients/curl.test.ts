@@ -148,7 +148,7 @@ describe('curl against express@4 and webapp', { skip: !hasCurl && 'no /usr/bin/c
     const { express, webapp } = await onBoth(files, async (side) => {
       const base = `http://127.0.0.1:${side.port}`;
       const gaveUp = await curl(['--max-time', '0.3', base + '/slow']);
-      await side.log.seen('req close GET /slow');
+      await side.log.seen('req close @ GET /slow');
       side.gate.open();
       await side.log.seen('slow answers');
       const next = await curl([base + '/json']);
@@ -182,7 +182,7 @@ describe('curl against express@4 and webapp', { skip: !hasCurl && 'no /usr/bin/c
         '@' + body,
         base + '/raw',
       ]);
-      await side.log.seen('req close POST /raw');
+      await side.log.seen('req close @ POST /raw');
       await side.log.seen('error');
       return { code: cut.code, log: side.log.entries };
     });

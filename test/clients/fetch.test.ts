@@ -77,21 +77,24 @@ describe('fetch (undici) against express@4 and webapp', () => {
         // The third chunk never comes: the server has the head and two chunks when the client leaves.
         const body = streamOf([Buffer.from('{"a":"'), Buffer.alloc(1000, 'b'), Buffer.from('"}')], async (i) => {
           if (i < 2) return;
-          await log.seen(`start POST ${path}`);
+          await log.seen(`start @ POST ${path}`);
           controller.abort();
         });
         const outcome = await post(base + path, type, body, controller.signal).then(
           (res) => `answered ${res.status}`,
           (err: Error) => err.name,
         );
-        await log.seen(`req close POST ${path}`);
+        await log.seen(`req close @ POST ${path}`);
         await log.seen('error');
         const next = await shown(await fetch(base + '/json'));
         return { outcome, log: log.entries, next };
       });
       assert.deepEqual(webapp, express);
       assert.equal(webapp.outcome, 'AbortError');
-      assert.ok(webapp.log.includes('error 400 request.aborted ECONNABORTED request aborted'), webapp.log.join('\n'));
+      assert.ok(
+        webapp.log.includes(`error 400 request.aborted ECONNABORTED request aborted @ POST ${path}`),
+        webapp.log.join('\n'),
+      );
     });
   }
 
@@ -105,22 +108,22 @@ describe('fetch (undici) against express@4 and webapp', () => {
         () => 'answered',
         (err: Error) => err.name,
       );
-      await log.seen('req close GET /slow');
+      await log.seen('req close @ GET /slow');
       gate.open();
       await log.seen('slow answers');
       return { outcome, log: log.entries };
     });
     assert.deepEqual(webapp, express);
-    assert.ok(webapp.log.includes('slow answers destroyed=true'), webapp.log.join('\n'));
+    assert.ok(webapp.log.includes('slow answers destroyed=true @ GET /slow'), webapp.log.join('\n'));
   });
 
   it('aborted mid-download (static, sendFile, download, a range, res.write): callbacks, no file open', async () => {
     const downloads: Array<[string, Record<string, string>, string]> = [
-      ['/static/large.bin', {}, 'res close GET /static/large.bin'],
+      ['/static/large.bin', {}, 'res close @ GET /static/large.bin'],
       ['/file/large.bin', {}, 'sendFile'],
       ['/download/large.bin', {}, 'download'],
       ['/file/large.bin', { range: 'bytes=1000-' }, 'sendFile'],
-      ['/static/large.bin', { range: 'bytes=5-40000000' }, 'res close GET /static/large.bin'],
+      ['/static/large.bin', { range: 'bytes=5-40000000' }, 'res close @ GET /static/large.bin'],
       ['/stream', {}, 'stream stopped'],
     ];
     const { express, webapp } = await onBoth(files, async ({ port, log }: Side) => {

@@ -51,7 +51,12 @@ export class ServerLog extends EventEmitter {
   }
 
   seen(prefix: string): Promise<void> {
-    if (this.entries.some((entry) => entry.startsWith(prefix))) return Promise.resolve();
+    return this.seenAfter(0, prefix);
+  }
+
+  /** `seen`, among the entries from index `from` on. */
+  seenAfter(from: number, prefix: string): Promise<void> {
+    if (this.entries.slice(from).some((entry) => entry.startsWith(prefix))) return Promise.resolve();
     return new Promise((resolve) => {
       const check = (entry: string) => {
         if (!entry.startsWith(prefix)) return;
@@ -84,14 +89,33 @@ interface AppRequest extends http.IncomingMessage {
   params: Record<string, string>;
 }
 
+/** The request an entry is about, at the end of every entry: `<what> @ GET /path`. */
+function about(req: http.IncomingMessage): string {
+  return ` @ ${req.method} ${req.url}`;
+}
+
 /** Sets up logging of the request's and response's life cycle. */
 function logLifeCycle(log: ServerLog, req: http.IncomingMessage, res: http.ServerResponse): void {
-  const name = `${req.method} ${req.url}`;
-  log.add(`start ${name}`);
-  req.on('aborted', () => log.add(`req aborted ${name}`));
-  req.on('close', () => log.add(`req close ${name}`));
-  res.on('finish', () => log.add(`res finish ${name}`));
-  res.on('close', () => log.add(`res close ${name}`));
+  const name = about(req);
+  log.add(`start${name}`);
+  req.on('aborted', () => log.add(`req aborted${name}`));
+  req.on('close', () => log.add(`req close${name}`));
+  res.on('finish', () => log.add(`res finish${name}`));
+  res.on('close', () => log.add(`res close${name}`));
+}
+
+/**
+ * The log's entries grouped by request, each request's in the order they came: for
+ * pipelined requests, whose files webapp opens at their turn (Express at once), so
+ * that one request's callbacks interleave differently with the events of those before.
+ */
+export function perRequest(entries: string[]): Record<string, string[]> {
+  const groups: Record<string, string[]> = {};
+  for (const entry of entries) {
+    const at = entry.lastIndexOf(' @ ');
+    (groups[entry.slice(at + 3)] ??= []).push(entry.slice(0, at));
+  }
+  return groups;
 }
 
 /** An error as the log shows it: what an app's error handler reads of it. */
@@ -129,13 +153,13 @@ export function clientApp(framework: Framework, files: Files, log: ServerLog, ga
   app.use('/static', framework.static(files.root));
   app.get('/file/:name', (req, res) => {
     res.sendFile(join(files.root, req.params.name), (err?: NodeJS.ErrnoException) => {
-      log.add(`sendFile ${describeError(err as never)} headersSent=${res.headersSent}`);
+      log.add(`sendFile ${describeError(err as never)} headersSent=${res.headersSent}${about(req)}`);
       if (err && !res.headersSent) res.status((err as { status?: number }).status ?? 500).end();
     });
   });
   app.get('/download/:name', (req, res) => {
     res.download(join(files.root, req.params.name), 'report.bin', (err?: NodeJS.ErrnoException) => {
-      log.add(`download ${describeError(err as never)}`);
+      log.add(`download ${describeError(err as never)}${about(req)}`);
       if (err && !res.headersSent) res.status((err as { status?: number }).status ?? 500).end();
     });
   });
@@ -154,7 +178,7 @@ export function clientApp(framework: Framework, files: Files, log: ServerLog, ga
     let sent = 0;
     const more = () => {
       if (res.destroyed || sent === 2000) {
-        log.add(`stream stopped destroyed=${res.destroyed}`);
+        log.add(`stream stopped destroyed=${res.destroyed}${about(req)}`);
         res.end();
         return;
       }
@@ -165,15 +189,15 @@ export function clientApp(framework: Framework, files: Files, log: ServerLog, ga
     more();
   });
   app.get('/slow', (req, res) => {
-    log.add('slow waiting');
+    log.add(`slow waiting${about(req)}`);
     gate.wait(() => {
-      log.add(`slow answers destroyed=${res.destroyed}`);
+      log.add(`slow answers destroyed=${res.destroyed}${about(req)}`);
       res.send('late answer');
     });
   });
   app.use(
     (err: { status?: number }, req: http.IncomingMessage, res: http.ServerResponse, next: (e: unknown) => void) => {
-      log.add(`error ${describeError(err as never)}`);
+      log.add(`error ${describeError(err as never)}${about(req)}`);
       next(err);
     },
   );
