@@ -624,27 +624,35 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
   });
   it('express-queue: one request at a time, one waiting, the rest 503; the order they finished in', async () => {
     const queue = require('express-queue');
+    // The flow waits on what the queue holds, not on the clock: the first request runs until
+    // the client releases it, the second waits in the queue, the third finds it full.
+    let queued: Any;
+    let release: () => void = () => {};
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 2));
+    };
     const seen = await assertSameFlow(
       (fw: Framework) => {
         const order: string[] = [];
         const app: Any = fw();
         app.get('/order', (_req: Any, res: Any) => res.json(order));
-        app.use(queue({ activeLimit: 1, queuedLimit: 1 }));
-        app.get('/slow/:n', (req: Any, res: Any) =>
-          setTimeout(() => {
-            order.push(req.params.n);
-            res.send('done ' + req.params.n);
-          }, 60),
-        );
+        queued = queue({ activeLimit: 1, queuedLimit: 1 });
+        app.use(queued);
+        app.get('/slow/:n', async (req: Any, res: Any) => {
+          if (req.params.n === '1') await new Promise<void>((resolve) => (release = resolve));
+          order.push(req.params.n);
+          res.send('done ' + req.params.n);
+        });
         app.get('/json', (_req: Any, res: Any) => res.json({ through: 'the queue' }));
         return app;
       },
       async (port) => {
         const first = rawRequest(port, { path: '/slow/1' });
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await until(() => queued.queue.activeCount === 1);
         const second = rawRequest(port, { path: '/slow/2' });
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await until(() => queued.queue.getLength() === 1);
         const third = await rawRequest(port, { path: '/slow/3' });
+        release();
         const answers = [await first, await second, third].map((res) => summary(res));
         answers.push(summary(await rawRequest(port, { path: '/json' })));
         answers.push(summary(await rawRequest(port, { path: '/order' })));
@@ -1000,5 +1008,74 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
       );
     assert.deepEqual(stable(logs[1]!), stable(logs[0]!));
     assert.equal(logs[1]!.length, 5);
+  });
+  it('webpack-hot-middleware: its event stream (headers by writeHead, sync and published events)', async () => {
+    const webpack = require('webpack');
+    const hotMiddleware = require('webpack-hot-middleware');
+    const bundle = mkdtempSync(join(tmpdir(), 'webapp-eco-hmr-'));
+    after(() => rmSync(bundle, { recursive: true, force: true }));
+    const compiler = webpack({
+      mode: 'development',
+      context: join(__dirname, 'fixtures', 'webpack'),
+      entry: './entry.js',
+      output: { path: bundle, filename: 'main.js' },
+      devtool: false,
+      infrastructureLogging: { level: 'none' },
+      cache: false,
+    });
+    // One compiler and one middleware for both apps: the bundle is made once.
+    const hot = hotMiddleware(compiler, { log: false, heartbeat: 60_000 });
+    after(() => hot.close());
+    await new Promise<void>((resolve, reject) => compiler.run((err: Any) => (err ? reject(err) : resolve())));
+    /** Reads the stream until `count` events came, then hangs up. */
+    const readEvents = (port: number, count: number, onEvent: (n: number) => void) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port, path: '/__webpack_hmr', agent: false }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+            // Complete events only: the text after the last blank line may be half an event.
+            const events = text
+              .split('\n\n')
+              .slice(0, -1)
+              .map((part) => part.trim())
+              .filter((part) => part.startsWith('data: '));
+            onEvent(events.length);
+            if (events.length < count) return;
+            const headers: Record<string, unknown> = { ...res.headers };
+            delete headers.date;
+            delete headers['x-powered-by'];
+            res.destroy();
+            resolve({
+              status: res.statusCode,
+              headers,
+              opening: text.slice(0, 1),
+              events: events.map((event) => {
+                const data = JSON.parse(event.slice('data: '.length));
+                return { ...data, time: typeof data.time, hash: typeof data.hash };
+              }),
+            });
+          });
+        });
+        req.on('error', reject);
+      });
+    const seen = await assertSameFlow(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(hot);
+        app.get('/', (_req: Any, res: Any) => res.send('page'));
+        return app;
+      },
+      async (port) => [
+        await readEvents(port, 2, (n) => n === 1 && hot.publish({ action: 'reload', from: 'test' })),
+        summary(await rawRequest(port, { path: '/' })),
+      ],
+    );
+    assert.equal((seen[0] as Any).headers['content-type'], 'text/event-stream;charset=utf-8');
+    assert.deepEqual(
+      (seen[0] as Any).events.map((event: Any) => event.action),
+      ['sync', 'reload'],
+    );
   });
 });
