@@ -10,6 +10,7 @@ import { Buffer } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { BIG5_HKSCS, CP936, CP949, CP950, GBK, SHIFT_JIS } from './double-byte-charsets';
 import { doubleByte } from './double-byte';
+import { lazy } from '../http/lazy';
 
 export interface BodyDecoder {
   decode(bytes: Buffer): string;
@@ -199,9 +200,16 @@ const hex: BodyDecoder = { decode: (bytes) => bytes.toString('hex') };
 
 type MakeDecoder = () => BodyDecoder | undefined;
 
-/** Every name iconv-lite knows a decoder by, punctuation removed, as entries of BY_NAME. */
+/**
+ * Every name iconv-lite knows a decoder by, punctuation removed, as entries of BY_NAME,
+ * sharing one decoder made at most once. Why once: decoderFor's cache is keyed by the
+ * label as sent, and a client can spell one charset in endless ways (`shift_jis-`,
+ * `shift_jis--`...); each new spelling made the decoder again, and a double-byte one
+ * builds its tables (5 to 7 ms) for a body of two bytes. iconv-lite keeps its codecs too.
+ */
 function aliases(make: MakeDecoder, names: string[]): Array<[string, MakeDecoder]> {
-  return names.map((name): [string, MakeDecoder] => [name, make]);
+  const once = lazy(make);
+  return names.map((name): [string, MakeDecoder] => [name, once]);
 }
 
 const WINDOWS_PAGES = [1250, 1251, 1253, 1254, 1255, 1256, 1257, 1258, 874];
@@ -209,7 +217,7 @@ const WINDOWS_PAGES = [1250, 1251, 1253, 1254, 1255, 1256, 1257, 1258, 874];
 /**
  * iconv-lite's own names, compared with punctuation removed ('ISO-8859-1' is
  * 'iso88591'), and how to make each one's decoder: made when a body first names it
- * (decoderFor keeps it), as most apps never see one of these charsets.
+ * (and kept, see aliases), as most apps never see one of these charsets.
  */
 const BY_NAME: Record<string, MakeDecoder> = Object.assign(
   Object.create(null) as Record<string, MakeDecoder>,
