@@ -969,9 +969,10 @@ describe('middleware from npm on webapp (differential against express@4)', () =>
   it('express-bunyan-logger: request, response (res._header, res._headers) and error records, req.log', async () => {
     const logger = require('express-bunyan-logger');
     const logs: unknown[][] = [];
+    const noDeprecation = process.noDeprecation;
     process.noDeprecation = true; // it reads res._headers (DEP0066), on either framework
     after(() => {
-      process.noDeprecation = false;
+      process.noDeprecation = noDeprecation;
     });
     await assertSameFlow(
       (fw: Framework) => {
