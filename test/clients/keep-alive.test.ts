@@ -178,7 +178,10 @@ describe('raw connections against express@4 and webapp', () => {
 
   it('a request Node cannot parse among pipelined ones: the answers before it, then a 400 and the end', async () => {
     await assertSameExchange([
-      request('GET', '/json') + request('GET', '/file/small.txt') + 'NOT HTTP AT ALL\r\n\r\n' + closing,
+      // No file among them: on Node 26 the answers queued behind /json never get the
+      // connection, and a file sent to one is, on purpose, done with the connection's error
+      // on webapp, where Express never calls back (docs/migrating-from-express-4.md).
+      request('GET', '/json') + request('GET', '/send') + 'NOT HTTP AT ALL\r\n\r\n' + closing,
     ]);
     await assertSameExchange([
       request('GET', '/json') +
