@@ -8,7 +8,17 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { comparableTranscript, createFiles, curl, hasCurl, onBoth, type Files, type Side } from './support';
+import {
+  comparableTranscript,
+  connectionCount,
+  createFiles,
+  curl,
+  hasCurl,
+  onBoth,
+  settles,
+  type Files,
+  type Side,
+} from './support';
 
 let files: Files;
 before(() => {
@@ -63,7 +73,10 @@ describe('uploads the client leaves, against express@4 and webapp', () => {
           midBody: await leaveDuringUpload(side, path, type, 100, '{"a":"bbbbbbbbbbbb', how),
           // 7000 bytes is over the 2 KB limits (not /json-large's, nor /text's 100 KB).
           overLimit: await leaveDuringUpload(side, path, type, 7000, '{"a":1}', how),
+          // Every connection the clients left is closed on the server too.
+          connectionsClosed: await settles(async () => (await connectionCount(side.server)) === 0),
         }));
+        assert.equal(webapp.connectionsClosed, true);
         assert.deepEqual(webapp, express);
       });
     }
