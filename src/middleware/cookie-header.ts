@@ -45,11 +45,15 @@ export function parseConnectCookies(header: string, decode?: CookieDecoder): Rec
   const cookies = new CookieJar();
   const length = header.length;
   let start = 0;
+  // The first `=` at or after `start`, looked for again only once `start` has passed
+  // it: looking from every piece ran on to the same `=` each time, so a run of empty
+  // pieces (`;;;;...a=b`) cost the square of its length.
+  let equals = header.indexOf('=');
   // Bounded: each round moves `start` past the next `;`.
   while (start <= length) {
     let end = header.indexOf(';', start);
     if (end === -1) end = length;
-    const equals = header.indexOf('=', start);
+    if (equals !== -1 && equals < start) equals = header.indexOf('=', start);
     if (equals !== -1 && equals < end) {
       let nameStart = start;
       let nameEnd = equals;

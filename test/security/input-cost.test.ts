@@ -8,12 +8,15 @@
  * is checked against an answer the test builds.
  */
 import assert from 'node:assert/strict';
-import type http from 'node:http';
+import http from 'node:http';
 import { describe, it } from 'node:test';
 import webapp = require('../../src/index');
+import webapp3 = require('../../src/v3/index');
 import { decoderFor } from '../../src/body-parser/charset';
+import { cookieParser } from '../../src/middleware/cookie-parser';
+import { session } from '../../src/middleware/session';
 import { assertSameResponses, type AppFactory, type Framework } from '../support/differential';
-import { rawRequest, withServer, type RequestSpec } from '../support/raw-http';
+import { close, listen, rawRequest, withServer, type RequestSpec } from '../support/raw-http';
 
 type Any = any;
 
@@ -140,6 +143,82 @@ describe('text bodies naming a double-byte charset in many spellings', () => {
       for (const spelling of spellings.filter((s) => s.startsWith(charset + '-'))) {
         assert.equal(decoderFor(spelling), first, spelling);
       }
+    }
+  });
+});
+
+describe('Cookie headers made of empty pieces', () => {
+  // The Connect 2 parser (webapp/middleware's cookieParser and session, webapp/v3's
+  // cookieParser) looked for the next `=` from each piece on to the first `=` after
+  // it: four million `;` before the first pair cost 8 * 10^12 character reads, more
+  // than a minute here, where the linear parser takes milliseconds; each test gives up
+  // after 30 s. Node refuses headers over 16 KB unless the server raises maxHeaderSize,
+  // as apps behind large cookies do.
+  const PIECES = 4_000_000;
+  const LIMIT = { timeout: 30_000 };
+  const emptyPieces = (pairs: string) => ';'.repeat(PIECES) + pairs + ';'.repeat(1000) + '; e';
+  const echoCookies = (req: Any, res: Any) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(req.cookies));
+  };
+  const withLargeHeaders = async <T>(listener: http.RequestListener, fn: (port: number) => Promise<T>) => {
+    const server = http.createServer({ maxHeaderSize: PIECES + 64 * 1024 }, listener);
+    const port = await listen(server);
+    try {
+      return await fn(port);
+    } finally {
+      await close(server);
+    }
+  };
+  const v3App = webapp3();
+  v3App.use(webapp3.cookieParser());
+  v3App.use(echoCookies);
+  const cookieListeners: Record<string, http.RequestListener> = {
+    'webapp/middleware cookieParser': (req, res) => cookieParser('secret')(req, res, () => echoCookies(req, res)),
+    'webapp/v3 cookieParser': v3App as unknown as http.RequestListener,
+  };
+
+  for (const [name, listener] of Object.entries(cookieListeners)) {
+    it(`${name} reads the pairs after four million empty pieces, and the server goes on serving`, LIMIT, async () => {
+      await withLargeHeaders(listener, async (port) => {
+        const hostile = await rawRequest(port, { path: '/', headers: { cookie: emptyPieces('a=b; ;c=d') } });
+        assert.equal(hostile.status, 200);
+        assert.deepEqual(JSON.parse(hostile.body), { a: 'b', c: 'd' });
+        const plain = await rawRequest(port, { path: '/', headers: { cookie: 'x=1;;y=2' } });
+        assert.deepEqual(JSON.parse(plain.body), { x: '1', y: '2' });
+      });
+    });
+  }
+
+  it('webapp/middleware session finds its cookie after four million empty pieces', LIMIT, async () => {
+    const sessions = session({ secret: 'secret', resave: false, saveUninitialized: false });
+    const listener: http.RequestListener = (req: Any, res: Any) =>
+      sessions(req, res, () => {
+        if (req.url === '/start') req.session.visits = 0;
+        else req.session.visits += 1;
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ id: req.sessionID, visits: req.session.visits }));
+      });
+    await withLargeHeaders(listener, async (port) => {
+      const start = await rawRequest(port, { path: '/start' });
+      const setCookie = start.headers['set-cookie']?.[0] ?? '';
+      const sessionCookie = setCookie.slice(0, setCookie.indexOf(';'));
+      assert.match(sessionCookie, /^connect\.sid=/);
+      const hostile = await rawRequest(port, { path: '/visit', headers: { cookie: emptyPieces(sessionCookie) } });
+      assert.deepEqual(JSON.parse(hostile.body), { ...JSON.parse(start.body), visits: 1 });
+    });
+  });
+
+  it('reads short headers of empty pieces as cookie-parser 1.4 does', async () => {
+    const npmCookieParser = require('cookie-parser');
+    const headers = [';;;', ';a=b', 'a=b;;;c=d', ';;=;;x=;y', '; a = 1 ;; b=2;', ';'.repeat(300) + 'k=v', 'a;b;c=d=e'];
+    for (const cookie of headers) {
+      const read = async (parser: (req: Any, res: Any, next: () => void) => void) =>
+        withServer(
+          (req, res) => parser(req, res, () => echoCookies(req, res)),
+          async (port) => JSON.parse((await rawRequest(port, { path: '/', headers: { cookie } })).body),
+        );
+      assert.deepEqual(await read(cookieParser()), await read(npmCookieParser()), cookie);
     }
   });
 });
