@@ -1,0 +1,540 @@
+/**
+ * Deployment adapters from npm, unmodified, on webapp: serverless-http and
+ * @codegenie/serverless-express build a request and a response with no socket
+ * behind them from a Lambda event, light-my-request injects into the app, and
+ * supertest's agent keeps cookies across requests. The same app on express@4 and
+ * on webapp gets the same events (or injections), and the results must match.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { frameworks, type Framework } from '../support/differential';
+
+type Any = any;
+
+/** Headers whose values differ between the two frameworks for reasons of clock or brand. */
+const VOLATILE = new Set(['date', 'x-powered-by']);
+
+/** A copy of an adapter's result without the volatile headers, wherever a header map appears. */
+function comparableResult(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparableResult);
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (/headers$/i.test(key) && inner && typeof inner === 'object') {
+      const headers: Record<string, unknown> = {};
+      for (const [name, v] of Object.entries(inner)) if (!VOLATILE.has(name.toLowerCase())) headers[name] = v;
+      out[key] = headers;
+    } else out[key] = comparableResult(inner);
+  }
+  return out;
+}
+
+/**
+ * Builds the app on express@4 and on webapp, hands each to `wrap` (the adapter),
+ * runs every input through the result, and asserts equal results, input for
+ * input; returns webapp's.
+ */
+async function assertSameResults<I, O>(
+  define: (fw: Framework) => unknown,
+  wrap: (app: unknown) => (input: I) => Promise<O>,
+  inputs: I[],
+): Promise<O[]> {
+  const seen: O[][] = [];
+  for (const [, fw] of frameworks) {
+    const run = wrap(define(fw));
+    const results: O[] = [];
+    for (const input of inputs) results.push(await run(input));
+    seen.push(results);
+  }
+  for (let i = 0; i < inputs.length; i++) {
+    assert.deepEqual(comparableResult(seen[1]![i]), comparableResult(seen[0]![i]), `input ${i}: webapp differs`);
+  }
+  return seen[1]!;
+}
+
+interface EventSpec {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** Headers sent more than once (API Gateway v1 and ALB multi-value). */
+  multiValueHeaders?: Record<string, string[]>;
+  query?: Record<string, string[]>;
+  body?: string;
+  base64?: boolean;
+}
+
+/** An API Gateway REST API (payload 1.0) proxy event. */
+function restEvent(spec: EventSpec): Record<string, unknown> {
+  const method = spec.method ?? 'GET';
+  const multiValueHeaders: Record<string, string[]> = { ...spec.multiValueHeaders };
+  for (const [name, value] of Object.entries(spec.headers ?? {})) multiValueHeaders[name] = [value];
+  const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([name, values]) => [name, values.at(-1)]));
+  const query = spec.query ?? null;
+  return {
+    resource: '/{proxy+}',
+    path: spec.path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: query && Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v.at(-1)])),
+    multiValueQueryStringParameters: query,
+    pathParameters: { proxy: spec.path.slice(1) },
+    stageVariables: null,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      stage: 'prod',
+      requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+      httpMethod: method,
+      path: '/prod' + spec.path,
+      resourcePath: '/{proxy+}',
+      identity: { sourceIp: '203.0.113.7', userAgent: 'lambda-test' },
+    },
+    body: spec.body ?? null,
+    isBase64Encoded: spec.base64 ?? false,
+  };
+}
+
+/** An API Gateway HTTP API (payload 2.0) event: cookies apart, raw query string. */
+function httpApiEvent(spec: EventSpec & { cookies?: string[]; rawQuery?: string }): Record<string, unknown> {
+  const method = spec.method ?? 'GET';
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: spec.path,
+    rawQueryString:
+      spec.rawQuery ??
+      new URLSearchParams(
+        Object.entries(spec.query ?? {}).flatMap(([k, vs]) => vs.map((v): [string, string] => [k, v])),
+      ).toString(),
+    cookies: spec.cookies,
+    headers: { ...spec.headers },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.example.com',
+      requestId: 'JKJaXmPLvHcESHA=',
+      routeKey: '$default',
+      stage: '$default',
+      http: { method, path: spec.path, protocol: 'HTTP/1.1', sourceIp: '198.51.100.4', userAgent: 'lambda-test' },
+    },
+    body: spec.body,
+    isBase64Encoded: spec.base64 ?? false,
+  };
+}
+
+/** An Application Load Balancer event, multi-value headers on. */
+function albEvent(spec: EventSpec): Record<string, unknown> {
+  const rest = restEvent(spec);
+  return {
+    requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/t/1' } },
+    httpMethod: rest.httpMethod,
+    path: spec.path,
+    multiValueQueryStringParameters: spec.query ?? {},
+    multiValueHeaders: rest.multiValueHeaders,
+    body: spec.body ?? '',
+    isBase64Encoded: spec.base64 ?? false,
+  };
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'webapp-deploy-'));
+after(() => rmSync(folder, { recursive: true, force: true }));
+writeFileSync(join(folder, 'hello.txt'), 'hello from a file\n');
+writeFileSync(join(folder, 'pixel.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0xff, 0x80]));
+// Fixed times, so Last-Modified and the ETag do not depend on when the test ran.
+for (const name of ['hello.txt', 'pixel.png']) utimesSync(join(folder, name), 1_700_000_000, 1_700_000_000);
+
+/** One app for the Lambda adapters: JSON, cookies, query strings, binary, files, redirects, errors. */
+function lambdaApp(fw: Framework): unknown {
+  const app: Any = fw();
+  app.set('env', 'production'); // error pages without stack frames, which differ between the two
+  app.set('trust proxy', true);
+  app.use(fw.json());
+  app.get('/hello', (req: Any, res: Any) =>
+    res.json({
+      query: req.query,
+      ip: req.ip,
+      protocol: req.protocol,
+      secure: req.secure,
+      host: req.hostname,
+      path: req.path,
+      cookie: req.get('cookie') ?? null,
+      accept: req.accepts(['json', 'html']),
+    }),
+  );
+  app.post('/echo', (req: Any, res: Any) =>
+    res.status(201).json({ body: req.body, type: req.get('content-type'), is: req.is('json') }),
+  );
+  app.post('/raw', fw.raw({ type: 'application/octet-stream' }), (req: Any, res: Any) =>
+    res.type('application/octet-stream').send(Buffer.from([...(req.body as Buffer)].reverse())),
+  );
+  app.get('/cookies', (req: Any, res: Any) => {
+    res.cookie('a', '1', { path: '/', httpOnly: true });
+    res.cookie('b', { nested: true }, { secure: true, sameSite: 'lax' });
+    res.append('Link', ['</a>; rel=preload', '</b>; rel=preload']);
+    res.set('X-Multi', ['one', 'two']);
+    res.send('cookies set');
+  });
+  app.get('/image', (req: Any, res: Any) => res.type('png').send(Buffer.from([0, 1, 2, 0xfe, 0xff])));
+  app.get('/file', (req: Any, res: Any) => res.sendFile('hello.txt', { root: folder }));
+  app.get('/missing-file', (req: Any, res: Any, next: Any) =>
+    res.sendFile('nope.txt', { root: folder }, (err: Any) => (err ? res.status(err.status).send('no file') : next())),
+  );
+  app.get('/download', (req: Any, res: Any) => res.download(join(folder, 'hello.txt'), 'greeting.txt'));
+  app.get('/away', (req: Any, res: Any) => res.redirect(301, '/hello?from=away'));
+  app.get('/back', (req: Any, res: Any) => res.redirect('back'));
+  app.get('/html', (req: Any, res: Any) =>
+    res.format({ html: () => res.send('<p>hi</p>'), json: () => res.json({ hi: 1 }) }),
+  );
+  app.get('/boom', () => {
+    throw Object.assign(new Error('kaput'), { status: 418 });
+  });
+  app.get('/crash', () => {
+    throw new Error('secret detail');
+  });
+  app.get('/stream', (req: Any, res: Any) => {
+    res.type('text');
+    res.write('one,');
+    res.write('two,');
+    res.end('three');
+  });
+  app.head('/head', (req: Any, res: Any) => res.set('X-Head', 'yes').end());
+  app.use('/static', fw.static(folder, { maxAge: 60_000 }));
+  app.use((err: Any, req: Any, res: Any, next: Any) =>
+    err.status === 418 ? res.status(418).send(err.message) : next(err),
+  );
+  return app;
+}
+
+const lambdaRequests: EventSpec[] = [
+  { path: '/hello' },
+  { path: '/hello', query: { a: ['1'], list: ['x', 'y'], 'o[k]': ['v'] }, headers: { Accept: 'text/html' } },
+  {
+    path: '/hello',
+    headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '192.0.2.1', Host: 'api.example.com' },
+  },
+  { path: '/hello', multiValueHeaders: { Cookie: ['a=1', 'b=2'] } },
+  { method: 'POST', path: '/echo', headers: { 'Content-Type': 'application/json' }, body: '{"x":[1,2],"y":"é"}' },
+  {
+    method: 'POST',
+    path: '/echo',
+    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    body: Buffer.from('{"b64":true}').toString('base64'),
+    base64: true,
+  },
+  { method: 'POST', path: '/echo', headers: { 'Content-Type': 'application/json' }, body: '{"broken' },
+  { method: 'POST', path: '/echo', headers: { 'Content-Type': 'text/plain' }, body: 'not json' },
+  {
+    method: 'POST',
+    path: '/raw',
+    headers: { 'Content-Type': 'application/octet-stream' },
+    body: Buffer.from([1, 2, 3, 0xff]).toString('base64'),
+    base64: true,
+  },
+  { path: '/cookies' },
+  { path: '/image' },
+  { path: '/file' },
+  { path: '/missing-file' },
+  { path: '/download' },
+  { path: '/away' },
+  { path: '/back', headers: { Referer: '/came/from' } },
+  { path: '/html', headers: { Accept: 'application/json' } },
+  { path: '/html', headers: { Accept: 'image/gif' } },
+  { path: '/boom' },
+  { path: '/crash' },
+  { path: '/stream' },
+  { method: 'HEAD', path: '/head' },
+  { path: '/static/hello.txt' },
+  { path: '/static/pixel.png' },
+  { path: '/static/hello.txt', headers: { Range: 'bytes=0-4' } },
+  { path: '/static/hello.txt', headers: { 'If-Modified-Since': new Date(1_800_000_000_000).toUTCString() } },
+  { path: '/static' },
+  { path: '/static/../package.json' },
+  { path: '/nowhere' },
+  { method: 'DELETE', path: '/hello' },
+];
+
+describe('serverless adapters on webapp (results compared with express@4)', () => {
+  it('serverless-http: API Gateway REST (v1) events', async () => {
+    const serverless = require('serverless-http');
+    const results: Any[] = await assertSameResults(
+      lambdaApp,
+      (app) => serverless(app, { binary: ['image/*', 'application/octet-stream'] }),
+      lambdaRequests.map(restEvent),
+    );
+    assert.equal(results[0].statusCode, 200);
+    assert.equal(JSON.parse(results[0].body).ip, '203.0.113.7');
+    assert.equal(JSON.parse(results[4].body).body.y, 'é');
+    assert.equal(results[8].isBase64Encoded, true);
+    assert.deepEqual(Buffer.from(results[8].body, 'base64'), Buffer.from([0xff, 3, 2, 1]));
+    assert.equal(results[9].multiValueHeaders['set-cookie'].length, 2);
+    assert.equal(results[11].body, 'hello from a file\n');
+    assert.equal(results[14].headers.location, '/hello?from=away');
+    assert.equal(results[18].statusCode, 418);
+    assert.equal(results[19].statusCode, 500);
+    assert.equal(results[28].statusCode, 404);
+  });
+
+  it('serverless-http: HTTP API (v2) events, cookies apart; ALB events with multi-value headers', async () => {
+    const serverless = require('serverless-http');
+    const wrap = (app: unknown) => serverless(app, { binary: ['image/*', 'application/octet-stream'] });
+    const v2: Any[] = await assertSameResults(lambdaApp, wrap, [
+      ...lambdaRequests.map((spec) => httpApiEvent(spec)),
+      httpApiEvent({ path: '/hello', cookies: ['session=abc', 'theme=dark'], rawQuery: 'q=a%20b&q=c&deep[x][y]=1' }),
+    ]);
+    assert.deepEqual(v2[9].cookies.length, 2);
+    assert.equal(JSON.parse(v2.at(-1).body).cookie, 'session=abc; theme=dark');
+    assert.deepEqual(JSON.parse(v2.at(-1).body).query, { q: ['a b', 'c'], deep: { x: { y: '1' } } });
+
+    const alb: Any[] = await assertSameResults(lambdaApp, wrap, [
+      ...lambdaRequests.map(albEvent),
+      albEvent({ path: '/hello', query: { 'a+b': ['c%20d+e'] } }),
+    ]);
+    assert.deepEqual(alb[9].multiValueHeaders['set-cookie'].length, 2);
+    // serverless-http adds the joined value after the separate ones (its reading, on both).
+    assert.deepEqual(alb[9].multiValueHeaders['x-multi'], ['one', 'two', 'one, two']);
+    assert.deepEqual(JSON.parse(alb.at(-1).body).query, { 'a b': 'c d e' });
+  });
+
+  it('@codegenie/serverless-express: REST (v1), HTTP API (v2) and ALB events', async () => {
+    const serverlessExpress = require('@codegenie/serverless-express');
+    const wrap = (app: unknown) => {
+      const handler = serverlessExpress({
+        app,
+        binarySettings: { contentTypes: ['image/*', 'application/octet-stream'] },
+        logSettings: { level: 'none' },
+      });
+      return (event: unknown) => handler(event, {});
+    };
+    const v1: Any[] = await assertSameResults(lambdaApp, wrap, lambdaRequests.map(restEvent));
+    assert.equal(JSON.parse(v1[0].body).ip, '203.0.113.7');
+    assert.deepEqual(Buffer.from(v1[8].body, 'base64'), Buffer.from([0xff, 3, 2, 1]));
+    assert.equal(v1[11].body, 'hello from a file\n');
+    const v2: Any[] = await assertSameResults(
+      lambdaApp,
+      wrap,
+      lambdaRequests
+        .map((spec) => httpApiEvent(spec))
+        .concat([httpApiEvent({ path: '/hello', cookies: ['session=abc'], rawQuery: 'q=1&q=2' })]),
+    );
+    assert.deepEqual(JSON.parse(v2.at(-1).body).query, { q: ['1', '2'] });
+    assert.equal(v2[20].body, 'one,two,three');
+    const alb: Any[] = await assertSameResults(lambdaApp, wrap, lambdaRequests.map(albEvent));
+    assert.equal(alb[14].statusCode, 301);
+  });
+});
+
+/** light-my-request's answer without the request and response objects it keeps. */
+function injected(res: Any): Record<string, unknown> {
+  return {
+    statusCode: res.statusCode,
+    statusMessage: res.statusMessage,
+    headers: res.headers,
+    payload: res.rawPayload.toString('latin1'),
+    cookies: res.cookies.map((cookie: Any) => ({ ...cookie })),
+    trailers: res.trailers,
+  };
+}
+
+/**
+ * light-my-request's `inject(app, options)`. On an Express app (and so on webapp's)
+ * it re-parents the framework's shared `request` and `response` prototypes onto its
+ * own classes for the whole process; they are put back after each injection, so the
+ * real servers of later tests get Node's classes again (on both frameworks alike).
+ */
+async function inject<T = Record<string, unknown>>(
+  app: Any,
+  options: unknown,
+  read: (res: Any) => T | Promise<T> = injected as (res: Any) => T,
+): Promise<T> {
+  const lightMyRequest = require('light-my-request');
+  const shared = [Object.getPrototypeOf(app.request), Object.getPrototypeOf(app.response)];
+  const parents = shared.map((proto) => Object.getPrototypeOf(proto));
+  try {
+    return await read(await lightMyRequest(app, options));
+  } finally {
+    shared.forEach((proto, i) => Object.setPrototypeOf(proto, parents[i]));
+  }
+}
+
+describe('light-my-request injects into the app (results compared with express@4)', () => {
+  it('the Lambda app’s requests, as injections', async () => {
+    const toInjection = (spec: EventSpec): Record<string, unknown> => ({
+      method: spec.method ?? 'GET',
+      url: spec.path,
+      query: spec.query,
+      headers: { ...spec.headers, ...spec.multiValueHeaders },
+      payload: spec.body === undefined ? undefined : Buffer.from(spec.body, spec.base64 ? 'base64' : 'utf8'),
+      remoteAddress: '203.0.113.9',
+    });
+    const results: Any[] = await assertSameResults(
+      lambdaApp,
+      (app) => (options: Any) => inject(app, options),
+      lambdaRequests.map(toInjection),
+    );
+    assert.equal(JSON.parse(results[0].payload).ip, '203.0.113.9');
+    assert.equal(results[9].cookies.length, 2);
+    assert.equal(results[11].payload, 'hello from a file\n');
+    assert.equal(results[24].statusCode, 206);
+    assert.equal(results[24].payload, 'hello');
+  });
+
+  it('its options: cookies, query objects, JSON payloads, split and failing requests, streamed answers', async () => {
+    const define = (fw: Framework): unknown => {
+      const app: Any = fw();
+      app.set('env', 'production');
+      app.use(fw.json({ limit: 64 }));
+      app.use(fw.urlencoded({ extended: true }));
+      app.all('/echo', (req: Any, res: Any) =>
+        res.json({ body: req.body, query: req.query, cookie: req.get('cookie') ?? null, ua: req.get('user-agent') }),
+      );
+      app.get('/sse', (req: Any, res: Any) => {
+        res.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+        res.flushHeaders();
+        let n = 0;
+        const timer = setInterval(() => {
+          res.write(`id: ${++n}\ndata: tick ${n}\n\n`);
+          if (n === 3) {
+            clearInterval(timer);
+            res.end();
+          }
+        }, 2);
+      });
+      return app;
+    };
+    const results: Any[] = await assertSameResults(define, (app) => (options: Any) => inject(app, options), [
+      { url: '/echo', cookies: { a: '1', b: 'x y;z' }, headers: { 'user-agent': 'tester' } },
+      { url: '/echo?x=1', query: { y: ['2', '3'], 'z[w]': 'v' } },
+      { method: 'POST', url: '/echo', payload: { nested: { list: [1, 'two'] } } },
+      {
+        method: 'POST',
+        url: '/echo',
+        payload: 'a[b]=1&a[c]=2',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      {
+        method: 'POST',
+        url: '/echo',
+        payload: '{"split":"into pieces"}',
+        headers: { 'content-type': 'application/json' },
+        simulate: { split: true },
+      },
+      {
+        method: 'POST',
+        url: '/echo',
+        payload: '{"x":"' + 'y'.repeat(100) + '"}',
+        headers: { 'content-type': 'application/json' },
+      },
+      {
+        method: 'POST',
+        url: '/echo',
+        payload: '{"a":1}',
+        headers: { 'content-type': 'application/json' },
+        simulate: { error: true },
+      },
+      {
+        method: 'POST',
+        url: '/echo',
+        payload: '{}',
+        headers: { 'content-type': 'application/json', 'content-length': '9' },
+        simulate: { end: true },
+      },
+      { url: '/sse' },
+    ]);
+    assert.equal(JSON.parse(results[0].payload).cookie, 'a=1; b=x%20y%3Bz');
+    assert.deepEqual(JSON.parse(results[4].payload).body, { split: 'into pieces' });
+    assert.equal(results[5].statusCode, 413);
+    assert.equal(results[6].statusCode, 400);
+    assert.equal(results[8].payload, 'id: 1\ndata: tick 1\n\nid: 2\ndata: tick 2\n\nid: 3\ndata: tick 3\n\n');
+
+    // payloadAsStream: the answer read as it is written.
+    for (const [, fw] of frameworks) {
+      const streamed = await inject(define(fw), { url: '/sse', payloadAsStream: true }, async (res: Any) => {
+        const chunks: string[] = [];
+        for await (const chunk of res.stream()) chunks.push(String(chunk));
+        return { type: res.headers['content-type'], body: chunks.join('') };
+      });
+      assert.deepEqual(streamed, { type: results[8].headers['content-type'], body: results[8].payload });
+    }
+  });
+});
+
+describe('supertest’s agent keeps cookies across requests (compared with express@4)', () => {
+  it('signed cookies, paths, clearing, a session, and redirects followed with the cookie jar', async () => {
+    const request = require('supertest');
+    const cookieParser = require('cookie-parser');
+    const session = require('express-session');
+    const define = (fw: Framework): Any => {
+      const app: Any = fw();
+      app.use(cookieParser('sign me'));
+      app.use(session({ secret: 's', resave: false, saveUninitialized: false, name: 'sid' }));
+      app.get('/login', (req: Any, res: Any) => {
+        req.session.user = req.query.user;
+        res.cookie('pref', 'dark', { signed: true });
+        res.cookie('scoped', 'admin-only', { path: '/admin' });
+        res.cookie('gone', 'soon', { maxAge: 60_000 });
+        res.redirect('/me');
+      });
+      app.get('/me', (req: Any, res: Any) =>
+        res.json({ user: req.session.user ?? null, signed: req.signedCookies, cookies: req.cookies }),
+      );
+      app.get('/admin/page', (req: Any, res: Any) => res.json({ cookies: req.cookies }));
+      app.get('/forget', (req: Any, res: Any) => {
+        res.clearCookie('gone');
+        res.clearCookie('pref');
+        res.redirect(303, '/me');
+      });
+      app.get('/logout', (req: Any, res: Any, next: Any) =>
+        req.session.destroy((err: Any) => (err ? next(err) : res.clearCookie('sid').redirect('/me'))),
+      );
+      return app;
+    };
+    const seen: unknown[] = [];
+    for (const [, fw] of frameworks) {
+      await withListening(define(fw), async (server) => {
+        const agent = request.agent(server);
+        const steps: unknown[] = [];
+        const record = (res: Any): void => {
+          steps.push({
+            status: res.status,
+            body: res.body,
+            redirects: res.redirects.map((url: string) => new URL(url).pathname),
+          });
+        };
+        record(await agent.get('/me'));
+        record(await agent.get('/login?user=ada').redirects(1));
+        record(await agent.get('/admin/page'));
+        record(await agent.get('/forget').redirects(1));
+        record(await agent.get('/me'));
+        record(await agent.get('/logout').redirects(1));
+        seen.push(steps);
+      });
+    }
+    assert.deepEqual(seen[1], seen[0], 'webapp differs');
+    const steps = seen[1] as Any[];
+    assert.equal(steps[1].body.user, 'ada');
+    assert.equal(steps[1].body.signed.pref, 'dark');
+    assert.equal(steps[2].body.cookies.scoped, 'admin-only');
+    // The redirect after clearing is followed with the cookies the jar held before it; the next request has none.
+    assert.equal(steps[3].body.cookies.gone, 'soon');
+    assert.deepEqual(steps[4].body.cookies, {});
+    assert.equal(steps[4].body.signed.pref, undefined);
+    assert.equal(steps[5].body.user, null);
+  });
+});
+
+/** Runs `fn` with `app` listening on 127.0.0.1 (supertest would listen on every interface). */
+async function withListening<T>(app: Any, fn: (server: http.Server) => Promise<T>): Promise<T> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await fn(server);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
