@@ -1,0 +1,388 @@
+/**
+ * More middleware from npm, unmodified, on webapp: CSRF protection (csrf-csrf,
+ * csrf-sync), authentication (http-auth), live reload script injection, server-sent
+ * events, Joi validation, rate limiting, metrics and OpenAPI documents. The same app
+ * on express@4 and on webapp gets the same requests, and the answers must match;
+ * where a package draws random tokens, a scripted client runs against each and what
+ * it saw, with the tokens replaced by placeholders, must match.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import {
+  assertSameResponses,
+  frameworks,
+  rawRequest,
+  withServer,
+  type Framework,
+  type RawResponse,
+  type RequestSpec,
+} from '../support/differential';
+
+type Any = any;
+
+const json = { 'Content-Type': 'application/json' };
+
+/**
+ * Runs `flow` (a scripted client) against the app built on express@4, then on
+ * webapp, and asserts that both saw the same; returns what webapp's client saw.
+ */
+async function assertSameFlow<T>(
+  define: (fw: Framework) => http.RequestListener,
+  flow: (port: number) => Promise<T>,
+): Promise<T> {
+  const seen: T[] = [];
+  for (const [, fw] of frameworks) seen.push(await withServer(define(fw), flow));
+  assert.deepEqual(seen[1], seen[0], 'webapp differs');
+  return seen[1]!;
+}
+
+/**
+ * Status, headers but the clock's and the brand's, and body, with `secrets` (random
+ * tokens) replaced by their names; the ETag of a body that held one is a placeholder too.
+ */
+function seenOf(res: RawResponse, secrets: Record<string, string | undefined> = {}): Record<string, unknown> {
+  let text = JSON.stringify({ status: res.status, headers: res.headers, body: res.body });
+  for (const [name, secret] of Object.entries(secrets)) if (secret) text = text.split(secret).join(`<${name}>`);
+  const seen = JSON.parse(text);
+  delete seen.headers.date;
+  delete seen.headers['x-powered-by'];
+  if (seen.body !== res.body && seen.headers.etag) seen.headers.etag = '<etag>';
+  return seen;
+}
+
+/** The cookies a response set, as one Cookie header (name=value pairs). */
+function cookiesOf(res: RawResponse): string {
+  return ((res.headers['set-cookie'] as string[] | undefined) ?? []).map((c) => c.split(';')[0]).join('; ');
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'webapp-more-'));
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('more middleware from npm on webapp (differential against express@4)', () => {
+  it('csrf-csrf (double submit cookie): a token per session, checked on unsafe methods', async () => {
+    const { doubleCsrf } = require('csrf-csrf');
+    const cookieParser = require('cookie-parser');
+    const define = (fw: Framework): http.RequestListener => {
+      const app: Any = fw();
+      app.set('env', 'production');
+      const { doubleCsrfProtection, generateCsrfToken } = doubleCsrf({
+        getSecret: () => 'a secret of 32 characters or so!',
+        getSessionIdentifier: (req: Any) => req.get('x-session') ?? 'anonymous',
+        cookieName: 'csrf',
+        cookieOptions: { secure: false },
+        getCsrfTokenFromRequest: (req: Any) => req.body?._csrf ?? req.get('x-csrf-token'),
+      });
+      app.use(cookieParser());
+      app.use(fw.urlencoded({ extended: false }));
+      app.get('/form', (req: Any, res: Any) => res.json({ token: generateCsrfToken(req, res) }));
+      app.use(doubleCsrfProtection);
+      app.get('/again', (req: Any, res: Any) => res.json({ token: req.csrfToken() }));
+      app.post('/transfer', (req: Any, res: Any) => res.json({ done: true, body: req.body }));
+      app.delete('/transfer', (req: Any, res: Any) => res.sendStatus(204));
+      app.use((err: Any, req: Any, res: Any, next: Any) =>
+        err.code === 'EBADCSRFTOKEN' ? res.status(err.status).json({ error: err.message }) : next(err),
+      );
+      return app;
+    };
+    const seen = await assertSameFlow(define, async (port) => {
+      const form = await rawRequest(port, { path: '/form', headers: { 'X-Session': 'one' } });
+      const token: string = JSON.parse(form.body).token;
+      const cookie = cookiesOf(form);
+      const secrets = { token };
+      const send = async (spec: RequestSpec) => seenOf(await rawRequest(port, spec), secrets);
+      const formBody = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Session': 'one', Cookie: cookie };
+      return [
+        seenOf(form, secrets),
+        await send({ path: '/again', headers: { 'X-Session': 'one', Cookie: cookie } }),
+        await send({ method: 'POST', path: '/transfer', headers: formBody, body: `amount=5&_csrf=${token}` }),
+        await send({
+          method: 'DELETE',
+          path: '/transfer',
+          headers: { 'X-Session': 'one', Cookie: cookie, 'X-CSRF-Token': token },
+        }),
+        // No token, the wrong one, another session's, no cookie.
+        await send({ method: 'POST', path: '/transfer', headers: formBody, body: 'amount=5' }),
+        await send({ method: 'POST', path: '/transfer', headers: formBody, body: `amount=5&_csrf=${token.slice(1)}x` }),
+        await send({
+          method: 'POST',
+          path: '/transfer',
+          headers: { ...formBody, 'X-Session': 'two' },
+          body: `_csrf=${token}`,
+        }),
+        await send({ method: 'POST', path: '/transfer', headers: { ...formBody, Cookie: '' }, body: `_csrf=${token}` }),
+      ];
+    });
+    assert.equal((seen[2] as Any).status, 200);
+    assert.equal((seen[3] as Any).status, 204);
+    assert.deepEqual(
+      seen.slice(4).map((s: Any) => s.status),
+      [403, 403, 403, 403],
+    );
+    assert.match(String((seen[0] as Any).headers['set-cookie']), /^csrf=<token>; Path=\/; HttpOnly; SameSite=Strict$/);
+  });
+
+  it('csrf-sync (synchroniser token in express-session)', async () => {
+    const { csrfSync } = require('csrf-sync');
+    const session = require('express-session');
+    const define = (fw: Framework): http.RequestListener => {
+      const app: Any = fw();
+      const { csrfSynchronisedProtection, generateToken, revokeToken } = csrfSync({
+        getTokenFromRequest: (req: Any) => req.body?.csrf ?? req.get('x-csrf-token'),
+      });
+      app.use(session({ secret: 's', resave: false, saveUninitialized: false, name: 'sid' }));
+      app.use(fw.json());
+      app.get('/token', (req: Any, res: Any) => res.json({ token: generateToken(req) }));
+      app.post('/revoke', csrfSynchronisedProtection, (req: Any, res: Any) => {
+        revokeToken(req);
+        res.json({ revoked: true });
+      });
+      app.post('/save', csrfSynchronisedProtection, (req: Any, res: Any) => res.json({ saved: req.body.value }));
+      app.use((err: Any, req: Any, res: Any, next: Any) =>
+        err.code === 'EBADCSRFTOKEN' ? res.status(403).send(err.message) : next(err),
+      );
+      return app;
+    };
+    const seen = await assertSameFlow(define, async (port) => {
+      const first = await rawRequest(port, { path: '/token' });
+      const token: string = JSON.parse(first.body).token;
+      const cookie = cookiesOf(first);
+      const sid = cookie.split('=')[1];
+      const secrets = { token, sid };
+      const send = async (spec: RequestSpec) => seenOf(await rawRequest(port, spec), secrets);
+      const headers = { ...json, Cookie: cookie };
+      return [
+        seenOf(first, secrets),
+        await send({ path: '/token', headers: { Cookie: cookie } }),
+        await send({ method: 'POST', path: '/save', headers, body: JSON.stringify({ csrf: token, value: 1 }) }),
+        await send({
+          method: 'POST',
+          path: '/save',
+          headers: { ...headers, 'X-CSRF-Token': token },
+          body: '{"value":2}',
+        }),
+        await send({ method: 'POST', path: '/save', headers, body: '{"value":3}' }),
+        await send({ method: 'POST', path: '/save', headers: { ...json }, body: JSON.stringify({ csrf: token }) }),
+        await send({ method: 'POST', path: '/revoke', headers: { ...headers, 'X-CSRF-Token': token } }),
+        await send({ method: 'POST', path: '/save', headers: { ...headers, 'X-CSRF-Token': token }, body: '{}' }),
+      ];
+    });
+    assert.deepEqual(
+      seen.map((s: Any) => s.status),
+      [200, 200, 200, 200, 403, 403, 200, 403],
+    );
+  });
+
+  it('http-auth with http-auth-connect: Basic (a checker, an htpasswd file, a proxy), Digest (htdigest)', async () => {
+    const auth = require('http-auth');
+    const authConnect = require('http-auth-connect');
+    const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+    const sha1 = (text: string): string => createHash('sha1').update(text).digest('base64');
+    writeFileSync(join(folder, 'users.htpasswd'), `ada:{SHA}${sha1('lovelace')}\nalan:{SHA}${sha1('turing')}\n`);
+    writeFileSync(join(folder, 'users.htdigest'), `ada:Vault:${md5('ada:Vault:lovelace')}\n`);
+    const define = (fw: Framework): http.RequestListener => {
+      const app: Any = fw();
+      const checker = auth.basic(
+        { realm: 'Checker', msg401: 'who are you?' },
+        (user: string, pass: string, done: Any) => done(user === 'ada' && pass === 'pw'),
+      );
+      const file = auth.basic({ realm: 'File', file: join(folder, 'users.htpasswd') });
+      const digest = auth.digest({ realm: 'Vault', file: join(folder, 'users.htdigest') });
+      const proxy = auth.basic({ realm: 'Proxy', proxy: true }, (user: string, pass: string, done: Any) =>
+        done(pass === 'p'),
+      );
+      const who = (req: Any, res: Any) => res.json({ user: req.user ?? null, path: req.path });
+      app.get('/checker', authConnect(checker), who);
+      app.get('/file', authConnect(file), who);
+      app.get('/digest/:page', authConnect(digest), who);
+      app.get('/proxy', authConnect(proxy), who);
+      return app;
+    };
+    const basic = (user: string, pass: string) => ({
+      Authorization: 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64'),
+    });
+    await assertSameResponses(define, [
+      { path: '/checker' },
+      { path: '/checker', headers: basic('ada', 'pw') },
+      { path: '/checker', headers: basic('ada', 'nope') },
+      { path: '/checker', headers: { Authorization: 'Basic !!!' } },
+      { path: '/checker', headers: { Authorization: 'Bearer abc' } },
+      { path: '/file', headers: basic('alan', 'turing') },
+      { path: '/file', headers: basic('alan', 'lovelace') },
+      { path: '/proxy' },
+      { path: '/proxy', headers: { 'Proxy-Authorization': 'Basic ' + Buffer.from('x:p').toString('base64') } },
+    ]);
+
+    // Digest: the server draws a nonce; the client answers the challenge it got.
+    const seen = await assertSameFlow(define, async (port) => {
+      const challenge = await rawRequest(port, { path: '/digest/one' });
+      const nonce = /nonce="([^"]+)"/.exec(String(challenge.headers['www-authenticate']))![1]!;
+      const answer = (uri: string, pass: string, nc: string, method = 'GET') => {
+        const cnonce = '0a4f113b';
+        const response = md5(`${md5(`ada:Vault:${pass}`)}:${nonce}:${nc}:${cnonce}:auth:${md5(`${method}:${uri}`)}`);
+        return {
+          Authorization:
+            `Digest username="ada", realm="Vault", nonce="${nonce}", uri="${uri}", algorithm=MD5, ` +
+            `response="${response}", qop=auth, nc=${nc}, cnonce="${cnonce}"`,
+        };
+      };
+      const send = async (spec: RequestSpec) => {
+        const res = await rawRequest(port, spec);
+        // A new challenge draws a new nonce.
+        const fresh = /nonce="([^"]+)"/.exec(String(res.headers['www-authenticate'] ?? ''))?.[1];
+        return seenOf(res, { nonce, fresh });
+      };
+      return [
+        seenOf(challenge, { nonce }),
+        await send({ path: '/digest/one', headers: answer('/digest/one', 'lovelace', '00000001') }),
+        await send({ path: '/digest/two?x=1', headers: answer('/digest/two?x=1', 'lovelace', '00000002') }),
+        await send({ path: '/digest/one', headers: answer('/digest/one', 'wrong', '00000003') }),
+        // A replayed count is stale.
+        await send({ path: '/digest/one', headers: answer('/digest/one', 'lovelace', '00000001') }),
+      ];
+    });
+    assert.deepEqual(
+      seen.map((s: Any) => s.status),
+      [401, 200, 200, 401, 401],
+    );
+  });
+
+  it('connect-livereload injects its script into HTML answers, whatever sends them', async () => {
+    const livereload = require('connect-livereload');
+    writeFileSync(join(folder, 'page.html'), '<html><head></head><body><h1>static</h1></body></html>');
+    writeFileSync(join(folder, 'app.js'), 'console.log("</body>")');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(livereload({ port: 35729 }));
+        app.get('/sent', (req: Any, res: Any) => res.send('<html><body><p>sent</p></body></html>'));
+        app.get('/fragment', (req: Any, res: Any) => res.send('<p>no body tag</p>'));
+        app.get('/written', (req: Any, res: Any) => {
+          res.type('html');
+          res.write('<html><body>');
+          res.end('<p>written</p></body></html>');
+        });
+        app.get('/json', (req: Any, res: Any) => res.json({ html: '<body></body>' }));
+        app.get('/file', (req: Any, res: Any) => res.sendFile(join(folder, 'page.html')));
+        app.use(fw.static(folder));
+        return app;
+      },
+      [
+        { path: '/sent', headers: { Accept: 'text/html' } },
+        { path: '/sent', headers: { Accept: 'application/json' } },
+        { path: '/fragment', headers: { Accept: 'text/html' } },
+        { path: '/written', headers: { Accept: 'text/html,*/*' } },
+        { path: '/json', headers: { Accept: 'text/html' } },
+        { path: '/file', headers: { Accept: 'text/html' } },
+        { path: '/page.html', headers: { Accept: 'text/html' } },
+        { path: '/page.html', headers: { Accept: 'text/html', Range: 'bytes=0-5' } },
+        { path: '/app.js', headers: { Accept: 'text/html' } },
+        { method: 'HEAD', path: '/sent', headers: { Accept: 'text/html' } },
+      ],
+    );
+    const script = '<script src="//127.0.0.1:35729/livereload.js?snipver=1" async="" defer=""></script></body>';
+    assert.ok(answers[0]!.body.endsWith(script + '</html>'));
+    assert.equal(answers[0]!.headers['content-length'], String(answers[0]!.body.length));
+    assert.ok(answers[3]!.body.includes(script));
+    assert.ok(answers[5]!.body.includes(script) && answers[6]!.body.includes(script));
+    assert.equal(answers[1]!.body, '<html><body><p>sent</p></body></html>');
+  });
+
+  it('express-sse: the initial events, later ones to every client, and a client that leaves', async () => {
+    const SSE = require('express-sse');
+    const streams: Any[] = [];
+    const define = (fw: Framework): http.RequestListener => {
+      const sse = new SSE(['first', { second: 2 }]);
+      streams.push(sse);
+      const app: Any = fw();
+      app.get('/events', sse.init);
+      app.post('/send', fw.json(), (req: Any, res: Any) => {
+        sse.send(req.body.data, req.body.event, req.body.id);
+        res.sendStatus(202);
+      });
+      return app;
+    };
+    const seen = await assertSameFlow(define, async (port) => {
+      const sse = streams.at(-1);
+      const client = await openStream(port, '/events');
+      await client.waitFor('second');
+      await rawRequest(port, {
+        method: 'POST',
+        path: '/send',
+        headers: json,
+        body: '{"data":{"n":3},"event":"update"}',
+      });
+      await client.waitFor('update');
+      const before = sse.listenerCount('data');
+      client.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const afterLeaving = sse.listenerCount('data');
+      const sent = await rawRequest(port, { method: 'POST', path: '/send', headers: json, body: '{"data":"nobody"}' });
+      return {
+        status: client.status,
+        headers: stable(client.headers),
+        text: client.text(),
+        before,
+        afterLeaving,
+        sent: sent.status,
+      };
+    });
+    assert.deepEqual([seen.before, seen.afterLeaving, seen.sent], [1, 0, 202]);
+    assert.equal(seen.headers['content-type'], 'text/event-stream');
+    assert.equal(
+      seen.text,
+      'id: 0\ndata: "first"\n\nid: 1\ndata: {"second":2}\n\nid: 2\nevent: update\ndata: {"n":3}\n\n',
+    );
+  });
+});
+
+/** The headers of an answer without the clock's and the brand's. */
+function stable(headers: http.IncomingHttpHeaders): http.IncomingHttpHeaders {
+  const out = { ...headers };
+  delete out.date;
+  delete out['x-powered-by'];
+  return out;
+}
+
+/** A GET whose answer stays open (server-sent events): what came so far, and a way to wait for more. */
+function openStream(
+  port: number,
+  path: string,
+): Promise<{
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: () => string;
+  waitFor: (needle: string) => Promise<void>;
+  close: () => void;
+}> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let text = '';
+      const waiting: Array<{ needle: string; resolve: () => void }> = [];
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        for (const wait of waiting.splice(0)) {
+          if (text.includes(wait.needle)) wait.resolve();
+          else waiting.push(wait);
+        }
+      });
+      res.on('error', () => {});
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        text: () => text,
+        waitFor: (needle) =>
+          text.includes(needle)
+            ? Promise.resolve()
+            : new Promise<void>((done) => waiting.push({ needle, resolve: done })),
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+  });
+}
