@@ -338,6 +338,211 @@ describe('more middleware from npm on webapp (differential against express@4)', 
       'id: 0\ndata: "first"\n\nid: 1\ndata: {"second":2}\n\nid: 2\nevent: update\ndata: {"n":3}\n\n',
     );
   });
+
+  it('express-joi-validation: query, params, headers, body checked and converted; the response checked', async () => {
+    const Joi = require('joi');
+    const { createValidator } = require('express-joi-validation');
+    const validator = createValidator({});
+    const passing = createValidator({ passError: true });
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.use(fw.json());
+        app.get(
+          '/items/:id',
+          validator.params(Joi.object({ id: Joi.number().integer().min(1).required() })),
+          validator.query(
+            Joi.object({ limit: Joi.number().max(50).default(10), tags: Joi.array().items(Joi.string()).single() }),
+          ),
+          validator.headers(Joi.object({ 'x-tenant': Joi.string().valid('a', 'b').required() })),
+          (req: Any, res: Any) =>
+            res.json({
+              params: req.params,
+              query: req.query,
+              originalQuery: req.originalQuery,
+              originalParams: req.originalParams,
+              tenant: req.headers['x-tenant'],
+            }),
+        );
+        // A later middleware assigns req.query again, as Express apps do after validating.
+        app.get(
+          '/then-assign',
+          validator.query(Joi.object({ q: Joi.string().trim() })),
+          (req: Any, res: Any, next: Any) => {
+            req.query = { ...req.query, added: true };
+            next();
+          },
+          (req: Any, res: Any) => res.json(req.query),
+        );
+        app.post(
+          '/users',
+          validator.body(Joi.object({ name: Joi.string().required(), age: Joi.number().integer() })),
+          validator.response(Joi.object({ id: Joi.number().required(), name: Joi.string(), age: Joi.number() })),
+          (req: Any, res: Any) =>
+            res.status(201).json(req.body.name === 'bad' ? { name: 'no id' } : { id: 7, ...req.body }),
+        );
+        app.post('/passed', passing.body(Joi.object({ n: Joi.number() })), (req: Any, res: Any) => res.json(req.body));
+        app.use((err: Any, req: Any, res: Any, next: Any) =>
+          err && err.error && err.error.isJoi
+            ? res.status(422).json({ type: err.type, details: err.error.details.map((d: Any) => d.message) })
+            : next(err),
+        );
+        return app;
+      },
+      [
+        { path: '/items/3?limit=5&tags=x', headers: { 'X-Tenant': 'a' } },
+        { path: '/items/3?tags=x&tags=y', headers: { 'X-Tenant': 'b' } },
+        { path: '/items/0?limit=500&other=1', headers: { 'X-Tenant': 'c' } },
+        { path: '/items/abc' },
+        { path: '/then-assign?q=%20spaced%20' },
+        { path: '/then-assign?q[x]=1' },
+        { method: 'POST', path: '/users', headers: json, body: '{"name":"ada","age":"36"}' },
+        { method: 'POST', path: '/users', headers: json, body: '{"age":1.5}' },
+        { method: 'POST', path: '/users', headers: json, body: '{"name":"bad"}' },
+        { method: 'POST', path: '/passed', headers: json, body: '{"n":"x"}' },
+        { method: 'POST', path: '/passed', headers: json, body: '{"n":"4"}' },
+      ],
+    );
+    assert.deepEqual(JSON.parse(answers[0]!.body).query, { limit: 5, tags: ['x'] });
+    assert.equal(answers[2]!.status, 400);
+    assert.deepEqual(JSON.parse(answers[4]!.body), { q: 'spaced', added: true });
+    assert.equal(answers[6]!.status, 201);
+    assert.equal(answers[8]!.status, 500);
+    assert.equal(answers[9]!.status, 422);
+  });
+
+  it('express-request-context and rate-limiter-flexible (memory store) keyed by req.ip behind a proxy', async () => {
+    const expressContext = require('express-request-context').default;
+    const { RateLimiterMemory } = require('rate-limiter-flexible');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.set('trust proxy', 'loopback');
+        const limiter = new RateLimiterMemory({ points: 2, duration: 60 });
+        app.use(expressContext());
+        app.use((req: Any, res: Any, next: Any) => {
+          req.context.started = 'yes';
+          res.context.ip = req.ip;
+          limiter
+            .consume(req.ip)
+            .then((state: Any) => {
+              res.set('X-RateLimit-Remaining', String(state.remainingPoints));
+              next();
+            })
+            .catch((state: Any) => {
+              // Whole seconds left of the minute: the same on both, the run taking far less than a second.
+              res.set('Retry-After', String(Math.ceil(state.msBeforeNext / 1000)));
+              res.status(429).json({ error: 'Too Many Requests', ip: res.context.ip });
+            });
+        });
+        app.get('/', (req: Any, res: Any) => res.json({ request: req.context, response: res.context }));
+        return app;
+      },
+      [
+        { path: '/' },
+        { path: '/', headers: { 'X-Forwarded-For': '203.0.113.1' } },
+        { path: '/' },
+        { path: '/' },
+        { path: '/', headers: { 'X-Forwarded-For': '203.0.113.1, 127.0.0.1' } },
+        { path: '/', headers: { 'X-Forwarded-For': '203.0.113.1' } },
+        { path: '/', headers: { 'X-Forwarded-For': 'not an address' } },
+      ],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 429, 200, 429, 200],
+    );
+    assert.equal(answers[3]!.headers['retry-after'], '60');
+  });
+
+  it('prometheus-api-metrics: request counts labelled by route, and its /metrics and /metrics.json', async () => {
+    const Prometheus = require('prom-client');
+    const apiMetrics = require('prometheus-api-metrics');
+    const define = (fw: Framework): http.RequestListener => {
+      // One registry per process: each app starts from an empty one.
+      Prometheus.register.clear();
+      const app: Any = fw();
+      app.use(apiMetrics({ defaultMetricsInterval: 60_000 }));
+      const router = fw.Router();
+      router.get('/:id', (req: Any, res: Any) => res.json({ id: req.params.id }));
+      app.use('/users', router);
+      app.get('/', (req: Any, res: Any) => res.send('home'));
+      app.post('/echo', fw.text(), (req: Any, res: Any) => res.status(201).send(req.body));
+      return app;
+    };
+    const seen = await assertSameFlow(define, async (port) => {
+      const statuses: number[] = [];
+      for (const spec of [
+        { path: '/' },
+        { path: '/users/1' },
+        { path: '/users/2?x=1' },
+        { method: 'POST', path: '/echo', headers: { 'Content-Type': 'text/plain' }, body: 'hello' },
+        { path: '/missing' },
+      ]) {
+        statuses.push((await rawRequest(port, spec)).status);
+      }
+      const text = (await rawRequest(port, { path: '/metrics' })).body;
+      const metrics = JSON.parse((await rawRequest(port, { path: '/metrics.json' })).body);
+      // Counts and sizes, not durations or the process's own figures.
+      const counts = text
+        .split('\n')
+        .filter((line) => /^http_request_(duration_seconds|size_bytes|response_size_bytes)_(count|sum)\{/.test(line))
+        .filter((line) => !line.startsWith('http_request_duration_seconds_sum'))
+        .sort();
+      const names = metrics
+        .map((metric: Any) => metric.name)
+        .filter((name: string) => name.startsWith('http_'))
+        .sort();
+      return { statuses, counts, names };
+    });
+    assert.ok(seen.counts.some((line) => line.includes('route="/users/:id"') && line.endsWith(' 2')));
+    assert.ok(seen.counts.some((line) => line.includes('route="N/A"') && line.includes('code="404"')));
+  });
+
+  it('swagger-jsdoc builds the OpenAPI document from JSDoc; swagger-ui-express serves it', async () => {
+    const swaggerJsdoc = require('swagger-jsdoc');
+    const swaggerUi = require('swagger-ui-express');
+    writeFileSync(
+      join(folder, 'routes.js'),
+      [
+        '/**',
+        ' * @openapi',
+        ' * /users/{id}:',
+        ' *   get:',
+        ' *     summary: One user',
+        ' *     parameters:',
+        ' *       - in: path',
+        ' *         name: id',
+        ' *         required: true',
+        ' *         schema: { type: integer }',
+        ' *     responses:',
+        " *       '200': { description: The user }",
+        ' */',
+        '',
+      ].join('\n'),
+    );
+    const spec = swaggerJsdoc({
+      definition: { openapi: '3.0.0', info: { title: 'Users', version: '1.0.0' } },
+      apis: [join(folder, 'routes.js')],
+    });
+    assert.equal(spec.paths['/users/{id}'].get.summary, 'One user');
+    await assertSameResponses(
+      (fw: Framework) => {
+        const app: Any = fw();
+        app.get('/openapi.json', (req: Any, res: Any) => res.json(spec));
+        app.use('/docs', swaggerUi.serve, swaggerUi.setup(spec, { customSiteTitle: 'Users API' }));
+        return app;
+      },
+      [
+        { path: '/openapi.json' },
+        { path: '/docs' },
+        { path: '/docs/' },
+        { path: '/docs/swagger-ui-init.js' },
+        { path: '/docs/swagger-ui.css' },
+        { path: '/docs/nope.js' },
+      ],
+    );
+  });
 });
 
 /** The headers of an answer without the clock's and the brand's. */
