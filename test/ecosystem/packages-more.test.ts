@@ -7,7 +7,7 @@
  * it saw, with the tokens replaced by placeholders, must match.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import {
   type RawResponse,
   type RequestSpec,
 } from '../support/differential';
+import { loadWithExpressAs } from '../support/express-alias';
 
 type Any = any;
 
@@ -542,6 +543,153 @@ describe('more middleware from npm on webapp (differential against express@4)', 
         { path: '/docs/nope.js' },
       ],
     );
+  });
+
+  it('express-openid-connect: login redirect, form_post callback (good and bad), session cookie, logout', async () => {
+    const jwt = require('jsonwebtoken');
+    // The identity provider, on 127.0.0.1: discovery and its signing key (form_post needs no token endpoint).
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', use: 'sig', alg: 'RS256' };
+    const provider = http.createServer((req, res) => {
+      const issuer = `http://127.0.0.1:${(provider.address() as Any).port}/`;
+      const documents: Record<string, unknown> = {
+        '/.well-known/openid-configuration': {
+          issuer,
+          authorization_endpoint: issuer + 'authorize',
+          token_endpoint: issuer + 'token',
+          jwks_uri: issuer + 'jwks',
+          end_session_endpoint: issuer + 'logout',
+          response_types_supported: ['id_token', 'code'],
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: ['RS256'],
+        },
+        '/jwks': { keys: [jwk] },
+      };
+      const document = documents[req.url ?? ''];
+      if (!document) return void res.writeHead(404).end();
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify(document));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const issuer = `http://127.0.0.1:${(provider.address() as Any).port}/`;
+    const now = Math.floor(Date.now() / 1000);
+    const idToken = (nonce: string, overrides: Record<string, unknown> = {}, key: unknown = privateKey): string =>
+      jwt.sign(
+        {
+          iss: issuer,
+          aud: 'webapp-client',
+          sub: 'user-1',
+          name: 'Ada',
+          nonce,
+          iat: now,
+          exp: now + 600,
+          ...overrides,
+        },
+        key,
+        { algorithm: 'RS256', keyid: 'k1' },
+      );
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const define = (fw: Framework): http.RequestListener => {
+      // It builds its routes with `require('express')`: on webapp, that is webapp (as when express is aliased).
+      const { auth, requiresAuth } =
+        fw === frameworks[0]![1] ? require('express-openid-connect') : loadWithExpressAs(fw, 'express-openid-connect');
+      const app: Any = fw();
+      app.use(
+        auth({
+          issuerBaseURL: issuer,
+          baseURL: 'http://app.example',
+          clientID: 'webapp-client',
+          secret: 'a secret for the session cookie, at least 32 characters',
+          authRequired: false,
+          enableTelemetry: false,
+        }),
+      );
+      app.get('/', (req: Any, res: Any) =>
+        res.json({ authenticated: req.oidc.isAuthenticated(), user: req.oidc.user ?? null }),
+      );
+      app.get('/profile', requiresAuth(), (req: Any, res: Any) => res.json(req.oidc.user));
+      app.use((err: Any, req: Any, res: Any, _next: Any) => res.status(err.status ?? 500).json({ error: err.message }));
+      return app;
+    };
+    try {
+      const seen = await assertSameFlow(define, async (port) => {
+        const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+        const login = await rawRequest(port, { path: '/login' });
+        const location = new URL(String(login.headers.location));
+        const nonce = location.searchParams.get('nonce')!;
+        const state = location.searchParams.get('state')!;
+        const verification = cookiesOf(login);
+        const callback = (cookie: string, body: Record<string, string>) =>
+          rawRequest(port, {
+            method: 'POST',
+            path: '/callback',
+            headers: { ...form, Cookie: cookie },
+            body: new URLSearchParams(body).toString(),
+          });
+        // Random: each login's nonce, the transaction cookies that hold it, the sealed session
+        // cookie (a random IV) and its expiry (a day from now).
+        const summarise = (res: RawResponse) =>
+          JSON.parse(
+            JSON.stringify(seenOf(res))
+              .replace(/nonce=[\w-]+/g, 'nonce=<nonce>')
+              .replace(/(auth_verification|appSession)=[^;"]+/g, '$1=<value>')
+              .replace(/Expires=[^;"]+/g, 'Expires=<date>'),
+          );
+        const steps: unknown[] = [summarise(login)];
+        steps.push(summarise(await callback('', { id_token: idToken(nonce), state })));
+        steps.push(summarise(await callback(verification, { id_token: idToken(nonce), state: state + 'x' })));
+        steps.push(summarise(await callback(verification, { id_token: idToken(nonce, {}, otherKey), state })));
+        steps.push(summarise(await callback(verification, { id_token: idToken('other nonce'), state })));
+        steps.push(
+          summarise(await callback(verification, { error: 'access_denied', error_description: 'said no', state })),
+        );
+        // The transaction cookie is spent by the callbacks above: a new login for the good one.
+        const again = await rawRequest(port, { path: '/login' });
+        const againUrl = new URL(String(again.headers.location));
+        const good = await callback(cookiesOf(again), {
+          id_token: idToken(againUrl.searchParams.get('nonce')!),
+          state: againUrl.searchParams.get('state')!,
+        });
+        steps.push({
+          status: good.status,
+          location: good.headers.location,
+          cookies: cookiesOf(good)
+            .split('; ')
+            .map((c) => c.split('=')[0]),
+        });
+        const session = cookiesOf(good)
+          .split('; ')
+          .find((c) => c.startsWith('appSession='))!;
+        steps.push(summarise(await rawRequest(port, { path: '/', headers: { Cookie: session } })));
+        steps.push(summarise(await rawRequest(port, { path: '/profile', headers: { Cookie: session } })));
+        steps.push(summarise(await rawRequest(port, { path: '/profile' })));
+        steps.push(summarise(await rawRequest(port, { path: '/', headers: { Cookie: 'appSession=garbage' } })));
+        steps.push(summarise(await rawRequest(port, { path: '/logout', headers: { Cookie: session } })));
+        return steps;
+      });
+      const steps = seen as Any[];
+      assert.equal(steps[0].status, 302);
+      assert.match(
+        steps[0].headers.location,
+        /\/authorize\?redirect_uri=http%3A%2F%2Fapp\.example%2Fcallback&response_type=id_token&/,
+      );
+      assert.deepEqual(
+        steps.slice(1, 6).map((step) => step.status),
+        [400, 400, 400, 400, 400],
+      );
+      assert.deepEqual(steps[6], {
+        status: 302,
+        location: 'http://app.example',
+        cookies: ['auth_verification', '_auth_verification', 'skipSilentLogin', 'appSession'],
+      });
+      assert.deepEqual(JSON.parse(steps[7].body), { authenticated: true, user: { sub: 'user-1', name: 'Ada' } });
+      assert.equal(steps[9].status, 302);
+      assert.deepEqual(JSON.parse(steps[10].body), { authenticated: false, user: null });
+      assert.equal(steps[11].headers.location, 'http://app.example');
+    } finally {
+      provider.closeAllConnections();
+      await new Promise((resolve) => provider.close(resolve));
+    }
   });
 });
 
