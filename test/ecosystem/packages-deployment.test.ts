@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { frameworks, type Framework } from '../support/differential';
@@ -42,6 +43,7 @@ async function assertSameResults<I, O>(
   define: (fw: Framework) => unknown,
   wrap: (app: unknown) => (input: I) => Promise<O>,
   inputs: I[],
+  normalize: (result: unknown) => unknown = (result) => result,
 ): Promise<O[]> {
   const seen: O[][] = [];
   for (const [, fw] of frameworks) {
@@ -51,7 +53,11 @@ async function assertSameResults<I, O>(
     seen.push(results);
   }
   for (let i = 0; i < inputs.length; i++) {
-    assert.deepEqual(comparableResult(seen[1]![i]), comparableResult(seen[0]![i]), `input ${i}: webapp differs`);
+    assert.deepEqual(
+      comparableResult(normalize(seen[1]![i])),
+      comparableResult(normalize(seen[0]![i])),
+      `input ${i}: webapp differs`,
+    );
   }
   return seen[1]!;
 }
@@ -325,6 +331,109 @@ describe('serverless adapters on webapp (results compared with express@4)', () =
     assert.equal(v2[20].body, 'one,two,three');
     const alb: Any[] = await assertSameResults(lambdaApp, wrap, lambdaRequests.map(albEvent));
     assert.equal(alb[14].statusCode, 301);
+  });
+
+  it('middleware that reads the connection: compression, express-session, multer, morgan, a mounted app', async () => {
+    const serverless = require('serverless-http');
+    const serverlessExpress = require('@codegenie/serverless-express');
+    const compression = require('compression');
+    const session = require('express-session');
+    const multer = require('multer');
+    const morgan = require('morgan');
+    const logs: string[] = [];
+    const define = (fw: Framework): unknown => {
+      const app: Any = fw();
+      app.set('trust proxy', 1);
+      app.use(
+        morgan(':remote-addr :method :url :status :res[content-length] :http-version', {
+          stream: { write: (line: string) => logs.push(line) },
+        }),
+      );
+      app.use(compression({ threshold: 0 }));
+      app.use(
+        session({ secret: 's', resave: false, saveUninitialized: true, cookie: { secure: 'auto', maxAge: 60_000 } }),
+      );
+      app.get('/visit', (req: Any, res: Any) => {
+        req.session.visits = (req.session.visits ?? 0) + 1;
+        res.json({ visits: req.session.visits, secure: req.secure, ip: req.ip, text: 'x'.repeat(200) });
+      });
+      app.post('/upload', multer({ storage: multer.memoryStorage() }).single('doc'), (req: Any, res: Any) =>
+        res.json({ body: req.body, name: req.file?.originalname, text: req.file?.buffer.toString() }),
+      );
+      const admin: Any = fw();
+      admin.get('/', (req: Any, res: Any) =>
+        res.json({ baseUrl: req.baseUrl, originalUrl: req.originalUrl, mountpath: admin.mountpath }),
+      );
+      app.use('/admin', admin);
+      return app;
+    };
+    const boundary = 'XyZ';
+    const multipart = [
+      `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nReport\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\n`,
+      'Content-Type: text/plain\r\n\r\nfile body\r\n',
+      `--${boundary}--\r\n`,
+    ].join('');
+    const specs: EventSpec[] = [
+      { path: '/visit', headers: { 'Accept-Encoding': 'gzip', 'X-Forwarded-For': '198.51.100.20' } },
+      { path: '/visit', headers: { 'Accept-Encoding': 'identity' } },
+      {
+        method: 'POST',
+        path: '/upload',
+        headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+        body: Buffer.from(multipart).toString('base64'),
+        base64: true,
+      },
+      { path: '/admin', query: { x: ['1'] } },
+      { path: '/admin/', headers: { 'Accept-Encoding': 'br' } },
+    ];
+    // Session ids are random, and a cookie's Expires follows the clock.
+    const normalize = (result: unknown): unknown =>
+      JSON.parse(
+        JSON.stringify(result)
+          .replace(/connect\.sid=[^;"]+/g, 'connect.sid=<id>')
+          .replace(/"value":"s:[^"]+"/g, '"value":"<id>"')
+          .replace(/Expires=[^;"]+/g, 'Expires=<date>')
+          .replace(/"expires":"[^"]+"/g, '"expires":"<date>"'),
+      );
+    const binary = { binary: ['application/json', 'image/*'] };
+    const results: Any[] = await assertSameResults(
+      define,
+      (app) => serverless(app, binary),
+      specs.map(restEvent),
+      normalize,
+    );
+    const visit = JSON.parse(gunzipSync(Buffer.from(results[0].body, 'base64')).toString());
+    // serverless-http gives the request an own `ip` (the event's source address), which hides the getter on both.
+    assert.deepEqual([visit.visits, visit.secure, visit.ip], [1, true, '203.0.113.7']);
+    assert.match(results[0].multiValueHeaders['set-cookie'][0], /; Secure$/);
+    assert.deepEqual(JSON.parse(Buffer.from(results[2].body, 'base64').toString()), {
+      body: { title: 'Report' },
+      name: 'a.txt',
+      text: 'file body',
+    });
+    const logged = logs.splice(0);
+    assert.equal(logged.length, 10);
+    assert.deepEqual(logged.slice(5), logged.slice(0, 5), 'morgan logged differently');
+
+    const codegenie = (app: unknown) => {
+      const handler = serverlessExpress({ app, logSettings: { level: 'none' } });
+      return (event: unknown) => handler(event, {});
+    };
+    await assertSameResults(
+      define,
+      codegenie,
+      [...specs.map(restEvent), ...specs.map((spec) => httpApiEvent(spec))],
+      normalize,
+    );
+    const injections = specs.map((spec) => ({
+      method: spec.method ?? 'GET',
+      url: spec.path,
+      query: spec.query,
+      headers: spec.headers,
+      payload: spec.body === undefined ? undefined : Buffer.from(spec.body, 'base64'),
+    }));
+    await assertSameResults(define, (app) => (options: Any) => inject(app, options), injections, normalize);
   });
 });
 
