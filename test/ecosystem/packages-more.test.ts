@@ -691,6 +691,142 @@ describe('more middleware from npm on webapp (differential against express@4)', 
       await new Promise((resolve) => provider.close(resolve));
     }
   });
+
+  it('express-status-monitor: answers counted by class (on-headers), its page, health checks, socket.io', async () => {
+    // Health checks go to a server of the test's own, on 127.0.0.1.
+    const checked = http.createServer((req, res) => res.writeHead(req.url === '/up' ? 200 : 503).end());
+    await new Promise<void>((resolve) => checked.listen(0, '127.0.0.1', resolve));
+    const port = (checked.address() as Any).port;
+    const spans: Any[] = [];
+    const define = (fw: Framework): http.RequestListener => {
+      // A fresh copy for each app: the package keeps its socket.io server in a module variable.
+      const statusMonitor = loadWithExpressAs(fw, 'express-status-monitor');
+      const span = { interval: 60, retention: 2 };
+      spans.push(span);
+      const app: Any = fw();
+      app.use(
+        statusMonitor({
+          title: 'Monitor',
+          path: '/status',
+          spans: [span],
+          ignoreStartsWith: '/admin',
+          chartVisibility: { rps: false },
+          healthChecks: [
+            { protocol: 'http', host: '127.0.0.1', port, path: '/up' },
+            { protocol: 'http', host: '127.0.0.1', port, path: '/down' },
+          ],
+        }),
+      );
+      app.get('/ok', (req: Any, res: Any) => res.send('ok'));
+      app.get('/moved', (req: Any, res: Any) => res.redirect('/ok'));
+      app.get('/boom', () => {
+        throw new Error('boom');
+      });
+      app.get('/admin/x', (req: Any, res: Any) => res.send('not counted'));
+      app.set('env', 'production');
+      return app;
+    };
+    try {
+      const seen = await assertSameFlow(define, async (appPort) => {
+        const paths = ['/ok', '/ok', '/moved', '/missing', '/boom', '/admin/x', '/admin/x'];
+        const statuses = [];
+        for (const path of paths) statuses.push((await rawRequest(appPort, { path })).status);
+        const page = seenOf(await rawRequest(appPort, { path: '/status' }));
+        const responses = spans
+          .at(-1)
+          .responses.map((entry: Any) => ({ ...entry, mean: typeof entry.mean, timestamp: typeof entry.timestamp }));
+        // socket.io 2 answers its own path, before the app: the long-polling handshake and the monitor's first event.
+        const handshake = await rawRequest(appPort, { path: '/socket.io/?EIO=3&transport=polling' });
+        const sid = /"sid":"([^"]+)"/.exec(handshake.body)?.[1];
+        const poll = sid
+          ? await rawRequest(appPort, { path: `/socket.io/?EIO=3&transport=polling&sid=${sid}` })
+          : undefined;
+        return {
+          statuses,
+          page,
+          responses,
+          handshake: handshake.status,
+          sid: typeof sid,
+          events: (poll?.body.match(/42\["esm_start"/g) ?? []).length,
+        };
+      });
+      assert.deepEqual(seen.statuses, [200, 200, 302, 404, 500, 200, 200]);
+      assert.deepEqual(seen.responses, [{ 2: 2, 3: 1, 4: 1, 5: 1, count: 5, mean: 'number', timestamp: 'number' }]);
+      const page = String((seen.page as Any).body);
+      assert.match(page, /<title>Monitor<\/title>/);
+      assert.match(
+        page,
+        /<h5><a href="\/up">\/up<\/a><\/h5>\s*<\/div>\s*<div class="health-check-status-container ok">/,
+      );
+      assert.match(
+        page,
+        /<h5><a href="\/down">\/down<\/a><\/h5>\s*<\/div>\s*<div class="health-check-status-container failed">/,
+      );
+      assert.deepEqual([seen.handshake, seen.sid, seen.events], [200, 'string', 1]);
+    } finally {
+      checked.closeAllConnections();
+      await new Promise((resolve) => checked.close(resolve));
+    }
+  });
+
+  it('express-pino-logger (pino-http 6): a line per answer, level by status, req.log, ignored paths', async () => {
+    const expressPino = require('express-pino-logger');
+    const lines: Any[][] = [];
+    const define = (fw: Framework): http.RequestListener => {
+      const logged: Any[] = [];
+      lines.push(logged);
+      const stream = { write: (line: string) => logged.push(JSON.parse(line)) };
+      const app: Any = fw();
+      app.use(
+        expressPino(
+          {
+            customLogLevel: (res: Any, err: Any) =>
+              err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+            autoLogging: { ignorePaths: ['/health'] },
+            serializers: {
+              req: (req: Any) => ({ id: req.id, method: req.method, url: req.url, agent: req.headers['user-agent'] }),
+              res: (res: Any) => ({
+                statusCode: res.statusCode,
+                type: res.getHeader?.('content-type') ?? res.headers?.['content-type'],
+              }),
+            },
+          },
+          stream,
+        ),
+      );
+      app.get('/hello', (req: Any, res: Any) => {
+        req.log.info({ user: 'ada' }, 'handling');
+        res.json({ hello: 'world' });
+      });
+      app.get('/health', (req: Any, res: Any) => res.send('ok'));
+      app.post('/items', fw.json(), (req: Any, res: Any) => res.status(201).json(req.body));
+      app.get('/fail', (req: Any, res: Any) => res.status(503).end());
+      return app;
+    };
+    await assertSameResponses(define, [
+      { path: '/hello', headers: { 'User-Agent': 'tester' } },
+      { path: '/health' },
+      { method: 'POST', path: '/items', headers: json, body: '{"a":1}' },
+      { path: '/missing' },
+      { path: '/fail' },
+    ]);
+    // The clock's, the process's and the connection's fields apart.
+    const stableLine = ({ time, pid, hostname, responseTime, ...rest }: Any): Any => {
+      void [time, pid, hostname];
+      return { ...rest, responseTime: typeof responseTime };
+    };
+    assert.deepEqual(lines[1]!.map(stableLine), lines[0]!.map(stableLine), 'webapp logged differently');
+    assert.deepEqual(
+      lines[1]!.map((line) => [line.level, line.msg, line.req?.url, line.res?.statusCode]),
+      [
+        [30, 'handling', '/hello', undefined],
+        [30, 'request completed', '/hello', 200],
+        [30, 'request completed', '/items', 201],
+        [40, 'request completed', '/missing', 404],
+        [50, 'request errored', '/fail', 503],
+      ],
+    );
+  });
 });
 
 /** The headers of an answer without the clock's and the brand's. */
