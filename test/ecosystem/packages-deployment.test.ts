@@ -380,6 +380,38 @@ describe('serverless adapters on webapp (results compared with express@4)', () =
     assert.equal(alb[14].statusCode, 301);
   });
 
+  it('@h4ad/serverless-adapter: REST (v1), HTTP API (v2) and ALB events through its Express framework', async () => {
+    const { ServerlessAdapter } = require('@h4ad/serverless-adapter');
+    const { ExpressFramework } = require('@h4ad/serverless-adapter/frameworks/express');
+    const { DefaultHandler } = require('@h4ad/serverless-adapter/handlers/default');
+    const { PromiseResolver } = require('@h4ad/serverless-adapter/resolvers/promise');
+    const { ApiGatewayV1Adapter, ApiGatewayV2Adapter, AlbAdapter } = require('@h4ad/serverless-adapter/adapters/aws');
+    const wrap = (app: unknown) => {
+      const handler = ServerlessAdapter.new(app)
+        .setFramework(new ExpressFramework())
+        .setHandler(new DefaultHandler())
+        .setResolver(new PromiseResolver())
+        .setBinarySettings({ contentTypes: ['image/*', 'application/octet-stream'] })
+        .setLogger({ error: () => {}, warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} })
+        .addAdapter(new AlbAdapter())
+        .addAdapter(new ApiGatewayV2Adapter())
+        .addAdapter(new ApiGatewayV1Adapter())
+        .build();
+      return (event: unknown) => handler(event, {});
+    };
+    const v1: Any[] = await assertSameResults(lambdaApp, wrap, lambdaRequests.map(restEvent));
+    assert.equal(JSON.parse(v1[0].body).ip, '203.0.113.7');
+    assert.deepEqual(Buffer.from(v1[8].body, 'base64'), Buffer.from([0xff, 3, 2, 1]));
+    assert.equal(v1[30].body.length, 300_000);
+    const v2: Any[] = await assertSameResults(
+      lambdaApp,
+      wrap,
+      lambdaRequests.map((spec) => httpApiEvent({ ...spec, cookies: ['session=abc'] })),
+    );
+    assert.equal(JSON.parse(v2[0].body).cookie, 'session=abc');
+    await assertSameResults(lambdaApp, wrap, lambdaRequests.map(albEvent));
+  });
+
   it('middleware that reads the connection: compression, express-session, multer, morgan, a mounted app', async () => {
     const serverless = require('serverless-http');
     const serverlessExpress = require('@codegenie/serverless-express');
