@@ -827,6 +827,53 @@ describe('more middleware from npm on webapp (differential against express@4)', 
       ],
     );
   });
+
+  it('better-sse: a session per request (its IncomingMessage check), a broadcast, a client leaving', async () => {
+    const { createSession, createChannel } = require('better-sse');
+    const channels: Any[] = [];
+    const disconnected: string[][] = [];
+    const define = (fw: Framework): http.RequestListener => {
+      const channel = createChannel();
+      channels.push(channel);
+      const gone: string[] = [];
+      disconnected.push(gone);
+      const app: Any = fw();
+      app.get('/events', async (req: Any, res: Any) => {
+        const session = await createSession(req, res, { keepAlive: null, headers: { 'X-Stream': 'yes' } });
+        session.on('disconnected', () => gone.push(String(session.lastId)));
+        channel.register(session);
+        session.push({ hello: req.query.name }, 'greeting', 'g1');
+      });
+      app.post('/broadcast', fw.json(), (req: Any, res: Any) => {
+        channel.broadcast(req.body, 'news', { eventId: 'n' + req.body.n });
+        res.json({ sessions: channel.sessionCount });
+      });
+      return app;
+    };
+    const seen = await assertSameFlow(define, async (port) => {
+      const client = await openStream(port, '/events?name=ada', { 'Last-Event-ID': 'e7' });
+      await client.waitFor('greeting');
+      const broadcast = await rawRequest(port, { method: 'POST', path: '/broadcast', headers: json, body: '{"n":1}' });
+      await client.waitFor('"n":1');
+      client.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const after = await rawRequest(port, { method: 'POST', path: '/broadcast', headers: json, body: '{"n":2}' });
+      return {
+        status: client.status,
+        headers: stable(client.headers),
+        text: client.text(),
+        broadcast: broadcast.body,
+        after: after.body,
+        gone: disconnected.at(-1)!.slice(),
+      };
+    });
+    assert.equal(seen.headers['x-stream'], 'yes');
+    assert.equal(
+      seen.text,
+      'retry:2000\n\nevent:greeting\nid:g1\ndata:{"hello":"ada"}\n\nevent:news\nid:n1\ndata:{"n":1}\n\n',
+    );
+    assert.deepEqual([seen.broadcast, seen.after, seen.gone], ['{"sessions":1}', '{"sessions":0}', ['n1']]);
+  });
 });
 
 /** The headers of an answer without the clock's and the brand's. */
@@ -841,6 +888,7 @@ function stable(headers: http.IncomingHttpHeaders): http.IncomingHttpHeaders {
 function openStream(
   port: number,
   path: string,
+  headers: Record<string, string> = {},
 ): Promise<{
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -849,7 +897,7 @@ function openStream(
   close: () => void;
 }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       let text = '';
       const waiting: Array<{ needle: string; resolve: () => void }> = [];
       res.setEncoding('utf8');
