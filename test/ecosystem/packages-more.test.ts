@@ -17,6 +17,7 @@ import {
   assertSameResponses,
   frameworks,
   rawRequest,
+  withoutStackFrames,
   withServer,
   type Framework,
   type RawResponse,
@@ -873,6 +874,67 @@ describe('more middleware from npm on webapp (differential against express@4)', 
       'retry:2000\n\nevent:greeting\nid:g1\ndata:{"hello":"ada"}\n\nevent:news\nid:n1\ndata:{"n":1}\n\n',
     );
     assert.deepEqual([seen.broadcast, seen.after, seen.gone], ['{"sessions":1}', '{"sessions":0}', ['n1']]);
+  });
+
+  it('express-zod-api 22 (Express 4 line) on an app: input from query, params, body; errors, 404, 405', async () => {
+    const { z } = require('zod');
+    const answers = await assertSameResponses(
+      (fw: Framework) => {
+        // It builds its parsers with `require('express')`: on webapp, that is webapp (as when express is aliased).
+        const zodApi = fw === frameworks[0]![1] ? require('express-zod-api') : loadWithExpressAs(fw, 'express-zod-api');
+        const { attachRouting, createConfig, defaultEndpointsFactory, DependsOnMethod } = zodApi;
+        const app: Any = fw();
+        // Attached to an app of one's own, it leaves the body parsers to the app.
+        app.use(fw.json());
+        const config = createConfig({
+          app,
+          cors: true,
+          logger: { level: 'silent' },
+          startupLogo: false,
+          wrongMethodBehavior: 405,
+        });
+        const greet = defaultEndpointsFactory.build({
+          method: 'get',
+          input: z.object({ name: z.string().min(2), times: z.string().regex(/^\d+$/).transform(Number).optional() }),
+          output: z.object({ greeting: z.string() }),
+          handler: async ({ input }: Any) => ({ greeting: `hello ${input.name}`.repeat(input.times ?? 1) }),
+        });
+        const user = defaultEndpointsFactory.build({
+          method: 'post',
+          input: z.object({ id: z.string(), email: z.string().email(), tags: z.array(z.string()).default([]) }),
+          output: z.object({ id: z.string(), email: z.string(), tags: z.array(z.string()) }),
+          handler: async ({ input }: Any) => {
+            if (input.email.endsWith('@banned.example')) throw Object.assign(new Error('banned'), { status: 403 });
+            return input;
+          },
+        });
+        const { notFoundHandler } = attachRouting(config, {
+          v1: { greet, user: { ':id': new DependsOnMethod({ post: user }) } },
+        });
+        app.use(notFoundHandler);
+        return app;
+      },
+      [
+        { path: '/v1/greet?name=ada' },
+        { path: '/v1/greet?name=ada&times=2' },
+        { path: '/v1/greet?name=a' },
+        { path: '/v1/greet' },
+        { method: 'OPTIONS', path: '/v1/greet' },
+        { method: 'POST', path: '/v1/user/7', headers: json, body: '{"email":"ada@example.com"}' },
+        { method: 'POST', path: '/v1/user/7', headers: json, body: '{"email":"not an address"}' },
+        { method: 'POST', path: '/v1/user/7', headers: json, body: '{"email":"x@banned.example"}' },
+        { method: 'POST', path: '/v1/user/7', headers: json, body: '{"email":' },
+        { method: 'DELETE', path: '/v1/user/7' },
+        { path: '/v1/nowhere' },
+      ],
+      undefined,
+      withoutStackFrames,
+    );
+    assert.deepEqual(JSON.parse(answers[0]!.body), { status: 'success', data: { greeting: 'hello ada' } });
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 400, 400, 200, 200, 400, 500, 400, 405, 404],
+    );
   });
 });
 
