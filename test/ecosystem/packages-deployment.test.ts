@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { frameworks, type Framework } from '../support/differential';
+import { frameworks, rawRequest, type Framework, type RequestSpec } from '../support/differential';
 
 type Any = any;
 
@@ -105,6 +105,13 @@ function restEvent(spec: EventSpec): Record<string, unknown> {
   };
 }
 
+/** The query string of an event's query (each value in order, form-encoded). */
+function queryString(query: Record<string, string[]> = {}): string {
+  return new URLSearchParams(
+    Object.entries(query).flatMap(([k, vs]) => vs.map((v): [string, string] => [k, v])),
+  ).toString();
+}
+
 /** An API Gateway HTTP API (payload 2.0) event: cookies apart, raw query string. */
 function httpApiEvent(spec: EventSpec & { cookies?: string[]; rawQuery?: string }): Record<string, unknown> {
   const method = spec.method ?? 'GET';
@@ -112,11 +119,7 @@ function httpApiEvent(spec: EventSpec & { cookies?: string[]; rawQuery?: string 
     version: '2.0',
     routeKey: '$default',
     rawPath: spec.path,
-    rawQueryString:
-      spec.rawQuery ??
-      new URLSearchParams(
-        Object.entries(spec.query ?? {}).flatMap(([k, vs]) => vs.map((v): [string, string] => [k, v])),
-      ).toString(),
+    rawQueryString: spec.rawQuery ?? queryString(spec.query),
     cookies: spec.cookies,
     headers: { ...spec.headers },
     requestContext: {
@@ -513,6 +516,81 @@ describe('serverless adapters on webapp (results compared with express@4)', () =
       payload: spec.body === undefined ? undefined : Buffer.from(spec.body, 'base64'),
     }));
     await assertSameResults(define, (app) => (options: Any) => inject(app, options), injections, normalize);
+  });
+});
+
+describe('@google-cloud/functions-framework runs the app as an HTTP function (compared with express@4)', () => {
+  it('behind its own Express 5 app and body parsers: the Lambda app’s requests over HTTP', async () => {
+    const functions = require('@google-cloud/functions-framework');
+    const { getTestServer } = require('@google-cloud/functions-framework/testing');
+    const servers: http.Server[] = [];
+    let count = 0;
+    const wrap = (app: unknown) => {
+      const name = `deployment_${++count}`;
+      functions.http(name, app);
+      const server: http.Server = getTestServer(name);
+      servers.push(server);
+      const port = new Promise<number>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve((server.address() as Any).port)),
+      );
+      return async (spec: RequestSpec) => {
+        const res = await rawRequest(await port, spec);
+        // Its server's own keep-alive headers, not the app's.
+        const { connection, 'keep-alive': keepAlive, ...headers } = res.headers;
+        void [connection, keepAlive];
+        return { ...res, headers };
+      };
+    };
+    const toRequest = (spec: EventSpec): RequestSpec => ({
+      method: spec.method ?? 'GET',
+      path: spec.path + (spec.query ? '?' + queryString(spec.query) : ''),
+      headers: { ...spec.headers, ...spec.multiValueHeaders },
+      body: spec.body === undefined ? undefined : Buffer.from(spec.body, spec.base64 ? 'base64' : 'utf8'),
+    });
+    try {
+      const results: Any[] = await assertSameResults(lambdaApp, wrap, lambdaRequests.map(toRequest));
+      assert.equal(JSON.parse(results[2].body).ip, '192.0.2.1');
+      assert.equal(results[11].body, 'hello from a file\n');
+      assert.equal(results[30].body.length, 300_000);
+      // Its own parsers have read the JSON bodies, so the app's webapp.json() finds the stream
+      // spent and fails (500), as express.json() does; a broken body is refused by its parser (400).
+      assert.deepEqual(
+        results.slice(4, 7).map((res) => res.status),
+        [500, 500, 400],
+      );
+
+      // An app that leaves the parsing to it: req.body and req.rawBody as it sets them.
+      const parsed = await assertSameResults(
+        (fw: Framework) => {
+          const app: Any = fw();
+          app.post('/echo', (req: Any, res: Any) =>
+            res.status(201).json({ body: req.body, raw: req.rawBody?.toString(), query: req.query }),
+          );
+          app.use((req: Any, res: Any) => res.status(404).json({ path: req.path, url: req.url }));
+          return app;
+        },
+        wrap,
+        [
+          { method: 'POST', path: '/echo?a[b]=1', headers: { 'Content-Type': 'application/json' }, body: '{"x":[1]}' },
+          {
+            method: 'POST',
+            path: '/echo',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: 'a[b]=1&c=2',
+          },
+          { method: 'POST', path: '/echo', headers: { 'Content-Type': 'text/plain' }, body: 'plain' },
+          { path: '/elsewhere?q=1' },
+        ],
+      );
+      // No req.query, on both: its Express 5 app's query getter is truthy when the app's query
+      // layer looks (so it parses nothing), then gone once expressInit gives the app's prototype.
+      assert.deepEqual(JSON.parse(parsed[0]!.body), { body: { x: [1] }, raw: '{"x":[1]}' });
+    } finally {
+      for (const server of servers) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
   });
 });
 
