@@ -772,6 +772,70 @@ describe('light-my-request injects into the app (results compared with express@4
   });
 });
 
+describe('the events middleware waits for, under each adapter (compared with express@4)', () => {
+  it('end, close, finish and on-finished, in the same order, for bodies, streamed answers and files', async () => {
+    const onFinished = require('on-finished');
+    const serverless = require('serverless-http');
+    const serverlessExpress = require('@codegenie/serverless-express');
+    const define = (fw: Framework) => {
+      const log: string[] = [];
+      const app: Any = fw();
+      app.locals.log = log;
+      app.use((req: Any, res: Any, next: Any) => {
+        const tag = `${req.method} ${req.url}`;
+        for (const event of ['end', 'close', 'aborted']) req.on(event, () => log.push(`${tag} req ${event}`));
+        for (const event of ['finish', 'close']) res.on(event, () => log.push(`${tag} res ${event}`));
+        onFinished(res, (err: Any) => log.push(`${tag} on-finished res ${err ? err.code : 'ok'}`));
+        try {
+          onFinished(req, (err: Any) => log.push(`${tag} on-finished req ${err ? err.code : 'ok'}`));
+        } catch (err) {
+          // @codegenie/serverless-express's request socket has no `on`, which on-finished needs (on both).
+          log.push(`${tag} on-finished req throws ${(err as Error).message}`);
+        }
+        next();
+      });
+      app.use(fw.json());
+      app.get('/sent', (req: Any, res: Any) => res.send('sent'));
+      app.post('/body', (req: Any, res: Any) => res.json(req.body));
+      app.get('/streamed', (req: Any, res: Any) => {
+        res.write('x');
+        setTimeout(() => res.end('y'), 5);
+      });
+      app.get('/file', (req: Any, res: Any) => res.sendFile(join(folder, 'hello.txt')));
+      return app;
+    };
+    const specs: EventSpec[] = [
+      { path: '/sent' },
+      { method: 'POST', path: '/body', headers: { 'Content-Type': 'application/json' }, body: '{"z":1}' },
+      { path: '/streamed' },
+      { path: '/file' },
+    ];
+    // What was logged by the time the answer came back, and shortly after.
+    const logged = (app: Any, run: (input: Any) => Promise<unknown>) => async (input: unknown) => {
+      await run(input);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return app.locals.log.splice(0);
+    };
+    const adapters: Array<[string, (app: Any) => (input: Any) => Promise<unknown>, (spec: EventSpec) => unknown]> = [
+      ['serverless-http', (app) => serverless(app), restEvent],
+      [
+        '@codegenie/serverless-express',
+        (app) => (event) => serverlessExpress({ app, logSettings: { level: 'none' } })(event, {}),
+        restEvent,
+      ],
+      [
+        'light-my-request',
+        (app) => (options) => inject(app, options),
+        (spec) => ({ method: spec.method, url: spec.path, headers: spec.headers, payload: spec.body }),
+      ],
+    ];
+    for (const [, adapter, toInput] of adapters) {
+      const seen = await assertSameResults(define, (app) => logged(app, adapter(app)), specs.map(toInput));
+      assert.ok(seen.every((events: string[]) => events.some((event) => event.endsWith('res finish'))));
+    }
+  });
+});
+
 describe('supertest’s agent keeps cookies across requests (compared with express@4)', () => {
   it('signed cookies, paths, clearing, a session, and redirects followed with the cookie jar', async () => {
     const request = require('supertest');
