@@ -18,8 +18,8 @@ import session from 'express-session';
 import multer from 'multer';
 import passport from 'passport';
 import {
+  assertSameFlow,
   assertSameResponses,
-  frameworks,
   rawRequest,
   withoutStackFrames,
   withServer,
@@ -37,20 +37,6 @@ function scratch(): string {
   const dir = mkdtempSync(join(tmpdir(), 'webapp-eco-more-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/**
- * Runs `flow` (a scripted client) against the app built on express@4, then on
- * webapp, and asserts that both saw the same; returns what webapp's client saw.
- */
-async function assertSameFlow<T>(
-  define: (fw: Framework) => http.RequestListener,
-  flow: (port: number) => Promise<T>,
-): Promise<T> {
-  const seen: T[] = [];
-  for (const [, fw] of frameworks) seen.push(await withServer(define(fw), flow));
-  assert.deepEqual(seen[1], seen[0], 'webapp differs');
-  return seen[1]!;
 }
 
 /** The cookies a response set, as one Cookie header (name=value pairs). */

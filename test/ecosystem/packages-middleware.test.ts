@@ -12,11 +12,10 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import session from 'express-session';
 import {
+  assertSameFlow,
   assertSameResponses,
-  frameworks,
   rawRequest,
   withoutStackFrames,
-  withServer,
   type Framework,
   type RawResponse,
 } from '../support/differential';
@@ -26,20 +25,6 @@ type Any = any;
 
 const json = { 'Content-Type': 'application/json' };
 const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
-
-/**
- * Runs `flow` (a scripted client) against the app built on express@4, then on
- * webapp, and asserts that both saw the same; returns what webapp's client saw.
- */
-async function assertSameFlow<T>(
-  define: (fw: Framework) => http.RequestListener,
-  flow: (port: number) => Promise<T>,
-): Promise<T> {
-  const seen: T[] = [];
-  for (const [, fw] of frameworks) seen.push(await withServer(define(fw), flow));
-  assert.deepEqual(seen[1], seen[0], 'webapp differs');
-  return seen[1]!;
-}
 
 /** Status, chosen headers and body: what a scripted client compares of each answer. */
 function summary(res: RawResponse, ...headers: string[]): Record<string, unknown> {

@@ -14,11 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
+  assertSameFlow,
   assertSameResponses,
   frameworks,
   rawRequest,
   withoutStackFrames,
-  withServer,
   type Framework,
   type RawResponse,
   type RequestSpec,
@@ -28,20 +28,6 @@ import { loadWithExpressAs } from '../support/express-alias';
 type Any = any;
 
 const json = { 'Content-Type': 'application/json' };
-
-/**
- * Runs `flow` (a scripted client) against the app built on express@4, then on
- * webapp, and asserts that both saw the same; returns what webapp's client saw.
- */
-async function assertSameFlow<T>(
-  define: (fw: Framework) => http.RequestListener,
-  flow: (port: number) => Promise<T>,
-): Promise<T> {
-  const seen: T[] = [];
-  for (const [, fw] of frameworks) seen.push(await withServer(define(fw), flow));
-  assert.deepEqual(seen[1], seen[0], 'webapp differs');
-  return seen[1]!;
-}
 
 /**
  * Status, headers but the clock's and the brand's, and body, with `secrets` (random

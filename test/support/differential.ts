@@ -2,6 +2,7 @@
  * Differential testing: the same app definition runs on express@4 (the oracle) and
  * on webapp, the same raw HTTP requests go to both, and the answers must match.
  */
+import assert from 'node:assert/strict';
 import type http from 'node:http';
 import express from 'express';
 import webapp = require('../../src/index');
@@ -49,6 +50,19 @@ export function assertSameResponses(
       normalize,
     },
   );
+}
+
+/**
+ * Runs `flow` (a scripted client) against the app built on express@4, then on
+ * webapp, and asserts that both saw the same; returns what webapp's client saw.
+ * For answers that hold random tokens or depend on earlier ones (sessions, CSRF):
+ * the flow reads each answer and reduces it to what must match.
+ */
+export async function assertSameFlow<T>(define: AppFactory, flow: (port: number) => Promise<T>): Promise<T> {
+  const seen: T[] = [];
+  for (const [, fw] of frameworks) seen.push(await withServer(define(fw), flow));
+  assert.deepEqual(seen[1], seen[0], 'webapp differs');
+  return seen[1]!;
 }
 
 /**
