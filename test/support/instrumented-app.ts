@@ -54,8 +54,11 @@ export interface InstrumentedRun {
   cwd?: string;
   /** Requested in order, one at a time, once the app listens. */
   paths: string[];
-  /** Whether everything expected has arrived; polled until true or 15 s have passed. */
-  arrived: () => boolean;
+  /**
+   * Whether everything expected has arrived; polled until true or 15 s have passed. It is
+   * given what the app printed after its `listening` line, for agents that report there.
+   */
+  arrived: (printed: string) => boolean;
 }
 
 /** Runs the app, sends the requests, waits (bounded) for the agent's reports; the answers, comparable across brands. */
@@ -64,10 +67,13 @@ export async function runInstrumentedApp(run: InstrumentedRun): Promise<RawRespo
   const watched = watchChild(child);
   const responses: RawResponse[] = [];
   try {
-    const port = Number((await watched.printed(/listening (\d+)/))[1]);
+    const listening = await watched.printed(/listening (\d+)\n/);
+    const port = Number(listening[1]);
+    const after = listening.index + listening[0].length;
     for (const path of run.paths) responses.push(comparableAcrossBrands(await rawRequest(port, { path })));
     const deadline = Date.now() + 15_000;
-    while (!run.arrived() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!run.arrived(watched.output().slice(after)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
   } finally {
     child.kill();
     await watched.exited;
