@@ -36,7 +36,7 @@ const PATHS = [
   '/missing',
 ];
 
-/** Runs the fixture under `agent` on `framework`; `parse` reads the agent's lines, `complete` says when all came. */
+/** Runs the fixture under `agent` on `framework`, until `parse` has found a record per request in what it printed. */
 async function observe<T>(
   agent: 'datadog' | 'newrelic',
   framework: 'express' | 'webapp',
@@ -73,7 +73,8 @@ interface DatadogSpan {
 /** The server spans of the traces the tracer's log exporter printed (`{"traces":[[span, ...]]}` lines). */
 function serverSpans(printed: string): DatadogSpan[] {
   const spans: DatadogSpan[] = [];
-  for (const line of printed.split('\n')) {
+  // Whole lines only: a trace line longer than a pipe's atomic write may be read in parts.
+  for (const line of printed.split('\n').slice(0, -1)) {
     if (!line.startsWith('{"traces":')) continue;
     const { traces } = JSON.parse(line) as { traces: DatadogSpan[][] };
     for (const span of traces.flat()) if (span.meta['span.kind'] === 'server') spans.push(span);
@@ -95,7 +96,7 @@ interface NewRelicTransaction {
 }
 
 function newRelicTransactions(printed: string): NewRelicTransaction[] {
-  return [...printed.matchAll(/^transaction (.*)$/gm)].map((line) => JSON.parse(line[1]) as NewRelicTransaction);
+  return [...printed.matchAll(/^transaction (.*)\n/gm)].map((line) => JSON.parse(line[1]) as NewRelicTransaction);
 }
 
 describe('APM agents with the docs/tracing.md recipes on webapp', () => {
