@@ -12,7 +12,6 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createGunzip } from 'node:zlib';
 import {
   assertSameFlow,
   assertSameResponses,
@@ -21,6 +20,7 @@ import {
   type RawResponse,
   type RequestSpec,
 } from '../support/differential';
+import { openStream, until, within } from '../support/open-stream';
 
 type Any = any;
 
@@ -49,69 +49,6 @@ function atHost(requests: RequestSpec[]): RequestSpec[] {
 /** A body sent as UTF-8 (rawRequest keeps bytes as latin1 text), parsed as JSON. */
 function jsonOf(res: RawResponse): Any {
   return JSON.parse(Buffer.from(res.body, 'latin1').toString('utf8'));
-}
-
-/** Rejects after `ms` with `what` in the message: every wait of a flow is bounded. */
-function within<T>(promise: Promise<T>, what: string, ms = 3_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Resolves once `check()` holds (polled), or rejects after a bounded wait. */
-function until(check: () => boolean, what: string): Promise<void> {
-  return within(
-    new Promise<void>((resolve) => {
-      const poll = (): unknown => (check() ? resolve() : setTimeout(poll, 5));
-      poll();
-    }),
-    what,
-  );
-}
-
-/** A GET whose answer stays open: its head as soon as it arrives, the text so far, a bounded wait for more. */
-function openStream(
-  port: number,
-  path: string,
-  headers: Record<string, string> = {},
-): Promise<{
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: () => string;
-  waitFor: (needle: string) => Promise<void>;
-  ended: () => Promise<void>;
-  close: () => void;
-}> {
-  return within(
-    new Promise((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-        let text = '';
-        let done = false;
-        // A gzipped stream is read as it comes: each flush of the compressor yields the events so far.
-        const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
-        body.setEncoding('utf8');
-        body.on('data', (chunk: string) => (text += chunk));
-        body.on('end', () => (done = true));
-        body.on('error', () => {});
-        res.on('error', () => {});
-        const head = { ...res.headers };
-        delete head.date;
-        delete head['x-powered-by'];
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: head,
-          text: () => text,
-          waitFor: (needle) => until(() => text.includes(needle), JSON.stringify(needle)),
-          ended: () => until(() => done, 'the end of the answer'),
-          close: () => req.destroy(),
-        });
-      });
-      req.on('error', reject);
-    }),
-    `the head of GET ${path}`,
-  );
 }
 
 /** The status line as sent: `<code> <reason>` (Node's client exposes the reason as statusMessage). */

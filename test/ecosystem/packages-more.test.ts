@@ -23,6 +23,7 @@ import {
   type RawResponse,
   type RequestSpec,
 } from '../support/differential';
+import { openStream } from '../support/open-stream';
 import { loadWithExpressAs } from '../support/express-alias';
 
 type Any = any;
@@ -930,44 +931,4 @@ function stable(headers: http.IncomingHttpHeaders): http.IncomingHttpHeaders {
   delete out.date;
   delete out['x-powered-by'];
   return out;
-}
-
-/** A GET whose answer stays open (server-sent events): what came so far, and a way to wait for more. */
-function openStream(
-  port: number,
-  path: string,
-  headers: Record<string, string> = {},
-): Promise<{
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: () => string;
-  waitFor: (needle: string) => Promise<void>;
-  close: () => void;
-}> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-      let text = '';
-      const waiting: Array<{ needle: string; resolve: () => void }> = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        for (const wait of waiting.splice(0)) {
-          if (text.includes(wait.needle)) wait.resolve();
-          else waiting.push(wait);
-        }
-      });
-      res.on('error', () => {});
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        text: () => text,
-        waitFor: (needle) =>
-          text.includes(needle)
-            ? Promise.resolve()
-            : new Promise<void>((done) => waiting.push({ needle, resolve: done })),
-        close: () => req.destroy(),
-      });
-    });
-    req.on('error', reject);
-  });
 }
