@@ -102,22 +102,30 @@ export function htmlContentType(): string {
 
 function set(this: Response, field: string | Record<string, unknown>, val?: unknown): Response {
   if (arguments.length === 2) {
-    // A name that is not a string fails as in Express: `field.toLowerCase is not a function`.
-    if (typeof field !== 'string') (field as unknown as { toLowerCase(): unknown }).toLowerCase();
-    const name = field as string;
+    // The value first, as in Express: a value that cannot be a string (a Symbol) throws
+    // its TypeError before a name that is not a string throws `field.toLowerCase is not a function`.
     let value: string | string[] = Array.isArray(val) ? val.map(String) : String(val);
-    // The length test first spares lower-casing every other name.
-    if (name.length === 12 && name.toLowerCase() === 'content-type') {
+    if (isContentTypeName(field)) {
       if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
       value = withCharset(value);
     }
-    this.setHeader(name, value);
+    this.setHeader(field as string, value);
     return this;
   }
   // Inherited enumerable keys count too, as `for...in` over the object does in Express.
   const fields = field as Record<string, unknown>;
   for (const key in fields) this.set(key, fields[key]);
   return this;
+}
+
+/**
+ * `field.toLowerCase() === 'content-type'`, asked as Express asks it: of anything, so a
+ * name that is not a string throws as there. The length test first spares lower-casing
+ * every other string.
+ */
+function isContentTypeName(field: unknown): boolean {
+  if (typeof field === 'string') return field.length === 12 && field.toLowerCase() === 'content-type';
+  return (field as { toLowerCase(): unknown }).toLowerCase() === 'content-type';
 }
 
 function contentType(this: Response, type: string): Response {

@@ -269,7 +269,9 @@ function headerCases(count: number, seed: number): Case[] {
         steps.push({ text: `cookie(${cookieName}, ${show(value)})`, run: (res) => res.cookie(cookieName, value) });
       } else if (kind === 3) {
         const fields: Record<string, unknown> = random() < 0.2 ? Object.create({ 'X-Inherited': 'yes' }) : {};
-        fields[name as string] = value;
+        // A name that cannot be a property key (an array holding a Symbol throws when
+        // made one) is given as its printed form.
+        fields[typeof name === 'symbol' || typeof name === 'string' ? (name as string) : show(name)] = value;
         if (random() < 0.5) fields[pick(random, HEADER_NAMES)] = headerValue(random);
         steps.push({ text: `set(${show(fields)})`, run: (res) => res.set(fields) });
       } else steps.push({ text: `set(${show(name)})`, run: (res) => (res.set as (f: unknown) => void)(name) });

@@ -306,6 +306,23 @@ describe('response compatibility with express@4', () => {
           }
           res.end();
         });
+        // Odd arguments fail as in Express, the value's conversion before the name's
+        // `toLowerCase`: a Symbol in the value list wins over a name that is an object.
+        app.get('/set-odd/:case', (req, res) => {
+          const odd: Record<string, [unknown, unknown]> = {
+            'symbol-value-object-name': [{ a: 1 }, ['x', [Symbol.for('s')]]],
+            'object-name': [{ a: 1 }, 'x'],
+            'symbol-value': ['X-A', Symbol.for('s')],
+            'number-name': [42, 'x'],
+          };
+          const [name, value] = odd[req.params.case];
+          try {
+            (res.set as (name: unknown, value: unknown) => Response)(name, value);
+          } catch (err) {
+            return res.status(500).send(`${(err as Error).name}: ${(err as Error).message}`);
+          }
+          res.end();
+        });
         app.get('/append', (_req, res) => {
           res
             .append('Link', '<a>')
@@ -368,6 +385,10 @@ describe('response compatibility with express@4', () => {
         get('/set-json-type'),
         get('/set-image-type'),
         get('/set-array-type'),
+        get('/set-odd/symbol-value-object-name'),
+        get('/set-odd/object-name'),
+        get('/set-odd/symbol-value'),
+        get('/set-odd/number-name'),
         get('/append'),
         get('/type/html'),
         get('/type/.json'),
