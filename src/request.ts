@@ -196,16 +196,16 @@ const getters = {
     const status = res.statusCode;
     // 4.22 validates GET, HEAD and QUERY only (weak freshness validation).
     if (method !== 'GET' && method !== 'HEAD' && method !== 'QUERY') return false;
+    // Compared before anything else, as in Express: a status that is not a number is
+    // converted here (a Symbol throws, before `res.send` calls `res.end`).
+    if (!((status >= 200 && status < 300) || status === 304)) return false;
     // Most requests are unconditional: no need to read the response's validators.
     if (!this.headers['if-none-match'] && !this.headers['if-modified-since']) return false;
-    if ((status >= 200 && status < 300) || status === 304) {
-      // Through res.get, as Express reads them (a wrapper of res.get sees both reads).
-      return isFresh(this.headers, {
-        etag: res.get('ETag') as string | undefined,
-        'last-modified': res.get('Last-Modified') as string | undefined,
-      });
-    }
-    return false;
+    // Through res.get, as Express reads them (a wrapper of res.get sees both reads).
+    return isFresh(this.headers, {
+      etag: res.get('ETag') as string | undefined,
+      'last-modified': res.get('Last-Modified') as string | undefined,
+    });
   },
   stale() {
     return !this.fresh;

@@ -262,6 +262,23 @@ describe('response compatibility with express@4', () => {
         app.get('/float', (_req, res) => {
           res.status(200.0).send('ok');
         });
+        // A status that is not a number is compared by req.fresh before res.end is called,
+        // conditional request or not: a Symbol throws there, and res.end never runs.
+        app.get('/symbol-status', (_req, res) => {
+          let endCalls = 0;
+          const end = res.end;
+          res.end = function (this: Response, ...args: unknown[]) {
+            endCalls++;
+            return (end as (...a: unknown[]) => Response).apply(this, args);
+          } as Response['end'];
+          res.statusCode = Symbol('status') as unknown as number;
+          try {
+            res.send('body');
+          } catch (err) {
+            res.statusCode = 500;
+            res.send(`${(err as Error).message}; res.end called ${endCalls} times`);
+          }
+        });
         return app;
       },
       [
@@ -275,6 +292,7 @@ describe('response compatibility with express@4', () => {
         get('/send-status/204'),
         get('/chained'),
         get('/float'),
+        get('/symbol-status'),
         head('/send-status/500'),
       ],
     );

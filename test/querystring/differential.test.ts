@@ -87,9 +87,21 @@ function same(input: string, options: ExtendedParseOptions): void {
     return;
   }
   const actual = parseExtended(input, options);
+  if (options.depth === 0 && options.allowPrototypes === false) withoutPrototypeNames(expected);
   assert.deepStrictEqual(JSON.parse(JSON.stringify(actual)), JSON.parse(JSON.stringify(expected)), input);
   assert.deepStrictEqual(shape(actual), shape(expected), input);
   assert.equal(Object.getPrototypeOf(actual), Object.prototype);
+}
+
+/**
+ * Accepted: at depth 0 qs 6.16 guards the whole key against Object.prototype's names
+ * (`toString`) but then takes the brackets off it, so `[toString]=x` gives an own
+ * `toString` despite `allowPrototypes: false`. webapp drops that key as it drops
+ * `toString=x` (docs/migrating-from-express-4.md, `webapp.query(options)`).
+ */
+function withoutPrototypeNames(parsed: unknown): void {
+  for (const key of Object.keys(parsed as object))
+    if (Object.prototype.hasOwnProperty.call(Object.prototype, key)) delete (parsed as Record<string, unknown>)[key];
 }
 
 const OPTION_SETS: Array<[string, ExtendedParseOptions]> = [
@@ -106,6 +118,18 @@ const OPTION_SETS: Array<[string, ExtendedParseOptions]> = [
   ['arrayLimit 0, depth 0', { arrayLimit: 0, depth: 0, allowPrototypes: false }],
   ['throwOnLimitExceeded', { arrayLimit: 1, parameterLimit: 3, throwOnLimitExceeded: true, allowPrototypes: true }],
 ];
+
+describe('parseExtended: a prototype name in brackets at depth 0', () => {
+  it('is dropped without allowPrototypes, as the same name without brackets is', () => {
+    const options = { depth: 0, allowPrototypes: false };
+    assert.deepStrictEqual({ ...parseExtended('[toString]=x&[hasOwnProperty]=y&a=1', options) }, { a: '1' });
+    assert.deepStrictEqual({ ...parseExtended('toString=x&a=1', options) }, { a: '1' });
+    assert.deepStrictEqual(
+      { ...parseExtended('[toString]=x', { depth: 0, allowPrototypes: true }) },
+      { toString: 'x' },
+    );
+  });
+});
 
 describe('parseExtended: differential fuzzing against qs', () => {
   for (const [name, options] of OPTION_SETS) {
