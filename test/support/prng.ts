@@ -1,6 +1,21 @@
+/**
+ * WEBAPP_TEST_SEED=n, mixed into every seed: the generated tests draw other inputs,
+ * to hunt for differences beyond the ones every run sees (docs/compatibility.md,
+ * "Running it yourself"). Unset, every run sees the same inputs.
+ */
+export function testSeed(): number {
+  const given = process.env.WEBAPP_TEST_SEED;
+  if (given === undefined || given === '') return 0;
+  const seed = Number(given);
+  if (!Number.isSafeInteger(seed)) throw new Error(`WEBAPP_TEST_SEED must be an integer, not ${JSON.stringify(given)}`);
+  return seed >>> 0;
+}
+
+const extraSeed = testSeed();
+
 /** mulberry32: a small seeded PRNG, so every run of a fuzz test sees the same inputs. */
 export function prng(seed: number): () => number {
-  let state = seed >>> 0;
+  let state = (seed ^ extraSeed) >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
