@@ -184,8 +184,9 @@ async function assertSameLines(configs: readonly Config[], exchanges: readonly E
     }
   }
   assertNoDifferences(differences, compared, 'generated requests log differently from Connect 2.30', 6);
-  // Most requests are answered and logged (the rest: refused by Node's parser, skipped, null lines).
-  assert.ok(written > compared / 2, `only ${written} lines for ${compared} requests`);
+  // Many requests are answered and logged, so the comparison is not of empty logs (the
+  // rest: refused by Node's parser, skipped, null lines: under half with some seeds).
+  assert.ok(written > compared / 4, `only ${written} lines for ${compared} requests`);
 }
 
 // ---- generated requests ---------------------------------------------------------------
