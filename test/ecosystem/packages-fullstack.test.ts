@@ -417,6 +417,23 @@ function reactRouterRoutes(feeds: Feed[]): RouteSpec[] {
   ];
 }
 
+/**
+ * An app per framework, each given its own list of the errors its server build reports:
+ * `reported` holds the lists in the order the apps are made.
+ */
+function reportingApps(makeApp: (fw: Framework, options: { reported: string[] }) => http.RequestListener): {
+  reported: string[][];
+  define: (fw: Framework) => http.RequestListener;
+} {
+  const reported: string[][] = [];
+  const define = (fw: Framework): http.RequestListener => {
+    const list: string[] = [];
+    reported.push(list);
+    return makeApp(fw, { reported: list });
+  };
+  return { reported, define };
+}
+
 /** The React Router app as the express template writes it: middleware first, then the adapter for every path. */
 function reactRouterApp(
   fw: Framework,
@@ -446,11 +463,7 @@ function reactRouterApp(
 
 describe('@react-router/express 7 on webapp (differential against express@4)', () => {
   it('resource routes: JSON, text, Responses, 204, redirects, thrown responses, errors, 404, HEAD', async () => {
-    const reported: string[][] = [];
-    const define = (fw: Framework): http.RequestListener => {
-      reported.push([]);
-      return reactRouterApp(fw, { reported: reported.at(-1) });
-    };
+    const { reported, define } = reportingApps(reactRouterApp);
     const answers = await assertSameResponses(
       define,
       atHost([
@@ -507,11 +520,7 @@ describe('@react-router/express 7 on webapp (differential against express@4)', (
   });
 
   it('POST bodies read by actions: urlencoded, JSON, multipart, empty, malformed JSON', async () => {
-    const reported: string[][] = [];
-    const define = (fw: Framework): http.RequestListener => {
-      reported.push([]);
-      return reactRouterApp(fw, { reported: reported.at(-1) });
-    };
+    const { reported, define } = reportingApps(reactRouterApp);
     const boundary = '----webapp1234';
     const multipart =
       `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nméli-mélo\r\n` +
@@ -545,11 +554,7 @@ describe('@react-router/express 7 on webapp (differential against express@4)', (
   });
 
   it('documents rendered by handleRequest: loader data, actions, error boundaries, 404, HEAD, .data', async () => {
-    const reported: string[][] = [];
-    const define = (fw: Framework): http.RequestListener => {
-      reported.push([]);
-      return reactRouterApp(fw, { reported: reported.at(-1) });
-    };
+    const { reported, define } = reportingApps(reactRouterApp);
     const answers = await assertSameResponses(
       define,
       atHost([
@@ -926,11 +931,7 @@ function remixApp(
 
 describe('@remix-run/express 2 on webapp (differential against express@4)', () => {
   it('resource routes, ?_data requests, documents, actions with signed cookies, errors, 404, HEAD', async () => {
-    const reported: string[][] = [];
-    const define = (fw: Framework): http.RequestListener => {
-      reported.push([]);
-      return remixApp(fw, { reported: reported.at(-1) });
-    };
+    const { reported, define } = reportingApps(remixApp);
     const answers = await assertSameResponses(
       define,
       atHost([
