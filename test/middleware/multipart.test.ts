@@ -1137,6 +1137,27 @@ describe('multipart', () => {
         assert.deepEqual(json(answers[8]).body, { a: '1' });
       }));
 
+    it('a part header name may hold digits and `_` (Connect 2.30: 400); a broken line is a 400 on both', () =>
+      withUploadDir(async (dir) => {
+        const rest = `Content-Disposition: form-data; name="a"\r\n\r\n1\r\n--${BOUNDARY}--\r\n`;
+        const withHeader = (line: string) => post(Buffer.from(`--${BOUNDARY}\r\n${line}\r\n${rest}`));
+        const tokens = [withHeader('Content-MD5: Q2hlY2s='), withHeader('X_Part: 1')];
+        const broken = [withHeader('Content-Disposition=form-data'), withHeader(': no name'), withHeader('no colon')];
+        const statuses = async (handlers: Handler[]) =>
+          (await send(handlers, [...tokens, ...broken])).map((res) => res.status);
+
+        // multiparty took only letters and `-` in a header name ("Expected alphabetic character, received 53").
+        assert.deepEqual(await statuses([connectMultipart({ uploadDir: dir }), echoForm]), [400, 400, 400, 400, 400]);
+        const ours = await send([quietly(() => multipart({ uploadDir: dir })), echoForm], [...tokens, ...broken]);
+        assert.deepEqual(
+          ours.map((res) => res.status),
+          [200, 200, 400, 400, 400],
+        );
+        for (const res of ours.slice(0, 2)) assert.deepEqual(json(res).body, { a: '1' });
+        for (const res of ours.slice(2)) assert.match(res.body, /Malformed part header/);
+        assert.deepEqual(fs.readdirSync(dir), []);
+      }));
+
     it('a file arriving through a real client (supertest attach) is described the same way', () =>
       withUploadDir(async (dir) => {
         const run = async (handlers: Handler[]) => {
