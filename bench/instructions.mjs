@@ -32,11 +32,11 @@
 // Needs valgrind (`apt-get install -y valgrind`). About a minute per server.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nodeBinary } from '../scripts/node-lines.mjs';
+import { requestOf, sendRequests } from './lib/request-load.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -60,34 +60,7 @@ if (positionals.length === 0) {
 }
 
 const nodePath = values.node ? nodeBinary(values.node).path : process.execPath;
-const body = values['body-file'] ? readFileSync(values['body-file']) : null;
-const headers = Object.fromEntries(
-  values.header.map((line) => [line.slice(0, line.indexOf(':')).trim(), line.slice(line.indexOf(':') + 1).trim()]),
-);
-if (body) Object.assign(headers, { 'content-type': values['content-type'], 'content-length': body.length });
-
-/** Sends `count` requests over 8 keep-alive connections; every answer must be 2xx or 3xx. */
-async function load(port, count) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  let sent = 0;
-  const connection = async () => {
-    while (sent < count) {
-      sent++;
-      await new Promise((resolve, reject) => {
-        const request = http.request(
-          { host: '127.0.0.1', port, path: values.path, method: values.method, headers, agent },
-          (res) => {
-            if (res.statusCode >= 400) reject(new Error(`${values.path} answered ${res.statusCode}`));
-            res.resume().on('end', resolve);
-          },
-        );
-        request.on('error', reject).end(body);
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, connection));
-  agent.destroy();
-}
+const request = requestOf(values);
 
 /** Starts the server under callgrind, collection on; resolves once it listens. */
 function start(label, command, dir) {
@@ -242,9 +215,9 @@ async function measure(label, command) {
   const dir = mkdtempSync(join(tmpdir(), 'webapp-instructions-'));
   const server = await start(label, command, dir);
   try {
-    await load(server.port, Number(values.warmup));
+    await sendRequests(server.port, Number(values.warmup), request);
     execFileSync('callgrind_control', ['-z', String(server.child.pid)], { stdio: 'ignore' });
-    await load(server.port, Number(values.requests));
+    await sendRequests(server.port, Number(values.requests), request);
     execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
     const dump = await dumpFile(dir);
     if (!dump) throw new Error(`${label}: callgrind wrote no dump`);

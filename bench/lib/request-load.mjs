@@ -1,0 +1,45 @@
+// A fixed number of requests, for the tools that count per request (instructions,
+// allocations) rather than time: the count, not a duration, is what they divide by.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+
+const CONNECTIONS = 8;
+
+/**
+ * The request of the tools' shared options: `path`, `method`, `header` (lines of
+ * `name: value`), and `body-file` sent as `content-type`.
+ */
+export function requestOf(options) {
+  const body = options['body-file'] ? readFileSync(options['body-file']) : null;
+  const headers = {};
+  for (const line of options.header) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  if (body) Object.assign(headers, { 'content-type': options['content-type'], 'content-length': body.length });
+  return { path: options.path, method: options.method, headers, body };
+}
+
+/**
+ * Sends `count` requests over 8 keep-alive connections and waits for every answer;
+ * an answer of 400 or above rejects (a server that fails its workload measures nothing).
+ * `request`: `{ path, method, headers, body }`, the same for every request.
+ */
+export async function sendRequests(port, count, { path, method, headers, body }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  let sent = 0;
+  const connection = async () => {
+    while (sent < count) {
+      sent++;
+      await new Promise((resolve, reject) => {
+        const request = http.request({ host: '127.0.0.1', port, path, method, headers, agent }, (res) => {
+          if (res.statusCode >= 400) reject(new Error(`${path} answered ${res.statusCode}`));
+          res.resume().on('end', resolve);
+        });
+        request.on('error', reject).end(body);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, connection));
+  agent.destroy();
+}
