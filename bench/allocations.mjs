@@ -21,21 +21,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { nodeBinary } from '../scripts/node-lines.mjs';
-import { requestOf, sendRequests } from './lib/request-load.mjs';
+import { SHARED_OPTIONS, requestOf, sendRequests } from './lib/request-load.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    node: { type: 'string' },
+    ...SHARED_OPTIONS,
     warmup: { type: 'string', default: '20000' },
     requests: { type: 'string', default: '20000' },
-    top: { type: 'string', default: '25' },
     interval: { type: 'string', default: '64' },
-    path: { type: 'string', default: '/' },
-    method: { type: 'string', default: 'GET' },
-    'body-file': { type: 'string' },
-    'content-type': { type: 'string', default: 'application/octet-stream' },
-    header: { type: 'string', multiple: true, default: [] },
   },
 });
 if (positionals.length === 0) {

@@ -6,6 +6,20 @@ import http from 'node:http';
 const CONNECTIONS = 8;
 
 /**
+ * The `parseArgs` options the per-request tools share: the Node line, how many rows to
+ * list, and the request (read by `requestOf`).
+ */
+export const SHARED_OPTIONS = {
+  node: { type: 'string' },
+  top: { type: 'string', default: '25' },
+  path: { type: 'string', default: '/' },
+  method: { type: 'string', default: 'GET' },
+  'body-file': { type: 'string' },
+  'content-type': { type: 'string', default: 'application/octet-stream' },
+  header: { type: 'string', multiple: true, default: [] },
+};
+
+/**
  * The request of the tools' shared options: `path`, `method`, `header` (lines of
  * `name: value`), and `body-file` sent as `content-type`.
  */
