@@ -684,9 +684,13 @@ describe('multipart', () => {
           { oracle: express3, subject: webapp3 },
           (res) => ({ ...res, headers: {} }),
         );
+        // Parsed: a 3.x app indents JSON in the development environment (`json spaces` 2,
+        // NODE_ENV unset), so the text depends on NODE_ENV; the comparison with
+        // express@3.21 above covers the bytes.
+        const fields = { body: { a: '1' }, files: [] };
         assert.deepEqual(
-          answers.map((res) => res.body),
-          ['{"body":{"a":"1"},"files":[]}', '{"body":{"a":"1"},"files":[]}', 'status 400'],
+          answers.map((res) => (res.body.startsWith('{') ? JSON.parse(res.body) : res.body)),
+          [fields, fields, 'status 400'],
         );
       }));
 
