@@ -47,15 +47,17 @@ export function parseMediaType(header: string): MediaType {
 export function formatMediaType(media: { type: string; parameters?: Record<string, unknown> }): string {
   if (!media || typeof media !== 'object') throw new TypeError('argument obj is required');
   if (!media.type || !TYPE.test(media.type)) throw new TypeError('invalid type');
-  let out = media.type;
+  const parts = [media.type];
   const parameters = media.parameters;
   if (parameters && typeof parameters === 'object') {
     for (const name of Object.keys(parameters).sort()) {
       if (!TOKEN.test(name)) throw new TypeError('invalid parameter name');
-      out += '; ' + name + '=' + quoteIfNeeded(parameters[name]);
+      parts.push('; ', name, '=', quoteIfNeeded(parameters[name]));
     }
   }
-  return out;
+  // Joined, one flat string: setCharset keeps the value for the heads of many
+  // responses (etag.ts, `tagOf`, says why that matters).
+  return parts.join('');
 }
 
 function quoteIfNeeded(value: unknown): string {

@@ -4,6 +4,7 @@ import { lazy } from './lazy';
 import { ONE_BLOCK_MAX_BYTES, sha1OneBlockBase64 } from './sha1';
 
 const EMPTY_ENTITY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
+const WEAK_EMPTY_TAG = 'W/"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
 
 type OneShotHash = (algorithm: string, data: string | Buffer, encoding: 'base64') => string;
 
@@ -49,7 +50,7 @@ const lastLongBody = ['', ''];
 const lastLongTag = ['', ''];
 // Starting as the empty body and its tags: a first body is then always a string to compare.
 const lastShortBody = ['', ''];
-const lastShortTag = [EMPTY_ENTITY_TAG, 'W/' + EMPTY_ENTITY_TAG];
+const lastShortTag = [EMPTY_ENTITY_TAG, WEAK_EMPTY_TAG];
 
 function rememberedTag(body: string, weak: boolean): string {
   const slot = weak ? 1 : 0;
@@ -83,16 +84,27 @@ function mappedTag(body: string, weak: boolean, slot: number): string {
 
 /** The ETag header value of a body, hashed now. */
 function taggedAs(body: string | Buffer, weak: boolean): string {
-  return weak ? 'W/' + entityTag(body) : entityTag(body);
+  if (body.length === 0) return weak ? WEAK_EMPTY_TAG : EMPTY_ENTITY_TAG;
+  return tagOf(weak ? 'W/"' : '"', body);
 }
 
 /** Entity tag of a body: hex byte length and the first 27 characters of its base64 SHA-1. */
 export function entityTag(body: string | Buffer): string {
-  if (body.length === 0) return EMPTY_ENTITY_TAG;
+  return body.length === 0 ? EMPTY_ENTITY_TAG : tagOf('"', body);
+}
+
+/**
+ * `opening`, the hex byte length, `-`, the hash and `"`, joined into one flat string.
+ * Why `join` and not `+`: V8 keeps a concatenation as a tree of its pieces, and a tag
+ * remembered for a body goes into the head of every response that sends the body
+ * again, where Node copies each piece of the tree into the head (bench/README.md,
+ * "Flat header values").
+ */
+function tagOf(opening: string, body: string | Buffer): string {
   const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
   const hash =
     length <= ONE_BLOCK_MAX_BYTES ? sha1OneBlockBase64(body, length) : cryptoSha1Base64()(body).substring(0, 27);
-  return `"${length.toString(16)}-${hash}"`;
+  return [opening, length.toString(16), '-', hash, '"'].join('');
 }
 
 /** Entity tag of a file from its size and modification time (always used weak by file serving). */

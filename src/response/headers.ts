@@ -40,7 +40,8 @@ function withCharset(type: string): string {
 function addCharset(type: string): string {
   if (HAS_CHARSET.test(type)) return type;
   const charset = charsetFor(type.split(';')[0]);
-  return charset ? type + '; charset=' + String(charset).toLowerCase() : type;
+  // Joined, one flat string, kept for the heads of many responses (etag.ts, `tagOf`).
+  return charset ? [type, '; charset=', String(charset).toLowerCase()].join('') : type;
 }
 
 /** An extension (or a value with `/`, used as is) as the media type Express 4 answers with. */
