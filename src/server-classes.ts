@@ -284,7 +284,9 @@ function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
       }
     }
     // The prototype's `emit` as it is at the call: an instrumentation that wraps
-    // `http.Server.prototype.emit` later still sees each event.
+    // `http.Server.prototype.emit` later still sees each event. A request and other
+    // events of two arguments go by `call`: `apply` copies `arguments` into a list first.
+    if (arguments.length === 3) return prototype.emit.call(this, event, arguments[1], arguments[2]);
     return prototype.emit.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
   };
   /* eslint-enable prefer-rest-params */
