@@ -19,6 +19,16 @@ function findOutHeadersSymbol(): symbol | undefined {
 
 export const kOutHeaders = findOutHeadersSymbol();
 
+/**
+ * Frames the probe captures: the whole stack at load, however deep a loader nests it.
+ * An integer V8 stores as a small integer, never `Infinity`: one double stored in
+ * `Error.stackTraceLimit`, even put back at once, changes how V8 holds that field of
+ * `Error`, and from then on optimized code of the whole process gives up its fast
+ * `instanceof Error` (Node's HTTP parser asks one per request): 13 ns each instead of
+ * 1.2 (bench/README.md, "`instanceof Error` after a probe").
+ */
+const PROBE_STACK_LIMIT = 100_000;
+
 /** Thrown by the probe's slots to stop a method being probed once it reached one. */
 const PROBED = Symbol('probed');
 
@@ -35,7 +45,7 @@ function isNodeOwn(method: Method, ...args: unknown[]): boolean {
   let reachedFromNode = false;
   try {
     Error.prepareStackTrace = (_error, frames) => frames;
-    Error.stackTraceLimit = Infinity;
+    Error.stackTraceLimit = PROBE_STACK_LIMIT;
     const callers = callSites(isNodeOwn).length;
     const read = (): never => {
       // The method's frames: those above this probe's caller (isNodeOwn, then its callers).
