@@ -24,6 +24,8 @@
  * - `getRawHeaderNames()` and `writeProcessing()`, which HTTP/1's response has and
  *   Node's HTTP/2 one lacks (calling either threw a TypeError): the names as they go
  *   out (HTTP/2 sends them in lower case), and a 102 informational response.
+ * - `write` and `end` on a stream the client has reset: dropped, as HTTP/1 drops what
+ *   is written to a socket the client closed (see `closedUnder`).
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
@@ -55,7 +57,7 @@ function warnDropped(lowerName: string): void {
 }
 
 interface Http2Response {
-  stream?: { destroyed: boolean; additionalHeaders(headers: Record<string, unknown>): void };
+  stream?: { destroyed: boolean; closed: boolean; additionalHeaders(headers: Record<string, unknown>): void };
   headersSent: boolean;
   getHeaderNames(): string[];
   setHeader(name: string, value: unknown): unknown;
@@ -168,6 +170,29 @@ function appendThroughSetHeader(res: Http2Response, name: string, value: unknown
   res.setHeader(name, (Array.isArray(existing) ? existing : [existing]).concat(value));
 }
 
+/**
+ * Whether the response's stream was closed under it: the client reset the stream (a
+ * cancelled fetch, a closed tab) and Node has not yet told the response, which it does
+ * on the stream's `close` event, a turn later. Until then Node's `write` and `end` go
+ * on to write on the closed stream, which throws ERR_HTTP2_INVALID_STREAM: out of
+ * `res.send` in the error handler that a body parser's "request aborted" reaches (it
+ * is called from the request's `aborted` event, in that turn), or in an app's own
+ * `aborted` listener. HTTP/1 drops what is written to a socket the client closed, and
+ * so do these: the response still emits `finish` and `close` when the stream closes.
+ */
+function closedUnder(res: Http2Response): boolean {
+  const stream = res.stream;
+  // Destroyed as well, it is Node's own `write` and `end` that know what to do.
+  return stream !== undefined && stream.closed && !stream.destroyed;
+}
+
+/** The error a write on a reset stream gives its callback: Node's code and message for it. */
+function closedStreamError(): Error {
+  return Object.assign(new Error('The stream has been destroyed'), { code: 'ERR_HTTP2_INVALID_STREAM' });
+}
+
+type WriteCallback = (error?: Error | null) => void;
+
 /** Defines `value` as the layer's own method `name`, writable and configurable as Node's are. */
 function defineMethod(layer: object, name: string, value: (...args: never[]) => unknown): void {
   Object.defineProperty(layer, name, { configurable: true, writable: true, value });
@@ -182,6 +207,8 @@ export function http2ResponseLayer(native: object): object {
   const nativeWriteHead = (native as Http2Response).writeHead;
   const nativeSetHeader = (native as Http2Response).setHeader;
   const nativeAppendHeader = (native as Http2Response).appendHeader;
+  const nativeWrite = (native as { write: (...args: unknown[]) => boolean }).write;
+  const nativeEnd = (native as { end: (...args: unknown[]) => unknown }).end;
   const layer = Object.create(native) as object;
   if (!('_implicitHeader' in native)) {
     defineMethod(layer, '_implicitHeader', function _implicitHeader(this: Http2Response) {
@@ -210,6 +237,22 @@ export function http2ResponseLayer(native: object): object {
     if (typeof nativeAppendHeader === 'function') return nativeAppendHeader.call(this, name, value);
     appendThroughSetHeader(this, name, value);
   });
+  /* eslint-disable prefer-rest-params */
+  defineMethod(layer, 'write', function write(this: Http2Response, chunk: unknown, encoding?: unknown, cb?: unknown) {
+    if (!closedUnder(this)) return nativeWrite.apply(this, arguments as unknown as unknown[]);
+    // As HTTP/1's `write` on a destroyed socket: nothing written, false, the callback given an error.
+    const callback = (typeof encoding === 'function' ? encoding : cb) as WriteCallback | undefined;
+    if (typeof callback === 'function') process.nextTick(callback, closedStreamError());
+    return false;
+  });
+  defineMethod(layer, 'end', function end(this: Http2Response, chunk?: unknown, encoding?: unknown, cb?: unknown) {
+    if (!closedUnder(this)) return nativeEnd.apply(this, arguments as unknown as unknown[]);
+    // What Node's own `end` does once it knows the stream closed: nothing to write, the callback called.
+    const callback = [chunk, encoding, cb].find((arg) => typeof arg === 'function') as WriteCallback | undefined;
+    if (callback !== undefined) process.nextTick(callback);
+    return this;
+  });
+  /* eslint-enable prefer-rest-params */
   // Node's `end`, `write` and `flushHeaders` write the head through `this.writeHead`.
   defineMethod(layer, 'writeHead', function writeHead(this: Http2Response, statusCode: number, ...rest: unknown[]) {
     removeRefusedHeaders(this);
