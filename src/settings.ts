@@ -186,7 +186,8 @@ export function compileQueryParser(value: unknown): QueryParserFunction {
   }
 }
 
-function trustNone(): boolean {
+/** `trust proxy` false, the default: no proxy is trusted (req.ip is the socket's address). */
+export function trustNone(): boolean {
   return false;
 }
 
