@@ -160,7 +160,7 @@ const getters = {
     const trust = this.app.get('trust proxy fn') as TrustFunction;
     // Trusting no proxy (the default), proxy-addr answers the socket's address, read as it
     // reads it, after parsing X-Forwarded-For for nothing: loggers (morgan) and rate
-    // limiters ask on every request, about 1,500 instructions each (bench/README.md).
+    // limiters ask on every request (2.5% of a production stack's instructions, bench/README.md).
     if (trust === trustNone) return (this.socket ?? this.connection).remoteAddress;
     return proxyAddr()(this, trust);
   },
