@@ -79,7 +79,10 @@ function callSites(below: (...args: never[]) => unknown): NodeJS.CallSite[] {
  * to find out; none (never equal to a response's method) when it is a patch. A patch
  * named otherwise is not called to find out (it may count or log its calls).
  */
-export function nodeOwnOrNone(name: 'setHeader' | 'getHeader' | 'writeHead' | 'end', ...args: unknown[]) {
+export function nodeOwnOrNone(
+  name: 'setHeader' | 'getHeader' | 'removeHeader' | 'writeHead' | 'end',
+  ...args: unknown[]
+) {
   const method = (ServerResponse.prototype as unknown as Record<string, Method>)[name];
   return method.name === name && isNodeOwn(method, ...args) ? method : undefined;
 }

@@ -101,9 +101,9 @@ describe('prototype objects compared with express@4', () => {
       'response',
       webapp.response,
       express.response,
-      // The header store's setHeader, getHeader and appendHeader (src/response/header-store.ts);
-      // Express inherits Node's.
-      each(['appendHeader', 'getHeader', 'setHeader'], [METHOD, 'absent']),
+      // The header store's setHeader, getHeader, appendHeader and removeHeader
+      // (src/response/header-store.ts); Express inherits Node's.
+      each(['appendHeader', 'getHeader', 'removeHeader', 'setHeader'], [METHOD, 'absent']),
     ],
     ['application', webapp.application, express.application, {}],
     // serve-static's export: the function and send's `mime` object on it. webapp.static

@@ -246,6 +246,77 @@ describe('the response header API', () => {
     assert.ok(actual[3][0].startsWith('HTTP/1.1 202 Fine Indeed'));
   });
 
+  it('removes headers as Node does: the first, one between, Content-Length and Date, the rest in order', async () => {
+    const removing = (framework: Framework) => {
+      const app = framework();
+      app.get('/remove/:which', (req, res) => {
+        res.set('X-One', '1').set('X-Two', '2').set('X-Three', '3');
+        const which = req.params.which;
+        if (which === 'first') res.removeHeader('X-Powered-By');
+        if (which === 'between') res.removeHeader('x-two');
+        if (which === 'date') res.removeHeader('Date');
+        if (which === 'absent') res.removeHeader('X-Never-Set');
+        if (which === 'length') {
+          // Node notes the removal: the body goes chunked instead.
+          res.setHeader('Content-Length', '5');
+          res.removeHeader('content-length');
+          res.set('X-After', 'set after the removal');
+          res.end('hello');
+          return;
+        }
+        res.set('X-After', 'set after the removal');
+        res.send('removed ' + which);
+      });
+      return app;
+    };
+    const answers = (framework: Framework) =>
+      withServer(removing(framework), (port) =>
+        Promise.all(
+          ['first', 'between', 'date', 'absent', 'length'].map(async (which) => {
+            const text = await exchange(port, `GET /remove/${which} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+            return text.replace(/^(date): .*$/gim, '$1: (now)').replace(/^(x-powered-by): .*$/gim, '$1: (brand)');
+          }),
+        ),
+      );
+    const [expected, actual] = [await answers(express), await answers(webapp as unknown as Framework)];
+    assert.deepEqual(actual, expected);
+    assert.doesNotMatch(actual[0], /x-powered-by/i);
+    assert.match(actual[1], /X-One: 1\r\nX-Three: 3\r\n/);
+    assert.doesNotMatch(actual[2], /^date:/im);
+    assert.match(actual[4], /Transfer-Encoding: chunked/);
+  });
+
+  it('keeps the store one object of fast properties when a header other than the last is removed', () => {
+    // V8 turns an object whose property other than the last is deleted into a dictionary,
+    // which every header set, read and written after it then goes through.
+    const script = `
+      const http = require('node:http');${GET_ONCE}
+      const webapp = require('./src/index');
+      const app = webapp();
+      app.get('/', (req, res) => {
+        res.set('Content-Security-Policy', "default-src 'self'").set('X-Frame-Options', 'SAMEORIGIN');
+        res.removeHeader('X-Powered-By');
+        res.set('X-After', '1');
+        const slot = Object.getOwnPropertySymbols(res).find((symbol) => symbol.description === 'kOutHeaders');
+        res.json({ fast: %HasFastProperties(res[slot]), names: res.getHeaderNames() });
+      });
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const { body } = await getOnce(server, '/');
+        server.close();
+        console.log(body);
+      });`;
+    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '-e', script], {
+      cwd: join(__dirname, '..', '..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout.trim()), {
+      fast: true,
+      names: ['content-security-policy', 'x-frame-options', 'x-after'],
+    });
+  });
+
   it('keeps headers set before the app (by a wrapper around it), in their order', async () => {
     await assertSameResponses(
       (framework) => {
