@@ -152,6 +152,27 @@ function isPlainValue(value: unknown): boolean {
   return isPlain(value) || isPlainList(value);
 }
 
+/**
+ * Long values found plain before. The middleware in front of an app sets the same ones on
+ * every response (helmet's Content-Security-Policy of a few hundred characters,
+ * Strict-Transport-Security, Permissions-Policy...), and looking one up costs less than
+ * testing it again character by character (helmet's headers: about 5,000 instructions a
+ * response). Never cookies: a session's cookie is the client's secret, kept nowhere
+ * it need not be.
+ */
+const plainLongValues = new Set<string>();
+const LONG_VALUE = 32;
+const PLAIN_LONG_VALUES_KEPT = 256;
+
+function isPlainLongValue(name: unknown, value: string): boolean {
+  if (plainLongValues.has(value)) return true;
+  if (NOT_PLAIN_ASCII.test(value)) return false;
+  if (typeof name === 'string' && name.length === 10 && name.toLowerCase() === 'set-cookie') return true;
+  if (plainLongValues.size >= PLAIN_LONG_VALUES_KEPT) plainLongValues.clear();
+  plainLongValues.add(value);
+  return true;
+}
+
 /** The lower-case form of a name the readers were given (a string: Node's methods checked that first). */
 function lowerOf(name: string): string {
   return lowerNames.get(name) ?? name.toLowerCase();
@@ -198,7 +219,9 @@ const storeMethods = {
     // method is patched, the patch sees the call first (it may clean the value).
     const store = this._header ? null : storeOf(this);
     if (store === null) return nodeMethod(this, 'setHeader', arguments);
-    if (!isPlainValue(value)) {
+    const plain =
+      typeof value === 'string' && value.length >= LONG_VALUE ? isPlainLongValue(name, value) : isPlainValue(value);
+    if (!plain) {
       // Node's method judges anything else, as the server's settings say (Node 26 lets
       // a server accept control characters), and stores it into this same store.
       nodeMethod(this, 'setHeader', arguments);

@@ -286,6 +286,33 @@ describe('the response header API', () => {
     assert.match(actual[4], /Transfer-Encoding: chunked/);
   });
 
+  it('checks long values once each: written again, refused with a line break, past the values kept', async () => {
+    // Values of 32 characters or more found printable are remembered (a bounded set): the
+    // same value again is not tested, any other is, a Set-Cookie value is never kept.
+    const longValues = (framework: Framework) => {
+      const app = framework();
+      app.get('/long/:n', (req, res) => {
+        res.set('X-Long', 'v'.repeat(40) + req.params.n);
+        res.set('Set-Cookie', 'session=' + 's'.repeat(40) + req.params.n);
+        res.send('ok');
+      });
+      app.get('/bad/:n', (req, res) => {
+        try {
+          res.set('X-Long', 'v'.repeat(40) + req.params.n + '\r\nInjected: 1');
+          res.send('taken');
+        } catch (err) {
+          res.status(500).send(String((err as NodeJS.ErrnoException).code));
+        }
+      });
+      return app as unknown as http.RequestListener;
+    };
+    const requests = ['1', '1', '2', '1'].map((n) => ({ path: `/long/${n}` }));
+    for (let n = 0; n < 300; n++) requests.push({ path: `/long/${1000 + n}` });
+    requests.push({ path: '/bad/1' }, { path: '/long/1' }, { path: '/bad/1' });
+    const answers = await assertSameResponses(longValues, requests);
+    assert.equal(answers.at(-1)!.body, 'ERR_INVALID_CHAR');
+  });
+
   it('keeps the store one object of fast properties when a header other than the last is removed', () => {
     // V8 turns an object whose property other than the last is deleted into a dictionary,
     // which every header set, read and written after it then goes through.
