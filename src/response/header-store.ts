@@ -163,10 +163,13 @@ function isPlainValue(value: unknown): boolean {
 const plainLongValues = new Set<string>();
 const LONG_VALUE = 32;
 const PLAIN_LONG_VALUES_KEPT = 256;
+/** Longer values are tested each time: what the set keeps stays under a megabyte, whatever an app sets. */
+const LONGEST_VALUE_KEPT = 4096;
 
 function isPlainLongValue(name: unknown, value: string): boolean {
   if (plainLongValues.has(value)) return true;
   if (NOT_PLAIN_ASCII.test(value)) return false;
+  if (value.length > LONGEST_VALUE_KEPT) return true;
   if (typeof name === 'string' && name.length === 10 && name.toLowerCase() === 'set-cookie') return true;
   if (plainLongValues.size >= PLAIN_LONG_VALUES_KEPT) plainLongValues.clear();
   plainLongValues.add(value);

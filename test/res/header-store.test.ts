@@ -308,6 +308,8 @@ describe('the response header API', () => {
     };
     const requests = ['1', '1', '2', '1'].map((n) => ({ path: `/long/${n}` }));
     for (let n = 0; n < 300; n++) requests.push({ path: `/long/${1000 + n}` });
+    // Past the longest value kept (4,096 characters): tested each time, written the same.
+    requests.push({ path: `/long/${'9'.repeat(5000)}` }, { path: `/long/${'9'.repeat(5000)}` });
     requests.push({ path: '/bad/1' }, { path: '/long/1' }, { path: '/bad/1' });
     const answers = await assertSameResponses(longValues, requests);
     assert.equal(answers.at(-1)!.body, 'ERR_INVALID_CHAR');
