@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import webapp = require('../../src/index');
+import { h2request, type H2Response } from '../support/http2-client';
 
 interface Outcome {
   /** What the app's code threw while answering, if anything. */
@@ -112,23 +113,14 @@ async function resetMidBody(path: string, tag: string, headers: http2.OutgoingHt
 }
 
 /** A whole request on a fresh session: the server still answers. */
-function post(path: string, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${port}`);
-    session.on('error', reject);
-    const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/json' });
-    let status = 0;
-    let text = '';
-    stream.on('response', (h) => (status = Number(h[':status'])));
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk) => (text += chunk));
-    stream.on('end', () => {
-      session.close();
-      resolve({ status, body: text });
-    });
-    stream.on('error', reject);
-    stream.end(body);
-  });
+async function post(path: string, body: string): Promise<H2Response> {
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  try {
+    const headers = { ':method': 'POST', ':path': path, 'content-type': 'application/json' };
+    return await h2request(session, headers, Buffer.from(body));
+  } finally {
+    session.close();
+  }
 }
 
 describe('HTTP/2: a stream the client resets while the app answers', () => {
