@@ -334,13 +334,7 @@ describe('the response header API', () => {
         server.close();
         console.log(body);
       });`;
-    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '-e', script], {
-      cwd: join(__dirname, '..', '..'),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(child.status, 0, child.stderr);
-    assert.deepEqual(JSON.parse(child.stdout.trim()), {
+    assert.deepEqual(runInOwnProcess(script, ['--allow-natives-syntax']), {
       fast: true,
       names: ['content-security-policy', 'x-frame-options', 'x-after'],
     });
@@ -938,8 +932,8 @@ const GET_ONCE = `
         });
       });`;
 
-function runInOwnProcess(script: string) {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+function runInOwnProcess(script: string, nodeOptions: string[] = []) {
+  const child = spawnSync(process.execPath, [...nodeOptions, '--import', 'tsx', '-e', script], {
     cwd: join(__dirname, '..', '..'),
     encoding: 'utf8',
     timeout: 60_000,
