@@ -1,5 +1,4 @@
 import { Buffer } from 'node:buffer';
-import type { Stats } from 'node:fs';
 import { lazy } from './lazy';
 import { ONE_BLOCK_MAX_BYTES, sha1OneBlockBase64 } from './sha1';
 
@@ -105,11 +104,6 @@ function tagOf(opening: string, body: string | Buffer): string {
   const hash =
     length <= ONE_BLOCK_MAX_BYTES ? sha1OneBlockBase64(body, length) : cryptoSha1Base64()(body).substring(0, 27);
   return [opening, length.toString(16), '-', hash, '"'].join('');
-}
-
-/** Entity tag of a file from its size and modification time (always used weak by file serving). */
-export function statTag(stat: Pick<Stats, 'size' | 'mtime'>): string {
-  return `"${stat.size.toString(16)}-${stat.mtime.getTime().toString(16)}"`;
 }
 
 /** ETag header value for a body; weak tags carry the `W/` prefix. */

@@ -48,7 +48,8 @@ export function resolveFilePath(
     if (path) path = normalize('.' + sep + path);
     if (UP_PATH.test(path)) return { status: 403 };
     parts = path.split(sep);
-    path = normalize(join(root, path));
+    // `join` normalizes what it joins (send normalizes its result again, to the same path).
+    path = join(root, path);
   } else {
     if (UP_PATH.test(path)) return { status: 403 };
     parts = normalize(path).split(sep);

@@ -15,11 +15,11 @@ import { extname, join, sep } from 'node:path';
 import type { Socket } from 'node:net';
 import { inCallerContext } from '../http/async-context';
 import { createHttpError, fieldsOf, toHttpError, type HttpError } from '../http/errors';
-import { statTag } from '../http/etag';
 import { onFinished } from '../http/on-finished';
 import type { SendSettings } from './options';
 import { isConditionalGet, isPreconditionFailure, isRangeFresh } from './preconditions';
 import { resolveFilePath } from './resolve-path';
+import { lastModifiedOf, statTag } from './validators';
 
 export interface SendHooks {
   /** Any failure, with `status` 400, 403, 404, 412, 416 or 500 (and the fs error's `code` when there is one). */
@@ -175,8 +175,7 @@ function setFileHeaders(
     if (settings.immutable) cacheControl += ', immutable';
     res.setHeader('Cache-Control', cacheControl);
   }
-  if (settings.lastModified && !res.getHeader('Last-Modified'))
-    res.setHeader('Last-Modified', stat.mtime.toUTCString());
+  if (settings.lastModified && !res.getHeader('Last-Modified')) res.setHeader('Last-Modified', lastModifiedOf(stat));
   if (settings.etag && !res.getHeader('ETag')) res.setHeader('ETag', 'W/' + statTag(stat));
   if (!res.getHeader('Content-Type')) {
     // A string but for an app's own `mime.lookup`, whose answer goes out as send writes it.
@@ -347,7 +346,7 @@ function sendWhenUnchanged(
 function forgetStatHeaders(res: ServerResponse, stat: Stats): void {
   res.removeHeader('Content-Range');
   if (res.getHeader('ETag') === 'W/' + statTag(stat)) res.removeHeader('ETag');
-  if (res.getHeader('Last-Modified') === stat.mtime.toUTCString()) res.removeHeader('Last-Modified');
+  if (res.getHeader('Last-Modified') === lastModifiedOf(stat)) res.removeHeader('Last-Modified');
 }
 
 function sameFile(before: Stats, now: Stats): boolean {
