@@ -127,7 +127,23 @@ export class Dispatch extends LayerCursor {
     const ran = this.runLeadingInPlace();
     if (ran < 0) return;
     this.sync = ran;
-    this.step(undefined);
+    if (ran === 0) this.step(undefined);
+    else this.stepAfterLeading();
+  }
+
+  /**
+   * The walk on from the leading layers run in place. In Express it runs inside
+   * `expressInit`'s `next()`, so what the walk itself throws (a param callback that
+   * throws after its `next(err)` reached the final handler: `paramCallback` then reads
+   * the restored, undefined `req.params`) is caught by that layer and goes on as
+   * `next(err)`. Uncaught here, it left the server's `request` event and ended the process.
+   */
+  private stepAfterLeading(): void {
+    try {
+      this.step(undefined);
+    } catch (err) {
+      this.step(err);
+    }
   }
 
   /** Leaves the router for the one around it, now (on a fresh stack when routers nest deep: see nestedRouters). */

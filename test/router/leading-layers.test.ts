@@ -7,7 +7,14 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { describe, it } from 'node:test';
-import { assertSameResponses, frameworks, rawRequest, withServer, type Framework } from '../support/differential';
+import {
+  assertSameResponses,
+  frameworks,
+  rawRequest,
+  withServer,
+  withoutStackFrames,
+  type Framework,
+} from '../support/differential';
 
 type App = ReturnType<Framework>;
 type AnyFunction = (...args: unknown[]) => unknown;
@@ -118,6 +125,32 @@ describe('an app’s leading layers', () => {
     const [answer] = await assertSameResponses(define, [{ path: '/' }]);
     assert.equal(answer.status, 503);
     assert.equal(answer.body, 'error: settings unavailable');
+  });
+
+  it('catch what the walk after them throws, as expressInit’s next() does in express@4', async () => {
+    // A param callback missing its `return` after next(err): the error page goes out
+    // synchronously (a layer follows), the router restores `req.params` (undefined at
+    // the top), then the callback throws and its catch reads `req.params[name]`.
+    // express@4 passes that TypeError on from expressInit's try/catch; it must not
+    // leave the server's `request` event, which ends the process.
+    const define = (framework: Framework) => {
+      const app = framework();
+      const items: Record<string, { name: string } | undefined> = { 1: { name: 'one' } };
+      app.param('id', (req, _res, next, id: string) => {
+        if (!items[id]) next(Object.assign(new Error('no such item'), { status: 404 }));
+        (req as { item?: string }).item = items[id]!.name;
+        next();
+      });
+      app.get('/item/:id', (req, res) => res.send((req as { item?: string }).item));
+      app.get('/health', (_req, res) => res.send('ok'));
+      return app as unknown as http.RequestListener;
+    };
+    const requests = [{ path: '/item/1' }, { path: '/item/2' }, { path: '/health' }];
+    const answers = await assertSameResponses(define, requests, undefined, withoutStackFrames);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 404, 200],
+    );
   });
 
   it('run in a mounted app, and leave the parent’s request as it was', async () => {
