@@ -35,6 +35,36 @@ const zlib = lazy(() => require('node:zlib') as typeof import('node:zlib'));
 
 export type Verify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null) => void;
 
+/** Digits of a Content-Length whose value is exact in a double: at most 15. */
+const PLAIN_LENGTH_DIGITS = 15;
+
+/**
+ * The length a request announces, read as raw-body reads it: null when `Number` finds
+ * no number in the header, else `parseInt` of it, in base 10 (so `1e3` announces 1
+ * and a blank value NaN). A header of digits alone, what Node's HTTP/1 parser lets
+ * through, is read in one pass: V8 converts the string twice otherwise, for about
+ * 1,000 instructions a body.
+ */
+export function announcedLength(header: string | undefined): number | null {
+  if (header === undefined) return null;
+  const plain = typeof header === 'string' ? digitsValue(header) : undefined;
+  if (plain !== undefined) return plain;
+  return isNaN(Number(header)) ? null : parseInt(header, 10);
+}
+
+/** The value of a text of 1 to PLAIN_LENGTH_DIGITS ASCII digits, else undefined. */
+function digitsValue(text: string): number | undefined {
+  const length = text.length;
+  if (length === 0 || length > PLAIN_LENGTH_DIGITS) return undefined;
+  let value = 0;
+  for (let i = 0; i < length; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 /** The parser's settings the read follows. */
 export interface ReadSettings {
   inflate: boolean;
@@ -196,9 +226,7 @@ export function readBody(
     next(err);
     return;
   }
-  const lengthHeader = req.headers['content-length'];
-  const announced =
-    stream === req && lengthHeader !== undefined && !isNaN(Number(lengthHeader)) ? parseInt(lengthHeader, 10) : null;
+  const announced = stream === req ? announcedLength(req.headers['content-length']) : null;
 
   // The body's events run in the connection's context: `verify`, the parse and `next`
   // run in the caller's, as raw-body calls back in it.
