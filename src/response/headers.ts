@@ -91,9 +91,12 @@ let htmlTypeDefinitions = -1;
 /**
  * `contentTypeValue('html')`, what a string body from `res.send` gets when no type
  * is set: most responses ask for it, so it is worked out again only after
- * `mime.define` (which may map `html` to another type).
+ * `mime.define` (which may map `html` to another type). An app's own `lookup` or
+ * `charsets.lookup` answers each time, as Express asks them each time, and nothing
+ * it answers is kept (it may be put back before the next response).
  */
 export function htmlContentType(): string {
+  if (lookupReplaced() || charsetsReplaced()) return contentTypeValue('html');
   if (htmlTypeDefinitions !== definitionCount()) {
     htmlType = contentTypeValue('html');
     htmlTypeDefinitions = definitionCount();
