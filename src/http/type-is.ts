@@ -18,8 +18,9 @@ const SUFFIX_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_-]{0,126}$/;
  * streamed body).
  */
 export function hasBody(req: Pick<IncomingMessage, 'headers'> & { stream?: { endAfterHeaders?: unknown } }): boolean {
-  if (req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number))
-    return true;
+  // `req.headers` read once (see `fresh` in request.ts).
+  const headers = req.headers;
+  if (headers['transfer-encoding'] !== undefined || !isNaN(headers['content-length'] as unknown as number)) return true;
   const stream = req.stream;
   return stream != null && stream.endAfterHeaders === false;
 }
