@@ -23,8 +23,9 @@ interface TemplateModule {
 
 /** What an engine module offers `app.render`: its `__webapp` export, else `__express` (ejs, pug, hbs). */
 export function engineOf(moduleName: string): Engine | undefined {
-  const loaded = require(moduleName) as TemplateModule;
-  return loaded.__webapp ?? loaded.__express;
+  const loaded = require(moduleName) as TemplateModule | null | undefined;
+  // A module exporting null or undefined fails on `__express`, in Express's words.
+  return loaded?.__webapp ?? loaded!.__express;
 }
 
 function tryStat(path: string): Stats | undefined {
@@ -96,12 +97,13 @@ export const View = function View(this: View, name: string, options?: ViewOption
 // `Object.assign` copies of it see them).
 View.prototype.lookup = function lookup(this: View, name: string): string | undefined {
   const roots = ([] as string[]).concat(this.root);
-  for (const root of roots) {
-    const location = resolvePath(root, name);
-    const found = this.resolve(dirname(location), basename(location));
-    if (found) return found;
+  // As in Express, what the last root's `resolve` gave (a subclass's null or '') when none found it.
+  let found: string | undefined;
+  for (let i = 0; i < roots.length && !found; i++) {
+    const location = resolvePath(roots[i], name);
+    found = this.resolve(dirname(location), basename(location));
   }
-  return undefined;
+  return found;
 };
 
 View.prototype.render = function render(this: View, options: object, callback: EngineCallback): void {
@@ -182,9 +184,17 @@ export function renderView(
     }
     if (renderOptions.cache) app.cache[name] = view;
   }
+  tryRender(view, renderOptions, done);
+}
+
+/**
+ * A throw from `view.render` goes to the callback. Its parameter is named `callback` as
+ * in Express: left out of `app.render`, the TypeError thrown here names it.
+ */
+function tryRender(view: View, options: object, callback: EngineCallback): void {
   try {
-    view.render(renderOptions, done);
+    view.render(options, callback);
   } catch (err) {
-    done(err as Error);
+    callback(err as Error);
   }
 }
