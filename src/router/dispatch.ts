@@ -14,7 +14,7 @@ import { parseUrl } from '../http/parse-url';
 import { enterRouter, isTracingActive } from '../tracing/channels';
 import { Layer, invokeHandler, truthy, type Handler, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
-import { notePassedError } from './passed-errors';
+import { notePassedError, notePlainNext } from './passed-errors';
 import { layersOf } from './stack-edits';
 import { processParams } from './params';
 import type { Route } from './route';
@@ -146,8 +146,14 @@ export class Dispatch extends LayerCursor {
     }
   }
 
-  /** Leaves the router for the one around it, now (on a fresh stack when routers nest deep: see nestedRouters). */
+  /**
+   * Leaves the router for the one around it, now (on a fresh stack when routers nest deep:
+   * see nestedRouters). Without an error, a `next()` that entered no layer: noted for the
+   * rejection of a handler's promise (passed-errors.ts), which would otherwise take a
+   * wrapper's `next(undefined)` that ended the walk for no `next()` at all.
+   */
   private leave(err: unknown): void {
+    if (err === undefined) notePlainNext(this.req);
     if (nestedRouters >= MAX_NESTED_ROUTERS) {
       setImmediate(leaveOnFreshStack, this, err);
       return;
@@ -155,6 +161,12 @@ export class Dispatch extends LayerCursor {
     nestedRouters++;
     leaveRouter(this, err);
     nestedRouters--;
+  }
+
+  /** `leave` on the next turn, for a walk past the last layer (see `leave` for the note). */
+  private leaveSoon(err: unknown): void {
+    if (err === undefined) notePlainNext(this.req);
+    setImmediate(leaveRouter, this, err);
   }
 
   /**
@@ -218,7 +230,7 @@ export class Dispatch extends LayerCursor {
       return;
     }
     if (this.exhausted) {
-      setImmediate(leaveRouter, this, layerError);
+      this.leaveSoon(layerError);
       return;
     }
     // Why: a long chain of synchronous middleware would otherwise grow the call

@@ -361,6 +361,22 @@ export function forwardRejection(result: unknown, next: NextFunction, req?: Inco
 }
 
 /**
+ * Calls `onRejected` with the reason, as it is, when `result` is a native promise (of
+ * any realm) that rejects: forwardRejection's test, for a caller that decides itself
+ * what a rejection without a reason means (param callbacks, params.ts).
+ */
+export function whenRejected(result: unknown, onRejected: (reason: unknown) => void): void {
+  if (
+    result !== null &&
+    typeof result === 'object' &&
+    typeof (result as PromiseLike<unknown>).then === 'function' &&
+    (result instanceof Promise || types.isPromise(result))
+  ) {
+    (result as Promise<unknown>).then(undefined, onRejected);
+  }
+}
+
+/**
  * forwardRejection's work for a promise, in a function of its own: this function is
  * called for every layer a request runs, and kept this small V8 inlines it into the
  * router's walk (with the work below in its body, the walk of 100 middlewares cost 5%

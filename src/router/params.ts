@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParamCall, RoutedRequest } from './dispatch';
-import { forwardRejection, type Layer, type NextFunction } from './layer';
+import { whenRejected, type Layer, type NextFunction } from './layer';
 import type { ParamHandler, Router } from './index';
 
 /**
@@ -33,6 +33,8 @@ export function processParams(
   let paramValue: unknown;
   let callbacks: ParamHandler[] | undefined;
   let call: ParamCall;
+  /** Calls of the callbacks' `next` so far: whether the chain went on since a callback returned. */
+  let steps = 0;
 
   const nextParam = (err?: unknown): void => {
     if (err) {
@@ -62,6 +64,7 @@ export function processParams(
   };
 
   const paramCallback = (err?: unknown): void => {
+    steps++;
     const fn = callbacks![paramIndex++];
     call.value = req.params![name];
     if (err) {
@@ -74,7 +77,8 @@ export function processParams(
       return;
     }
     try {
-      forwardRejection(fn(req, res, paramCallback, paramValue, name as string), forwardRejected(call));
+      const result = fn(req, res, paramCallback, paramValue, name as string);
+      whenRejected(result, forwardRejected(call, steps));
     } catch (e) {
       paramCallback(e);
     }
@@ -83,12 +87,16 @@ export function processParams(
   /**
    * A rejected callback's error, unless the callback already passed that same error
    * on: express-async-errors wraps `param` callbacks and calls `next(err)` itself on a
-   * rejection, which would otherwise run the error handlers twice.
+   * rejection, which would otherwise run the error handlers twice. A rejection without
+   * a reason (undefined, null, 0, '') is `Error('Rejected promise')`, unless the chain
+   * went on since the callback returned: that wrapper's `next(null)` is `next()`, and
+   * the route already ran (the error handlers then ran after it too).
    */
   const forwardRejected =
-    (current: ParamCall) =>
-    (err: unknown): void => {
-      if (current.error !== err) paramCallback(err);
+    (current: ParamCall, mark: number) =>
+    (reason: unknown): void => {
+      if (reason ? current.error === reason : steps !== mark) return;
+      paramCallback(reason || new Error('Rejected promise'));
     };
 
   nextParam();

@@ -22,7 +22,8 @@
  * between its own handlers, which share one `params`, is noted here while a handler's
  * promise is pending: which request the last was for, and how many there were. (Not
  * the router's `next`: one call more in its walk, run at every layer, made V8 stop
- * inlining the walk, 60 instructions a layer.)
+ * inlining the walk, 60 instructions a layer; only its leaving without entering a layer,
+ * where a wrapper's `next(undefined)` after the handler's own `next` ends.)
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -67,7 +68,7 @@ let pendingHandlerPromises = 0;
 let plainNexts = 0;
 let lastPlainNextFor: IncomingMessage | undefined;
 
-/** Called by a route's `next` when given no error. */
+/** Called by a route's `next` when given no error, and by a router's walk that leaves without entering a layer. */
 export function notePlainNext(req: IncomingMessage): void {
   if (pendingHandlerPromises === 0) return;
   plainNexts++;

@@ -243,4 +243,75 @@ describe('a wrapper that passes rejections to next and returns the promise (expr
       ),
     );
   });
+
+  it('a rejection without a reason after a next() that ended the walk leaves the app once, as next()', async () => {
+    for (const proto of layerPrototypes) installHandleAccessor(proto, passingRejections);
+    await assertSameResponses(
+      (fw) => {
+        const seen: string[] = [];
+        const app: Any = fw();
+        app.get('/seen', (_req: Any, res: Any) => res.send(seen.join(', ')));
+        app.use('/sent', async (_req: Any, res: Any, next: Any) => {
+          res.send('sent');
+          next();
+          throw undefined;
+        });
+        app.use('/passed', async (_req: Any, _res: Any, next: Any) => {
+          next(new Error('passed'));
+          throw undefined;
+        });
+        app.use((err: Error, _req: Any, res: Any, _next: Any) => {
+          seen.push(`handler ${err.message}`);
+          res.status(500).send('handled ' + err.message);
+        });
+        return (req: Any, res: Any) =>
+          app.handle(req, res, (err: Error | undefined) => {
+            seen.push(`left the app with ${err?.message}`);
+            if (!res.headersSent) res.status(404).end();
+          });
+      },
+      [{ path: '/sent' }, { path: '/passed' }, { path: '/seen' }],
+    ).then((responses) =>
+      assert.equal(
+        responses[2]!.body,
+        'left the app with undefined, left the app with undefined, handler passed, left the app with undefined',
+      ),
+    );
+  });
+
+  it('a param callback it wraps that rejects without a reason goes on to the route once, as next()', async () => {
+    // express-async-errors wraps `param` callbacks too (Router.param): `next` is the third of five arguments.
+    const wrapped =
+      (fn: (...args: Any[]) => Promise<unknown>) =>
+      (...args: Any[]): unknown => {
+        const ret = fn(...args);
+        ret.catch((err) => (args[2] as (err: unknown) => void)(err));
+        return ret;
+      };
+    await assertSameResponses(
+      (fw) => {
+        const seen: string[] = [];
+        const app: Any = fw();
+        app.get('/seen', (_req: Any, res: Any) => res.send(seen.join(', ')));
+        app.param(
+          'id',
+          wrapped(async (req: Any) => {
+            if (req.params.id === 'later') await null;
+            throw req.params.id === 'zero' ? 0 : null;
+          }),
+        );
+        app.get('/items/:id', (req: Any, res: Any) => {
+          seen.push(`route ${req.params.id}`);
+          res.send('item');
+        });
+        app.use((err: Error, req: Any, res: Any, next: Any) => {
+          seen.push(`error handler ${req.params.id}: ${err.message}`);
+          if (res.headersSent) next(err);
+          else res.status(500).send(err.message);
+        });
+        return app;
+      },
+      [{ path: '/items/now' }, { path: '/items/later' }, { path: '/items/zero' }, { path: '/seen' }],
+    ).then((responses) => assert.equal(responses[3]!.body, 'route now, route later, route zero'));
+  });
 });
