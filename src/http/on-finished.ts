@@ -4,7 +4,7 @@
  * failed first (a client that went away). File sending relies on it to close
  * its descriptor on every path.
  */
-import type { IncomingMessage, OutgoingMessage } from 'node:http';
+import { OutgoingMessage, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { inCallerContext } from './async-context';
 
@@ -33,12 +33,31 @@ export function isFinished(msg: IncomingMessage | OutgoingMessage): boolean | un
   const socket = message.socket as Socket | null | undefined;
   const ended = typeof message.writableEnded === 'boolean' ? message.writableEnded : message.finished;
   if (typeof ended === 'boolean') {
-    return ended || Boolean(socket && !socket.writable);
+    return ended || connectionGone(message, socket);
   }
   if (typeof message.complete === 'boolean') {
     return Boolean(message.upgrade || !socket || !socket.readable || (message.complete && !message.readable));
   }
   return undefined;
+}
+
+/**
+ * Whether a response's connection can no longer take it. An HTTP/2 response's `socket`
+ * answers `writable` from its stream, whose writable side a HEAD request's stream has
+ * ended from the start (Node sends its head with END_STREAM): read so, every HEAD response
+ * over HTTP/2 was finished before it was written (a file sent to it was aborted, a
+ * `timeout` never fired). Its stream closed or destroyed is what says the client left.
+ * Told apart without loading node:http2 (cold start): Node's HTTP/1 responses are
+ * OutgoingMessages, an HTTP/2 one has a `stream`.
+ */
+function connectionGone(message: object, socket: Socket | null | undefined): boolean {
+  if (!socket || socket.writable) return false;
+  const stream =
+    message instanceof OutgoingMessage
+      ? undefined
+      : (message as { stream?: { closed?: unknown; destroyed?: unknown } }).stream;
+  if (stream == null || typeof stream.closed !== 'boolean') return true;
+  return stream.closed || stream.destroyed === true;
 }
 
 /**
