@@ -348,16 +348,7 @@ export function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResp
  * handler returned: the request has gone on (that wrapper's `next(undefined)`).
  */
 export function forwardRejection(result: unknown, next: NextFunction, req?: IncomingMessage): void {
-  // `then` first: most handlers return undefined or `res` (`(req, res) => res.send(...)`).
-  // isPromise for the promises of another realm (a vm context, as Jest runs tests in).
-  if (
-    result !== null &&
-    typeof result === 'object' &&
-    typeof (result as PromiseLike<unknown>).then === 'function' &&
-    (result instanceof Promise || types.isPromise(result))
-  ) {
-    passRejectionOn(result as Promise<unknown>, next, req);
-  }
+  if (isNativePromise(result)) passRejectionOn(result, next, req);
 }
 
 /**
@@ -366,14 +357,18 @@ export function forwardRejection(result: unknown, next: NextFunction, req?: Inco
  * what a rejection without a reason means (param callbacks, params.ts).
  */
 export function whenRejected(result: unknown, onRejected: (reason: unknown) => void): void {
-  if (
+  if (isNativePromise(result)) result.then(undefined, onRejected);
+}
+
+/** A promise of this realm or another (a vm context, as Jest runs tests in); no other thenable. */
+function isNativePromise(result: unknown): result is Promise<unknown> {
+  // `then` first: most handlers return undefined or `res` (`(req, res) => res.send(...)`).
+  return (
     result !== null &&
     typeof result === 'object' &&
     typeof (result as PromiseLike<unknown>).then === 'function' &&
     (result instanceof Promise || types.isPromise(result))
-  ) {
-    (result as Promise<unknown>).then(undefined, onRejected);
-  }
+  );
 }
 
 /**
