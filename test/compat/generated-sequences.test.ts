@@ -22,9 +22,9 @@ import { chance, pick, prng, type Random } from '../support/prng';
 import {
   answersOf,
   assertNoDifferences,
+  brandHidden,
   isDeepStrictEqual,
   type Answer,
-  type HeaderLines,
 } from '../support/generated-answers';
 import type { RequestSpec } from '../support/raw-http';
 
@@ -440,12 +440,7 @@ function sequenceApp(
 
 /** X-Powered-By is compared for its presence only (its value is the brand). */
 function normalize(answer: Answer): Answer {
-  return {
-    ...answer,
-    headers: answer.headers.map(([name, value]): [string, string] =>
-      name === 'x-powered-by' ? [name, '<brand>'] : [name, value],
-    ) as HeaderLines,
-  };
+  return { ...answer, headers: brandHidden(answer.headers) };
 }
 
 const header = (answer: Answer, name: string): string | undefined => answer.headers.find(([n]) => n === name)?.[1];

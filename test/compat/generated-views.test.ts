@@ -19,7 +19,13 @@ import express from 'express';
 import webapp = require('../../src/index');
 import { captureStderrOf } from '../support/capture-stderr';
 import { assertSameResponses, withoutStackFrames, type Framework } from '../support/differential';
-import { answersOf, assertNoDifferences, isDeepStrictEqual, type Answer } from '../support/generated-answers';
+import {
+  answersOf,
+  assertNoDifferences,
+  brandHidden,
+  isDeepStrictEqual,
+  type Answer,
+} from '../support/generated-answers';
 import { chance, pick, prng, type Random } from '../support/prng';
 import type { RawResponse } from '../support/raw-http';
 
@@ -872,9 +878,7 @@ function caseServer(framework: Framework, cases: readonly Case[], notes: Notes):
 
 /** X-Powered-By for presence; stack frames and a require stack (naming each framework's files) cut. */
 function normalized(answer: Answer): Answer {
-  const headers = answer.headers.map(([name, value]): [string, string] =>
-    name === 'x-powered-by' ? [name, '<brand>'] : [name, value],
-  );
+  const headers = brandHidden(answer.headers);
   let body = answer.body.replace(/(Require stack:)(<br>- [^<]*)+/, '$1 <files>');
   const cut = withoutStackFrames({ status: answer.status, headers: {}, body } as RawResponse);
   // A HEAD answer of the final handler's page has no body to cut, only the length.

@@ -17,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { captureStderrOf } from '../support/capture-stderr';
 import { comparable } from '../support/compare';
 import { frameworks, rawRequest, withoutStackFrames, withServer, type Framework } from '../support/differential';
+import { brandHiddenIn } from '../support/generated-answers';
 import { close, listen, type RawResponse, type RequestSpec } from '../support/raw-http';
 
 type Any = any;
@@ -25,9 +26,7 @@ type Any = any;
 const VOLATILE: ReadonlySet<string> = new Set(['date', 'connection', 'keep-alive']);
 
 function normalized(res: RawResponse): RawResponse {
-  const headers = { ...res.headers };
-  if (headers['x-powered-by'] !== undefined) headers['x-powered-by'] = '<brand>';
-  return withoutStackFrames({ ...res, headers });
+  return withoutStackFrames({ ...res, headers: brandHiddenIn(res.headers) });
 }
 
 /** A request, or a change made between two requests (given what `define` returned). */

@@ -25,6 +25,24 @@ export interface Answer<Headers = HeaderLines> {
 /** Vary by clock or brand, or by how the connection is handled (not what an app decides). */
 export const VOLATILE: ReadonlySet<string> = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
+/**
+ * X-Powered-By names the framework that answered (`Express`, `webapp`): whether the
+ * header is there is what two answers must share, so its value is hidden.
+ */
+const BRAND = '<brand>';
+
+/** Header lines with X-Powered-By's value hidden (see BRAND). */
+export function brandHidden(headers: HeaderLines): HeaderLines {
+  return headers.map(([name, value]): [string, string] => [name, name === 'x-powered-by' ? BRAND : value]);
+}
+
+/** Headers as `res.headers` holds them, X-Powered-By's value hidden (see BRAND). */
+export function brandHiddenIn<Headers extends object>(headers: Headers): Headers {
+  const copy = { ...headers } as Record<string, unknown>;
+  if (copy['x-powered-by'] !== undefined) copy['x-powered-by'] = BRAND;
+  return copy as Headers;
+}
+
 /** How an answer's headers are read, and what an answer without headers holds. */
 export interface HeaderReader<Headers> {
   read(res: http.IncomingMessage): Headers;
