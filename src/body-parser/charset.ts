@@ -13,7 +13,15 @@ import { doubleByte } from './double-byte';
 import { lazy } from '../http/lazy';
 
 export interface BodyDecoder {
-  decode(bytes: Buffer): string;
+  /**
+   * `chunks`: the body as it was read, when body-parser would have decoded it a chunk
+   * at a time (it does unless there is a `verify`). iconv-lite's streaming decoder of
+   * unlabelled UTF-16 guesses the byte order from the first chunks only; the others
+   * read a body the same either way (but for a character iconv-lite 0.4 loses in a
+   * double-byte charset, which webapp keeps: docs/migrating-from-express-4.md), and
+   * ignore them.
+   */
+  decode(bytes: Buffer, chunks?: readonly Buffer[]): string;
 }
 
 /** windows-1252's 0x80-0x9f; the five bytes it leaves undefined decode to U+FFFD, as in iconv-lite. */
@@ -123,7 +131,21 @@ function looksBigEndian(bytes: Buffer): boolean {
   return big > little;
 }
 
-const utf16: BodyDecoder = { decode: (bytes) => decodeUtf16(bytes, looksBigEndian(bytes)) };
+/**
+ * What iconv-lite's guess of the byte order looks at: the body, when decoded whole;
+ * read in chunks, the first chunks only, as soon as they hold 16 bytes (so a body sent
+ * in chunks of 16 is guessed from its first 8 code units, not 32).
+ */
+function guessedFrom(bytes: Buffer, chunks: readonly Buffer[] | undefined): Buffer {
+  if (chunks === undefined) return bytes;
+  let seen = 0;
+  for (let i = 0; i < chunks.length && seen < 16; i++) seen += chunks[i].length;
+  return bytes.subarray(0, seen);
+}
+
+const utf16: BodyDecoder = {
+  decode: (bytes, chunks) => decodeUtf16(bytes, looksBigEndian(guessedFrom(bytes, chunks))),
+};
 
 /**
  * The high half (0x80-0xff) of a single-byte charset as the running Node's TextDecoder

@@ -259,7 +259,9 @@ export function readBody(
     }
     let text: string | Buffer = body;
     try {
-      text = decoder ? decoder.decode(body) : body;
+      // body-parser decodes a body as it reads it, a chunk at a time, unless `verify`
+      // needs its bytes first: the decoders whose reading of a body depends on that get the chunks.
+      text = decoder ? decoder.decode(body, verify ? undefined : chunks) : body;
       req.body = parse(text);
     } catch (err) {
       next(parseFailed(err, text));
