@@ -221,6 +221,15 @@ function sendfile(
     // temporary file removed there) hears that the request was aborted.
     else if (this.writableFinished === false) fail(transferCore().requestAborted(), true);
   });
+  // What the callback hears once the file was read, written or not (`unsent`: the
+  // response had ended or was destroyed first).
+  const readToEnd = () => {
+    if (!notifyEnd) return;
+    // Read, but the client was gone before it could be written (a response already
+    // closed when the file was opened): aborted, as above.
+    if (this.destroyed && this.writableFinished === false) fn!(transferCore().requestAborted());
+    else fn!();
+  };
   // Express 3.21 sends files with send 0.13, whose headers differ a little from 4.x's.
   const settings = { ...sendOptions().compileSendOptions(opts), dialect: sendDialects().send013 };
   sendCore().sendFile(req, this, asUrlPath(path), settings, {
@@ -232,13 +241,8 @@ function sendfile(
       watchingSocket = false;
       notifyEnd = fn !== undefined;
     },
-    end: () => {
-      if (!notifyEnd) return;
-      // Read, but the client was gone before it could be written (a response already
-      // closed when the file was opened): aborted, as above.
-      if (this.destroyed && this.writableFinished === false) fn!(transferCore().requestAborted());
-      else fn!();
-    },
+    end: readToEnd,
+    unsent: readToEnd,
   });
 }
 

@@ -37,6 +37,8 @@ export interface SendOptions {
   end?: number | undefined;
   /** Deprecated: `true` is `dotfiles: 'allow'`, `false` is `dotfiles: 'ignore'`. */
   hidden?: boolean | undefined;
+  /** Deprecated (send 0.x): the root when there is no `root`. */
+  from?: string | undefined;
 }
 
 export interface SendSettings {
@@ -92,6 +94,10 @@ export function compileSendOptions(options: SendOptions | null | undefined): Sen
   if (opts.hidden !== undefined) {
     deprecate("hidden: use dotfiles: '" + (opts.hidden ? 'allow' : 'ignore') + "' instead", 'send');
   }
+  // send still takes its old name for the root: `res.sendFile(absolutePath, { from })`
+  // looks for the path below `from` there (mostly a 404), so it does here too.
+  const from = !opts.root && opts.from ? String(opts.from) : undefined;
+  if (from !== undefined) deprecate('send.from: pass root as option', 'send');
   return {
     acceptRanges: flag(opts.acceptRanges, true),
     cacheControl: flag(opts.cacheControl, true),
@@ -103,7 +109,7 @@ export function compileSendOptions(options: SendOptions | null | undefined): Sen
     index: opts.index !== undefined ? stringList(opts.index, 'index option') : ['index.html'],
     lastModified: flag(opts.lastModified, true),
     maxAge: normalizeMaxAge(opts.maxAge || opts.maxage),
-    root: opts.root ? resolve(opts.root) : null,
+    root: opts.root ? resolve(opts.root) : from !== undefined ? resolve(from) : null,
     start: (opts.start as number) || 0,
     end: opts.end,
     dialect: send019,

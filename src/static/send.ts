@@ -37,8 +37,13 @@ export interface SendHooks {
   headers?(res: ServerResponse, path: string, stat: Stats): void;
   /** The body starts being read and sent. */
   stream?(): void;
-  /** The whole file was read. */
+  /** The whole file was read (and handed to the response). */
   end?(): void;
+  /**
+   * The whole file was read, but the response had ended (something else answered) or
+   * was destroyed (the client left) meanwhile: none of it was written. `end` does not follow.
+   */
+  unsent?(): void;
 }
 
 export function hasTrailingSlash(urlPath: string): boolean {
@@ -467,17 +472,22 @@ function sendSmallFile(res: ServerResponse, path: string, start: number, length:
         hooks.error(fsError(readError));
         return;
       }
+      // Someone may have ended the response meanwhile (a second file sent into it, the
+      // client gone): writing would be an 'error' event. Nor is it the end of a file sent:
+      // in Express the pipe's writes fail, its stream never ends, and sendFile reports
+      // the file aborted once the response is done.
+      if (res.writableEnded || res.destroyed) {
+        hooks.unsent?.();
+        return;
+      }
       // write() then end(), not end(body): Node re-encodes a Content-Disposition value
       // (mangling ISO-8859-1 file names) when end() brings the body with the headers.
-      // Someone may have ended the response meanwhile: writing would be an 'error' event.
-      if (!res.writableEnded && !res.destroyed) {
-        try {
-          res.write(bytesRead === length ? body : body.subarray(0, bytesRead));
-          res.end();
-        } catch (err) {
-          refused(res, hooks, err);
-          return;
-        }
+      try {
+        res.write(bytesRead === length ? body : body.subarray(0, bytesRead));
+        res.end();
+      } catch (err) {
+        refused(res, hooks, err);
+        return;
       }
       // As with a piped stream, 'end' comes after the body was handed to the response.
       hooks.end?.();

@@ -61,6 +61,9 @@ export function transferFile(
       streaming = true;
     },
     end: () => finish(),
+    // No `unsent`: a file read for a response something else had ended was not sent. The
+    // response's end (below) reports it aborted, as Express does: of two files sent into
+    // one response, the one that lost the race hears ECONNABORTED, never both `ok`.
     headers: headers
       ? (response) => {
           for (const name of Object.keys(headers)) response.setHeader(name, headers[name] as string);
