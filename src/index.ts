@@ -87,6 +87,8 @@ declare namespace webapp {
   export import Dictionary = PublicTypes.Dictionary;
   export import Query = PublicTypes.Query;
   export import ParsedQs = PublicTypes.ParsedQs;
+  export import QueryParseOptions = PublicTypes.QueryParseOptions;
+  export import QueryParserFunction = PublicTypes.QueryParserFunction;
   export import RouteParameters = PublicTypes.RouteParameters;
   export import PathParams = PublicTypes.PathParams;
   export import Send = PublicTypes.Send;
@@ -176,7 +178,9 @@ declare namespace webapp {
    * @example
    * app.use(webapp.query({ depth: 2 }));
    */
-  export const query: (options?: object) => PublicTypes.Handler;
+  // Typed as `express.query` is (qs's options, or a parser), but optional: Express 4
+  // runs it without options too.
+  export const query: (options?: QueryParseOptions | QueryParserFunction) => PublicTypes.Handler;
   /**
    * Parses JSON bodies into `req.body` (body-parser's `json`).
    * @example

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseBytes } from '../http/bytes';
 import { parseMediaType } from '../http/content-type';
 import { hasBody, matchType } from '../http/type-is';
-import type { ReadSettings } from './read';
+import type { ReadSettings, Verify } from './read';
 
 export interface Options {
   /** Inflate gzip/deflate/br bodies (default true); false rejects encoded bodies with 415. */
@@ -14,12 +14,13 @@ export interface Options {
   /** Media types to parse: a type, extension, wildcard, a list, or `fn(req)`. */
   type?: string | string[] | ((req: IncomingMessage) => unknown) | undefined;
   /**
-   * `verify(req, res, buf, encoding)`: throw to reject the body (403). `encoding`
-   * is null for `raw`. A method signature, as in @types/body-parser, so that a
-   * verify function (or a body-parser options object) typed with
-   * `encoding: string` is accepted as it is there.
+   * `verify(req, res, buf, encoding)`: throw to reject the body (403). A method
+   * signature, as in @types/body-parser, so that a verify function (or a
+   * body-parser options object) typed with `encoding: string` is accepted as it is
+   * there. `encoding` is typed `string`, as there, so that an inline verify's
+   * `encoding` is a `string` as with Express; for `raw` it is null at run time.
    */
-  verify?(req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string | null): void;
+  verify?(req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string): void;
 }
 
 export interface CommonSettings extends ReadSettings {
@@ -30,7 +31,8 @@ export interface CommonSettings extends ReadSettings {
 export function commonSettings(opts: Options, defaultType: string): CommonSettings {
   const limit = opts.limit === undefined || opts.limit === null ? 102400 : parseBytes(opts.limit);
   if (limit === null || isNaN(limit)) throw new TypeError('option limit "' + String(opts.limit) + '" is invalid');
-  const verify = opts.verify || false;
+  // Called with a null `encoding` by `raw`, which the public type leaves out (see `verify` above).
+  const verify = (opts.verify as Verify | undefined) || false;
   if (verify !== false && typeof verify !== 'function') throw new TypeError('option verify must be function');
   const type = opts.type || defaultType;
   const shouldParse =

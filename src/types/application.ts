@@ -65,7 +65,7 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
    */
   param(name: string | string[], handler: RequestParamHandler): this;
   /** @deprecated the function-only form of `param`. */
-  param(callback: (name: string, matcher: any) => RequestParamHandler | undefined): this;
+  param(callback: (name: string, matcher: RegExp) => RequestParamHandler | undefined): this;
 
   /**
    * The app's absolute mount path (empty for the main app).
@@ -143,8 +143,9 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
    * admin.on('mount', (parent) => console.log('mounted on', parent.mountpath));
    */
   // A method, not a function-typed property: its parameters are then compared
-  // both ways, so @types/express's `on: (event: 'mount', ...)` fits here.
-  on(event: string, callback: (parent: Application) => void): this;
+  // both ways, so @types/express's `on: (event: 'mount', ...)` fits here. Only
+  // 'mount', as there: the callback's `parent` is wrong for any other event.
+  on(event: 'mount', callback: (parent: Application) => void): this;
 
   mountpath: string | string[];
   parent?: Application;

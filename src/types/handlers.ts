@@ -5,6 +5,7 @@
 import type { IRouterMatcher, IRouterHandler } from './router';
 import type { Request } from './request';
 import type { Response } from './response';
+import type { CoreLocalsAdditions } from './core-augmentations';
 
 /** The shape of `req.query` under the default `extended` query parser (as `qs.ParsedQs`). */
 export interface ParsedQs {
@@ -13,6 +14,48 @@ export interface ParsedQs {
 
 export type Query = ParsedQs;
 
+/**
+ * The options of `webapp.query(options)`: qs's parse options, as @types/qs types them
+ * (`qs.IParseOptions`, which `express.query` takes), so that a misspelt option or a
+ * wrong type is an error here too. Those webapp's parser does not implement are
+ * accepted by the type; a value that would change the result throws when the
+ * middleware is made.
+ */
+export interface QueryParseOptions {
+  allowDots?: boolean | undefined;
+  allowEmptyArrays?: boolean | undefined;
+  allowPrototypes?: boolean | undefined;
+  allowSparse?: boolean | undefined;
+  arrayLimit?: number | undefined;
+  charset?: 'utf-8' | 'iso-8859-1' | undefined;
+  charsetSentinel?: boolean | undefined;
+  comma?: boolean | undefined;
+  decodeDotInKeys?: boolean | undefined;
+  decoder?:
+    | ((
+        str: string,
+        defaultDecoder: (str: string, decoder?: unknown, charset?: string) => string,
+        charset: string,
+        type: 'key' | 'value',
+      ) => any)
+    | undefined;
+  delimiter?: string | RegExp | undefined;
+  depth?: number | false | undefined;
+  duplicates?: 'combine' | 'first' | 'last' | undefined;
+  ignoreQueryPrefix?: boolean | undefined;
+  interpretNumericEntities?: boolean | undefined;
+  parameterLimit?: number | undefined;
+  parseArrays?: boolean | undefined;
+  plainObjects?: boolean | undefined;
+  strictDepth?: boolean | undefined;
+  strictMerge?: boolean | undefined;
+  strictNullHandling?: boolean | undefined;
+  throwOnLimitExceeded?: boolean | undefined;
+}
+
+/** A query string parser `webapp.query` takes instead of options (`qs.parse`, or one of the app's own). */
+export type QueryParserFunction = (str: string, options?: undefined) => unknown;
+
 export interface ParamsDictionary {
   [key: string]: string;
 }
@@ -20,7 +63,8 @@ export interface ParamsDictionary {
 /** What `req.params` may be: named parameters (the name @types/express-serve-static-core gives it). */
 export type Params = ParamsDictionary;
 
-export interface Locals extends Express.Locals {}
+// With what an app adds to express-serve-static-core's `Locals` (./core-augmentations).
+export interface Locals extends Express.Locals, CoreLocalsAdditions {}
 
 export interface NextFunction {
   /** Leaves the current router. */

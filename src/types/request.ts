@@ -5,6 +5,7 @@ import type * as http from 'node:http';
 import type { ParsedQs, ParamsDictionary, NextFunction } from './handlers';
 import type { Response } from './response';
 import type { Application } from './application';
+import type { CoreRequestAdditions } from './core-augmentations';
 
 /** One entry of `req.accepted`: a media type of the Accept header, with its quality. */
 export interface MediaType {
@@ -30,7 +31,8 @@ export interface RequestRanges extends Array<ByteRange> {
  * express-serve-static-core's: an augmentation of `Request` may then redeclare one
  * with a narrower type, as @types/cookie-parser's (`cookies: Record<string, any>`)
  * does under the npm alias (`"express": "npm:webapp"`); declared here directly, the
- * two declarations would conflict (TS2717).
+ * two declarations would conflict (TS2717). What an app adds to
+ * express-serve-static-core's `Request` is inherited too (./core-augmentations).
  */
 export interface Request<
   P = ParamsDictionary,
@@ -38,7 +40,8 @@ export interface Request<
   ReqBody = any,
   ReqQuery = ParsedQs,
   LocalsObj extends Record<string, any> = Record<string, any>,
-> extends CoreRequest<P, ResBody, ReqBody, ReqQuery, LocalsObj> {}
+>
+  extends CoreRequest<P, ResBody, ReqBody, ReqQuery, LocalsObj>, CoreRequestAdditions {}
 
 /** The members of `Request` (express-serve-static-core's `Request` to @types/express's). */
 export interface CoreRequest<

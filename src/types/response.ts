@@ -3,11 +3,11 @@
  * `webapp.static` (whose `setHeaders` receives the response).
  */
 import type * as http from 'node:http';
-import type { Stats } from 'node:fs';
 import type { ServeStaticOptions as StaticCoreOptions } from '../static';
 import type { Locals, Errback } from './handlers';
 import type { Request } from './request';
 import type { Application } from './application';
+import type { CoreResponseAdditions } from './core-augmentations';
 
 /**
  * The options of `res.cookie` and `res.clearCookie`, as @types/express declares
@@ -84,8 +84,12 @@ export interface ServeStaticOptions<R extends http.ServerResponse = Response> ex
    * @types/serve-static types it, for the same reason as `dotfiles`.
    */
   index?: boolean | string | string[] | undefined;
-  /** Called as `setHeaders(res, path, stat)` before the file's headers are sent. */
-  setHeaders?: ((res: R, path: string, stat: Stats) => any) | undefined;
+  /**
+   * Called as `setHeaders(res, path, stat)` before the file's headers are sent;
+   * `stat` is the file's `fs.Stats`, typed `any` as @types/serve-static types it, so
+   * that a callback written against it (which may treat `stat` as anything) compiles here too.
+   */
+  setHeaders?: ((res: R, path: string, stat: any) => any) | undefined;
 }
 
 /** The callback of `res.render` and `app.render`: the error, or the rendered HTML. */
@@ -93,28 +97,34 @@ export type RenderCallback = (err: Error | null, html?: string) => void;
 
 /**
  * `res.send`, `res.json` and `res.jsonp`: @types/express's `(body?: ResBody) => T`,
- * and the same with the body required as the last signature, the one TypeScript
- * infers from. A helper typed against @types/express that infers the body type
- * from the handler it must return (express-async-handler) otherwise infers
- * `undefined` from the optional parameter, and `res.json(...)` takes nothing else.
+ * and Express 4's deprecated `(body, status)` form as the last signature, the one
+ * TypeScript infers from. A helper typed against @types/express that infers the
+ * body type from the handler it must return (express-async-handler) otherwise
+ * infers `undefined` from the optional parameter, and `res.json(...)` takes nothing
+ * else. The last signature takes two arguments, so that a call with one is checked
+ * against the first alone and a wrong body gets @types/express's error (TS2322,
+ * TS2353), not "No overload matches this call". (So `res.json(body, 201)`, which
+ * Express 4 runs with a deprecation warning, type-checks here, not there.)
  */
 export type Send<ResBody = any, T = Response<ResBody>> = {
   (body?: ResBody): T;
-  // Last: inference reads the last signature.
-  (body: ResBody): T;
+  /** @deprecated use `res.status(status).send(body)` (or `.json`, `.jsonp`). */
+  (body: ResBody, status: number): T;
 };
 
 /**
  * The response, as handlers receive it. Its members are declared on
  * `CoreResponse` and inherited, as @types/express's `Response` inherits them from
  * express-serve-static-core's, so that an augmentation of `Response` may redeclare
- * one with a narrower type, as it may there (see `Request`).
+ * one with a narrower type, as it may there (see `Request`); and what an app adds to
+ * express-serve-static-core's `Response` is inherited too.
  */
 export interface Response<
   ResBody = any,
   LocalsObj extends Record<string, any> = Record<string, any>,
   StatusCode extends number = number,
-> extends CoreResponse<ResBody, LocalsObj, StatusCode> {}
+>
+  extends CoreResponse<ResBody, LocalsObj, StatusCode>, CoreResponseAdditions {}
 
 /** The members of `Response` (express-serve-static-core's `Response` to @types/express's). */
 export interface CoreResponse<

@@ -48,26 +48,16 @@ export type ForeignRequestHandler = ForeignMiddlewareSignatures['handler'];
 /** An error handler typed against another Express typing. */
 export type ForeignErrorRequestHandler = ForeignMiddlewareSignatures['errorHandler'];
 
-/**
- * Blocks inference through `T` (TypeScript's own `NoInfer` needs 5.4): in a call
- * that mixes foreign middleware, the route's parameters come from its path and
- * never from the foreign middleware's `ParamsDictionary`.
- */
-type NoInference<T> = [T][T extends any ? 0 : never];
-
 // One argument of a call that mixes in foreign middleware: a handler, or an
 // array of them, one level deep as in RequestHandlerParams (Express flattens
 // deeper nesting too). Not deeper: @types/express's IRouterMatcher takes one
 // level, and a matcher taking more would not accept it in its place, which
 // would make its Application and Request unassignable to webapp's.
-type MixedHandlerOf<P> = RequestHandler<NoInference<P>> | ForeignRequestHandler;
+type MixedHandlerOf<P> = RequestHandler<P> | ForeignRequestHandler;
 /** One argument of a call that mixes webapp handlers (not error handlers) with foreign middleware. */
 type MixedHandler<P> = MixedHandlerOf<P> | MixedHandlerOf<P>[];
 type MixedHandlerParamsOf<P> =
-  | RequestHandler<NoInference<P>>
-  | ErrorRequestHandler<NoInference<P>>
-  | ForeignRequestHandler
-  | ForeignErrorRequestHandler;
+  RequestHandler<P> | ErrorRequestHandler<P> | ForeignRequestHandler | ForeignErrorRequestHandler;
 /** One argument of a call that mixes any webapp handler with foreign middleware. */
 type MixedHandlerParams<P> = MixedHandlerParamsOf<P> | MixedHandlerParamsOf<P>[];
 
@@ -117,9 +107,11 @@ export interface IRouterMatcher<T, Method extends string = any> {
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
   (path: PathParams, subApplication: Application): T;
-  // Calls that mix in middleware typed against another Express typing.
-  <Route extends string>(path: Route, ...handlers: Array<MixedHandler<RouteParameters<Route>>>): T;
-  <Route extends string>(path: Route, ...handlers: Array<MixedHandlerParams<RouteParameters<Route>>>): T;
+  // Calls that mix in middleware typed against another Express typing. The inline
+  // handlers' `req.params` is a `ParamsDictionary`, not the path's parameters: with
+  // @types/express the middleware's `RequestHandler<ParamsDictionary>` is what the
+  // call infers them from, and code relies on it (a `mergeParams` router reading
+  // its parent's parameters behind multer or express-session).
   (path: PathParams, ...handlers: Array<MixedHandler<ParamsDictionary>>): T;
   (path: PathParams, ...handlers: Array<MixedHandlerParams<ParamsDictionary>>): T;
 }
@@ -145,7 +137,9 @@ export interface IRouterHandler<T, Route extends string = string> {
   >(
     ...handlers: Array<RequestHandlerParams<P, ResBody, ReqBody, ReqQuery, LocalsObj>>
   ): T;
-  // Calls that mix in middleware typed against another Express typing.
+  // Calls that mix in middleware typed against another Express typing. On a route
+  // the inline handlers keep the route's parameters, as with @types/express, where
+  // the middleware fits the route's first signature.
   (...handlers: Array<MixedHandler<RouteParameters<Route>>>): T;
   (...handlers: Array<MixedHandlerParams<RouteParameters<Route>>>): T;
 }
@@ -165,9 +159,16 @@ export interface IRouter extends RequestHandler {
    * @example
    * router.param('id', (req, res, next, id) => (/^\d+$/.test(id) ? next() : next('route')));
    */
-  param(name: string | string[], handler: RequestParamHandler): this;
-  /** @deprecated the function-only form of `param` (Express 4 deprecates it). */
-  param(callback: (name: string, matcher: any) => RequestParamHandler | undefined): this;
+  // One name: a router registers an array under its joined text ('a,b'), which no
+  // route parameter has (only `app.param` takes a list), so the type refuses it, as
+  // @types/express's does.
+  param(name: string, handler: RequestParamHandler): this;
+  /**
+   * @deprecated the function-only form of `param` (Express 4 deprecates it).
+   * `matcher` is typed as @types/express types it; returning nothing leaves the
+   * handler as it is, as Express does.
+   */
+  param(callback: (name: string, matcher: RegExp) => RequestParamHandler | undefined): this;
 
   /**
    * Routes requests of every method for `path` to the handlers.

@@ -4,10 +4,26 @@
  * in scratch projects whose node_modules/webapp links to this package, as
  * CommonJS projects (with and without esModuleInterop) and as ESM (module
  * nodenext) projects, with skipLibCheck off so webapp's own declarations are
- * checked too. Each compiler checks the five projects in one `tsc --build`.
+ * checked too.
+ *
+ * And a differential: the fixtures in test/types/fixtures/differential/ are written
+ * against @types/express and compiled twice, as they are and with the module name
+ * 'express' changed to 'webapp'. Their `// @ts-expect-error` directives become plain
+ * comments in both copies, so that the errors are reported: both copies must fail on
+ * exactly the lines after a directive, with the same error codes, and compile
+ * everywhere else. Each compiler checks the seven projects in one `tsc --build`.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,6 +43,7 @@ function project(
   compilerOptions: object,
   files: string[],
   links: string[],
+  copy = (file: string, to: string) => copyFileSync(join(fixtures, file), to),
 ): string {
   const dir = join(scratch, name);
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
@@ -40,8 +57,63 @@ function project(
     join(dir, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { ...strict, ...compilerOptions }, files }),
   );
-  for (const file of files) copyFileSync(join(fixtures, file), join(dir, file));
+  for (const file of files) copy(file, join(dir, file));
   return dir;
+}
+
+const differential = join(fixtures, 'differential');
+const differentialFiles = readdirSync(differential).filter((file) => file.endsWith('.ts'));
+/** A directive as TypeScript reads one: a line comment that starts with it. */
+const EXPECT_ERROR = /^(\s*)\/\/ @ts-expect-error\b/;
+
+/** A differential fixture for a project on `moduleName`, its directives made plain comments. */
+function differentialCopy(moduleName: 'express' | 'webapp') {
+  return (file: string, to: string) => {
+    const lines = readFileSync(join(differential, file), 'utf8').split('\n');
+    const copied = lines.map((line) =>
+      line.replace(EXPECT_ERROR, '$1// (expected error)').replaceAll("'express'", `'${moduleName}'`),
+    );
+    writeFileSync(to, copied.join('\n'));
+  };
+}
+
+/** `file:line` of each line after a directive: where both copies must fail. */
+function expectedErrorLines(): string[] {
+  return differentialFiles.flatMap((file) =>
+    readFileSync(join(differential, file), 'utf8')
+      .split('\n')
+      .flatMap((line, index) => (EXPECT_ERROR.test(line) ? [`${file}:${index + 2}`] : [])),
+  );
+}
+
+/** One diagnostic of tsc's output (not pretty: no terminal), with its continuation lines. */
+interface Diagnostic {
+  project: string;
+  at: string;
+  code: string;
+  text: string;
+}
+const DIAGNOSTIC = /^([^/\s]+)\/(\S+)\((\d+),\d+\): error (TS\d+):/;
+
+/** tsc's output as diagnostics, and the lines that are not part of one. */
+function parseOutput(output: string): { diagnostics: Diagnostic[]; other: string[] } {
+  const diagnostics: Diagnostic[] = [];
+  const other: string[] = [];
+  for (const line of output.split('\n')) {
+    const match = DIAGNOSTIC.exec(line);
+    if (match) diagnostics.push({ project: match[1], at: `${match[2]}:${match[3]}`, code: match[4], text: line });
+    else if (/^\s/.test(line) && diagnostics.length > 0) diagnostics[diagnostics.length - 1].text += '\n' + line;
+    else if (line.trim() !== '') other.push(line);
+  }
+  return { diagnostics, other };
+}
+
+/** A project's diagnostics as `file:line TScode` entries, sorted. */
+function codesByLine(diagnostics: Diagnostic[], project: string): string[] {
+  return diagnostics
+    .filter((d) => d.project === project)
+    .map((d) => `${d.at} ${d.code}`)
+    .sort();
 }
 
 const projectNames = [
@@ -50,6 +122,8 @@ const projectNames = [
   'ESM project',
   'ESM project without @types/express',
   'CommonJS project with exactOptionalPropertyTypes and declaration files',
+  'differential project against express',
+  'differential project against webapp',
 ] as const;
 let projects: Record<(typeof projectNames)[number], string>;
 
@@ -57,7 +131,9 @@ before(() => {
   ensureBuilt();
   scratch = mkdtempSync(join(tmpdir(), 'webapp-types-'));
   // Both module systems see middleware typed against @types/express; a third
-  // project sees only @types/node, proving webapp's types stand alone.
+  // project sees only @types/node, proving webapp's types stand alone. (webapp's
+  // optional import of @types/express-serve-static-core still finds this repository's
+  // through the link's real path: test/package/packed-types checks an install without it.)
   const ecosystem = [
     'cors',
     'morgan',
@@ -81,6 +157,7 @@ before(() => {
   ];
   const withEcosystem = [...standalone, 'ecosystem.ts', 'mixing.ts', 'interop.ts', 'helpers.ts', 'core-types.ts'];
   const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
+  const differentialOptions = { ...nodenext, esModuleInterop: true, skipLibCheck: true };
   projects = {
     'CommonJS project': project(
       'cjs',
@@ -116,6 +193,25 @@ before(() => {
       ['exact.ts'],
       ['@types', 'compression'],
     ),
+    // The same options and packages on both sides; 'express' resolves to @types/express.
+    // skipLibCheck on: the projects above check the declarations, these compare the
+    // fixtures' own diagnostics (and take half the time).
+    'differential project against express': project(
+      'diff-express',
+      'commonjs',
+      differentialOptions,
+      differentialFiles,
+      ['@types', ...ecosystem, 'helmet', 'qs'],
+      differentialCopy('express'),
+    ),
+    'differential project against webapp': project(
+      'diff-webapp',
+      'commonjs',
+      differentialOptions,
+      differentialFiles,
+      ['@types', ...ecosystem, 'helmet', 'qs'],
+      differentialCopy('webapp'),
+    ),
   };
 });
 
@@ -123,13 +219,29 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('published types', () => {
   for (const [compilerName, compiler] of Object.entries(compilers)) {
-    const title = `${compilerName}: the fixtures compile with zero errors in each project (${projectNames.join('; ')})`;
+    const title =
+      `${compilerName}: the fixtures compile with zero errors in each project, and the differential ` +
+      `fixtures fail alike against express and webapp (${projectNames.join('; ')})`;
     it(title, async (t) => {
       const skip = cannotRun(compilerName, compiler);
       if (skip !== undefined) return t.skip(skip);
-      const { code, output } = await typeCheckProjects(compiler, Object.values(projects), scratch);
-      assert.equal(output.trim(), '', output);
-      assert.equal(code, 0);
+      // tsc exits with an error code: the differential projects have errors by design.
+      const { output } = await typeCheckProjects(compiler, Object.values(projects), scratch);
+      const { diagnostics, other } = parseOutput(output);
+      const elsewhere = diagnostics.filter((d) => !d.project.startsWith('diff-')).map((d) => d.text);
+      assert.equal([...other, ...elsewhere].join('\n'), '', output);
+
+      // @types/express fails where the fixtures say, and only there (checks the fixtures)...
+      const againstExpress = codesByLine(diagnostics, 'diff-express');
+      const failing = [...new Set(againstExpress.map((entry) => entry.split(' ')[0]))];
+      const texts = (project: string) =>
+        diagnostics
+          .filter((d) => d.project === project)
+          .map((d) => d.text)
+          .join('\n');
+      assert.deepEqual(failing.sort(), expectedErrorLines().sort(), texts('diff-express'));
+      // ...and webapp fails alike: the same error codes on the same lines.
+      assert.deepEqual(codesByLine(diagnostics, 'diff-webapp'), againstExpress, texts('diff-webapp'));
     });
   }
 });
