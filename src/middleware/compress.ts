@@ -78,7 +78,9 @@ function createCompress(options?: CompressOptions): Middleware {
   options = options || {};
   const shouldCompress = options.filter || filter;
   const parsed = parseBytes(options.threshold);
-  const threshold = parsed == null ? 1024 : parsed;
+  // A string that is no size (`'x'`) was NaN to Connect's bytes 2.1, not the default: no
+  // length is below NaN, so every answer was compressed, whatever its size.
+  const threshold = parsed != null ? parsed : typeof options.threshold === 'string' ? NaN : 1024;
 
   return function compress(req, res, next) {
     const write = res.write as AnyFn;

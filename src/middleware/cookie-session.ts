@@ -27,13 +27,27 @@ export interface CookieSessionOptions {
 
 type SessionData = Record<string, unknown> & { cookie?: Cookie };
 
-/** The session a signed `s:j:{...}` cookie holds, or `undefined`. */
+/**
+ * What a signed cookie's value becomes as the session: its JSON when that is truthy,
+ * whatever its type, else a fresh object. Connect 2.30 kept a string, a number or an
+ * array the app had stored (`req.session = 7` comes back as 7 on the next request,
+ * and an unchanged one is not re-sent); only an object gets the `cookie` member.
+ */
+function sessionOf(data: unknown): SessionData {
+  return (data || {}) as SessionData;
+}
+
+function withCookie(session: SessionData, cookie: Cookie): SessionData {
+  if (typeof session === 'object') session.cookie = cookie;
+  return session;
+}
+
+/** The session a signed `s:j:...` cookie holds, or `undefined`. */
 function readSigned(raw: unknown, secret: string): { value: string; data: SessionData } | undefined {
   if (typeof raw !== 'string' || !raw.startsWith('s:')) return undefined;
   const value = unsign(raw.slice(2), secret);
   if (value === false) return undefined;
-  const data = JSONCookie(value);
-  return { value, data: data && typeof data === 'object' ? (data as SessionData) : {} };
+  return { value, data: sessionOf(JSONCookie(value)) };
 }
 
 function isSecureConnection(req: IncomingMessage, trustProxy: boolean | undefined): boolean {
@@ -59,16 +73,14 @@ export function cookieSession(options?: CookieSessionOptions): Middleware {
 
     let original: string | undefined;
     if (!options.secret && req.secret) {
-      // cookieParser verified it already; a forged one is `false` there.
-      const verified = req.signedCookies?.[key];
-      req.session = verified && typeof verified === 'object' ? verified : {};
-      req.session.cookie = cookie;
+      // cookieParser verified it already (a forged one is `false` there) and decoded its
+      // JSON: a string or number the app stored stays the session, as in Connect 2.30.
+      req.session = withCookie(sessionOf(req.signedCookies?.[key]), cookie);
     } else {
       const found = readSigned(req.cookies?.[key], secret);
       if (found) {
         original = found.value;
-        req.session = found.data;
-        req.session.cookie = cookie;
+        req.session = withCookie(found.data, cookie);
       }
     }
 
@@ -79,7 +91,7 @@ export function cookieSession(options?: CookieSessionOptions): Middleware {
         res.setHeader('Set-Cookie', cookie.serialize(key, ''));
         return;
       }
-      delete session.cookie;
+      if (typeof session === 'object') delete session.cookie;
       if (cookie.secure && !isSecureConnection(req, options.proxy)) return;
       const value = 'j:' + JSON.stringify(session);
       if (original === value) return;

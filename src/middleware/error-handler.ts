@@ -30,7 +30,7 @@ function escapeBlock(str: string): string {
   return escapeHtml(str).replace(/ {2}/g, ' &nbsp;').replace(/\n/g, '<br>');
 }
 
-function page(title: string, status: number, heading: string, stack: string[]): string {
+function page(title: string, status: string, heading: string, stack: string[]): string {
   return (
     '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>' +
     heading +
@@ -65,6 +65,9 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
     if (err && err.statusCode) status = err.statusCode;
     if (err && err.status) status = err.status;
     res.statusCode = errorStatus(status);
+    // The page names the status as errorhandler set it on the response (`404.5`, `'404'`),
+    // which Node truncates only when it writes the head.
+    const shownStatus = res.statusCode === Math.trunc(Number(status)) ? String(status) : String(res.statusCode);
     const str = stringify(err);
     if (logger) setImmediate(logger, err, str, req, res);
     if (res.headersSent) {
@@ -78,12 +81,15 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
       const heading = inspected ? 'Error' : escapeBlock(str.split('\n', 1)[0] || 'Error');
       const stack = inspected ? [str] : str.split('\n').slice(1);
       res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.end(page(escapeHtml(pageTitle()), res.statusCode, heading, stack));
+      res.end(page(escapeHtml(pageTitle()), escapeHtml(shownStatus), heading, stack));
     } else if (type === 'json') {
       const error: Record<string, unknown> = { message: err?.message, stack: err?.stack };
       if (err != null) for (const prop in Object(err)) error[prop] = err[prop];
+      // Serialised before the header is set, as errorhandler did: an error JSON cannot write
+      // (a BigInt field, a cycle) throws to the next handler with no Content-Type left behind.
+      const json = JSON.stringify({ error });
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.end(JSON.stringify({ error }));
+      res.end(json);
     } else {
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
       res.end(str);

@@ -45,12 +45,15 @@ export function resolveListing(rootPath: string, pathname: string, originalPathn
   if (requested === undefined || shownPath === undefined) return { status: 400 };
 
   const path = normalize(join(rootPath, requested));
-  if (path.includes('\0') || shownPath.includes('\0')) return { status: 400 };
-  // `rootPath` ends with the separator, so "/srv/rootx" is not taken for "/srv/root".
-  if (!(path + sep).startsWith(rootPath)) return { status: 403 };
-
   // Normalised as the directory it names was: every segment of it becomes a link to
   // the path so far, and `/./././.../sub/` (or `//`, or `x/../`) repeated over 16 KB of
   // URL made a page of tens of megabytes (quadratic in the URL; Connect's too).
-  return { path, shownPath: posix.normalize(shownPath), isRoot: normalize(path + sep) === rootPath };
+  const shown = posix.normalize(shownPath);
+  // A null byte is refused where it would reach the file system or the page: serve-index
+  // looked only after normalising, so `/a%00/../sub/` (its `..` drops the segment) lists `/sub/`.
+  if (path.includes('\0') || shown.includes('\0')) return { status: 400 };
+  // `rootPath` ends with the separator, so "/srv/rootx" is not taken for "/srv/root".
+  if (!(path + sep).startsWith(rootPath)) return { status: 403 };
+
+  return { path, shownPath: shown, isRoot: normalize(path + sep) === rootPath };
 }

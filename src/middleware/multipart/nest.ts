@@ -16,7 +16,10 @@ export class NamedValues<T> {
 
   add(name: string, value: T): void {
     const existing = this.byName.get(name);
-    if (existing === undefined) {
+    // A name seen once with an empty value (a falsy one: '') takes the next value in its
+    // place, as Connect 2.30 collected them (`if (data[name])`): `a=''` then `a='1'` gave
+    // `a: '1'`, not `['', '1']`. Files are objects, never replaced.
+    if (existing === undefined || (!existing && !this.repeated.has(name))) {
       this.byName.set(name, value);
     } else if (this.repeated.has(name)) {
       (existing as T[]).push(value);
