@@ -84,8 +84,10 @@ class Drain {
   readonly secureSockets = new Set<TLSSocket>();
   /** What each kept-alive connection had read when its last response finished (see requestArriving). */
   readonly readWhenIdle = new WeakMap<Socket, number>();
-  /** Sockets whose last response finished during the drain, given the grace for the client's next request. */
-  readonly ending = new Set<Socket>();
+  /** Sockets whose last response finished in the drain, given the grace for the next request (its timer). */
+  readonly ending = new Map<Socket, NodeJS.Timeout>();
+  /** Connections whose last response went out before its request's body had all come: busy until it has. */
+  readonly bodyComing = new WeakSet<Socket>();
   /** Node's idle connections are to be closed once nothing tracked is being written (see closeUntrackedIdle). */
   untrackedIdlePending = false;
   deadline: NodeJS.Timeout | undefined;
@@ -141,15 +143,58 @@ class Drain {
     // a listener for them (Node's documented way to answer 100-continue yourself). Ours
     // must not be the only one: Node would stop answering the expectation itself.
     for (const event of ['checkContinue', 'checkExpectation']) trackAlongside(this.server, event, onRequest);
-    // An upgrade asked for during the drain would open a connection meant to last, after
-    // `onDrain` closed the others: it would hold the drain to its deadline (and the client
-    // would get no close frame). Refused before the app's listener sees it: a 503, and the
-    // socket destroyed (a listener writing to it then writes nowhere, without an error).
-    trackAlongside(this.server, 'upgrade', (_req: IncomingMessage, socket: Socket) => {
-      if (!this.closing || socket.destroyed) return;
-      socket.write('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      socket.destroy();
+  }
+
+  /**
+   * What the app must not see during the drain, kept from its listeners by the server's
+   * `emit` for the length of the drain only (no cost per event else): a listener of ours,
+   * even first, could not stop the app's from running.
+   * - An upgrade would open a connection meant to last, after `onDrain` closed the
+   *   others: it would hold the drain to its deadline (and the client would get no close
+   *   frame). Refused with a 503 (a proxy would otherwise open a connection to its
+   *   backend, a hand-written handler count a WebSocket that never was). Node emits
+   *   `upgrade` only when the server has a listener (it destroys the socket itself
+   *   otherwise), so a server without one is left as it was.
+   * - A request pipelined behind an answer that already said `Connection: close` is not
+   *   run (RFC 9112 section 9.6: a server that sent `close` processes no further request
+   *   on the connection). Its answer would come after the close a client acts on, so the
+   *   client counts it unanswered and may send it again elsewhere, while the app had done
+   *   its work (a POST run twice). Not run, it is safe to send again; the connection
+   *   closes after the answer that said close.
+   */
+  private interceptDuringDrain(): void {
+    const server = this.server;
+    const own = Object.getOwnPropertyDescriptor(server, 'emit');
+    const emit = server.emit;
+    const intercepting = (event: string | symbol, ...args: unknown[]): boolean => {
+      // `closing` too: left in place by a wrapper of someone else's, it must not act once listening again.
+      if (this.closing) {
+        if (event === 'upgrade') {
+          refuseUpgrade(args[1] as Socket);
+          return true;
+        }
+        if (
+          (event === 'request' || event === 'checkContinue' || event === 'checkExpectation') &&
+          this.closeAnnounced(args[0] as IncomingMessage)
+        )
+          return true;
+      }
+      return emit.apply(server, [event, ...args] as Parameters<typeof emit>);
+    };
+    server.emit = intercepting;
+    server.once('close', () => {
+      // Put back unless someone has wrapped it since (their wrapper calls ours, which passes through).
+      if (server.emit !== intercepting) return;
+      if (own) Object.defineProperty(server, 'emit', own);
+      else delete (server as { emit?: unknown }).emit;
     });
+  }
+
+  /** Whether the drain has already told the request's connection it closes (an answer's head said so). */
+  private closeAnnounced(req: IncomingMessage): boolean {
+    if (isHttp2Request(req)) return false;
+    const last = this.madeLast.get(req.socket);
+    return last !== undefined && last.headersSent;
   }
 
   private started(socket: Socket, res: ServerResponse): void {
@@ -175,17 +220,12 @@ class Drain {
    * answer says `Connection: close` and Node ends the socket after it. Only the newest:
    * the answers to requests pipelined behind an older one would be lost with the socket
    * (Node's own close() answers them all). The response made last before a newer request
-   * arrived is given its keep-alive back, while its head is unwritten.
+   * arrived is given its keep-alive back: its head is unwritten, since a request behind
+   * one whose head said close never reaches here (see interceptDuringDrain).
    */
   private makeLast(socket: Socket, res: ServerResponse): void {
     const previous = this.madeLast.get(socket);
-    if (previous !== undefined && previous !== res) {
-      if (!previous.headersSent) previous.shouldKeepAlive = true;
-      // Its head went out saying close: Node would end the connection after it, and the
-      // requests pipelined behind it, whose handlers run, would never get their answers.
-      // The connection stays open for them; the newest answer ends it.
-      else (previous as { _last?: boolean })._last = false;
-    }
+    if (previous !== undefined && previous !== res) previous.shouldKeepAlive = true;
     this.madeLast.delete(socket);
     // Not yet answered and meant to keep the connection (not an HTTP/1.0 client's, say).
     if (!res.headersSent && res.shouldKeepAlive) {
@@ -219,11 +259,16 @@ class Drain {
     this.readWhenIdle.set(socket, socket.bytesRead);
     const req = (res as ServerResponse & { req?: IncomingMessage }).req;
     if (req === undefined || req.complete || req.destroyed) return;
+    // Not idle before then, however long the client pauses between two pieces of its upload:
+    // closed as idle at the grace, a slow uploader was cut mid-body (its writes reset, and
+    // with them, often, the answer it had not read yet).
+    this.bodyComing.add(socket);
     req.once('end', () => {
+      this.bodyComing.delete(socket);
       if (this.owed.get(socket)?.size) return;
       this.readWhenIdle.set(socket, socket.bytesRead);
-      // Past the grace given when the response finished: the connection's own, from now.
-      if (this.closing && !socket.destroyed && !this.ending.has(socket)) this.endWhenIdle(socket);
+      // The connection's own grace, from now (one the finished response began starts again).
+      if (this.closing && !socket.destroyed) this.endWhenIdle(socket);
     });
   }
 
@@ -240,15 +285,22 @@ class Drain {
   }
 
   private endWhenIdle(socket: Socket): void {
-    this.ending.add(socket);
+    clearTimeout(this.ending.get(socket));
     const timer = setTimeout(() => {
       this.ending.delete(socket);
       // Closed once what is written has gone out: an HTTP server's socket allows half-open
       // connections, and an end() alone waits for the client to close its side.
-      if (!socket.destroyed && !this.owed.get(socket)?.size && !this.requestArriving(socket)) socket.destroySoon();
+      if (
+        !socket.destroyed &&
+        !this.owed.get(socket)?.size &&
+        !this.bodyComing.has(socket) &&
+        !this.requestArriving(socket)
+      )
+        socket.destroySoon();
       if (this.untrackedIdlePending) this.closeUntrackedIdle();
     }, this.grace());
     timer.unref();
+    this.ending.set(socket, timer);
   }
 
   /** A TLS connection that became ready during the drain: closed after the grace unless it sent a request. */
@@ -278,6 +330,7 @@ class Drain {
       if (newest !== undefined) this.makeLast(socket, newest);
     }
     for (const session of this.sessions) session.close();
+    this.interceptDuringDrain();
     if (this.onDrain) {
       // The drain goes on whatever the app's hook does: a throw is reported, not raised
       // into the caller of close() (a signal handler, cluster's disconnect), and so is
@@ -308,9 +361,11 @@ class Drain {
    */
   private closeFresh(): void {
     if (this.untracked) this.closeUntrackedIdle();
-    // Idle between requests, and not in the grace a response finished in the drain gives.
+    // Idle between requests (a request's body still coming after its answer is not), and
+    // not in the grace a response finished in the drain gives.
     for (const [socket, owed] of this.owed)
-      if (owed.size === 0 && !this.ending.has(socket) && !this.requestArriving(socket)) socket.destroy();
+      if (owed.size === 0 && !this.ending.has(socket) && !this.bodyComing.has(socket) && !this.requestArriving(socket))
+        socket.destroy();
     if (this.secure) {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
       for (const socket of this.secureSockets)
@@ -384,6 +439,13 @@ class Drain {
 /** Whether node:http still parses this connection (an upgrade or CONNECT frees its parser). */
 function isHttpConnection(socket: Socket): boolean {
   return (socket as Socket & { parser?: unknown }).parser != null;
+}
+
+/** An upgrade asked for during the drain: a 503, and the socket destroyed. */
+function refuseUpgrade(socket: Socket): void {
+  if (socket.destroyed) return;
+  socket.write('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  socket.destroy();
 }
 
 /**
