@@ -11,6 +11,18 @@ const SIZE = /^((-|\+)?(\d+(?:\.\d+)?)) *(kb|mb|gb|tb|pb)$/i;
 
 /** The number of bytes, or null when the value is not a size (so callers can reject it). */
 export function parseBytes(value: unknown): number | null {
+  const size = parseBytesUnrounded(value);
+  // A number is the caller's own, as the bytes package takes it: only a text's size is rounded.
+  return size === null || typeof value === 'number' ? size : Math.floor(size);
+}
+
+/**
+ * As parseBytes, but a fraction of a unit stays a fraction (`'0.7kb'` is 716.8): bytes
+ * 2.1, which Connect 2.30's middleware read sizes with, did not round down, and a
+ * threshold compared with `<` then takes one byte more than the rounded one. A number is
+ * taken as it is by both.
+ */
+export function parseBytesUnrounded(value: unknown): number | null {
   if (typeof value === 'number' && !isNaN(value)) return value;
   if (typeof value !== 'string') return null;
   const match = SIZE.exec(value);
@@ -23,7 +35,7 @@ export function parseBytes(value: unknown): number | null {
     unit = match[4].toLowerCase();
   }
   if (isNaN(amount)) return null;
-  return Math.floor(UNITS[unit] * amount);
+  return UNITS[unit] * amount;
 }
 
 export interface FormatBytesOptions {

@@ -8,7 +8,7 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
-import { parseBytes } from '../http/bytes';
+import { parseBytesUnrounded } from '../http/bytes';
 import { vary } from '../http/vary';
 import { preferredEncoding } from './connect-negotiation';
 import { onHeaders } from './on-headers';
@@ -77,7 +77,8 @@ function compressInline(encoding: Encoding, body: Buffer, options: zlib.ZlibOpti
 function createCompress(options?: CompressOptions): Middleware {
   options = options || {};
   const shouldCompress = options.filter || filter;
-  const parsed = parseBytes(options.threshold);
+  // Unrounded, as Connect's bytes 2.1 read it: `'0.7kb'` leaves a 716-byte answer uncompressed.
+  const parsed = parseBytesUnrounded(options.threshold);
   // A string that is no size (`'x'`) was NaN to Connect's bytes 2.1, not the default: no
   // length is below NaN, so every answer was compressed, whatever its size.
   const threshold = parsed != null ? parsed : typeof options.threshold === 'string' ? NaN : 1024;

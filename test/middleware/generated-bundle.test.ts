@@ -1253,6 +1253,30 @@ describe('regressions found by the generated hunt', () => {
     );
   });
 
+  itWithLiveOracle('compress: a threshold with a fraction of a unit is not rounded down', LIVE, async () => {
+    // '0.7kb' is 716.8 bytes to Connect's bytes 2.1: 716 bytes are below it, 717 are not.
+    const cases: CompressCase[] = [715, 716, 717].map((size) => ({
+      method: 'GET',
+      acceptEncoding: 'gzip',
+      status: 200,
+      type: 'text/plain',
+      preset: undefined,
+      noTransform: false,
+      declared: false,
+      how: 'end',
+      body: Buffer.from('a'.repeat(size)),
+    }));
+    const answers = await assertSameGenerated(
+      (side) => [(side === 'connect' ? connect.compress : compress)({ threshold: '0.7kb' }), compressResponder(cases)],
+      cases,
+      { request: (item, index) => ({ path: '/' + index, headers: { 'accept-encoding': 'gzip' } }), normalize: decoded },
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.headers['content-encoding']),
+      [undefined, undefined, 'gzip'],
+    );
+  });
+
   itWithLiveOracle('directory: a null byte in a segment that `..` removes is no 400', LIVE, async () => {
     const paths = ['/sub%00/../', '/x%00/../sub/', '/sub%00/', '/%00/../..'];
     const answers = await assertSameGenerated(
