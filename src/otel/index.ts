@@ -62,6 +62,10 @@ const RPC_METADATA = createContextKey('OpenTelemetry SDK Context Key RPC_METADAT
 interface RequestState {
   context: Context;
   server: Span | undefined;
+  /** Whether `server` is webapp's own span (named as it ends, from `route`). */
+  own: boolean;
+  /** The route the last naming layer gave the request (see requestRoute). */
+  route: string | undefined;
 }
 
 const SPAN_NAMES: Record<LayerKind, (trace: LayerTrace) => string> = {
@@ -71,14 +75,21 @@ const SPAN_NAMES: Record<LayerKind, (trace: LayerTrace) => string> = {
   error_handler: (t) => 'error handler - ' + t.name,
 };
 
+/** What `requestRoute` returns for a layer that leaves the request's route as it is. */
+const KEEPS_ROUTE = Symbol('keeps route');
+
 /**
- * Whether a layer names the server span, as the Express instrumentation names it: a
- * route's handler by its template, and a middleware or router mounted at a path by
- * that path (`GET /static`), until a handler inside names it again. Layers at `/`
- * and error handlers leave the name as it is.
+ * The route a layer gives the request as it starts, as the Express instrumentation gives
+ * it: the last layer to start wins. A route's handler gives its template; a middleware or
+ * router mounted at a path gives that path (`GET /static`), until a layer after it names
+ * the request again. One at the top (mounted at `/`) takes the route away, as on Express,
+ * so that a request a catch-all answers after passing through `/static` is not named
+ * `GET /static`. Error handlers leave the route as it is (the Express instrumentation
+ * makes no span for them).
  */
-function namesRequest(layer: LayerTrace): boolean {
-  return layer.kind === 'request_handler' || (layer.kind !== 'error_handler' && layer.route !== '/');
+function requestRoute(layer: LayerTrace): string | undefined | typeof KEEPS_ROUTE {
+  if (layer.kind === 'error_handler') return KEEPS_ROUTE;
+  return layer.kind === 'request_handler' || layer.route !== '/' ? layer.route : undefined;
 }
 
 /**
@@ -100,7 +111,7 @@ function errorMessage(error: unknown): string {
  * instrumentation-http gives its own (method; the route's template once a layer names
  * it), ended when the response closes, with its status (5xx an error, as there).
  */
-function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context): Span {
+function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context, state: RequestState): Span {
   const { req, res } = request;
   const method = req.method || 'GET';
   const span = tracer.startSpan(
@@ -116,6 +127,11 @@ function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context)
     parent,
   );
   res.once('close', () => {
+    // Named as it ends, as instrumentation-http names its own: the route may be taken away.
+    if (state.route !== undefined) {
+      span.setAttribute(ATTR_HTTP_ROUTE, state.route);
+      span.updateName(method + ' ' + state.route);
+    }
     span.setAttribute('http.response.status_code', res.statusCode);
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
@@ -197,11 +213,10 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     // No server span: nothing traces this server (instrumentation-http makes none for
     // node:http2, nor without its being registered). One of webapp's own, so that the
     // request's layer spans are one trace under it, not a root span each.
-    let state: RequestState;
-    if (server !== undefined) state = { context: active, server };
-    else {
-      const own = startServerSpan(tracer, request, active);
-      state = { context: trace.setSpan(active, own), server: own };
+    const state: RequestState = { context: active, server, own: server === undefined, route: undefined };
+    if (state.own) {
+      state.server = startServerSpan(tracer, request, active, state);
+      state.context = trace.setSpan(active, state.server);
     }
     requests.set(request, state);
     return state;
@@ -228,14 +243,18 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     return (layer.request && requests.get(layer.request)?.context) ?? context.active();
   };
 
-  const nameServerSpan = (layer: LayerTrace) => {
+  const nameServerSpan = (layer: LayerTrace, route: string | undefined) => {
     const state = layer.request && requests.get(layer.request);
     if (!state) return;
+    state.route = route;
     const metadata = state.context.getValue(RPC_METADATA) as { route?: string } | undefined;
-    if (metadata) metadata.route = layer.route;
-    if (state.server) {
-      state.server.setAttribute(ATTR_HTTP_ROUTE, layer.route);
-      state.server.updateName((layer.req.method || 'GET') + ' ' + layer.route);
+    // instrumentation-http names its span from the metadata as the response ends, and
+    // webapp's own span is named then too: not before, since a later layer may take the
+    // route away again (an attribute once set cannot be removed).
+    if (metadata) metadata.route = route;
+    else if (state.server && !state.own && route !== undefined) {
+      state.server.setAttribute(ATTR_HTTP_ROUTE, route);
+      state.server.updateName((layer.req.method || 'GET') + ' ' + route);
     }
   };
 
@@ -247,7 +266,8 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     const parent = parentContext(layer);
     let span = spans.get(layer);
     if (span === undefined) {
-      if (namesRequest(layer)) nameServerSpan(layer);
+      const route = requestRoute(layer);
+      if (route !== KEEPS_ROUTE) nameServerSpan(layer, route);
       if (ignored.has(layer.kind)) return parent;
       span = tracer.startSpan(
         SPAN_NAMES[layer.kind](layer),
@@ -285,6 +305,16 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const layerChannel = diagnosticsChannel.tracingChannel(LAYER_CHANNEL);
   const requestContext = guardedTransform('request', (request: RequestTrace) => startRequest(request).context);
   const layerContext = guardedTransform('layer', startLayer);
+  /**
+   * The context what follows a layer runs in once it calls `next`: the active one (its
+   * baggage kept), with the span the layer started under active again, as the Express
+   * instrumentation binds `next`. Else a `param` callback that runs before the next layer,
+   * and the spans it starts, would be under the layer that ran before, not its router.
+   */
+  const nextContext = guardedTransform('next', (layer: LayerTrace) => {
+    const parent = trace.getSpan(parentContext(layer));
+    return parent ? trace.setSpan(context.active(), parent) : context.active();
+  });
 
   /**
    * Makes the request's context, then each layer's, the active one while the app and
@@ -302,12 +332,14 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     if (storage === undefined) return;
     requestChannel.start.bindStore(storage, requestContext as never);
     layerChannel.start.bindStore(storage, layerContext as never);
+    layerChannel.asyncStart.bindStore(storage, nextContext as never);
     boundStorage = storage;
   }
   function unbindContextStorage(): void {
     if (boundStorage === undefined) return;
     requestChannel.start.unbindStore(boundStorage);
     layerChannel.start.unbindStore(boundStorage);
+    layerChannel.asyncStart.unbindStore(boundStorage);
     boundStorage = undefined;
   }
 

@@ -118,24 +118,34 @@ export function traceLayer(
   if (handler && trace.request !== undefined) trace.request.route = trace.route;
 
   let finished = false;
-  const finish = (err?: unknown) => {
-    if (finished) return;
+  /** Publishes the layer's end, then runs `then` (the rest of the chain) in asyncStart's stores. */
+  const finish = (err?: unknown, then?: () => void) => {
+    if (finished) return then?.();
     finished = true;
     if (err && err !== 'route' && err !== 'router') {
       trace.error = err;
       layerChannel.error.publish(trace);
     }
-    layerChannel.asyncStart.publish(trace);
-    layerChannel.asyncEnd.publish(trace);
+    // Why runStores: the layers and `param` callbacks after this one run in the context a
+    // subscriber binds to asyncStart, not in this layer's (webapp/otel makes the enclosing
+    // router's span the active one again, as the Express instrumentation does for `next`),
+    // as Node's own TracingChannel.traceCallback runs a callback.
+    layerChannel.asyncStart.runStores(trace, () => {
+      layerChannel.asyncEnd.publish(trace);
+      then?.();
+    });
   };
+  // A middleware is a mount too, as a router is: what it runs itself (an app or router it
+  // calls, `router.use('/x', app)`, `(req, res, next) => api(req, res, next)`) is under its
+  // path and its trace, as the Express instrumentation keeps a middleware's path while it runs.
+  const mounts = kind === 'router' || kind === 'middleware';
   const tracedNext: NextFunction = (err?: unknown) => {
-    if (router) routed[kMount] = mount;
-    finish(err);
-    next(err);
+    if (mounts) routed[kMount] = mount;
+    finish(err, () => next(err));
   };
   // A handler that answers never calls next(): it is finished with the response.
   if (isTraced(layerChannel)) onFinished(res, () => finish());
-  if (router) routed[kMount] = { template: trace.route, trace };
+  if (mounts) routed[kMount] = { template: trace.route, trace };
 
   layerChannel.start.runStores(trace, () => {
     try {
