@@ -589,6 +589,15 @@ function normalizer(spec: AppSpec) {
   };
 }
 
+/** Whether a body is the JSON of webapp's documented `/:a-:b` answer to `/a-b-c/pair`. */
+function isPair(body: string): boolean {
+  try {
+    return isDeepStrictEqual(JSON.parse(body), ['a-b', 'c']);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Differences docs/migrating-from-express-3.md and the README list: a status from 600 up
  * answers 500; `/:a-:b` gives the later parameter no `-`; `directory` passes a path
@@ -597,7 +606,8 @@ function normalizer(spec: AppSpec) {
  */
 function documented(item: Step, spec: AppSpec, want: Answer, got: Answer): boolean {
   if (want.status >= 600 && got.status === 500) return true;
-  if (item.path === '/a-b-c/pair') return got.body === (item.method === 'HEAD' ? '' : '["a-b","c"]');
+  // Read as JSON: an app whose `json spaces` is set (3.21's default in development) indents it.
+  if (item.path === '/a-b-c/pair') return item.method === 'HEAD' ? got.body === '' : isPair(got.body);
   // A body parser's error has `expose` and `type` besides 3.21's fields.
   if (want.status === 400 && got.status === 400 && /^\{"error"/.test(want.body)) {
     const fields = (body: string) => {
