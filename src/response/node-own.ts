@@ -40,11 +40,17 @@ const PROBED = Symbol('probed');
  * wrapper's file.
  */
 function isNodeOwn(method: Method, ...args: unknown[]): boolean {
-  const prepare = Error.prepareStackTrace;
+  const saved = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
   const limit = Error.stackTraceLimit;
+  let defined = false;
   let reachedFromNode = false;
   try {
-    Error.prepareStackTrace = (_error, frames) => frames;
+    // Defined, not assigned, and put back the same way: an accessor there (error-callsites,
+    // which elastic-apm-node loads) keeps an assigned function in a slot of its own and
+    // reads back its own wrapper, so an assignment could not be put back: ours stayed in
+    // its slot, and every `err.stack` in the process became a list of call sites.
+    Object.defineProperty(Error, 'prepareStackTrace', { value: returnFrames, writable: true, configurable: true });
+    defined = true;
     Error.stackTraceLimit = PROBE_STACK_LIMIT;
     const callers = callSites(isNodeOwn).length;
     const read = (): never => {
@@ -58,13 +64,22 @@ function isNodeOwn(method: Method, ...args: unknown[]): boolean {
     const probe = Object.defineProperties({}, { _header: { get: read }, [kOutHeaders ?? PROBED]: { get: read } });
     method.apply(probe as ServerResponse, args as never[]);
   } catch {
-    // PROBED, or whatever a patch threw on the probe: reachedFromNode says which.
+    // PROBED, or whatever a patch threw on the probe: reachedFromNode says which. Under
+    // --frozen-intrinsics the definition throws: nothing changed, and the method is taken
+    // for a patch (slower, the same answers).
   } finally {
-    // Put back only what changed: under --frozen-intrinsics nothing did, and the assignment throws.
-    if (Error.prepareStackTrace !== prepare) Error.prepareStackTrace = prepare;
+    if (defined) {
+      if (saved) Object.defineProperty(Error, 'prepareStackTrace', saved);
+      else delete (Error as { prepareStackTrace?: unknown }).prepareStackTrace;
+    }
     if (Error.stackTraceLimit !== limit) Error.stackTraceLimit = limit;
   }
   return reachedFromNode;
+}
+
+/** A `prepareStackTrace` that leaves V8's call sites as they are. */
+function returnFrames(_error: Error, frames: NodeJS.CallSite[]): NodeJS.CallSite[] {
+  return frames;
 }
 
 /** The stack above `below`, as V8's call sites (Error.prepareStackTrace set to return them). */
