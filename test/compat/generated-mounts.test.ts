@@ -19,6 +19,7 @@ import { frameworks, rawRequest, withoutStackFrames, withServer, type Framework 
 import { brandHiddenIn } from '../support/generated-answers';
 import { chance, pick, prng, type Random } from '../support/prng';
 import type { RawResponse, RequestSpec } from '../support/raw-http';
+import { makePath, type PathSpec } from '../support/path-spec';
 
 type Any = any;
 
@@ -40,7 +41,6 @@ function normalized(res: RawResponse): RawResponse {
 // The description of a tree: plain data, built once per framework.
 
 /** A path as `use`, a route or `app.route` takes it; regexps are described, and made anew per build. */
-type PathSpec = string | PathSpec[] | { re: string; flags: string };
 
 type Kind =
   | 'json'
@@ -321,12 +321,6 @@ function generateTree(seed: number): TreeSpec {
 // Building a tree on one framework.
 
 let viewsRoot = '';
-
-function makePath(path: PathSpec): Any {
-  if (typeof path === 'string') return path;
-  if (Array.isArray(path)) return path.map(makePath);
-  return new RegExp(path.re, path.flags);
-}
 
 const describePath = (path: unknown): unknown =>
   path instanceof RegExp ? String(path) : Array.isArray(path) ? path.map(describePath) : path;

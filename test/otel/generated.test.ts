@@ -27,6 +27,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { chance, pick, prng, testSeed, type Random } from '../support/prng';
+import { makePath, type PathSpec } from '../support/path-spec';
 
 /** Spans started and not yet ended, and the order they started in. */
 const open = new Set<object>();
@@ -68,7 +69,6 @@ const tracer = trace.getTracer('app');
 // ---------------------------------------------------------------------------
 // The description of an app: plain data, built once per framework.
 
-type PathSpec = string | PathSpec[] | { re: string; flags: string };
 type Act = 'next' | 'send' | 'throw' | 'error' | 'route' | 'router' | 'async-next' | 'async-send' | 'async-error';
 /** A function of the app: what it does, and whether it starts a span of its own first. */
 interface Fn {
@@ -213,12 +213,6 @@ function generate(seed: number): NodeSpec[] {
 
 // ---------------------------------------------------------------------------
 // Building the description on one framework.
-
-function makePath(path: PathSpec): Any {
-  if (typeof path === 'string') return path;
-  if (Array.isArray(path)) return path.map(makePath);
-  return new RegExp(path.re, path.flags);
-}
 
 /** Which route each span a route's handler ran in belongs to, by span id (see `normalised`). */
 const routeOfSpan = new Map<string, string>();
