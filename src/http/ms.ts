@@ -44,6 +44,9 @@ const UNITS: Readonly<Record<string, number>> = {
 };
 
 const DURATION = /^(-?(?:\d+)?\.?\d+) *([a-z]+)?$/i;
+// `ms` 0.7's number without its nested quantifiers, which backtrack quadratically
+// over a long run of digits (the strings here may be 10,000 characters long).
+const LEGACY_DURATION = /^(\d*\.\d+|\d+) *([a-z]+)?$/i;
 
 /**
  * Milliseconds for an ms-format string, or `undefined` when it is not one
@@ -56,5 +59,18 @@ export function parseMs(value: string): number | undefined {
   if (!match) return undefined;
   const unit = (match[2] ?? 'ms').toLowerCase();
   if (!Object.prototype.hasOwnProperty.call(UNITS, unit)) return undefined;
+  return Number.parseFloat(match[1]) * UNITS[unit];
+}
+
+/**
+ * The same as `ms` 0.7 parses it, the version Connect 2.30 bundles with its favicon
+ * and timeout middleware: no sign, no weeks, and strings up to 10,000 characters.
+ */
+export function parseMsLegacy(value: string): number | undefined {
+  if (typeof value !== 'string' || value.length > 10_000) return undefined;
+  const match = LEGACY_DURATION.exec(value);
+  if (!match) return undefined;
+  const unit = (match[2] ?? 'ms').toLowerCase();
+  if (UNITS[unit] === WEEK || !Object.prototype.hasOwnProperty.call(UNITS, unit)) return undefined;
   return Number.parseFloat(match[1]) * UNITS[unit];
 }

@@ -10,7 +10,7 @@ import { readFile, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { isFresh } from '../http/fresh';
-import { parseMs } from '../http/ms';
+import { parseMsLegacy } from '../http/ms';
 import { parseUrl } from '../http/parse-url';
 import type { Middleware } from './types';
 import { answerFromCallback } from './answer-from-callback';
@@ -52,7 +52,9 @@ function blankIcon(): Buffer {
 }
 
 function maxAgeOf(value: number | string | undefined): number {
-  const ms = typeof value === 'string' ? parseMs(value) : value;
+  // Connect's favicon hands a string to `ms` 0.7, which throws for the empty one.
+  if (value === '') throw new Error('val is not a non-empty string or a valid number. val=""');
+  const ms = typeof value === 'string' ? parseMsLegacy(value) : value;
   return ms != null ? Math.min(Math.max(0, ms), ONE_YEAR) : ONE_YEAR;
 }
 

@@ -7,7 +7,7 @@
  */
 import { createHttpError } from '../http/errors';
 import { onFinished } from '../http/on-finished';
-import { parseMs } from '../http/ms';
+import { parseMsLegacy } from '../http/ms';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
 import { named } from '../named';
@@ -20,7 +20,7 @@ type TimedRequest = { timedout?: boolean; clearTimeout?: () => void };
 
 export function timeout(time?: number | string, options?: TimeoutOptions): Middleware {
   const opts = options || {};
-  const delay = typeof time === 'string' ? (parseMs(time) as number) : Number(time || 5000);
+  const delay = typeof time === 'string' ? (parseMsLegacy(time) as number) : Number(time || 5000);
   const respond = !('respond' in opts) || opts.respond === true;
 
   return named('timeout', function (req, res, next) {

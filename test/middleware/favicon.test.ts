@@ -39,6 +39,21 @@ describe('favicon', () => {
     );
   });
 
+  it('reads maxAge strings as Connect 2.30 did (ms 0.7: no sign, no weeks, the empty string throws)', async () => {
+    for (const maxAge of ['-1d', '2w', '1 week', '1.5h', 'never']) {
+      await assertSameAsConnect(
+        [connect.favicon(iconPath, { maxAge }), after],
+        [favicon(iconPath, { maxAge }), after],
+        [{ path: '/favicon.ico' }],
+      );
+    }
+    const [icon] = await requestAll([favicon(iconPath, { maxAge: '2w' })], [{ path: '/favicon.ico' }]);
+    assert.equal(icon.headers['cache-control'], 'public, max-age=31536000', 'not a duration to ms 0.7: the default');
+    const thrown = (make: () => unknown) => assert.throws(make, /^Error: val is not a non-empty string/);
+    thrown(() => connect.favicon(iconPath, { maxAge: '' }));
+    thrown(() => favicon(iconPath, { maxAge: '' }));
+  });
+
   it('answers 304 to its own ETag and serves a blank icon without a path', async () => {
     const [first] = await requestAll([favicon()], [{ path: '/favicon.ico' }]);
     assert.equal(first.headers['content-type'], 'image/x-icon');

@@ -42,6 +42,17 @@ describe('timeout', () => {
     assert.equal(quick.body, 'fast');
   });
 
+  it('a duration Connect 2.30 could not read (ms 0.7: no sign) fires at once, without err.timeout', async () => {
+    for (const time of ['-20ms', '', 'soon']) {
+      const [res] = await assertSameAsConnect(
+        [connect.timeout(time), never, report],
+        [timeout(time), never, report],
+        [{ path: '/' }],
+      );
+      assert.deepEqual(JSON.parse(res.body), { message: 'Response timeout', code: 'ETIMEDOUT', timedout: true });
+    }
+  });
+
   it('respond: false only flags the request; clearTimeout cancels', async () => {
     const later: Handler = (req, res) => req.on('timeout', () => res.end('flag ' + req.timedout));
     const [flagged] = await requestAll([timeout(10, { respond: false }), later], [{ path: '/' }]);
