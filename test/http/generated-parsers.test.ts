@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { formatBytes, parseBytes } from '../../src/http/bytes';
 import { contentDisposition } from '../../src/http/content-disposition';
+import { sign, unsign } from '../../src/http/cookie-signature';
 import { formatMediaType, parseMediaType, setCharset } from '../../src/http/content-type';
 import { encodeUrl } from '../../src/http/encode-url';
 import { escapeHtml } from '../../src/http/escape-html';
@@ -47,6 +48,10 @@ const oracles = {
   parseurl: require('parseurl') as (req: object) => Record<string, unknown>,
   mime: require(require.resolve('mime', { paths: [require.resolve('send')] })) as { lookup(p: string): string },
   accepts: require('accepts') as (req: object) => Record<string, (...values: string[]) => unknown>,
+  signature: require('cookie-signature') as {
+    sign(v: string, s: unknown): string;
+    unsign(v: string, s: unknown): unknown;
+  },
   setCharset: (require('express/lib/utils') as { setCharset(type: string, charset: string): string }).setCharset,
 };
 
@@ -560,6 +565,34 @@ describe('generated parser inputs: webapp against the packages Express 4 uses', 
       (random) => made(random, PARTS, 1 + Math.floor(random() * 3)),
       (path) => lookupType(path) || 'application/octet-stream',
       (path) => oracles.mime.lookup(path),
+    );
+  });
+
+  it('signed cookie values (cookie-signature 1.0): sign, and unsign of signed, altered and unsigned strings', () => {
+    const VALUE = ['a', 'tobi', '.', '..', 's:', 'j:{}', '=', ' ', '%2E', ...ODD];
+    const SECRETS = ['keyboard cat', '', 'caf\u00e9', Buffer.from('bytes'), Buffer.alloc(0), undefined, null];
+    compare(
+      19,
+      2000,
+      (random) => {
+        const secret = pick(random, SECRETS);
+        const value = made(random, VALUE, Math.floor(random() * 5));
+        const signed = secret == null ? value + '.x' : oracles.signature.sign(value, secret);
+        const altered = pick(random, [
+          (text: string) => text,
+          (text: string) => text.slice(0, -1),
+          (text: string) => text + '=',
+          (text: string) => 'x' + text,
+          (text: string) => text.replace('.', ''),
+          (text: string) => text.slice(0, text.lastIndexOf('.') + 1),
+        ]);
+        return { value, secret, signed: chance(random, 0.1) ? value : altered(signed) };
+      },
+      ({ value, secret, signed }) => [outcome(() => sign(value, secret as string)), unsign(signed, secret as string)],
+      ({ value, secret, signed }) => [
+        outcome(() => oracles.signature.sign(value, secret)),
+        oracles.signature.unsign(signed, secret),
+      ],
     );
   });
 
