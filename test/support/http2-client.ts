@@ -8,8 +8,7 @@ export interface H2Response {
 
 /** A client session to the server on 127.0.0.1:`port`, for several requests (close it after). */
 export function h2connect(port: number): http2.ClientHttp2Session {
-  // A name, not the address, for SNI: Node 20.9 sent the address and warned (RFC 6066).
-  return http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false, servername: 'localhost' });
+  return http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
 }
 
 /**
