@@ -405,8 +405,10 @@ export function decodeParam(value: string | undefined): string | undefined {
   } catch (err) {
     if (err instanceof URIError) {
       err.message = "Failed to decode param '" + value + "'";
-      (err as URIError & { status: number; statusCode: number }).status = 400;
+      // statusCode first: Express's `err.status = err.statusCode = 400` creates it first,
+      // and an error handler's `res.json(err)` shows the fields in that order.
       (err as URIError & { status: number; statusCode: number }).statusCode = 400;
+      (err as URIError & { status: number; statusCode: number }).status = 400;
     }
     throw err;
   }

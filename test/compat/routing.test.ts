@@ -387,6 +387,20 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
+  it("a param's decoding error, as res.json(err) shows it: statusCode before status", async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        app.get('/param/:p', echo('param'));
+        app.use((err: Error, _req: Request, res: Response, _next: NextFunction) =>
+          res.status(400).json({ keys: Object.keys(err), err }),
+        );
+        return app;
+      },
+      ['/param/%', '/%E0%A4%A'].map((p) => get(p)),
+    );
+  });
+
   it('routes of one handler: what it passes to next, a throw, an error handler, HEAD on a POST route', async () => {
     await assertSameResponses(
       (fw) => {
