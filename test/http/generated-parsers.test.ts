@@ -7,10 +7,8 @@
  * thousands of odd values a run go straight in, and each answer (or thrown message)
  * must be the package's.
  */
-import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { inspect } from 'node:util';
 import { formatBytes, parseBytes } from '../../src/http/bytes';
 import { contentDisposition } from '../../src/http/content-disposition';
 import { sign, unsign } from '../../src/http/cookie-signature';
@@ -26,7 +24,8 @@ import { parseRequestTarget } from '../../src/http/parse-url';
 import { parseRange } from '../../src/http/range-parser';
 import { matchType } from '../../src/http/type-is';
 import { appendVary } from '../../src/http/vary';
-import { chance, pick, prng, type Random } from '../support/prng';
+import { assertSameCalls, made, outcome } from '../support/generated-calls';
+import { chance, pick, type Random } from '../support/prng';
 
 const oracles = {
   range: require('range-parser') as (size: number, header: string, options?: object) => unknown,
@@ -55,22 +54,6 @@ const oracles = {
   setCharset: (require('express/lib/utils') as { setCharset(type: string, charset: string): string }).setCharset,
 };
 
-/** What a call did: its value, or the message it threw. */
-function outcome(call: () => unknown): unknown {
-  try {
-    return { value: call() };
-  } catch (error) {
-    return { threw: (error as Error).message };
-  }
-}
-
-/** A string of `count` pieces drawn from `pieces`. */
-function made(random: Random, pieces: readonly string[], count = 1 + Math.floor(random() * 8)): string {
-  let text = '';
-  for (let i = 0; i < count; i++) text += pick(random, pieces);
-  return text;
-}
-
 /** Runs `cases` inputs through both sides; lists the first differences. */
 function compare<T>(
   seed: number,
@@ -79,27 +62,13 @@ function compare<T>(
   ours: (input: T) => unknown,
   theirs: (input: T) => unknown,
 ): void {
-  const random = prng(seed);
-  const differences: string[] = [];
-  for (let i = 0; i < cases; i++) {
-    const value = input(random);
-    const mine = outcome(() => ours(value));
-    const expected = outcome(() => theirs(value));
-    if (!isSame(mine, expected))
-      differences.push(`${inspect(value)}\n    webapp:  ${inspect(mine)}\n    package: ${inspect(expected)}`);
-  }
-  assert.equal(
-    differences.length,
-    0,
-    `${differences.length} of ${cases} differ:\n  ${differences.slice(0, 5).join('\n  ')}`,
-  );
+  assertSameCalls(seed, cases, input, { names: ['webapp', 'package'], render, ours, theirs });
 }
 
-/** Deep equality that ignores prototypes (null-prototype records against plain ones) but not array extras. */
-function isSame(a: unknown, b: unknown): boolean {
-  return JSON.stringify(plain(a)) === JSON.stringify(plain(b));
+/** Equal renderings ignore prototypes (null-prototype records against plain ones) but not array extras. */
+function render(value: unknown): string {
+  return JSON.stringify(plain(value));
 }
-
 function plain(value: unknown): unknown {
   if (Array.isArray(value)) {
     const extras = Object.keys(value).filter((key) => !/^\d+$/.test(key));

@@ -12,6 +12,7 @@ import { inspect } from 'node:util';
 import { acceptsTypes, normalizeType, parseAccept, parseParams } from '../../src/v3/accepts';
 import { compileETag3 } from '../../src/v3/etag';
 import { compilePath3, type PathKey3 } from '../../src/v3/path';
+import { assertSameCalls, made } from '../support/generated-calls';
 import { chance, pick, prng, type Random } from '../support/prng';
 
 const utils = require('express3/lib/utils') as {
@@ -23,21 +24,8 @@ const utils = require('express3/lib/utils') as {
   compileETag(value: unknown): ((body: string | Buffer, encoding?: BufferEncoding) => string) | undefined;
 };
 
-function outcome(call: () => unknown): unknown {
-  try {
-    return { value: call() };
-  } catch (error) {
-    return { threw: (error as Error).message };
-  }
-}
-
-function made(random: Random, pieces: readonly string[], count = 1 + Math.floor(random() * 6)): string {
-  let text = '';
-  for (let i = 0; i < count; i++) text += pick(random, pieces);
-  return text;
-}
-
-const shown = (value: unknown) => inspect(value, { depth: 8 });
+// inspect, not isDeepStrictEqual: an entry's NaN quality reads the same on both sides.
+const render = (value: unknown) => inspect(value, { depth: 8 });
 
 function compare<T>(
   seed: number,
@@ -46,21 +34,7 @@ function compare<T>(
   ours: (input: T) => unknown,
   theirs: (input: T) => unknown,
 ): void {
-  const random = prng(seed);
-  const differences: string[] = [];
-  for (let i = 0; i < cases; i++) {
-    const value = input(random);
-    const mine = outcome(() => ours(value));
-    const expected = outcome(() => theirs(value));
-    // util.isDeepStrictEqual would tell NaN qualities apart from each other's absence; inspect shows both alike.
-    if (shown(mine) !== shown(expected))
-      differences.push(`${inspect(value)}\n    webapp:   ${shown(mine)}\n    express3: ${shown(expected)}`);
-  }
-  assert.equal(
-    differences.length,
-    0,
-    `${differences.length} of ${cases} differ:\n  ${differences.slice(0, 5).join('\n  ')}`,
-  );
+  assertSameCalls(seed, cases, input, { names: ['webapp', 'express3'], render, ours, theirs });
 }
 
 const ACCEPT = [
