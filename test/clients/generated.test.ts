@@ -51,7 +51,7 @@ import express from 'express';
 import morgan from 'morgan';
 import webapp = require('../../src/index');
 import { captureStderrOf } from '../support/capture-stderr';
-import { brandHidden, isDeepStrictEqual, show, type HeaderLines } from '../support/generated-answers';
+import { brandHidden, isDeepStrictEqual, show, wireAnswers, type WireAnswer } from '../support/generated-answers';
 import { chance, pick, prng, testSeed, type Random } from '../support/prng';
 
 type Any = any;
@@ -618,69 +618,11 @@ function describeScenario(s: Scenario): string {
 // ---------------------------------------------------------------------------
 // The client
 
-/** One answer read from the stream: the status line, header lines, and the body as latin1 text. */
-interface Answer {
-  status: string;
-  headers: HeaderLines;
-  body: string;
-  whole: boolean;
-}
+/** An answer as compared: the status line, header lines, the body as latin1 text, whether it all came. */
+type Answer = Omit<WireAnswer, 'interim'>;
 
-/**
- * The answers in `text`, interim ones (100 Continue) included; the rest that does not
- * parse is `rest`. `heads[n]`: the nth final answer is to a HEAD request (no body).
- */
-function answers(text: string, heads: readonly boolean[]): { list: Answer[]; rest: string } {
-  const list: Answer[] = [];
-  let at = 0;
-  let final = 0;
-  while (at < text.length) {
-    const headEnd = text.indexOf('\r\n\r\n', at);
-    if (!text.startsWith('HTTP/', at) || headEnd === -1) break;
-    const [status, ...lines] = text.slice(at, headEnd).split('\r\n');
-    const headers: HeaderLines = lines.map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
-    });
-    const code = Number(status.split(' ')[1]);
-    const value = (name: string) => headers.find(([n]) => n === name)?.[1];
-    let end = headEnd + 4;
-    let whole = true;
-    if (code >= 200 && heads[final++]) {
-      // A HEAD answer's head describes a body it does not have.
-    } else if (code >= 200 && code !== 204 && code !== 304) {
-      if (value('transfer-encoding') === 'chunked') {
-        whole = false;
-        // Bounded: every chunk moves `pos` on; a size that does not parse stops.
-        for (let pos = headEnd + 4; ;) {
-          const lineEnd = text.indexOf('\r\n', pos);
-          const size = parseInt(text.slice(pos, lineEnd), 16);
-          if (lineEnd === -1 || !(size >= 0)) {
-            end = text.length;
-            break;
-          }
-          pos = lineEnd + 2 + size + 2;
-          end = Math.min(pos, text.length);
-          if (size === 0) {
-            whole = pos <= text.length;
-            break;
-          }
-        }
-      } else if (value('content-length') !== undefined) {
-        end += Number(value('content-length'));
-        whole = end <= text.length;
-        end = Math.min(end, text.length);
-      } else {
-        // Until the close: whole only once the connection is closed (the caller knows).
-        end = text.length;
-        whole = false;
-      }
-    }
-    list.push({ status, headers, body: text.slice(headEnd + 4, end), whole });
-    at = end;
-  }
-  return { list, rest: text.slice(at) };
-}
+/** The answers in `text`, interim ones (100 Continue) included. `heads[n]`: the nth final answer is to HEAD. */
+const answers = (text: string, heads: readonly boolean[]) => wireAnswers(text, (final) => heads[final] === true);
 
 const finals = (list: Answer[]) => list.filter((answer) => !/^HTTP\/1\.[01] 1\d\d /.test(answer.status));
 

@@ -56,7 +56,7 @@ import cookieParser from 'cookie-parser';
 import express from 'express';
 import webapp = require('../../src/index');
 import * as middleware from '../../src/middleware/index';
-import { brandHidden, isDeepStrictEqual, show, type HeaderLines } from '../support/generated-answers';
+import { brandHidden, isDeepStrictEqual, show, wireAnswers, type HeaderLines } from '../support/generated-answers';
 import { randomText } from '../support/odd-values';
 import { chance, pick, prng, type Random } from '../support/prng';
 import { close } from '../support/raw-http';
@@ -1050,63 +1050,20 @@ interface Response {
 }
 
 /**
- * The responses in what a server wrote, in order (a response to HEAD, a 1xx, 204 or
- * 304 has no body); bytes that do not parse as one end the list as `rest`.
+ * The responses in what a server wrote, in order, without Date and with the brand hidden;
+ * `whole`: how many final answers have come whole.
  */
 function responses(data: Buffer, methods: readonly string[]): { list: Response[]; rest: string; whole: number } {
-  const text = data.toString('latin1');
-  const list: Response[] = [];
-  let at = 0;
-  let request = 0;
-  // Final answers that have come whole (a body without a length is whole only at the close).
-  let whole = 0;
-  // Bounded: every round moves `at` forward or stops.
-  while (at < text.length) {
-    const headEnd = text.indexOf('\r\n\r\n', at);
-    if (!text.startsWith('HTTP/', at) || headEnd === -1) break;
-    const [status, ...lines] = text.slice(at, headEnd).split('\r\n');
-    const headers: HeaderLines = lines.map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
-    });
-    const code = Number(status.split(' ')[1]);
-    const value = (name: string) => headers.find(([n]) => n === name)?.[1];
-    let bodyEnd = headEnd + 4;
-    let complete = true;
-    if (code >= 200 && code !== 204 && code !== 304 && methods[request]?.toUpperCase() !== 'HEAD') {
-      if (value('transfer-encoding') === 'chunked') {
-        let pos = headEnd + 4;
-        complete = false;
-        // Bounded: every chunk moves `pos` forward; a size that does not parse stops.
-        for (;;) {
-          const lineEnd = text.indexOf('\r\n', pos);
-          const size = parseInt(text.slice(pos, lineEnd), 16);
-          if (lineEnd === -1 || !(size >= 0)) break;
-          pos = lineEnd + 2 + size + 2;
-          if (size === 0) {
-            complete = pos <= text.length;
-            break;
-          }
-        }
-        bodyEnd = pos;
-      } else if (value('content-length') !== undefined) bodyEnd += Number(value('content-length'));
-      else {
-        bodyEnd = text.length;
-        complete = false;
-      }
-    }
-    if (code >= 200) {
-      request++;
-      if (complete && bodyEnd <= text.length) whole++;
-    }
-    list.push({
+  const { list, rest } = wireAnswers(data.toString('latin1'), (final) => methods[final]?.toUpperCase() === 'HEAD');
+  return {
+    list: list.map(({ status, headers, body }) => ({
       status,
       headers: brandHidden(headers.filter(([name]) => name !== 'date')),
-      body: text.slice(headEnd + 4, bodyEnd),
-    });
-    at = bodyEnd;
-  }
-  return { list, rest: text.slice(at), whole };
+      body,
+    })),
+    rest,
+    whole: list.filter((answer) => !answer.interim && answer.whole).length,
+  };
 }
 
 /** An answer Node's parser wrote for bytes it refused (400, 431...): no header but Connection. */

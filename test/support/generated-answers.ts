@@ -245,3 +245,73 @@ export function assertNoDifferences(differences: readonly string[], total: numbe
     `${differences.length} of ${total} ${what}:\n` + differences.slice(0, shown).join('\n'),
   );
 }
+
+/** One answer read off a connection's bytes. */
+export interface WireAnswer {
+  status: string;
+  /** Names lower-cased, values trimmed, in the order sent. */
+  headers: HeaderLines;
+  /** latin1 text: what of the body has come. */
+  body: string;
+  /** All of its body has come (never for a body that ends with the connection: the caller knows the close). */
+  whole: boolean;
+  /** A 1xx answer (100 Continue), which comes before the final one. */
+  interim: boolean;
+}
+
+/**
+ * The answers in what a server wrote on one connection (`text`, read as latin1), in
+ * order; `isHead(n)` tells whether the nth final answer is to a HEAD request, whose
+ * head describes a body it does not have (as 1xx, 204 and 304 answers have none).
+ * Bytes that do not parse as an answer end the list, as `rest`.
+ */
+export function wireAnswers(text: string, isHead: (final: number) => boolean): { list: WireAnswer[]; rest: string } {
+  const list: WireAnswer[] = [];
+  let at = 0;
+  let final = 0;
+  // Bounded: every round moves `at` forward or stops.
+  while (at < text.length) {
+    const headEnd = text.indexOf('\r\n\r\n', at);
+    if (!text.startsWith('HTTP/', at) || headEnd === -1) break;
+    const [status, ...lines] = text.slice(at, headEnd).split('\r\n');
+    const headers: HeaderLines = lines.map((line) => {
+      const colon = line.indexOf(':');
+      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+    });
+    const code = Number(status.split(' ')[1]);
+    const interim = code < 200;
+    const value = (name: string) => headers.find(([n]) => n === name)?.[1];
+    let end = headEnd + 4;
+    let whole = true;
+    if (!interim && !isHead(final++) && code !== 204 && code !== 304) {
+      if (value('transfer-encoding') === 'chunked') {
+        whole = false;
+        // Bounded: every chunk moves `pos` on; a size that does not parse takes the rest.
+        for (let pos = headEnd + 4; ;) {
+          const lineEnd = text.indexOf('\r\n', pos);
+          const size = parseInt(text.slice(pos, lineEnd), 16);
+          if (lineEnd === -1 || !(size >= 0)) {
+            end = text.length;
+            break;
+          }
+          pos = lineEnd + 2 + size + 2;
+          end = Math.min(pos, text.length);
+          if (size === 0) {
+            whole = pos <= text.length;
+            break;
+          }
+        }
+      } else if (value('content-length') !== undefined) {
+        end += Number(value('content-length'));
+        whole = end <= text.length;
+        end = Math.min(end, text.length);
+      } else {
+        end = text.length;
+        whole = false;
+      }
+    }
+    list.push({ status, headers, body: text.slice(headEnd + 4, end), whole, interim });
+    at = end;
+  }
+  return { list, rest: text.slice(at) };
+}
