@@ -84,10 +84,36 @@ after(() => rmSync(root, { recursive: true, force: true }));
 // ---------------------------------------------------------------------------
 // What the server saw
 
+/** Conditions waited on, looked at again each time something happens (`notify`). */
+class Waiters {
+  private readonly checks = new Set<() => void>();
+
+  notify(): void {
+    for (const check of [...this.checks]) check();
+  }
+
+  /** Resolves with true once `condition()` holds (now or at a notify), false after WAIT_LIMIT. */
+  until(condition: () => boolean): Promise<boolean> {
+    if (condition()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const check = () => {
+        if (condition()) done(true);
+      };
+      const done = (result: boolean) => {
+        clearTimeout(timer);
+        this.checks.delete(check);
+        resolve(result);
+      };
+      const timer = setTimeout(() => done(false), WAIT_LIMIT);
+      this.checks.add(check);
+    });
+  }
+}
+
 /** Each request's log, by the id its URL carries (`?id=`). */
 class ServerLog {
   private readonly byId = new Map<string, string[]>();
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
   /** Entries so far, of every request. */
   count = 0;
 
@@ -96,7 +122,7 @@ class ServerLog {
     if (!entries) this.byId.set(id, (entries = []));
     entries.push(entry);
     this.count++;
-    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.notify();
   }
 
   has(id: string, prefix: string): boolean {
@@ -114,20 +140,7 @@ class ServerLog {
 
   /** Resolves with true once `condition()` holds after an entry (or already), false after WAIT_LIMIT. */
   until(condition: () => boolean): Promise<boolean> {
-    if (condition()) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const check = () => {
-        if (!condition()) return;
-        done(true);
-      };
-      const done = (result: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(result);
-      };
-      const timer = setTimeout(() => done(false), WAIT_LIMIT);
-      this.waiters.add(check);
-    });
+    return this.waiters.until(condition);
   }
 
   /** Resolves once no entry has come for QUIET_TURNS turns of the event loop. */
@@ -629,7 +642,7 @@ const finals = (list: Answer[]) => list.filter((answer) => !/^HTTP\/1\.[01] 1\d\
 class Client {
   readonly socket: net.Socket;
   private readonly chunks: Buffer[] = [];
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
   /** The server ended its side or the connection closed. */
   ended = false;
   closed = false;
@@ -656,7 +669,7 @@ class Client {
   }
 
   private notify(): void {
-    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.notify();
   }
 
   text(): string {
@@ -677,19 +690,7 @@ class Client {
 
   /** Resolves with true once `condition()` holds (looked at on each thing the socket does), false after WAIT_LIMIT. */
   until(condition: () => boolean): Promise<boolean> {
-    if (condition()) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const check = () => {
-        if (condition()) done(true);
-      };
-      const done = (result: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(result);
-      };
-      const timer = setTimeout(() => done(false), WAIT_LIMIT);
-      this.waiters.add(check);
-    });
+    return this.waiters.until(condition);
   }
 
   leave(how: Leaving): void {
