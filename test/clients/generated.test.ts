@@ -654,22 +654,18 @@ class Client {
     this.socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
     this.socket.on('data', (chunk: Buffer) => {
       this.chunks.push(chunk);
-      this.notify();
+      this.waiters.notify();
     });
     this.socket.on('end', () => {
       this.ended = true;
-      this.notify();
+      this.waiters.notify();
     });
     this.socket.on('close', () => {
       this.closed = this.ended = true;
-      this.notify();
+      this.waiters.notify();
     });
     // A reset shows as the close; what came before it is what the test compares.
     this.socket.on('error', () => undefined);
-  }
-
-  private notify(): void {
-    this.waiters.notify();
   }
 
   text(): string {
