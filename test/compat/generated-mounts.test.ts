@@ -17,7 +17,7 @@ import { captureStderrOf } from '../support/capture-stderr';
 import { comparable } from '../support/compare';
 import { frameworks, rawRequest, withoutStackFrames, withServer, type Framework } from '../support/differential';
 import { brandHiddenIn } from '../support/generated-answers';
-import { chance, pick, prng, type Random } from '../support/prng';
+import { chance, pick, prng, scaled, type Random } from '../support/prng';
 import type { RawResponse, RequestSpec } from '../support/raw-http';
 import { makePath, type PathSpec } from '../support/path-spec';
 
@@ -809,7 +809,7 @@ before(async () => {
 after(() => rmSync(viewsRoot, { recursive: true, force: true }));
 
 /** MOUNT_TREES=n draws more trees (or fewer); MOUNT_SHOWN=n shows more of the trees that differ. */
-const TREES = Number(process.env.MOUNT_TREES ?? 250);
+const TREES = Number(process.env.MOUNT_TREES ?? scaled(150));
 const SHOWN = Number(process.env.MOUNT_SHOWN ?? 4);
 const REQUESTS_PER_TREE = 12;
 

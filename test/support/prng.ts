@@ -13,6 +13,26 @@ export function testSeed(): number {
 
 const extraSeed = testSeed();
 
+/**
+ * WEBAPP_TEST_SCALE=x multiplies the number of cases of the largest generated tests
+ * (`scaled(count)`), for a deep hunt beside another seed. Unset, each draws the count
+ * its file gives: sized so that `npm test` stays within its five minutes on CI's two
+ * cores. With the same seed, fewer cases are the first ones of a longer run.
+ */
+export function testScale(): number {
+  const given = process.env.WEBAPP_TEST_SCALE;
+  if (given === undefined || given === '') return 1;
+  const scale = Number(given);
+  if (!(scale > 0 && Number.isFinite(scale)))
+    throw new Error(`WEBAPP_TEST_SCALE must be a positive number, not ${JSON.stringify(given)}`);
+  return scale;
+}
+
+const caseScale = testScale();
+
+/** `count` cases, times WEBAPP_TEST_SCALE (see testScale), at least one. */
+export const scaled = (count: number): number => Math.max(1, Math.round(count * caseScale));
+
 /** mulberry32: a small seeded PRNG, so every run of a fuzz test sees the same inputs. */
 export function prng(seed: number): () => number {
   let state = (seed ^ extraSeed) >>> 0;
