@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import type { Request, Response } from 'express';
-import { pick, prng, scaled, type Random } from '../support/prng';
+import { chance, pick, prng, scaled, type Random } from '../support/prng';
 import webapp = require('../../src/index');
 import { assertSameGenerated, type Framework } from '../support/generated-differential';
 import { oddValue, ODD_STRINGS, randomText } from '../support/odd-values';
@@ -1020,6 +1020,136 @@ function showValue(value: unknown): string {
   return String(value);
 }
 
+/** Keys of `res.format`'s handlers: extensions, media types with and without parameters, odd text. */
+const FORMAT_KEYS: readonly string[] = [
+  'json',
+  'html',
+  'text',
+  'txt',
+  'xml',
+  'png',
+  'unknown-ext',
+  '.json',
+  'JSON',
+  'Html',
+  'hello.html',
+  'text/plain',
+  'text/html',
+  'TEXT/PLAIN',
+  'application/json',
+  'application/vnd.api+json',
+  'text/html; charset=latin1',
+  'text/plain;q=0.5',
+  'text/plain ; charset=utf-8',
+  'image/*',
+  'text/*',
+  '*/*',
+  'dir/file.json',
+  'a/b/c',
+  '/',
+  'text/',
+  '',
+  ' json',
+  'json ',
+  'constructor',
+  'toString',
+];
+
+/** Pieces of an Accept header, joined by commas. */
+const FORMAT_ACCEPT_PARTS: readonly string[] = [
+  'text/html',
+  'application/json',
+  'text/plain',
+  '*/*',
+  'text/*',
+  'image/png',
+  'application/*;q=0.5',
+  'text/plain;q=0',
+  'text/html;level=1',
+  'application/json;q=0.9',
+  'TEXT/HTML',
+  'text/html;q=abc',
+  'text/html;q=',
+  '*/*;q=0.1',
+  'application/xml',
+  'foo',
+  '',
+  ';',
+  'text/html;charset=latin1',
+  'application/vnd.api+json',
+  'text/plain; q=1.0',
+  '*',
+  'x/y;q=2',
+];
+
+/** What a `default` handler may be: absent, a function, or another value. */
+type FormatDefault = 'none' | 'function' | 'throws' | 'truthy value' | 'falsy value';
+
+/**
+ * `res.format` with generated handler keys, `default`s and Accept headers. The 406
+ * error, or whatever a handler threw, is written by a `req.next` of the case's own
+ * (res.format calls the request's `next`), with the fields Express gives it.
+ */
+function formatCases(count: number, seed: number): Case[] {
+  const random = prng(seed);
+  return Array.from({ length: count }, (): Case => {
+    const keys = Array.from({ length: Math.floor(random() * 4) }, () => pick(random, FORMAT_KEYS));
+    const notFunction = keys.length > 0 && chance(random, 0.05) ? pick(random, keys) : undefined;
+    const inherited = chance(random, 0.1);
+    const fallback = pick<FormatDefault>(random, ['none', 'none', 'function', 'throws', 'truthy value', 'falsy value']);
+    const accept = chance(random, 0.15)
+      ? undefined
+      : Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, FORMAT_ACCEPT_PARTS)).join(
+          pick(random, [', ', ',', ' , ']),
+        );
+    const preset = chance(random, 0.15) ? pick(random, ['vary', 'type'] as const) : undefined;
+    const end = finish(random);
+    const method = chance(random, 0.1) ? 'HEAD' : 'GET';
+    return {
+      label:
+        `${method} ${preset ? `after ${preset}, ` : ''}format(${show(keys)}${inherited ? ' inherited' : ''}, ` +
+        `default ${fallback}${notFunction !== undefined ? `, ${show(notFunction)} not a function` : ''}) ` +
+        `then ${end.name}`,
+      method,
+      headers: accept === undefined ? {} : { Accept: accept },
+      act: (req, res) => {
+        if (preset === 'vary') res.vary('Origin');
+        if (preset === 'type') res.type('text/csv');
+        const handlers: Record<string, unknown> = inherited ? Object.create({ xml: () => res.end('inherited') }) : {};
+        for (const key of keys)
+          handlers[key] = function handler(this: unknown, ...args: unknown[]) {
+            res.setHeader('X-Chosen', JSON.stringify({ key, args: args.length, bound: this === handlers }));
+            end.end(res);
+          };
+        if (notFunction !== undefined) handlers[notFunction] = 'not a function';
+        if (fallback === 'function')
+          handlers.default = (...args: unknown[]) => res.status(406).send(`default, ${args.length} arguments`);
+        if (fallback === 'throws')
+          handlers.default = () => {
+            throw new Error('default threw');
+          };
+        if (fallback === 'truthy value') handlers.default = 'yes';
+        if (fallback === 'falsy value') handlers.default = 0;
+        req.next = (err?: unknown) => {
+          const error = err as Record<string, unknown>;
+          res.statusCode = 599;
+          res.end(
+            JSON.stringify({
+              message: error?.message,
+              status: error?.status,
+              statusCode: error?.statusCode,
+              expose: error?.expose,
+              types: error?.types,
+              own: error ? Object.keys(error) : null,
+            }),
+          );
+        };
+        res.format(handlers as Parameters<Response['format']>[0]);
+      },
+    };
+  });
+}
+
 describe('generated response cases compared with express@4', () => {
   // Thousands of deprecated calls: their notices are not what is compared here.
   const deprecations = process.noDeprecation;
@@ -1099,6 +1229,11 @@ describe('generated response cases compared with express@4', () => {
   it('res.status, res.send, res.sendStatus, res.json: generated statuses, bodies, conditional requests', async () => {
     const cases = sendCases(scaled(1800), 0x5e4d);
     await assertSameGenerated(settingsApp(ETAG_SETTINGS), cases, { describe: label, request });
+  });
+
+  it('res.format with generated handler keys, defaults and Accept headers', async () => {
+    const cases = formatCases(scaled(1200), 0xf0a7);
+    await assertSameGenerated((fw, list) => caseApp(fw, list), cases, { describe: label, request });
   });
 
   it('res.json and res.jsonp under generated JSON settings and callback queries', async () => {
