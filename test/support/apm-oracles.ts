@@ -7,4 +7,4 @@
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
 
 export const newRelicOracle: false | string =
-  major > 20 || minor >= 20 ? false : 'New Relic catches no Express error before Node 20.20';
+  major > 20 || (major === 20 && minor >= 20) ? false : 'New Relic catches no Express error before Node 20.20';
