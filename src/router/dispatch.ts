@@ -16,11 +16,12 @@ import { Layer, invokeHandler, truthy, type Handler, type NextFunction } from '.
 import { LayerCursor } from './layer-cursor';
 import { notePassedError, notePlainNext } from './passed-errors';
 import { layersOf } from './stack-edits';
+import { appendMethods, answerOptions } from './automatic-options';
+import { mergeParams, type Params } from './merge-params';
+import { getProtohost, restoreUrl, stripMountPath, type MountState } from './mount-path';
 import { processParams } from './params';
 import type { Route } from './route';
 import type { Router } from './index';
-
-type Params = Record<string, unknown>;
 
 /** What the router reads and writes on a request. */
 export interface RoutedRequest extends IncomingMessage {
@@ -51,7 +52,7 @@ const MAX_SYNC_DEPTH = 100;
 let nestedRouters = 0;
 const MAX_NESTED_ROUTERS = 64;
 
-export class Dispatch extends LayerCursor {
+export class Dispatch extends LayerCursor implements MountState {
   // The fields are `declare`d and set in the constructor, in one place: emitted as
   // class fields they are defined one by one on each new object, which cost Node 26
   // about 1.5% more instructions per `hello` request.
@@ -60,9 +61,8 @@ export class Dispatch extends LayerCursor {
   declare readonly res: ServerResponse;
   declare readonly out: NextFunction;
   declare readonly next: NextFunction;
-  /** `scheme://host` of an absolute-form request-target, kept in front of the path when a mount path is stripped. */
+  // The mount path of the layer running now (mount-path.ts), put back by the next `next()`.
   declare readonly protohost: string;
-  /** The mount path stripped from `req.url` for the layer running now, put back by the next `next()`. */
   declare removed: string;
   declare slashAdded: boolean;
   /** Layers run on this call stack since the last one returned. */
@@ -395,47 +395,6 @@ function nextFor(dispatch: Dispatch): NextFunction {
   };
 }
 
-/**
- * A `use` layer sees the request URL without its mount path (never empty here: `enter`
- * skips the call for a layer at `/`), and `req.baseUrl` with it; `restoreUrl` puts both
- * back. False when the path does not end at a segment boundary after the mount path
- * (`/admin` does not mount `/administrator`).
- */
-function stripMountPath(dispatch: Dispatch, layerPath: string, path: string): boolean {
-  // `startsWith` and char codes: a slice or a one-character string to compare would be
-  // allocated at every mount path a request goes through.
-  if (!path.startsWith(layerPath)) return false;
-  const c = path.charCodeAt(layerPath.length);
-  if (path.length > layerPath.length && c !== 0x2f /* / */ && c !== 0x2e /* . */) return false;
-  const req = dispatch.req;
-  const protohost = dispatch.protohost;
-  dispatch.removed = layerPath;
-  const rest = req.url!.slice(protohost.length + layerPath.length);
-  if (protohost.length !== 0) req.url = protohost + rest;
-  else if (rest.charCodeAt(0) === 0x2f) req.url = rest;
-  else {
-    req.url = '/' + rest;
-    dispatch.slashAdded = true;
-  }
-  req.baseUrl = dispatch.parentUrl + (layerPath[layerPath.length - 1] === '/' ? layerPath.slice(0, -1) : layerPath);
-  return true;
-}
-
-/** Undoes `stripMountPath` when the layer it ran for calls `next`. */
-function restoreUrl(dispatch: Dispatch): void {
-  const req = dispatch.req;
-  if (dispatch.slashAdded) {
-    req.url = req.url!.slice(1);
-    dispatch.slashAdded = false;
-  }
-  if (dispatch.removed.length !== 0) {
-    const protohost = dispatch.protohost;
-    req.baseUrl = dispatch.parentUrl;
-    req.url = protohost + dispatch.removed + req.url!.slice(protohost.length);
-    dispatch.removed = '';
-  }
-}
-
 /** Whether a matched route runs for this method; an unhandled OPTIONS collects the route's methods for the answer. */
 function routeAccepts(dispatch: Dispatch, route: Route, method: string): boolean {
   if (route._handles_method(method)) return true;
@@ -521,53 +480,5 @@ function getPathname(req: IncomingMessage): string | null | undefined {
     return parseUrl(req)?.pathname;
   } catch {
     return undefined;
-  }
-}
-
-function getProtohost(url: string | undefined): string | undefined {
-  if (typeof url !== 'string' || url.length === 0 || url.charCodeAt(0) === 0x2f /* / */) return undefined;
-  const searchIndex = url.indexOf('?');
-  const pathLength = searchIndex !== -1 ? searchIndex : url.length;
-  const fqdnIndex = url.slice(0, pathLength).indexOf('://');
-  return fqdnIndex !== -1 ? url.substring(0, url.indexOf('/', 3 + fqdnIndex)) : undefined;
-}
-
-function appendMethods(list: string[], addition: string[]): void {
-  for (const method of addition) if (!list.includes(method)) list.push(method);
-}
-
-/**
- * `mergeParams`: the parent's params under the child's. When both have numbered
- * captures, the child's are shifted after the parent's, as Express does.
- */
-function mergeParams(params: Params, parent: Params | undefined): Params {
-  if (typeof parent !== 'object' || !parent) return params;
-  const merged: Params = Object.assign({}, parent);
-  if (!(0 in params) || !(0 in parent)) return Object.assign(merged, params);
-  let i = 0;
-  let o = 0;
-  while (i in params) i++;
-  while (o in parent) o++;
-  for (i--; i >= 0; i--) {
-    params[i + o] = params[i];
-    if (i < o) delete params[i];
-  }
-  return Object.assign(merged, params);
-}
-
-interface OptionsResponse extends ServerResponse {
-  set?: (field: string, value: string) => unknown;
-  send?: (body: string) => unknown;
-}
-
-/** The answer to an OPTIONS request no route handled: `Allow` and the same list as the body. */
-function answerOptions(res: OptionsResponse, allowed: string[], next: NextFunction): void {
-  try {
-    const body = allowed.join(',');
-    // Through `res`, as Express names it: without an app, `res.set is not a function`.
-    res.set!('Allow', body);
-    res.send!(body);
-  } catch (err) {
-    next(err);
   }
 }
