@@ -14,7 +14,9 @@ import { send019, type SendDialect } from './dialect';
 import { mime } from '../http/mime-module';
 import { compileSendOptions, type SendOptions, type SendSettings } from './options';
 import { sendRedirect } from './html';
-import { endRefusable, hasTrailingSlash, sendFile, type SendHooks } from './send';
+import { endRefusable } from './file-body';
+import { hasTrailingSlash, sendFile } from './send';
+import type { SendHooks } from './send-hooks';
 import type { NextFunction } from '../types/public';
 import { named } from '../named';
 

@@ -7,7 +7,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { onFinished } from '../http/on-finished';
 import type { SendSettings } from './options';
-import { sendFile, type SendHooks } from './send';
+import { sendFile } from './send';
+import type { SendHooks } from './send-hooks';
 
 export type TransferCallback = (err?: NodeJS.ErrnoException) => void;
 

@@ -1506,7 +1506,7 @@ const normalizeStderr = (lines: string[]): string[] =>
 
 /**
  * A file over 64 KB is piped to the response in chunks: 64 KB on Express (fs's default),
- * 128 KB on webapp (src/static/send.ts, STREAM_CHUNK: half the reads and writes per
+ * 128 KB on webapp (src/static/file-body.ts, STREAM_CHUNK: half the reads and writes per
  * megabyte, a deliberate choice not listed in docs/migrating-from-express-4.md). A
  * res.write wrapper sees other chunk sizes, the same bytes: such a run of writes is
  * compared by its total. Shorter runs (a route's own writes) are compared one by one.
