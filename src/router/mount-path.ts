@@ -15,7 +15,7 @@ export interface MountState {
   readonly parentUrl: string;
   /** The mount path stripped from `req.url` for the layer running now ('' when none). */
   removed: string;
-  /** Whether a `/` was put in front of what was left (a mount path followed by `?` or `.`). */
+  /** Whether a `/` was put in front of what was left, which did not start with one (nothing, `?...` or `.ext`). */
   slashAdded: boolean;
 }
 
