@@ -1162,6 +1162,37 @@ describe('multipart', () => {
         assert.deepEqual(fs.readdirSync(dir), []);
       }));
 
+    it('a NUL in a part header is a 400 (Connect 2.30 kept it in the file name)', () =>
+      withUploadDir(async (dir) => {
+        const body = Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a\0.txt"\r\n` +
+            `Content-Type: text/plain\r\n\r\nx\r\n--${BOUNDARY}--\r\n`,
+          'latin1',
+        );
+        const [theirs] = await send([connectMultipart({ uploadDir: dir }), echoForm], [post(body)]);
+        assert.equal(theirs.status, 200);
+        assert.equal(json(theirs).files.f.name, 'a\0.txt');
+        const [ours] = await send([quietly(() => multipart({ uploadDir: dir })), echoForm], [post(body)]);
+        assert.equal(ours.status, 400);
+        assert.match(ours.body, /Malformed part header/);
+      }));
+
+    it('an encoded filename* (RFC 5987) is decoded (Connect 2.30 gave it as sent); the stored path stays random', () =>
+      withUploadDir(async (dir) => {
+        const body = Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename*=UTF-8''%E2%82%AC%2F..%2Fa.txt\r\n` +
+            `Content-Type: text/plain\r\n\r\nx\r\n--${BOUNDARY}--\r\n`,
+        );
+        const [theirs] = await send([connectMultipart({ uploadDir: dir }), echoForm], [post(body)]);
+        assert.equal(json(theirs).files.f.name, '\u20ac%2F..%2Fa.txt');
+        const ours = await send([quietly(() => multipart({ uploadDir: dir })), echoForm], [post(body)]);
+        const file = json(ours[0]).files.f;
+        assert.equal(ours[0].status, 200);
+        assert.equal(file.name, '\u20ac/../a.txt');
+        assert.equal(file.dir, dir);
+        assert.equal(file.content, 'x');
+      }));
+
     it('a file arriving through a real client (supertest attach) is described the same way', () =>
       withUploadDir(async (dir) => {
         const run = async (handlers: Handler[]) => {
