@@ -259,7 +259,11 @@ export class Drain {
     timer.unref();
   }
 
-  /** How long a connection with no request in progress may stay open once the drain has begun. */
+  /**
+   * How long a connection with no request in progress may stay open once the drain has
+   * begun: `idleGrace`, whose default (FRESH_CONNECTION_GRACE_MS in index.ts) says why
+   * such a connection is not closed at once.
+   */
   private grace(): number {
     return Math.min(this.idleGrace, this.timeout);
   }
