@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { nodeBinary } from '../scripts/node-lines.mjs';
-import { SHARED_OPTIONS, requestOf, sendRequests } from './lib/request-load.mjs';
+import { SHARED_OPTIONS, measureEach, requestOf, sendRequests } from './lib/request-load.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -101,14 +101,9 @@ function comparable(name) {
 
 const round = (n) => Math.round(n).toLocaleString('en-US');
 const dir = mkdtempSync(join(tmpdir(), 'webapp-allocations-'));
-const results = [];
+let results;
 try {
-  for (const spec of positionals) {
-    const at = spec.indexOf('=');
-    const label = spec.slice(0, at);
-    process.stderr.write(`${label} ...\n`);
-    results.push(await measure(label, spec.slice(at + 1), dir));
-  }
+  results = await measureEach(positionals, (label, command) => measure(label, command, dir));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nodeBinary } from '../scripts/node-lines.mjs';
-import { SHARED_OPTIONS, requestOf, sendRequests } from './lib/request-load.mjs';
+import { SHARED_OPTIONS, measureEach, requestOf, sendRequests } from './lib/request-load.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -149,13 +149,7 @@ async function measure(label, command) {
 
 const round = (n) => Math.round(n).toLocaleString('en-US');
 const millions = (n) => (n / 1e6).toFixed(1);
-const results = [];
-for (const spec of positionals) {
-  const at = spec.indexOf('=');
-  const label = spec.slice(0, at);
-  process.stderr.write(`${label} ...\n`);
-  results.push(await measure(label, spec.slice(at + 1)));
-}
+const results = await measureEach(positionals, measure);
 
 const version = execFileSync(nodePath, ['--version'], { encoding: 'utf8' }).trim();
 console.log(`\nNode ${version}: instructions from spawn to the first answer (${values.method} ${values.path}),`);

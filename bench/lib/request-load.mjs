@@ -57,3 +57,18 @@ export async function sendRequests(port, count, { path, method, headers, body })
   await Promise.all(Array.from({ length: CONNECTIONS }, connection));
   agent.destroy();
 }
+
+/**
+ * The tools' `label='command args'` arguments, measured one after the other by
+ * `measure(label, command)` (one server under valgrind or a profiler at a time).
+ */
+export async function measureEach(specs, measure) {
+  const results = [];
+  for (const spec of specs) {
+    const at = spec.indexOf('=');
+    const label = spec.slice(0, at);
+    process.stderr.write(`${label} ...\n`);
+    results.push(await measure(label, spec.slice(at + 1)));
+  }
+  return results;
+}
