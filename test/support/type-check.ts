@@ -23,7 +23,7 @@ export const compilers = {
  */
 export function cannotRun(name: string, compiler: string): string | undefined {
   if (!existsSync(compiler)) return `${compiler} is not installed`;
-  if (spawnSync(process.execPath, [compiler, '--version']).status !== 0) {
+  if (spawnSync(process.execPath, [compiler, '--version'], { env: withoutCoverage() }).status !== 0) {
     return `${name} does not run on Node ${process.version}`;
   }
   return undefined;
