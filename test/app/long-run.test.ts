@@ -21,6 +21,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { withoutCoverage } from '../support/without-coverage';
 
 const run = promisify(execFile);
 
@@ -36,8 +37,10 @@ interface LongRun {
 
 async function longRun(rounds: number, ...args: string[]): Promise<LongRun> {
   const fixture = join(__dirname, 'fixtures', 'long-run.ts');
+  // Not under coverage: the run counts objects, and what it goes through is covered by
+  // the tests of each API; coverage's counters would slow its thousands of requests.
   const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', fixture, ...args], {
-    env: { ...process.env, WARM: '40', ROUNDS: String(rounds) },
+    env: withoutCoverage({ ...process.env, WARM: '40', ROUNDS: String(rounds) }),
     maxBuffer: 1 << 20,
   });
   return JSON.parse(stdout) as LongRun;
