@@ -913,10 +913,13 @@ describe('generated res.sendFile, res.download and res.attachment against expres
   });
 
   it('two files sent into one response: the one not sent hears ECONNABORTED, as on express@4', async () => {
-    // Both files are found and given their headers before either is read; the one read
-    // second finds the response ended by the other. Which one that is depends on which
-    // read the file system finishes first, on Express as here; that one of the two was
-    // not sent, and is told so, does not (webapp told neither, about half the time).
+    // Both files are looked up at once; the one read second finds the response ended by
+    // the other. Which one that is depends on which read the file system finishes first,
+    // on Express as here; that one of the two was not sent, and is told so, does not
+    // (webapp told neither, about half the time). The download's Content-Disposition is
+    // in the head when its lookup ends before the other file's read, nearly always on
+    // both, but a busy machine can delay the one thread it waits on (seen once on
+    // webapp, Node 20.9.0): the header is checked to be that or absent, not compared.
     const runs = async (framework: Framework) => {
       const seen: string[] = [];
       const app: Any = framework();
@@ -934,12 +937,14 @@ describe('generated res.sendFile, res.download and res.attachment against expres
           // A third callback would come after the second: a moment to see it.
           await new Promise((resolve) => setImmediate(resolve));
           const told = outcomes.map((outcome) => outcome.replace(/^(sendFile|download)/, 'cb')).sort();
-          seen.push(`${answer.status} ${answer.headers['content-disposition']} ${answer.body} | ${told.join(', ')}`);
+          const disposition = answer.headers['content-disposition'];
+          assert.ok(disposition === undefined || disposition === 'attachment; filename="plain.txt"', disposition);
+          seen.push(`${answer.status} ${answer.body} | ${told.join(', ')}`);
         }
       });
       return seen;
     };
-    const once = '200 attachment; filename="plain.txt" 0123456789abcdef | cb, cb ECONNABORTED Request aborted';
+    const once = '200 0123456789abcdef | cb, cb ECONNABORTED Request aborted';
     assert.deepEqual(await runs(express), Array(12).fill(once));
     assert.deepEqual(await runs(webapp as unknown as Framework), Array(12).fill(once));
   });
