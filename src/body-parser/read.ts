@@ -184,8 +184,10 @@ function collect(
   const onAborted = () => {
     finish(requestAborted(announced, received));
   };
+  // A stream made to look like a request has no `complete`, and may close right after
+  // its end (autoDestroy), before an inflating stream has given its own end: ended is whole.
   const onClose = () => {
-    if (!req.complete) onAborted();
+    if (!req.complete && !req.readableEnded) onAborted();
   };
   stream.on('data', onData);
   stream.on('end', onEnd);

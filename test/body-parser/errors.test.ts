@@ -149,6 +149,61 @@ describe('body-parser errors', () => {
     assert.equal(error.received, 4);
   });
 
+  it('a compressed body on a request look-alike that closes after its end parses as body-parser does', async () => {
+    // The look-alike closes right after its end (autoDestroy), before the inflating
+    // stream has given the body's end: a close after the end is no abort.
+    const { PassThrough, Readable } = await import('node:stream');
+    const theirs = require('body-parser');
+    const outcome = (
+      parser: Parser,
+      makeStream: (body: Buffer) => import('node:stream').Readable,
+      encoding: string,
+      body: Buffer,
+    ) =>
+      new Promise<unknown>((resolve) => {
+        const fake = Object.assign(makeStream(body), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(body.length),
+            'content-encoding': encoding,
+          },
+        });
+        parser(fake as never, {} as never, (err?: unknown) => {
+          const e = err as Record<string, unknown> | undefined;
+          resolve(e ? { status: e.status, type: e.type, message: e.message } : (fake as { body?: unknown }).body);
+        });
+      });
+    const streams = {
+      'a PassThrough ended later': (body: Buffer) => {
+        const stream = new PassThrough();
+        setImmediate(() => stream.end(body));
+        return stream;
+      },
+      'Readable.from': (body: Buffer) => Readable.from([body]),
+    };
+    const cases: Array<[string, Buffer]> = [
+      ['gzip', zlib.gzipSync('{"a":1}')],
+      ['deflate', zlib.deflateSync('{"d":[1,2]}')],
+      ['gzip', Buffer.from('not gzip at all')],
+      ['gzip', zlib.gzipSync('{"cut":"short"}').subarray(0, 12)],
+    ];
+    for (const [label, makeStream] of Object.entries(streams)) {
+      for (const [encoding, body] of cases) {
+        const expected = await outcome(theirs.json(), makeStream, encoding, body);
+        const actual = await outcome(bodyParser.json(), makeStream, encoding, body);
+        assert.deepEqual(actual, expected, `${label}, ${encoding}, ${body.length} bytes`);
+      }
+    }
+    // The parsed cases did parse (the comparison alone would pass if both refused them).
+    assert.deepEqual(await outcome(bodyParser.json(), streams['Readable.from'], 'gzip', cases[0][1]), { a: 1 });
+    // Brotli, which body-parser 1.20 refuses: the same close after the end.
+    assert.deepEqual(
+      await outcome(bodyParser.json(), streams['a PassThrough ended later'], 'br', zlib.brotliCompressSync('{"b":2}')),
+      { b: 2 },
+    );
+  });
+
   it('request.aborted: the server stays healthy after a client aborts mid-upload', async () => {
     shared.parser = bodyParser.json();
     await rawExchange(

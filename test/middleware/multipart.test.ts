@@ -739,6 +739,41 @@ describe('multipart', () => {
         });
       }));
 
+    it('a request look-alike (no `complete`) is whole once it ended, though it closes before the file is written', () =>
+      withUploadDir(async (dir) => {
+        const { PassThrough } = await import('node:stream');
+        const body = formBody([
+          { name: 'f', filename: 'a.txt', type: 'text/plain', value: 'x'.repeat(200_000) },
+          { name: 't', value: 'after the file' },
+        ]);
+        const parse = (feed: (fake: InstanceType<typeof PassThrough>) => void) =>
+          new Promise<{ err: any; req: any }>((resolve) => {
+            // A PassThrough closes right after its end (autoDestroy), while the file's
+            // writes are still on their way to the disk.
+            const fake = Object.assign(new PassThrough(), {
+              method: 'POST',
+              url: '/',
+              headers: { 'content-type': FORM_TYPE, 'content-length': String(body.length) },
+            });
+            quietly(() => multipart({ uploadDir: dir }))(fake as never, {} as never, (err?: unknown) =>
+              resolve({ err, req: fake }),
+            );
+            feed(fake);
+          });
+
+        const whole = await parse((fake) => setImmediate(() => fake.end(body)));
+        assert.equal(whole.err, undefined);
+        assert.deepEqual(whole.req.body, { t: 'after the file' });
+        assert.equal(fs.readFileSync(whole.req.files.f.path, 'latin1'), 'x'.repeat(200_000));
+        fs.rmSync(whole.req.files.f.path);
+
+        // Closed before its end: still an aborted upload, and no file left behind.
+        const cut = await parse((fake) => fake.write(body.subarray(0, 1000), () => fake.destroy()));
+        assert.equal(cut.err.status, 400);
+        assert.equal(cut.err.type, 'request.aborted');
+        await until(() => fs.readdirSync(dir).length === 0);
+      }));
+
     it('a field whose charset cannot be decoded is a 400 through next(err), never a crash', () =>
       withUploadDir(async (dir) => {
         const errors: any[] = [];

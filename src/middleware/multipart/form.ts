@@ -141,9 +141,13 @@ export class MultipartForm extends EventEmitter {
     this.emit('progress', this.bytesReceived, this.bytesExpected);
   };
 
-  /** The connection (or the request with it) went away before the whole body came. */
+  /**
+   * The connection (or the request with it) went away before the whole body came. A
+   * stream made to look like a request has no `complete`, and may close right after its
+   * end, while the parts are still being written: ended is whole.
+   */
   private readonly onRequestClose = (): void => {
-    if (this.req.complete || this.error) return;
+    if (this.req.complete || this.req.readableEnded || this.error) return;
     this.emit('aborted');
     this.fail(createHttpError(400, 'Request aborted', { type: 'request.aborted', code: 'ECONNABORTED' }));
   };
