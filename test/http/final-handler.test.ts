@@ -223,13 +223,20 @@ describe('final handler', () => {
     assert.match(String(logged[0]), /^Error: header listener failed\n\s+at /);
   });
 
-  it('logs and answers a thrown value without a usable toString, and keeps serving', async () => {
+  it('logs and answers a thrown value without a usable toString or stack, and keeps serving', async () => {
+    // Express 4's final handler reads both, and its process ends when either throws.
     const bare = () => Object.create(null) as object;
     const throwing = () => ({
       toString(): string {
         throw new Error('toString');
       },
     });
+    const stackThrows = () =>
+      Object.defineProperty(new Error('stack getter fails'), 'stack', {
+        get() {
+          throw new Error('stack');
+        },
+      });
     const answers: string[] = [];
     const logged: unknown[] = [];
     const log = console.error;
@@ -243,9 +250,11 @@ describe('final handler', () => {
         });
         app.get('/throwing', (_req, _res, next) => next(throwing()));
         app.get('/async', async () => Promise.reject(bare()));
+        app.get('/stack', (_req, _res, next) => next(stackThrows()));
         app.get('/ok', (_req, res) => res.send('ok'));
         const listener = app as unknown as http.RequestListener;
-        for (const path of ['/bare', '/throwing', '/async', '/ok']) answers.push(await rawAnswer(listener, path));
+        for (const path of ['/bare', '/throwing', '/async', '/stack', '/ok'])
+          answers.push(await rawAnswer(listener, path));
       }
       // The error logger runs from setImmediate, after the answer.
       await new Promise((resolve) => setImmediate(resolve));
@@ -255,12 +264,14 @@ describe('final handler', () => {
     assert.deepEqual(
       answers.map((answer) => answer.slice(0, answer.indexOf('\r\n'))),
       Array(2)
-        .fill(['500 Internal Server Error', '500 Internal Server Error', '500 Internal Server Error', '200 OK'])
+        .fill([...Array(4).fill('500 Internal Server Error'), '200 OK'])
         .flat()
         .map((s) => 'HTTP/1.1 ' + s),
     );
-    assert.match(answers[5], /<pre>Internal Server Error<\/pre>/);
-    assert.deepEqual(logged.slice(0, 3), ['[object Object]', '[object Object]', '[object Object]']);
+    assert.match(answers[6], /<pre>Internal Server Error<\/pre>/);
+    // Outside production the page shows what can be read of the error: its name and message.
+    assert.match(answers[8], /<pre>Error: stack getter fails<\/pre>/);
+    assert.deepEqual(logged.slice(0, 4), ['[object Object]', '[object Object]', '[object Object]', '[object Error]']);
   });
 
   it('an error after the response ended leaves the connection and the next response on it alone', async () => {
