@@ -344,7 +344,10 @@ const methods3 = {
         // (or `/\evil.example/x`, which url.resolve turns into `//`) must not make it another host.
         url = sameOriginPath(resolveLegacyUrl(path, url));
       } else if (url[0] !== '/') {
-        url = this.app.path() + '/' + url;
+        // Relative to the mount point: at the root, a target with a leading backslash
+        // (`\evil.example`, which a browser reads as `/evil.example`) made `/\evil.example`,
+        // which it reads as `//evil.example`, another host.
+        url = sameOriginPath(this.app.path() + '/' + url);
       }
     }
     this.set('Location', encodeUrl(url));

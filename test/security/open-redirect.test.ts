@@ -253,3 +253,38 @@ describe('security: 3.x res.redirect relative to the request path stays on the s
     });
   });
 });
+
+describe('security: 3.x res.redirect relative to the mount point stays on the site', () => {
+  // A target without a leading slash is joined to the app's path; at the root, one that
+  // starts with a backslash became `/\...`, which browsers read as `//...`, another host.
+  const define = (framework: Any) => {
+    const outer = framework();
+    const mounted = framework();
+    const redirect = (req: Any, res: Any) => res.redirect(req.query.to);
+    outer.get('/r', redirect);
+    mounted.get('/r', redirect);
+    outer.use('/m', mounted);
+    return outer;
+  };
+  const targets = ['\\evil.example', '\\\\evil.example', '\\/evil.example', '\\\\\\evil.example/x?y=1'];
+  const at = (path: string) => targets.map((to) => `${path}/r?to=${encodeURIComponent(to)}`);
+
+  it('at the root, no Location starts with // or /\\', async () => {
+    const answers = await probe(define(webapp3), at(''));
+    assert.deepEqual(
+      answers.map((res) => res.headers.location),
+      ['/evil.example', '/evil.example', '/evil.example', '/evil.example/x?y=1'],
+    );
+  });
+
+  it('mounted, and for ordinary targets, as express@3.21', async () => {
+    const ordinary = ['next', 'a/b?c=1', 'x\\y', 'caf%C3%A9'].map((to) => `/r?to=${encodeURIComponent(to)}`);
+    // As HTML: the plain-text page names the Location as sent, where 3.21 encoded it once
+    // more (docs/migrating-from-express-3.md, "Smaller still").
+    const requests = [...at('/m'), ...ordinary, ...ordinary.map((path) => '/m' + path)].map((path) => ({
+      path,
+      headers: { accept: 'text/html' },
+    }));
+    await assertSameResponses(define, requests, { oracle: express3, subject: webapp3 });
+  });
+});
