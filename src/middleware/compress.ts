@@ -6,7 +6,8 @@
  * encoded responses alone. Other options go to zlib. `res.flush()` flushes.
  */
 import { Buffer } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OutgoingMessage, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isUint8Array } from 'node:util/types';
 import zlib from 'node:zlib';
 import { parseBytesUnrounded } from '../http/bytes';
 import { vary } from '../http/vary';
@@ -36,9 +37,21 @@ export function filter(_req: IncomingMessage, res: ServerResponse): boolean {
   return COMPRESSIBLE_TYPE.test(mime);
 }
 
+/** The length of a chunk `assertSendable` let through (a falsy one is none). */
 function byteLength(chunk: unknown, encoding?: BufferEncoding): number {
   if (!chunk) return 0;
-  return Buffer.isBuffer(chunk) ? chunk.length : Buffer.byteLength(String(chunk), encoding);
+  return typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : (chunk as Uint8Array).byteLength;
+}
+
+/**
+ * Throws what Node's own `write` and `end` throw for a chunk they cannot send (a number,
+ * a plain object, a DataView, null to `write`), before the head is written: Node checks
+ * the chunk first, so an app that catches the error (or the error handler the router
+ * sends it to) can still answer. A throwaway message's `write` makes Node's own error.
+ */
+function assertSendable(chunk: unknown): void {
+  if (typeof chunk === 'string' || isUint8Array(chunk)) return;
+  new OutgoingMessage().write(chunk as string);
 }
 
 function toBuffer(chunk: unknown, encoding?: BufferEncoding): Buffer {
@@ -139,6 +152,7 @@ function createCompress(options?: CompressOptions): Middleware {
       // without a throw in Node's own write; making its head here would throw again.
       if (endingCompressed || this.destroyed) return write.call(this, chunk, encoding) as boolean;
       if (ended) return false;
+      assertSendable(chunk);
       if (!this.headersSent) this.writeHead(this.statusCode);
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
       if (method === undefined || closed) return write.call(this, chunk, encoding) as boolean;
@@ -153,6 +167,8 @@ function createCompress(options?: CompressOptions): Middleware {
       let callback: AnyFn | undefined;
       if (typeof chunk === 'function') [callback, chunk] = [chunk as AnyFn, undefined];
       else if (typeof encoding === 'function') [callback, encoding] = [encoding as AnyFn, undefined];
+      // Node's end takes a falsy chunk for none.
+      if (chunk) assertSendable(chunk);
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined;
       if (!this.headersSent) {
         if (!this.getHeader('Content-Length')) length = byteLength(chunk, enc);

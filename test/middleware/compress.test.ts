@@ -150,6 +150,78 @@ describe('compress', () => {
     assert.deepEqual(thrown, ['ERR_OUT_OF_RANGE', 'ERR_OUT_OF_RANGE']);
   });
 
+  it('a chunk Node cannot send throws from res.end before the head goes out, so the app can still answer', async () => {
+    // Node's own end checks the chunk before it writes the head; so did Connect's
+    // compress (Buffer.byteLength threw first). Writing the head first left nothing to
+    // answer with: an empty reply, or a hung one once `ended` was set.
+    const ending: Handler = (req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      const recover = (req.url as string).startsWith('/recover');
+      try {
+        res.end(123 as never);
+      } catch (err) {
+        if (!recover) throw err;
+        res.end('recovered ' + (err as NodeJS.ErrnoException).code);
+      }
+    };
+    // The message is Buffer.byteLength's on Connect, Node's end's here (as without compress).
+    const failed = (err: NodeJS.ErrnoException, _req: IncomingMessage, res: ServerResponse, _next: unknown) => {
+      res.statusCode = 500;
+      res.end('failed: ' + err.code);
+    };
+    const requests = ['/recover', '/throw'].flatMap((path) =>
+      ['gzip', 'identity'].map((encoding) => ({ path, headers: { 'accept-encoding': encoding } }) as RequestSpec),
+    );
+    for (const options of [{}, { threshold: 0 }]) {
+      const answers = await assertSameAsConnect(
+        [connect.compress(options), ending, failed as Handler],
+        [compress(options), ending, failed as Handler],
+        requests,
+      );
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [200, 200, 500, 500],
+      );
+    }
+  });
+
+  it('res.write and res.end refuse what Node refuses, before the head, and the response goes on', async () => {
+    const bad: Record<string, unknown> = {
+      number: 123,
+      object: {},
+      dataview: new DataView(new ArrayBuffer(4)),
+      uint16: new Uint16Array(2),
+      null: null,
+    };
+    const attempts: Handler = (req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      const [, method, kind] = (req.url as string).split('/');
+      const thrown: string[] = [];
+      try {
+        if (method === 'write') res.write(bad[kind] as never);
+        else res.end(bad[kind] as never);
+      } catch (err) {
+        thrown.push((err as NodeJS.ErrnoException).code as string);
+      }
+      // A Uint8Array other than a Buffer is sent, its length counted as bytes.
+      res.end(new Uint8Array(Buffer.from(`${res.headersSent} ${thrown.join()} ${'x'.repeat(2000)}`)));
+    };
+    // Not `end(null)`: Node's end takes a falsy chunk for none.
+    const requests = Object.keys(bad).flatMap((kind) =>
+      (kind === 'null' ? ['write'] : ['write', 'end']).map((method) => ({
+        path: `/${method}/${kind}`,
+        headers: { 'accept-encoding': 'gzip' },
+      })),
+    );
+    const answers = await requestAll([compress({ threshold: 0 }), attempts], requests);
+    const texts = answers.map((answer) => {
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers['content-encoding'], 'gzip');
+      return zlib.gunzipSync(Buffer.from(answer.body, 'latin1')).toString().slice(0, -2001);
+    });
+    assert.deepEqual(texts, [...Array(8).fill('false ERR_INVALID_ARG_TYPE'), 'false ERR_STREAM_NULL_VALUES']);
+  });
+
   it('threshold, filter and HEAD match Connect 2.30', async () => {
     const requests = [
       { path: '/small', headers: { 'accept-encoding': 'gzip' } },
