@@ -97,19 +97,20 @@ export type RenderCallback = (err: Error | null, html?: string) => void;
 
 /**
  * `res.send`, `res.json` and `res.jsonp`: @types/express's `(body?: ResBody) => T`,
- * and Express 4's deprecated `(body, status)` form as the last signature, the one
- * TypeScript infers from. A helper typed against @types/express that infers the
- * body type from the handler it must return (express-async-handler) otherwise
- * infers `undefined` from the optional parameter, and `res.json(...)` takes nothing
- * else. The last signature takes two arguments, so that a call with one is checked
- * against the first alone and a wrong body gets @types/express's error (TS2322,
- * TS2353), not "No overload matches this call". (So `res.json(body, 201)`, which
- * Express 4 runs with a deprecation warning, type-checks here, not there.)
+ * then the same with the body required, the signature TypeScript reads for `.call`,
+ * `.apply`, `Parameters<...>` and inference. A helper typed against @types/express that
+ * infers the body type from the handler it must return (express-async-handler) matches
+ * its `Response` with webapp's member by member, and from the optional parameter alone
+ * infers `undefined`, after which `res.json(...)` takes nothing else; from the required
+ * one it infers `any`, as with @types/express. Both take one argument, so that a
+ * wrapper's `original.call(this, body)` and `jest.fn<Response['json']>()` fit as with
+ * @types/express; a wrong body is "No overload matches this call" (TS2769), with the
+ * mismatch named below it, where @types/express reports the mismatch alone (TS2322,
+ * TS2353). Express 4's deprecated `res.json(body, status)` is refused, as there.
  */
 export type Send<ResBody = any, T = Response<ResBody>> = {
   (body?: ResBody): T;
-  /** @deprecated use `res.status(status).send(body)` (or `.json`, `.jsonp`). */
-  (body: ResBody, status: number): T;
+  (body: ResBody): T;
 };
 
 /**

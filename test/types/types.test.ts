@@ -77,6 +77,24 @@ function differentialCopy(moduleName: 'express' | 'webapp') {
   };
 }
 
+/**
+ * A directive that names `[send overloads]`: a wrong body given to `res.send`, `res.json`
+ * or `res.jsonp`, which webapp reports as "No overload matches this call" (TS2769) where
+ * @types/express names the mismatch alone (src/types/response.ts, `Send`, says why).
+ */
+const SEND_OVERLOADS = /^\s*\/\/ @ts-expect-error \[send overloads\]/;
+
+/** `file:line` of each line after a `[send overloads]` directive. */
+function sendOverloadLines(): Set<string> {
+  return new Set(
+    differentialFiles.flatMap((file) =>
+      readFileSync(join(differential, file), 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (SEND_OVERLOADS.test(line) ? [`${file}:${index + 2}`] : [])),
+    ),
+  );
+}
+
 /** `file:line` of each line after a directive: where both copies must fail. */
 function expectedErrorLines(): string[] {
   return differentialFiles.flatMap((file) =>
@@ -240,8 +258,14 @@ describe('published types', () => {
           .map((d) => d.text)
           .join('\n');
       assert.deepEqual(failing.sort(), expectedErrorLines().sort(), texts('diff-express'));
-      // ...and webapp fails alike: the same error codes on the same lines.
-      assert.deepEqual(codesByLine(diagnostics, 'diff-webapp'), againstExpress, texts('diff-webapp'));
+      // ...and webapp fails alike: the same error codes on the same lines (TS2769 after a
+      // `[send overloads]` directive).
+      const overloadLines = sendOverloadLines();
+      assert.ok(overloadLines.size > 0);
+      const expectedOfWebapp = againstExpress
+        .map((entry) => (overloadLines.has(entry.split(' ')[0]) ? `${entry.split(' ')[0]} TS2769` : entry))
+        .sort();
+      assert.deepEqual(codesByLine(diagnostics, 'diff-webapp'), expectedOfWebapp, texts('diff-webapp'));
     });
   }
 });
