@@ -338,6 +338,63 @@ describe('directory: differential against Connect 2.30', () => {
     },
   );
 
+  // The arguments a replaced responder receives are not in the answers: checked only where Connect 2.30 runs.
+  itWithLiveOracle(
+    'an app replaces directory.html, .json or .plain and its listings of that kind, as with serve-index',
+    'the replaced responders',
+    async () => {
+      type Responder = (typeof directory)['plain'];
+      const kinds = ['html', 'json', 'plain'] as const;
+      const theirsBefore = kinds.map((kind) => connect.directory[kind]);
+      const oursBefore = kinds.map((kind) => directory[kind]);
+      const replacement =
+        (calls: unknown[][], kind: string): Responder =>
+        (req, res, files, next, dir, showUp, icons, path, view, template, stylesheet) => {
+          calls.push([kind, req.url, [...files], typeof next, dir, showUp, icons, path, view, template, stylesheet]);
+          res.setHeader('Content-Type', 'text/plain');
+          res.end(`${kind}: ${files.length} in ${dir}`);
+        };
+      const theirs: unknown[][] = [];
+      const ours: unknown[][] = [];
+      try {
+        for (const kind of kinds) {
+          connect.directory[kind] = replacement(theirs, kind);
+          directory[kind] = replacement(ours, kind);
+        }
+        const requests = [
+          get('/', 'text/html'),
+          get('/sub/', 'application/json'),
+          get('/Beta%20dir', 'text/plain'),
+          get('/emptydir/', 'image/png'),
+        ];
+        const options = { icons: true, view: 'details', hidden: true };
+        const answers = await assertSameAsConnect(
+          [connect.directory(root, options), passed],
+          [directory(root, options), passed],
+          requests,
+        );
+        // The template and stylesheet: serve-index passes the paths of its own files when none is given.
+        assert.deepEqual(
+          ours.map((call) => call.slice(0, 9)),
+          theirs.map((call) => call.slice(0, 9)),
+        );
+        assert.match(utf8(answers[0]), /^html: \d+ in \/$/);
+        assert.match(utf8(answers[1]), /^json: \d+ in \/sub\/$/);
+        assert.match(utf8(answers[2]), /^plain: \d+ in \/Beta dir$/);
+        assert.equal(answers[3].status, 406);
+        assert.deepEqual(
+          ours.map((call) => call[0]),
+          ['html', 'json', 'plain'],
+        );
+      } finally {
+        kinds.forEach((kind, index) => {
+          connect.directory[kind] = theirsBefore[index];
+          directory[kind] = oursBefore[index];
+        });
+      }
+    },
+  );
+
   it('gives the same statuses for traversal and null bytes', async () => {
     // Decoding errors are left out: serve-index let the URIError escape as a 500 (webapp: 400).
     const requests = HOSTILE.filter(([path, status]) => status !== 400 || path.includes('%00')).map(([path]) =>

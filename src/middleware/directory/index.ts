@@ -10,6 +10,8 @@
  * list, dir)`, `icons` (default false), `view` (`tiles` or `details`),
  * `template` (an HTML file with `{files}`, `{directory}`, `{style}` and
  * `{linked-path}`, or a function `(locals, callback)`), `stylesheet` (a CSS file).
+ * Each kind of listing is answered by a member an app may replace, as serve-index's
+ * (`directory.html`, `directory.json`, `directory.plain`: ListingResponder).
  *
  * Where it differs from serve-index, on purpose: an undecodable path is a 400
  * (serve-index threw, a 500), a path through a file (`/file.txt/x`) passes to
@@ -21,7 +23,7 @@
  */
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHttpError } from '../../http/errors';
 import { parseOriginalUrl, parseUrl } from '../../http/parse-url';
 import { preferredMediaType } from '../connect-negotiation';
@@ -65,6 +67,52 @@ function send(res: ServerResponse, next: NextFunction, type: string, body: strin
   answerFromCallback(res, next, () => res.end(buf));
 }
 
+/**
+ * What answers a listing of each kind, called as serve-index 1.7 calls its own:
+ * `(req, res, files, next, dir, showUp, icons, path, view, template, stylesheet)`, with
+ * the names to list, the directory as the URL shows it, whether it has a parent to
+ * link to, the `icons` option, its path on disk, and the `view`, `template` and
+ * `stylesheet` options. They are members of `directory` (`directory.html`,
+ * `directory.json`, `directory.plain`) and looked up there for each listing, so an
+ * app that replaces one (`express.directory.plain = ...`, as Express 3 apps could)
+ * changes what its listings of that kind look like.
+ */
+export type ListingResponder = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  files: string[],
+  next: NextFunction,
+  dir: string,
+  showUp: boolean,
+  icons: boolean,
+  path: string,
+  view: string,
+  template: string | TemplateRenderer | undefined,
+  stylesheet: string | undefined,
+) => void;
+
+const listingResponders: Record<'html' | 'json' | 'plain', ListingResponder> = {
+  html(_req, res, files, next, dir, showUp, icons, path, view, template, stylesheet) {
+    renderListing({ icons, view, template, stylesheet }, path, dir, files, showUp, (err, page) => {
+      if (err) return next(err);
+      send(res, next, 'text/html', String(page));
+    });
+  },
+  json(_req, res, files, next) {
+    send(res, next, 'application/json', JSON.stringify(files));
+  },
+  plain(_req, res, files, next) {
+    send(res, next, 'text/plain', files.join('\n') + '\n');
+  },
+};
+
+/** The responder of each media type a listing is offered in. */
+const RESPONDER_OF: Record<string, 'html' | 'json' | 'plain'> = {
+  'text/html': 'html',
+  'text/plain': 'plain',
+  'application/json': 'json',
+};
+
 function visibleNames(names: string[], hidden: boolean, filter: DirectoryFilter | undefined, dir: string): string[] {
   let list = hidden ? names : names.filter((name) => name.charCodeAt(0) !== 0x2e /* . */);
   // The filter sees the list before sorting, in the order the file system gave it (as in 3.x).
@@ -73,7 +121,7 @@ function visibleNames(names: string[], hidden: boolean, filter: DirectoryFilter 
   return list.sort();
 }
 
-export function directory(root: string, options?: DirectoryOptions): Middleware {
+function createDirectory(root: string, options?: DirectoryOptions): Middleware {
   if (!root) throw new TypeError('directory() root path required');
   const opts = options || {};
   const rootPath = rootPathOf(root);
@@ -115,15 +163,28 @@ export function directory(root: string, options?: DirectoryOptions): Middleware 
         }
 
         const type = preferredMediaType(req.headers.accept, MEDIA_TYPES);
-        if (type === 'application/json') return send(res, next, 'application/json', JSON.stringify(list));
-        if (type === 'text/plain') return send(res, next, 'text/plain', list.join('\n') + '\n');
-        if (type !== 'text/html') return next(createHttpError(406));
-
-        renderListing(html, target.path, target.shownPath, list, !target.isRoot, (err, page) => {
-          if (err) return next(err);
-          send(res, next, 'text/html', String(page));
-        });
+        if (type === false) return next(createHttpError(406));
+        const respond = directory[RESPONDER_OF[type]];
+        respond(
+          req,
+          res,
+          list,
+          next,
+          target.shownPath,
+          !target.isRoot,
+          html.icons,
+          target.path,
+          html.view,
+          html.template,
+          html.stylesheet,
+        );
       });
     });
   });
 }
+
+/** `directory(root, options)`, with the responders of each kind of listing as members. */
+export const directory: typeof createDirectory & typeof listingResponders = Object.assign(
+  createDirectory,
+  listingResponders,
+);
