@@ -19,6 +19,7 @@ import {
   type RequestSpec,
 } from './support';
 import { itWithLiveOracle } from '../support/oracle-recording';
+import { exchange } from '../support/raw-http';
 
 const connect = require('connect');
 
@@ -294,6 +295,13 @@ describe('csrf', () => {
       const responses = await assertSameFlow(oracle, ours, fullFlow);
       assert.deepEqual(statuses(responses), FLOW_STATUSES);
       assert.match(String(responses[0].headers['set-cookie']), /^_csrf=[A-Za-z0-9_-]{24}; Path=\/$/);
+    });
+
+    it('names the Set-Cookie header in small letters on the wire, as csurf does', async () => {
+      const wire = await withServer(chain(stacks({ cookie: true }, undefined, false).ours), (port) =>
+        exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      );
+      assert.match(wire, /\r\nset-cookie: _csrf=[A-Za-z0-9_-]{24}; Path=\/\r\n/);
     });
 
     it('signed cookie with cookieParser(secret): same flow, matches Connect 2.30', async () => {

@@ -98,11 +98,11 @@ function readSecret(req: CsrfRequest, sessionKey: string, cookie: CookieSettings
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Adds a Set-Cookie line, keeping those already set. */
+/** Adds a Set-Cookie line, keeping those already set; named in small letters on the wire, as csurf names it. */
 function appendCookie(res: ServerResponse, line: string): void {
-  const previous = res.getHeader('Set-Cookie');
+  const previous = res.getHeader('set-cookie');
   const lines = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-  res.setHeader('Set-Cookie', [...lines, line]);
+  res.setHeader('set-cookie', [...lines, line]);
 }
 
 function storeSecret(
