@@ -330,9 +330,12 @@ export class Drain {
     } else {
       // Plain HTTP/1: the request's socket is the connection itself. One without
       // an HTTP parser left was taken over (a WebSocket upgrade, CONNECT): it is
-      // the app's to close, or the deadline's.
+      // the app's to close, or the deadline's. One that has sent nothing at all is
+      // silent whatever it would have spoken: plain HTTP/2 (`http2.createServer`) gives
+      // it a session at once, whose close waited until the deadline for a client that
+      // reads nothing either (a check that connects and waits).
       for (const socket of this.connections)
-        if (!this.sessionSockets.has(socket) && this.silent(socket)) socket.destroy();
+        if (socket.bytesRead === 0 || (!this.sessionSockets.has(socket) && this.silent(socket))) socket.destroy();
     }
   }
 

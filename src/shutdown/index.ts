@@ -18,6 +18,7 @@
  * `server.close()`, an orchestrator's hook) drain without knowing about it.
  */
 import type { Server as NetServer } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { Drain, type AnyServer } from './drain';
 import { onSignal } from './signals';
 
@@ -91,6 +92,23 @@ function milliseconds(option: string, value: number | undefined, fallback: numbe
 }
 
 /**
+ * The `signals` option: the default, or names of signals the process can catch. Checked
+ * here: an unknown name would never come, and SIGKILL or SIGSTOP (which no process can
+ * catch) threw from the server's `listening` event, where the signals are taken, and
+ * ended the process as it started.
+ */
+function catchableSignals(signals: NodeJS.Signals[] | undefined): NodeJS.Signals[] {
+  if (signals === undefined) return ['SIGTERM', 'SIGINT'];
+  if (!Array.isArray(signals)) throw new TypeError('graceful(): signals must be an array of signal names');
+  for (const signal of signals) {
+    if (typeof signal !== 'string' || !Object.hasOwn(osConstants.signals, signal))
+      throw new TypeError(`graceful(): ${String(signal)} is not a signal name`);
+    if (signal === 'SIGKILL' || signal === 'SIGSTOP') throw new TypeError(`graceful(): ${signal} cannot be caught`);
+  }
+  return signals;
+}
+
+/**
  * Makes `server.close()` a graceful drain with a deadline, and (unless
  * `signals: []`) closes the server and exits with code 0 on SIGTERM/SIGINT.
  * Returns the same server, so it wraps `app.listen(...)` in one line.
@@ -102,6 +120,9 @@ export function graceful<S extends NetServer>(server: S, options: GracefulOption
   const idleGrace = milliseconds('idleGrace', options.idleGrace, FRESH_CONNECTION_GRACE_MS);
   if (options.onDrain !== undefined && typeof options.onDrain !== 'function')
     throw new TypeError('graceful(): onDrain must be a function');
+  if (options.onShutdown !== undefined && typeof options.onShutdown !== 'function')
+    throw new TypeError('graceful(): onShutdown must be a function');
+  const signals = catchableSignals(options.signals);
   const drain = new Drain(target, timeout, idleGrace, connectionCount(target) !== 0, options.onDrain);
   target[kGraceful] = drain;
   drain.track();
@@ -115,7 +136,6 @@ export function graceful<S extends NetServer>(server: S, options: GracefulOption
     return this;
   };
 
-  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT'])
-    onSignal(signal, target, { hook: options.onShutdown, closed: () => drain.closed() });
+  for (const signal of signals) onSignal(signal, target, { hook: options.onShutdown, closed: () => drain.closed() });
   return server;
 }

@@ -25,6 +25,8 @@ interface Registration {
 
 const registered = new Map<NodeJS.Signals, Registration>();
 let shuttingDown = false;
+/** The servers have closed, and the shutdown hooks (or the cluster's pause) run. */
+let hooksRunning = false;
 
 /**
  * How long a node:cluster worker stays connected to its primary after its servers
@@ -83,7 +85,14 @@ function unregister(signal: NodeJS.Signals, server: NetServer): void {
 }
 
 async function shutDown(signal: NodeJS.Signals): Promise<void> {
-  // A second signal while draining changes nothing: the deadline already bounds the wait.
+  // A second signal while draining changes nothing: the deadline already bounds the wait,
+  // and a supervisor that repeats SIGTERM must not cut the requests in flight. Nothing
+  // bounds the hooks: one that never settles (a pool whose close stalls) would leave the
+  // process deaf to every signal, Ctrl-C included, so a second signal then exits at once.
+  if (hooksRunning) {
+    console.error(`webapp: ${signal} while the shutdown hooks run: exiting without waiting for them`);
+    process.exit(1);
+  }
   if (shuttingDown) return;
   shuttingDown = true;
   const servers = [...(registered.get(signal)?.servers ?? [])];
@@ -91,6 +100,7 @@ async function shutDown(signal: NodeJS.Signals): Promise<void> {
   // A server already closing (cluster's `worker.disconnect()`, the app's own close())
   // is waited for too: exiting when its listener closed would cut its requests.
   await Promise.all(servers.map(([, target]) => target.closed()));
+  hooksRunning = true;
   for (const [, { hook }] of servers) {
     try {
       await hook?.();

@@ -659,6 +659,45 @@ describe('webapp.graceful()', () => {
       () => webapp.graceful(http.createServer(), { onDrain: 'close' as never, signals: [] }),
       /onDrain must be a function/,
     );
+    assert.throws(
+      () => webapp.graceful(http.createServer(), { onShutdown: 'close' as never, signals: [] }),
+      /onShutdown must be a function/,
+    );
+  });
+
+  it('rejects signals the process cannot catch, or that do not exist, when called', () => {
+    // SIGKILL threw out of the server's `listening` event, where the signals are taken.
+    for (const [signals, message] of [
+      [['SIGKILL'], /SIGKILL cannot be caught/],
+      [['SIGTERM', 'SIGSTOP'], /SIGSTOP cannot be caught/],
+      [['SIGTERMX'], /SIGTERMX is not a signal name/],
+      [[15], /15 is not a signal name/],
+      ['SIGTERM', /signals must be an array/],
+    ] as const) {
+      const before = process.listenerCount('SIGTERM');
+      assert.throws(() => webapp.graceful(http.createServer(), { signals: signals as never }), message);
+      assert.equal(process.listenerCount('SIGTERM'), before);
+    }
+  });
+
+  it('closes a plain HTTP/2 connection that sends nothing at the idle grace, as an HTTP/1 one', async () => {
+    // http2.createServer gives a connection its session at once; the session waited for
+    // the client's preface, and held the drain to its deadline (a TCP health check does this).
+    const http2 = await import('node:http2');
+    const server = webapp.graceful(http2.createServer(webapp()), { signals: [], timeout: 10_000, idleGrace: 50 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const silent = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+    // It reads nothing either (a check that connects and waits): a session that can
+    // write its GOAWAY to a reading client closes sooner.
+    await once(silent, 'connect');
+    const started = Date.now();
+    try {
+      assert.equal(await new Promise<Error | undefined>((resolve) => server.close(resolve)), undefined);
+      // Well before the deadline; not a timing of the grace itself.
+      assert.ok(Date.now() - started < 5_000, `closed after ${Date.now() - started} ms`);
+    } finally {
+      silent.destroy();
+    }
   });
 
   it('close() on a server that is not listening still reports the error to its callback', async () => {

@@ -97,3 +97,18 @@ it('an exit code the app set itself is kept', { timeout: 30000 }, async () => {
     assert.deepEqual(await server.exited, [3, null]);
   });
 });
+
+it('a second signal while a shutdown hook hangs exits at once with code 1', { timeout: 30000 }, async () => {
+  // Nothing bounds a hook (the deadline is the connections'): one that never settles
+  // left the process deaf to every later signal, Ctrl-C included.
+  await withServer(
+    { HOOK_HANGS: '1' },
+    async (server) => {
+      server.child.kill('SIGTERM');
+      await server.printed(/shutdown hook ran/);
+      server.child.kill('SIGINT');
+      assert.deepEqual(await server.exited, [1, null]);
+    },
+    'ignore', // the notice that the hooks were not waited for
+  );
+});
