@@ -193,8 +193,20 @@ function guarded(handlers: Handlers): Handlers {
   return safe;
 }
 
-/** Subscribes to webapp's channels and turns their events into spans until `disable()`. */
+/** The instrumentation at work: one at a time (see `instrument`). */
+let current: Instrumentation | undefined;
+
+/**
+ * Subscribes to webapp's channels and turns their events into spans until `disable()`.
+ * A second call (a preload and the app's own code both instrumenting) disables the
+ * instrumentation at work first: two would record every span twice, and both bind the
+ * context manager's one storage, so the first one's `disable()` unbound the other's.
+ */
 export function instrument(options: InstrumentOptions = {}): Instrumentation {
+  if (current !== undefined) {
+    diag.warn('webapp/otel: instrument() called again: the earlier instrumentation is disabled');
+    current.disable();
+  }
   const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('webapp');
   const ignored = new Set(options.ignoreLayersType ?? []);
   const requests = new WeakMap<RequestTrace, RequestState>();
@@ -234,13 +246,20 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     },
   });
 
-  /** The context a layer starts in: its nearest traced router's span, else the request's. */
+  /**
+   * The context a layer starts in: the active one, as what ran before the layer left it
+   * (a middleware's `context.with(withBaggage, next)` passes its baggage and values on,
+   * as under the Express instrumentation), with its nearest traced router's span, else
+   * the request's, as the active span.
+   */
   const parentContext = (layer: LayerTrace): Context => {
+    const active = context.active();
     for (let parent = layer.parent; parent !== undefined; parent = parent.parent) {
       const span = spans.get(parent);
-      if (span) return trace.setSpan(requests.get(layer.request!)?.context ?? context.active(), span);
+      if (span) return trace.setSpan(active, span);
     }
-    return (layer.request && requests.get(layer.request)?.context) ?? context.active();
+    const requestSpan = layer.request && trace.getSpan(requests.get(layer.request)?.context ?? active);
+    return requestSpan ? trace.setSpan(active, requestSpan) : active;
   };
 
   const nameServerSpan = (layer: LayerTrace, route: string | undefined) => {
@@ -346,11 +365,18 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   requestChannel.subscribe(requestHandlers as never);
   layerChannel.subscribe(layerHandlers as never);
   bindContextStorage();
-  return {
+  let disabled = false;
+  const instrumentation: Instrumentation = {
     disable() {
+      // Once: a later call must not undo what an instrumentation made since did.
+      if (disabled) return;
+      disabled = true;
       requestChannel.unsubscribe(requestHandlers as never);
       layerChannel.unsubscribe(layerHandlers as never);
       unbindContextStorage();
+      if (current === instrumentation) current = undefined;
     },
   };
+  current = instrumentation;
+  return instrumentation;
 }

@@ -364,6 +364,37 @@ describe('webapp/otel', () => {
     }
   });
 
+  it('what a middleware puts in the context it calls next() in reaches the layers after it', async () => {
+    // A tenant or request-id middleware: `context.with(withBaggage, next)`. The layers'
+    // contexts were made from the request's, and the baggage was lost.
+    const { context, propagation, createContextKey } = await import('@opentelemetry/api');
+    const TENANT_KEY = createContextKey('tenant');
+    const app = webapp();
+    app.use(function tenant(_req: Request, _res: Response, next: NextFunction) {
+      const withBaggage = propagation.setBaggage(
+        context.active(),
+        propagation.createBaggage({ tenant: { value: 'acme' } }),
+      );
+      context.with(withBaggage.setValue(TENANT_KEY, 'value of acme'), next);
+    });
+    app.use(function later(_req: Request, _res: Response, next: NextFunction) {
+      setTimeout(next, 1);
+    });
+    const api = webapp.Router();
+    api.get('/who', function who(_req: Request, res: Response) {
+      const active = context.active();
+      res.send(`${propagation.getBaggage(active)?.getEntry('tenant')?.value} ${String(active.getValue(TENANT_KEY))}`);
+    });
+    app.use('/api', api);
+    const { status, body, spans } = await get('/api/who', app);
+    assert.equal(status, 200);
+    assert.equal(body, 'acme value of acme');
+    // The spans are as before: each layer under its router.
+    const id = (name: string) => byName(spans, name)?.spanContext().spanId;
+    assert.equal(parentOf(byName(spans, 'request handler - /api/who')!), id('router - /api'));
+    assert.equal(parentOf(byName(spans, 'middleware - later')!), serverSpan(spans).spanContext().spanId);
+  });
+
   it('a context manager registered or replaced after instrument() is used from the next request on', async () => {
     const { context } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
     const { AsyncLocalStorageContextManager } =
@@ -374,6 +405,24 @@ describe('webapp/otel', () => {
     const handler = byName(spans, 'request handler - /api/users/:id')!;
     assert.equal(parentOf(byName(spans, 'db query')!), handler.spanContext().spanId);
     assert.equal(serverSpan(spans).name, 'GET /api/users/:id');
+  });
+
+  it("a second instrument() disables the first: spans once, and the first one's disable() does nothing", async () => {
+    instrumentation.disable();
+    const first = instrument();
+    const second = instrument();
+    try {
+      first.disable();
+      const { spans } = await get('/api/users/7');
+      const handler = spans.filter((span) => span.name === 'request handler - /api/users/:id');
+      assert.equal(handler.length, 1);
+      // The second one still binds the context: a span the handler starts is under the handler's.
+      assert.equal(parentOf(byName(spans, 'db query')!), handler[0].spanContext().spanId);
+    } finally {
+      second.disable();
+      exporter.reset();
+      instrumentation = instrument();
+    }
   });
 
   it('re-exports the names of the channels it listens to', () => {
