@@ -84,25 +84,17 @@ function differentialCopy(moduleName: 'express' | 'webapp') {
  */
 const SEND_OVERLOADS = /^\s*\/\/ @ts-expect-error \[send overloads\]/;
 
-/** `file:line` of each line after a `[send overloads]` directive. */
-function sendOverloadLines(): Set<string> {
-  return new Set(
-    differentialFiles.flatMap((file) =>
-      readFileSync(join(differential, file), 'utf8')
-        .split('\n')
-        .flatMap((line, index) => (SEND_OVERLOADS.test(line) ? [`${file}:${index + 2}`] : [])),
-    ),
+/** `file:line` of each line after a line that `directive` matches. */
+function linesAfter(directive: RegExp): string[] {
+  return differentialFiles.flatMap((file) =>
+    readFileSync(join(differential, file), 'utf8')
+      .split('\n')
+      .flatMap((line, index) => (directive.test(line) ? [`${file}:${index + 2}`] : [])),
   );
 }
 
 /** `file:line` of each line after a directive: where both copies must fail. */
-function expectedErrorLines(): string[] {
-  return differentialFiles.flatMap((file) =>
-    readFileSync(join(differential, file), 'utf8')
-      .split('\n')
-      .flatMap((line, index) => (EXPECT_ERROR.test(line) ? [`${file}:${index + 2}`] : [])),
-  );
-}
+const expectedErrorLines = () => linesAfter(EXPECT_ERROR);
 
 /** One diagnostic of tsc's output (not pretty: no terminal), with its continuation lines. */
 interface Diagnostic {
@@ -260,7 +252,7 @@ describe('published types', () => {
       assert.deepEqual(failing.sort(), expectedErrorLines().sort(), texts('diff-express'));
       // ...and webapp fails alike: the same error codes on the same lines (TS2769 after a
       // `[send overloads]` directive).
-      const overloadLines = sendOverloadLines();
+      const overloadLines = new Set(linesAfter(SEND_OVERLOADS));
       assert.ok(overloadLines.size > 0);
       const expectedOfWebapp = againstExpress
         .map((entry) => (overloadLines.has(entry.split(' ')[0]) ? `${entry.split(' ')[0]} TS2769` : entry))
