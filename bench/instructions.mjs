@@ -71,6 +71,10 @@ function start(label, command, dir) {
     // perf map names the functions V8 compiled, by address.
     '--single-threaded',
     '--perf-basic-prof',
+    // Node 26's V8 also writes a log of code events with the perf map, by default into the
+    // working directory (the repository's): into the run's own folder instead.
+    `--logfile=${join(dir, 'v8.log')}`,
+    '--no-logfile-per-isolate',
     ...command.split(' '),
   ];
   const child = spawn('valgrind', args, {
