@@ -26,8 +26,13 @@
  *   out (HTTP/2 sends them in lower case), and a 102 informational response.
  * - `write` and `end` on a stream the client has reset: dropped, as HTTP/1 drops what
  *   is written to a socket the client closed (see `closedUnder`).
+ * - `write` to a response without a body (HEAD, 204, 205, 304): dropped, as HTTP/1
+ *   drops it (see `bodiless`).
+ * - `addTrailers` and `setTrailer` without HTTP/1's connection headers, and
+ *   `addTrailers` with HTTP/1's checks and forms.
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { assertSendable, assertTrailers } from './outgoing-checks';
 
 /** The headers HTTP/2 refuses in a response, besides `Connection` (which Node itself drops). */
 const CONNECTION_HEADERS: ReadonlySet<string> = new Set([
@@ -57,8 +62,15 @@ function warnDropped(lowerName: string): void {
 }
 
 interface Http2Response {
-  stream?: { destroyed: boolean; closed: boolean; additionalHeaders(headers: Record<string, unknown>): void };
+  stream?: {
+    destroyed: boolean;
+    closed: boolean;
+    headRequest?: boolean;
+    rstCode?: number;
+    additionalHeaders(headers: Record<string, unknown>): void;
+  };
   headersSent: boolean;
+  writableEnded: boolean;
   getHeaderNames(): string[];
   setHeader(name: string, value: unknown): unknown;
   appendHeader?(name: string, value: unknown): unknown;
@@ -186,6 +198,43 @@ function closedUnder(res: Http2Response): boolean {
   return stream !== undefined && stream.closed && !stream.destroyed;
 }
 
+/** The statuses whose head ends an HTTP/2 stream, as a HEAD request's does (Node's `respond`). */
+const NO_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
+
+/**
+ * Whether a `write` goes to a response that has no body: the answer to a HEAD request,
+ * or with a status that has none. Node's HTTP/2 response ends the stream with the head
+ * of such an answer, and its `write` then goes on to the ended stream: it returns false,
+ * `drain` never comes and the callback gets ERR_STREAM_WRITE_AFTER_END. A handler that
+ * streams (`pipe`, `pipeline`, waiting for `drain`) never reached `end`, and the
+ * response never emitted `finish` or `close`: one stuck handler per HEAD request. HTTP/1
+ * drops what is written to such a response, returns true and calls the callback without
+ * an error; so do these, until the app ends the response (a write after that fails as
+ * HTTP/1's does). A stream the client reset is left to `closedUnder`.
+ */
+function bodiless(res: Http2Response): boolean {
+  const stream = res.stream;
+  if (stream === undefined || res.writableEnded) return false;
+  if (stream.headRequest !== true && !NO_BODY_STATUSES.has(res.statusCode)) return false;
+  // Closed with NO_ERROR once both sides ended: the normal end of a HEAD, not a reset.
+  return !stream.closed || stream.rstCode === 0;
+}
+
+/**
+ * The trailer names HTTP/2 refuses: its connection headers, `Connection` as well, which
+ * Node drops with a warning from a head but throws on in trailers (from the stream's
+ * `wantTrailers` event, where nothing catches it and the process ends).
+ */
+function refusedInTrailers(lowerName: string, value: unknown): boolean {
+  return lowerName === 'connection' || refusedOnHttp2(lowerName, value);
+}
+
+/** `addTrailers`' argument as name and value pairs: an object, or HTTP/1's list of pairs. */
+function trailerEntries(headers: object): Array<[unknown, unknown]> {
+  if (Array.isArray(headers)) return headers.map((pair) => [(pair as unknown[])[0], (pair as unknown[])[1]]);
+  return Object.entries(headers);
+}
+
 /** The error a write on a reset stream gives its callback: Node's code and message for it. */
 function closedStreamError(): Error {
   return Object.assign(new Error('The stream has been destroyed'), { code: 'ERR_HTTP2_INVALID_STREAM' });
@@ -209,6 +258,7 @@ export function http2ResponseLayer(native: object): object {
   const nativeAppendHeader = (native as Http2Response).appendHeader;
   const nativeWrite = (native as { write: (...args: unknown[]) => boolean }).write;
   const nativeEnd = (native as { end: (...args: unknown[]) => unknown }).end;
+  const nativeSetTrailer = (native as { setTrailer: (name: string, value: unknown) => void }).setTrailer;
   const layer = Object.create(native) as object;
   if (!('_implicitHeader' in native)) {
     defineMethod(layer, '_implicitHeader', function _implicitHeader(this: Http2Response) {
@@ -239,9 +289,16 @@ export function http2ResponseLayer(native: object): object {
   });
   /* eslint-disable prefer-rest-params */
   defineMethod(layer, 'write', function write(this: Http2Response, chunk: unknown, encoding?: unknown, cb?: unknown) {
+    const callback = (typeof encoding === 'function' ? encoding : cb) as WriteCallback | undefined;
+    if (bodiless(this)) {
+      // As HTTP/1's `write` does: the chunk checked (null too), the head written, the chunk dropped.
+      assertSendable(chunk);
+      if (!this.headersSent) this.writeHead(this.statusCode);
+      if (typeof callback === 'function') process.nextTick(callback);
+      return true;
+    }
     if (!closedUnder(this)) return nativeWrite.apply(this, arguments as unknown as unknown[]);
     // As HTTP/1's `write` on a destroyed socket: nothing written, false, the callback given an error.
-    const callback = (typeof encoding === 'function' ? encoding : cb) as WriteCallback | undefined;
     if (typeof callback === 'function') process.nextTick(callback, closedStreamError());
     return false;
   });
@@ -253,6 +310,19 @@ export function http2ResponseLayer(native: object): object {
     return this;
   });
   /* eslint-enable prefer-rest-params */
+  defineMethod(layer, 'addTrailers', function addTrailers(this: Http2Response, headers: object) {
+    assertTrailers(headers);
+    const self = this as unknown as { setTrailer(name: unknown, value: unknown): void };
+    for (const [name, value] of trailerEntries(headers)) self.setTrailer(name, value);
+  });
+  defineMethod(layer, 'setTrailer', function setTrailer(this: Http2Response, name: string, value: unknown) {
+    const lower = typeof name === 'string' ? name.trim().toLowerCase() : '';
+    if (refusedInTrailers(lower, value)) {
+      warnDropped(lower);
+      return;
+    }
+    nativeSetTrailer.call(this, name, value);
+  });
   // Node's `end`, `write` and `flushHeaders` write the head through `this.writeHead`.
   defineMethod(layer, 'writeHead', function writeHead(this: Http2Response, statusCode: number, ...rest: unknown[]) {
     removeRefusedHeaders(this);

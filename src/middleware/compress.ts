@@ -6,10 +6,10 @@
  * encoded responses alone. Other options go to zlib. `res.flush()` flushes.
  */
 import { Buffer } from 'node:buffer';
-import { OutgoingMessage, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isUint8Array } from 'node:util/types';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { parseBytesUnrounded } from '../http/bytes';
+import { assertSendable } from '../http/outgoing-checks';
 import { vary } from '../http/vary';
 import { preferredEncoding } from './connect-negotiation';
 import { onHeaders } from './on-headers';
@@ -41,17 +41,6 @@ export function filter(_req: IncomingMessage, res: ServerResponse): boolean {
 function byteLength(chunk: unknown, encoding?: BufferEncoding): number {
   if (!chunk) return 0;
   return typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : (chunk as Uint8Array).byteLength;
-}
-
-/**
- * Throws what Node's own `write` and `end` throw for a chunk they cannot send (a number,
- * a plain object, a DataView, null to `write`), before the head is written: Node checks
- * the chunk first, so an app that catches the error (or the error handler the router
- * sends it to) can still answer. A throwaway message's `write` makes Node's own error.
- */
-function assertSendable(chunk: unknown): void {
-  if (typeof chunk === 'string' || isUint8Array(chunk)) return;
-  new OutgoingMessage().write(chunk as string);
 }
 
 function toBuffer(chunk: unknown, encoding?: BufferEncoding): Buffer {
