@@ -218,19 +218,53 @@ function classSlot(server: NodeServer, description: string, expected: unknown): 
   return undefined;
 }
 
-/** Whether `app` is the server's one `request` listener: EventEmitter keeps a single listener as itself. */
+/** Request listeners of webapp's own that run beside an app on its own objects (see `asAppCompanion`). */
+const companions = new WeakSet<object>();
+
+/**
+ * Marks `listener`, a `request` listener of webapp's own, as one the app stays the
+ * server's only listener beside: it runs on the objects born with the app's classes
+ * and needs nothing of Node's plain ones. graceful()'s drain, which notes each
+ * response and its socket, is one: without the mark, every server it watched (the
+ * recommended `webapp.graceful(app.listen(port))`) went back to the per-request
+ * prototype swap at its first request.
+ */
+export function asAppCompanion<T extends object>(listener: T): T {
+  companions.add(listener);
+  return listener;
+}
+
+/** Whether `listeners` are the app, once, and companions of webapp's beside it. */
+function appBesideCompanions(listeners: readonly unknown[], app: AppPrototypes): boolean {
+  let apps = 0;
+  for (const listener of listeners) {
+    if (listener === app) apps++;
+    else if (typeof listener !== 'function' || !companions.has(listener)) return false;
+  }
+  return apps === 1;
+}
+
+/**
+ * Whether `app` is the server's one `request` listener, companions aside: EventEmitter
+ * keeps a single listener as itself, several in an array (read in place, not copied
+ * as `listeners()` copies it, since this is asked for each request).
+ */
 function isOnlyListener(server: NodeServer, app: AppPrototypes): boolean {
   const events = server._events;
-  if (events !== undefined && events !== null && events.request === app) return true;
-  const listeners = server.listeners('request');
-  return listeners.length === 1 && listeners[0] === (app as unknown);
+  if (events !== undefined && events !== null) {
+    const listeners = events.request;
+    if (listeners === app) return true;
+    if (Array.isArray(listeners) && appBesideCompanions(listeners, app)) return true;
+  }
+  return appBesideCompanions(server.listeners('request'), app);
 }
 
 /**
  * Makes `server` construct with the app's classes for as long as `app` is its only
- * `request` listener; returns whether it does. Where Express's server gives a listener
- * Node's plain objects, the server's own `emit` (installed here; not enumerable, so the
- * server's own keys stay Node's) turns them back into Node's first (asNodeRequest):
+ * `request` listener (companions aside, see `asAppCompanion`); returns whether it does.
+ * Where Express's server gives a listener Node's plain objects, the server's own `emit`
+ * (installed here; not enumerable, so the server's own keys stay Node's) turns them back
+ * into Node's first (asNodeRequest):
  * - for `upgrade`, `connect` and `dropRequest` listeners, and `checkContinue` and
  *   `checkExpectation` ones (request and response): events the app does not answer;
  * - for every `request` listener once the app is not the only one (a listener

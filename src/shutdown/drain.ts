@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { isHttp2Request } from '../http/http2-request';
+import { asAppCompanion } from '../server-classes';
 
 /** Anything with http.Server's event shape: http, https, http2 (plain or secure). */
 export type AnyServer = NetServer & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
@@ -86,7 +87,8 @@ export class Drain {
       if (isHttp2Request(req)) return; // HTTP/2 streams end with their session
       this.started(req.socket, res);
     };
-    this.server.prependListener('request', onRequest);
+    // A companion of the app's: the server still constructs requests with the app's classes.
+    this.server.prependListener('request', asAppCompanion(onRequest));
     // Node emits these instead of `request` for an `Expect` header when the server has
     // a listener for them (Node's documented way to answer 100-continue yourself). Ours
     // must not be the only one: Node would stop answering the expectation itself.
@@ -97,12 +99,13 @@ export class Drain {
    * What the app must not see during the drain, kept from its listeners by the server's
    * `emit` for the length of the drain only (no cost per event else): a listener of ours,
    * even first, could not stop the app's from running.
-   * - An upgrade would open a connection meant to last, after `onDrain` closed the
-   *   others: it would hold the drain to its deadline (and the client would get no close
-   *   frame). Refused with a 503 (a proxy would otherwise open a connection to its
-   *   backend, a hand-written handler count a WebSocket that never was). Node emits
-   *   `upgrade` only when the server has a listener (it destroys the socket itself
-   *   otherwise), so a server without one is left as it was.
+   * - An upgrade, or a CONNECT (a tunnel), would open a connection meant to last, after
+   *   `onDrain` closed the others: it would hold the drain to its deadline (and a
+   *   WebSocket client would get no close frame). Refused with a 503 (a proxy would
+   *   otherwise open a connection to its backend, a hand-written handler count a
+   *   WebSocket that never was). Node emits `upgrade` and `connect` only when the server
+   *   has a listener (it destroys the socket itself otherwise), so a server without one
+   *   is left as it was.
    * - A request pipelined behind an answer that already said `Connection: close` is not
    *   run (RFC 9112 section 9.6: a server that sent `close` processes no further request
    *   on the connection). Its answer would come after the close a client acts on, so the
@@ -117,8 +120,8 @@ export class Drain {
     const intercepting = (event: string | symbol, ...args: unknown[]): boolean => {
       // `closing` too: left in place by a wrapper of someone else's, it must not act once listening again.
       if (this.closing) {
-        if (event === 'upgrade') {
-          refuseUpgrade(args[1] as Socket);
+        if (event === 'upgrade' || event === 'connect') {
+          refuseTakeover(args[1] as Socket);
           return true;
         }
         if (
@@ -396,8 +399,8 @@ function isHttpConnection(socket: Socket): boolean {
   return (socket as Socket & { parser?: unknown }).parser != null;
 }
 
-/** An upgrade asked for during the drain: a 503, and the socket destroyed. */
-function refuseUpgrade(socket: Socket): void {
+/** An upgrade or a CONNECT asked for during the drain: a 503, and the socket destroyed. */
+function refuseTakeover(socket: Socket): void {
   if (socket.destroyed) return;
   socket.write('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   socket.destroy();

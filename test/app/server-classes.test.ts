@@ -86,6 +86,32 @@ describe('app-born requests and responses', () => {
     }
   });
 
+  for (const start of ['app.listen', 'http.createServer(app)'] as const) {
+    it(`${start} under webapp.graceful keeps constructing them: its drain is no listener of another's`, async () => {
+      // The drain's own request listener, prepended to note each response, made the app
+      // one of two listeners: the recommended `webapp.graceful(app.listen(port))` went
+      // back to the per-request swap at its first request.
+      const { app, seen } = probeApp();
+      const server =
+        start === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app).listen(0, '127.0.0.1');
+      webapp.graceful(server, { signals: [] });
+      let observed = 0;
+      await new Promise((resolve) => server.once('listening', resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        assert.deepEqual(await getTwice(base), ['0 127.0.0.1', '1 127.0.0.1']);
+        assert.deepEqual(seen, start === 'app.listen' ? ['born', 'born'] : ['swapped', 'born']);
+        // A listener of the app's own beside them: the server goes back to Node's classes.
+        server.on('request', () => observed++);
+        assert.deepEqual(await getTwice(base), ['0 127.0.0.1', '1 127.0.0.1']);
+        assert.deepEqual(seen.slice(2), ['swapped', 'swapped']);
+        assert.equal(observed, 2);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  }
+
   it('leaves a server with its own classes alone', async () => {
     class TracedRequest extends http.IncomingMessage {
       traced = true;

@@ -841,4 +841,37 @@ describe('graceful: hooks, early answers, long deadlines and upgrades during the
       assert.deepEqual(opened, []);
     },
   );
+
+  it(
+    'a CONNECT asked for during the drain is refused with a 503: no tunnel holds the drain',
+    { timeout: 15000 },
+    async () => {
+      // The app's `connect` listener opened a tunnel after the close, which held the
+      // drain to its deadline.
+      const app = webapp();
+      const { server, port } = await drained(app, { idleGrace: LONG_GRACE, timeout: 10000 });
+      const tunnels: string[] = [];
+      server.on('connect', (req: Any, socket: net.Socket) => {
+        tunnels.push(req.url);
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        // As a proxy's tunnel does: closed on its side when the client closes its own.
+        socket.on('end', () => socket.end());
+      });
+      // Before the close, a tunnel opens (and the client closes it).
+      const before = await connect(port);
+      before.socket.write('CONNECT upstream.example:443 HTTP/1.1\r\nHost: upstream.example:443\r\n\r\n');
+      await new Promise<void>((resolve) => before.socket.once('data', () => resolve()));
+      before.socket.end();
+      await before.received;
+      const client = await connect(port);
+      const started = Date.now();
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      client.socket.write('CONNECT upstream.example:443 HTTP/1.1\r\nHost: upstream.example:443\r\n\r\n');
+      const received = (await client.received).toString('latin1');
+      assert.match(received, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      assert.equal(await serverClosed, undefined);
+      assert.deepEqual(tunnels, ['upstream.example:443']);
+      assert.ok(Date.now() - started < 5000, `the drain took ${Date.now() - started} ms`);
+    },
+  );
 });
