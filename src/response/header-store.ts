@@ -157,20 +157,49 @@ function isPlainValue(value: unknown): boolean {
  * every response (helmet's Content-Security-Policy of a few hundred characters,
  * Strict-Transport-Security, Permissions-Policy...), and looking one up costs less than
  * testing it again character by character (helmet's headers: about 5,000 instructions a
- * response). Never cookies: a session's cookie is the client's secret, kept nowhere
- * it need not be.
+ * response). Only the values of the headers that say an app's policies (`KEPT_NAMES`):
+ * others change from response to response (an ETag, a request id), and some carry
+ * secrets (a session's cookie, a redirect's token, a token an API hands out), kept
+ * nowhere they need not be.
  */
 const plainLongValues = new Set<string>();
 const LONG_VALUE = 32;
 const PLAIN_LONG_VALUES_KEPT = 256;
 /** Longer values are tested each time: what the set keeps stays under a megabyte, whatever an app sets. */
 const LONGEST_VALUE_KEPT = 4096;
+/** The headers whose long values are kept: security and caching policies, CORS, content types (lower case). */
+const KEPT_NAMES: ReadonlySet<string> = new Set([
+  'accept-ch',
+  'access-control-allow-headers',
+  'access-control-allow-methods',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'alt-svc',
+  'cache-control',
+  'content-security-policy',
+  'content-security-policy-report-only',
+  'content-type',
+  'cross-origin-embedder-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+  'expect-ct',
+  'feature-policy',
+  'nel',
+  'permissions-policy',
+  'referrer-policy',
+  'report-to',
+  'reporting-endpoints',
+  'strict-transport-security',
+  'timing-allow-origin',
+  'vary',
+  'x-permitted-cross-domain-policies',
+  'x-robots-tag',
+]);
 
 function isPlainLongValue(name: unknown, value: string): boolean {
   if (plainLongValues.has(value)) return true;
   if (NOT_PLAIN_ASCII.test(value)) return false;
-  if (value.length > LONGEST_VALUE_KEPT) return true;
-  if (typeof name === 'string' && name.length === 10 && name.toLowerCase() === 'set-cookie') return true;
+  if (value.length > LONGEST_VALUE_KEPT || typeof name !== 'string' || !KEPT_NAMES.has(lowerOf(name))) return true;
   if (plainLongValues.size >= PLAIN_LONG_VALUES_KEPT) plainLongValues.clear();
   plainLongValues.add(value);
   return true;

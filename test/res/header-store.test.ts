@@ -315,6 +315,49 @@ describe('the response header API', () => {
     assert.equal(answers.at(-1)!.body, 'ERR_INVALID_CHAR');
   });
 
+  it("keeps no long value of a header that is no policy's: a redirect's token, a token handed out, a cookie", () => {
+    // Long values found printable were remembered whatever their header: a login's
+    // redirect with its token, an API's token header stayed in memory after their
+    // responses, up to 256 of them. Looked for in a heap snapshot taken once the
+    // responses are done (the tokens are made at run time: the script's text has none).
+    const script = `
+      const http = require('node:http');
+      const v8 = require('node:v8');
+      const { randomBytes } = require('node:crypto');
+      const webapp = require('./src/index');
+      const app = webapp();
+      app.get('/', (req, res) => {
+        const token = randomBytes(24).toString('hex');
+        res.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+        res.set('X-Auth-Token', 'Bearer.' + token);
+        res.cookie('session', 'sid.' + token);
+        res.redirect('/done?token=' + token);
+      });
+      app.get('/plain', (req, res) => res.send('plain'));
+      const tokens = /(\\/done\\?token=|Bearer\\.|sid\\.)[0-9a-f]{48}/g;
+      // How many tokens each answer had (the client keeps no header).
+      const get = (port, path) => new Promise((done) =>
+        http.get({ port, host: '127.0.0.1', path, agent: false }, (res) => {
+          res.resume();
+          const { location, 'x-auth-token': handedOut, 'set-cookie': cookies = [] } = res.headers;
+          res.on('end', () => done(([location, handedOut, ...cookies].join(' ').match(tokens) || []).length));
+        }));
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const sent = [];
+        for (let i = 0; i < 3; i++) sent.push(await get(server.address().port, '/'));
+        // Then others: Node's parsers and free lists may hold on to the last request of a connection.
+        for (let i = 0; i < 3; i++) sent.push(await get(server.address().port, '/plain'));
+        server.close(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          global.gc();
+          let heap = '';
+          for await (const chunk of v8.getHeapSnapshot()) heap += chunk;
+          console.log(JSON.stringify({ sent, kept: (heap.match(tokens) || []).length }));
+        });
+      });`;
+    assert.deepEqual(runInOwnProcess(script, ['--expose-gc']), { sent: [3, 3, 3, 0, 0, 0], kept: 0 });
+  });
+
   it('keeps the store one object of fast properties when a header other than the last is removed', () => {
     // V8 turns an object whose property other than the last is deleted into a dictionary,
     // which every header set, read and written after it then goes through.
