@@ -29,10 +29,16 @@ function renderPage(view, locals) {
 }
 
 /**
- * A signed-in user's pages and files are never kept by the browser or a cache: after
- * logging out, Back must not show them again.
+ * No page of the session is kept by the browser: Back asks the server again. Each is made
+ * from the session: flash messages shown once, forms holding the session's CSRF token, a
+ * header naming who is signed in, a signed-in user's notes and files. A kept copy (the
+ * back/forward cache, or the HTTP cache that Back reads without asking) showed the login
+ * form after logging in, whose token the new session refuses (the 403 page), a message
+ * again, or, after logging out, a user's notes. Redirects too: Back to a private page
+ * after logging out replayed the kept redirect to a kept login page, and the "log in"
+ * message came one page late. The one page kept is the new-note form (routes/notes.js).
  */
-function privatePage(req, res, next) {
+function sessionPages(req, res, next) {
   res.set('Cache-Control', 'no-store');
   next();
 }
@@ -108,6 +114,7 @@ function createApp(framework, options) {
   // Its errors are JSON, those of the session middleware above (Redis away) included.
   app.use('/api', apiErrors(reportError));
   app.use('/api', apiRoutes(framework, { store, reportError }));
+  app.use(sessionPages);
 
   const csrf = csrfProtection();
   app.use(csrf.tokens);
@@ -126,7 +133,7 @@ function createApp(framework, options) {
 
   app.get('/', (req, res) => (req.user ? res.redirect('/notes') : res.page('home', { title: 'Welcome' })));
   app.use(accountRoutes(framework, { store, passport, forms }));
-  app.use('/notes', requireLogin, privatePage, notesRoutes(framework, { store, attachments, forms }));
+  app.use('/notes', requireLogin, notesRoutes(framework, { store, attachments, forms }));
 
   app.use((req, res, next) => next(Object.assign(new Error(`There is no page at ${req.path}.`), { status: 404 })));
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, HTTPResponse, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 
 export const outputDir = join(__dirname, 'output');
 
@@ -73,11 +73,15 @@ export class Journey {
     return this.record(step, await this.page.goto(this.base + path), screenshot);
   }
 
-  /** Fills the form fields by id, then submits the form and waits for the next page. */
+  /**
+   * Fills the form fields by id, then submits the form and waits for the next page. With
+   * `doubleClick`, the mouse clicks the button twice, as an impatient visitor does: the
+   * form is sent twice, and the page is the one the browser shows once both are answered.
+   */
   async submit(
     step: string,
     fields: Record<string, string>,
-    options: { form?: string; files?: Record<string, string>; screenshot?: boolean } = {},
+    options: { form?: string; files?: Record<string, string>; screenshot?: boolean; doubleClick?: boolean } = {},
   ): Promise<Step> {
     const form = options.form ?? 'main form';
     for (const [id, value] of Object.entries(fields)) {
@@ -89,11 +93,33 @@ export class Journey {
       assert.ok(input, `no file input #${id}`);
       await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file);
     }
+    const button = `${form} button[type=submit]`;
+    if (options.doubleClick) {
+      const sent: string[] = [];
+      const onRequest = (request: HTTPRequest) => {
+        if (request.method() === 'POST') sent.push(pathOf(request.url()));
+      };
+      this.page.on('request', onRequest);
+      const [response] = await Promise.all([
+        this.page.waitForNavigation(),
+        this.page.click(button, { count: 2, delay: 30 }),
+      ]);
+      // The other sending's answer may still be on its way: the page is the last one shown.
+      await this.page.waitForNetworkIdle({ idleTime: 500 });
+      this.page.off('request', onRequest);
+      assert.equal(sent.length, 2, `the double click sent the form twice: ${sent.join(', ')}`);
+      return this.record(step, response, options.screenshot);
+    }
     const [response] = await Promise.all([
       this.page.waitForNavigation(),
-      this.page.$eval(`${form} button[type=submit]`, (button) => (button as unknown as { click(): void }).click()),
+      this.page.$eval(button, (button) => (button as unknown as { click(): void }).click()),
     ]);
     return this.record(step, response, options.screenshot);
+  }
+
+  /** Presses Back and records the page shown: hops and status are empty when it comes from the back/forward cache. */
+  async back(step: string): Promise<Step> {
+    return this.record(step, await this.page.goBack());
   }
 
   /** Clicks a link whose text is `text` and records the page it leads to. */
@@ -151,10 +177,10 @@ export class Journey {
 }
 
 /** A small text file to attach. */
-export function attachmentFixture(dir: string): { path: string; content: string } {
+export function attachmentFixture(dir: string, name = 'packing-list.txt'): { path: string; content: string } {
   mkdirSync(dir, { recursive: true });
   const content = 'Attached from a real browser.\n';
-  const path = join(dir, 'packing-list.txt');
+  const path = join(dir, name);
   writeFileSync(path, content);
   return { path, content };
 }

@@ -16,6 +16,8 @@ import { Journey, attachmentFixture, outputDir, type Step } from './journey';
 
 const frameworks = ['webapp', 'express'] as const;
 const records = new Map<string, Step[]>();
+/** The steps of the visit that goes Back and double-clicks, on each framework. */
+const repeats = new Map<string, Step[]>();
 /** What the accessibility checks found, page by page, on each framework. */
 const audits = new Map<string, Audit[]>();
 
@@ -31,6 +33,8 @@ const byPage = <T>(list: Audit[], value: (audit: Audit) => T) =>
   Object.fromEntries(list.map((audit) => [audit.page, value(audit)]));
 const scratch = mkdtempSync(join(tmpdir(), 'e2e-showcase-'));
 const attachment = attachmentFixture(scratch);
+// A name beyond ASCII: Chromium saved it as `attachment.txt` when it came in ISO-8859-1.
+const accented = attachmentFixture(scratch, 'café.txt');
 
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -277,6 +281,97 @@ for (const framework of frameworks) {
         );
       });
     });
+
+    // What only a browser does: keep pages for Back, send a form twice on a double click,
+    // read (or not) a download's name. Each must end as the visitor's first click did.
+    describe('Back, double clicks and downloads', () => {
+      let visit: Journey;
+      let note: string;
+
+      before(async () => {
+        visit = new Journey(chromium.browser, app.base, `${framework}-repeats`);
+        await visit.start();
+      });
+
+      after(() => {
+        repeats.set(framework, visit.steps);
+      });
+
+      it('signs up with a double click: signed in and welcomed, not told the name is taken', async () => {
+        await visit.goto('signup-form', '/signup');
+        const welcomed = await visit.submit(
+          'signup-double-click',
+          { username: 'grace', password: 'compiler', confirm: 'compiler' },
+          { doubleClick: true, screenshot: true },
+        );
+        assert.equal(welcomed.title, 'Your notes · Notes');
+        assert.deepEqual(welcomed.flashes, ['Welcome, grace! Your account is ready.']);
+      });
+
+      it('logs out with a double click: the login page and its message, not the 403 page', async () => {
+        const out = await visit.submit('logout-double-click', {}, { form: 'header form', doubleClick: true });
+        assert.equal(out.title, 'Log in · Notes');
+        assert.deepEqual(out.flashes, ['You have been logged out.']);
+      });
+
+      it('logs in, and Back shows the notes, not the login form whose token is void', async () => {
+        const welcomed = await visit.submit('login', { username: 'grace', password: 'compiler' });
+        assert.deepEqual(welcomed.hops, ['/login', '/notes']);
+        // Asked again, the login page sends a signed-in visitor on to the notes.
+        const back = await visit.back('back-to-login');
+        assert.deepEqual(back.hops, ['/login', '/notes']);
+        assert.equal(back.title, 'Your notes · Notes');
+        assert.deepEqual(back.flashes, []);
+      });
+
+      it('creates a note, and Back then Create again leads to that note: no second one', async () => {
+        await visit.goto('new-note-form', '/notes/new');
+        const submission = () => visit.currentPage.$eval('input[name=submission]', (input) => input.value);
+        const id = await submission();
+        const created = await visit.submit('note-created', { title: 'Café' }, { files: { attachment: accented.path } });
+        assert.equal(created.hops.length, 2);
+        note = created.hops[1];
+        assert.deepEqual(created.flashes, ['Note "Café" created.']);
+        const back = await visit.back('back-to-form');
+        assert.equal(back.title, 'New note · Notes');
+        assert.equal(await submission(), id, 'the form Back shows is the one sent, with its id');
+        const again = await visit.submit('created-again', {});
+        assert.deepEqual(again.hops, ['/notes', note]);
+        assert.deepEqual(again.flashes, [], 'nothing new to announce');
+        await visit.goto('one-note', '/notes');
+        assert.deepEqual(
+          await visit.currentPage.$$eval('.notes li a', (links) => links.map((link) => link.textContent)),
+          ['Café'],
+        );
+        // A visit of the form (not Back) is a new form, with a new id.
+        await visit.follow('new-note-again', 'New note');
+        assert.notEqual(await submission(), id);
+      });
+
+      it('downloads the attachment under its name, café.txt', async () => {
+        await visit.goto('note', note);
+        const saved = await visit.download('café.txt', join(scratch, `${framework}-downloads-accented`), 'café.txt');
+        assert.equal(saved.toString(), accented.content);
+      });
+
+      it('deletes with a double click: the list and its message, not the 404 page', async () => {
+        await visit.follow('delete-confirm', 'Delete');
+        const deleted = await visit.submit('delete-double-click', {}, { doubleClick: true });
+        assert.equal(deleted.title, 'Your notes · Notes');
+        assert.deepEqual(deleted.flashes, ['Note "Café" deleted.']);
+      });
+
+      it('logs out, and Back to a private page shows the login page with its message at once', async () => {
+        await visit.goto('notes-before-logout', '/notes');
+        await visit.logOut('logout');
+        const back = await visit.back('back-to-private-page');
+        assert.deepEqual(back.hops, ['/notes', '/login']);
+        assert.equal(back.title, 'Log in · Notes');
+        assert.deepEqual(back.flashes, ['Please log in to see that page.']);
+        const home = await visit.goto('home-after', '/');
+        assert.deepEqual(home.flashes, [], 'the message is not left for the next page');
+      });
+    });
   });
 }
 
@@ -287,6 +382,8 @@ describe('webapp and express@4 look the same to the browser', () => {
     assert.ok(webapp.length >= 15);
     assert.deepEqual(webapp, express);
     assert.deepEqual(audits.get('webapp'), audits.get('express'), 'the accessibility checks found the same');
+    assert.ok(repeats.get('webapp') && repeats.get('express'), 'both visits with Back and double clicks completed');
+    assert.deepEqual(repeats.get('webapp'), repeats.get('express'), 'Back and double clicks end the same');
     console.log(`screenshots in ${outputDir}`);
   });
 });

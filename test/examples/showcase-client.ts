@@ -36,6 +36,16 @@ export class Visitor {
     return [...this.cookies.keys()];
   }
 
+  /**
+   * The same browser with the cookies it holds now: a second click, sent before the
+   * answer to the first came back with its cookies, is this copy's request.
+   */
+  copy(): Visitor {
+    const twin = new Visitor(this.base);
+    for (const [name, value] of this.cookies) twin.cookies.set(name, value);
+    return twin;
+  }
+
   async request(path: string, init: RequestInit = {}): Promise<Page> {
     const headers = new Headers(init.headers);
     if (this.cookies.size > 0)

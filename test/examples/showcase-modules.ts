@@ -12,6 +12,8 @@ export interface User {
   id: number;
   username: string;
   passwordHash: string;
+  /** The id of the sign-up form that made the account; null when none. */
+  submission?: string | null;
   createdAt: string;
 }
 
@@ -30,7 +32,7 @@ export interface Note {
 export interface Store {
   kind: 'json' | 'sqlite';
   users: {
-    create(user: { username: string; passwordHash: string }): Promise<User>;
+    create(user: { username: string; passwordHash: string; submission?: string | null }): Promise<User>;
     findById(id: number): Promise<User | undefined>;
     findByUsername(username: string): Promise<User | undefined>;
   };

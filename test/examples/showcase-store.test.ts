@@ -32,6 +32,21 @@ for (const kind of kinds) {
       store.close();
     });
 
+    it('keeps the id of the sign-up form that made an account', async () => {
+      const dir = freshDir();
+      const store = openStore(dir, kind);
+      assert.equal(
+        (await store.users.create({ username: 'ada', passwordHash: 'x', submission: 'form-1' })).submission,
+        'form-1',
+      );
+      assert.equal((await store.users.create({ username: 'bob', passwordHash: 'x' })).submission, null);
+      store.close();
+      const reopened = openStore(dir, kind);
+      assert.equal((await reopened.users.findByUsername('ada'))?.submission, 'form-1');
+      assert.equal((await reopened.users.findById(2))?.submission, null);
+      reopened.close();
+    });
+
     it('pages notes newest first, per user, and updates and removes only the owner’s', async () => {
       const store = openStore(freshDir(), kind);
       const [one, two] = [
@@ -122,7 +137,7 @@ for (const kind of kinds) {
 }
 
 describe('showcase sqlite store: a database made before the form ids', { skip: !sqliteAvailable() }, () => {
-  it('gains the column and its unique index when opened, keeping its notes', async () => {
+  it('gains the columns and the unique index when opened, keeping its users and notes', async () => {
     const dir = freshDir();
     mkdirSync(dir);
     // The notes table as it was before `submission`.
@@ -143,6 +158,12 @@ describe('showcase sqlite store: a database made before the form ids', { skip: !
     assert.deepEqual(
       (await store.notes.list(1, { offset: 0, limit: 10 })).items.map((note) => [note.title, note.submission]),
       [['older', null]],
+    );
+    // The users table gains its column too (the sign-up form's id).
+    assert.equal((await store.users.findById(1))?.submission, null);
+    assert.equal(
+      (await store.users.create({ username: 'bob', passwordHash: 'x', submission: 'form-2' })).submission,
+      'form-2',
     );
     await store.notes.create(1, { title: 'new', body: '', submission: 'form-1' });
     await assert.rejects(store.notes.create(1, { title: 'again', body: '', submission: 'form-1' }), {

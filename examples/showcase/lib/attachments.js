@@ -7,7 +7,7 @@ const multer = require('multer');
 const { randomUUID } = require('node:crypto');
 const { mkdirSync } = require('node:fs');
 const { writeFile, unlink } = require('node:fs/promises');
-const { join } = require('node:path');
+const { join, resolve } = require('node:path');
 
 const maxBytes = 1024 * 1024;
 // Served back as downloads (Content-Disposition: attachment, nosniff), never shown inline.
@@ -36,6 +36,26 @@ const bidiControls = /\p{Bidi_Control}/gu;
  */
 function displayName(name) {
   return name.replace(bidiControls, '\uFFFD');
+}
+
+/**
+ * The Content-Disposition of a download named `name`. Express's (content-disposition's)
+ * writes a name that fits ISO-8859-1 as it is, `filename="café.txt"` in Latin-1 bytes,
+ * and Chromium does not read those: it saved `attachment.txt`. A name that is not plain
+ * ASCII goes in `filename*` as UTF-8 (RFC 6266, RFC 8187), which every current browser
+ * reads, after an ASCII `filename` for those that do not: accents dropped (`cafe.txt`),
+ * other characters replaced by `_`.
+ */
+function contentDisposition(name) {
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7e]/g, '_');
+  const header = `attachment; filename="${ascii.replace(/["\\]/g, '\\$&')}"`;
+  if (ascii === name) return header;
+  // RFC 8187's attr-char: encodeURIComponent leaves ' ( ) * as they are, which it does not allow.
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${header}; filename*=UTF-8''${encoded}`;
 }
 
 /** What to tell the user about an upload error of the attachment field, if it is one. */
@@ -101,9 +121,10 @@ function attachments(dir) {
     });
   }
 
-  const pathOf = (attachment) => join(dir, attachment.storedName);
+  // Absolute (res.sendFile wants it so) even when the data folder was given as a relative path.
+  const pathOf = (attachment) => resolve(dir, attachment.storedName);
 
   return { parseForm, save, remove, pathOf, maxBytes, allowedTypes };
 }
 
-module.exports = { attachments, displayName };
+module.exports = { attachments, displayName, contentDisposition };

@@ -12,12 +12,15 @@
 // session with anything in it is stored and sent a cookie: every visitor who only reads
 // the home page, every crawler and every 404 would leave a seven-day session behind. So
 // the secret is made when a page asks for its first token (`csrfToken()` in a view
-// that holds a form).
+// that holds a form). And `check` refuses a request whose session has no secret without
+// making one, as csrf() would before refusing it: a form POSTed from another site comes
+// without the session cookie (SameSite=Lax), and the session that secret started would
+// have been sent back as a new cookie, replacing the visitor's own: logged out.
 const { METHODS } = require('node:http');
 const { csrf } = require('webapp/middleware');
 
 function csrfProtection() {
-  const check = csrf();
+  const verify = csrf();
   // Refuses nothing: only makes the secret and the tokens.
   const issue = csrf({ ignoreMethods: METHODS });
 
@@ -31,6 +34,12 @@ function csrfProtection() {
       return req.csrfToken();
     };
     next();
+  }
+
+  function check(req, res, next) {
+    // csurf's (and csrf()'s) name for the secret in the session.
+    if (req.session && req.session.csrfSecret !== undefined) return verify(req, res, next);
+    next(Object.assign(new Error('invalid csrf token'), { status: 403, code: 'EBADCSRFTOKEN' }));
   }
 
   return { tokens, check };

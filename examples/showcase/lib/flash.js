@@ -7,7 +7,9 @@ function flash() {
   return function flashMiddleware(req, res, next) {
     req.flash = function addFlash(type, message) {
       const queue = (req.session.flash ||= []);
-      queue.push({ type, message });
+      // A message already waiting is not added again: a form sent twice (a double click)
+      // announces its outcome once, whichever sending's answer the browser follows.
+      if (!queue.some((queued) => queued.type === type && queued.message === message)) queue.push({ type, message });
       return queue.length;
     };
     // Read by the layout while rendering; reading empties the queue.

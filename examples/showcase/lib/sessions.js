@@ -11,6 +11,7 @@
 const session = require('express-session');
 const { randomBytes } = require('node:crypto');
 
+const cookieName = 'showcase.sid';
 const startWithin = 3000;
 const answerWithin = 1000;
 
@@ -167,7 +168,7 @@ function sessions({ secret, redisUrl, secureCookies }) {
     console.warn('SESSION_SECRET is not set: using a random secret for this process');
   }
   const withSession = session({
-    name: 'showcase.sid',
+    name: cookieName,
     secret: secret || randomBytes(32).toString('hex'),
     store: backing.store,
     resave: false,
@@ -183,4 +184,14 @@ function sessions({ secret, redisUrl, secureCookies }) {
   return { middleware: sessionMiddleware, ready: backing.ready, close: backing.close };
 }
 
-module.exports = { sessions };
+/**
+ * Whether the request came with a session cookie, even one whose session is gone (logged
+ * out by another request, expired). A browser sends none with a POST from another site
+ * (the cookie is SameSite=Lax): an answer that starts a session for such a request would
+ * replace the visitor's own session cookie, logging them out from that site.
+ */
+function hasSessionCookie(req) {
+  return (req.headers.cookie || '').split(';').some((pair) => pair.trim().startsWith(`${cookieName}=`));
+}
+
+module.exports = { sessions, hasSessionCookie };

@@ -1,11 +1,12 @@
 'use strict';
 // The notes pages: a paginated list, create, show, edit, delete, and the attachment
-// served back with res.download. Every page here is for the signed-in owner only.
-const { randomUUID } = require('node:crypto');
+// served back as a download. Every page here is for the signed-in owner only.
 const { body, validationResult, matchedData } = require('express-validator');
 const { handleRejections } = require('../lib/handle-rejections');
 const { paginationChecks, pageWindow } = require('../lib/pagination');
-const { displayName } = require('../lib/attachments');
+const { displayName, contentDisposition } = require('../lib/attachments');
+const { newSubmission, submissionOf, badForm } = require('../lib/submissions');
+const { recent } = require('../lib/recent');
 
 const perPage = 5;
 
@@ -15,9 +16,17 @@ const fieldMessages = {
   body: 'Keep the text under 5000 characters.',
 };
 
+/**
+ * Browsers send a textarea's line breaks as CRLF, and the textarea counts each as one
+ * character: a text of 4999 characters in 1500 lines, as the visitor's textarea counted
+ * it, arrived as 6499 and was refused. The text is checked and stored with LF, as the
+ * API stores it; a lone CR (old Mac files pasted in) becomes LF too.
+ */
+const lineFeeds = (value) => (typeof value === 'string' ? value.replace(/\r\n?/g, '\n') : value);
+
 const noteChecks = [
   body('title').trim().isLength({ min: 1, max: 100 }).withMessage(fieldMessages.title),
-  body('body').trim().isLength({ max: 5000 }).withMessage(fieldMessages.body),
+  body('body').customSanitizer(lineFeeds).trim().isLength({ max: 5000 }).withMessage(fieldMessages.body),
 ];
 
 /**
@@ -33,35 +42,28 @@ function formErrors(req) {
     errors[req.fieldTooLong] = { msg: fieldMessages[req.fieldTooLong] };
   }
   if (req.attachmentError) errors.attachment = { msg: req.attachmentError };
+  // No browser can put a file back in a form: the page shown again has its file field
+  // empty, and the form corrected and sent would make the note without it, unnoticed.
+  if (req.file && !errors.attachment && Object.keys(errors).length > 0) {
+    const name = displayName(req.file.originalname);
+    errors.attachment = { msg: `Choose the file again (${name}): a form sent back cannot keep it.` };
+  }
   return errors;
-}
-
-/**
- * The new-note form's id (the hidden `submission` field), given to each rendered form:
- * the form sent twice makes one note. Absent from a form rendered before it existed,
- * or from a client that sends its own requests: that form is not guarded.
- */
-function submissionOf(req) {
-  const { submission } = req.body;
-  if (submission === undefined || submission === '') return undefined;
-  if (typeof submission !== 'string' || !/^[0-9a-f-]{36}$/.test(submission)) throw badForm();
-  return submission;
-}
-
-function badForm() {
-  return Object.assign(new Error('This form is damaged. Reload the page and send it again.'), { status: 400 });
 }
 
 function notFound(what) {
   return Object.assign(new Error(`${what} not found`), { status: 404 });
 }
 
+// A note id in a path; anything else is a note that does not exist.
+const noteId = /^\d{1,15}$/;
+
 function notesRoutes(framework, { store, attachments, forms }) {
   const router = framework.Router();
 
   // Loads the note named in the path, owned by the signed-in user (anyone else's is a 404).
   router.param('id', (req, res, next, id) => {
-    if (!/^\d{1,15}$/.test(id)) return next(notFound('Note'));
+    if (!noteId.test(id)) return next(notFound('Note'));
     store.notes.get(req.user.id, Number(id)).then((note) => {
       if (!note) return next(notFound('Note'));
       req.note = note;
@@ -108,11 +110,23 @@ function notesRoutes(framework, { store, attachments, forms }) {
   const newNoteForm = (values, errors = {}) => ({
     title: 'New note',
     note: null,
-    values: { ...values, submission: values.submission || randomUUID() },
+    values: { ...values, submission: values.submission || newSubmission() },
     errors,
   });
 
-  router.get('/new', (req, res) => res.page('notes/form', newNoteForm({})));
+  /**
+   * The one page here the browser may keep, so that createOnce's promise holds: Back
+   * after creating a note must show this page as it was, with its id. Sent no-store like
+   * the others, it was asked for again on Back and came with a new id, and Create made
+   * a second note. `no-cache` has a visit (a link, a reload) ask the server, which gives
+   * a new form and a new id; Back and Forward show the kept copy without asking. What it
+   * gives away: after logging out, Back can show this empty form and the user's name in
+   * its header (sent, its token is void: the 403 page).
+   */
+  router.get('/new', (req, res) => {
+    res.set('Cache-Control', 'private, no-cache');
+    res.page('notes/form', newNoteForm({}));
+  });
 
   router.post(
     '/',
@@ -162,13 +176,34 @@ function notesRoutes(framework, { store, attachments, forms }) {
   // The Delete button leads here first: deleting takes a second, deliberate click.
   router.get('/:id/delete', (req, res) => res.page('notes/delete', { title: 'Delete note', note: req.note }));
 
+  // The titles of the notes deleted in the last minute, by user and note id.
+  const deleted = recent({ ttl: 60_000 });
+
+  /**
+   * Deletes the note. The Delete button clicked twice sends the form twice, and the
+   * second sending finds the note gone: it ends as the first did, on the list with its
+   * "deleted", not on the 404 page. So this route reads the note itself (the `:id` param
+   * answers a missing note with the 404), and each deletion is remembered for a minute,
+   * from before the note goes: a repeat finds the note or the memory of it. In memory:
+   * behind several instances of the app, a repeat that reaches another one gets the 404.
+   */
   router.post(
-    '/:id/delete',
+    '/:noteId/delete',
     forms.urlencoded,
     handleRejections(async (req, res) => {
-      await store.notes.remove(req.user.id, req.note.id);
-      await attachments.remove(req.note.attachment);
-      req.flash('info', `Note "${req.note.title}" deleted.`);
+      if (!noteId.test(req.params.noteId)) throw notFound('Note');
+      const id = Number(req.params.noteId);
+      const key = `${req.user.id}/${id}`;
+      const note = await store.notes.get(req.user.id, id);
+      if (note) {
+        deleted.remember(key, note.title);
+        await store.notes.remove(req.user.id, id);
+        await attachments.remove(note.attachment);
+      }
+      const title = note ? note.title : deleted.recall(key);
+      if (title === undefined) throw notFound('Note');
+      // A message already waiting is not added again (lib/flash.js): the repeat shows one.
+      req.flash('info', `Note "${title}" deleted.`);
       res.redirect('/notes');
     }),
   );
@@ -176,15 +211,15 @@ function notesRoutes(framework, { store, attachments, forms }) {
   router.get('/:id/attachment', (req, res, next) => {
     const { attachment } = req.note;
     if (!attachment) return next(notFound('Attachment'));
-    // Content-Disposition: attachment, with the name the file was uploaded under, as pages show it.
-    res.download(
-      attachments.pathOf(attachment),
-      displayName(attachment.originalName),
-      { headers: { 'Content-Type': attachment.mimeType } },
-      (err) => {
-        if (err && !res.headersSent) next(err);
-      },
-    );
+    // Downloaded under the name the file was uploaded with, as pages show it. res.sendFile,
+    // not res.download: res.download writes its own Content-Disposition over any given.
+    const headers = {
+      'Content-Type': attachment.mimeType,
+      'Content-Disposition': contentDisposition(displayName(attachment.originalName)),
+    };
+    res.sendFile(attachments.pathOf(attachment), { headers }, (err) => {
+      if (err && !res.headersSent) next(err);
+    });
   });
 
   return router;

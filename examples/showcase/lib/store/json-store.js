@@ -48,10 +48,11 @@ function openJsonStore(dir) {
   return {
     kind: 'json',
     users: {
-      async create({ username, passwordHash }) {
+      /** `submission` (optional): the id of the sign-up form that made the account (routes/account.js). */
+      async create({ username, passwordHash, submission = null }) {
         if (data.users.some((user) => user.username === username))
           throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
-        const user = { id: data.nextUserId++, username, passwordHash, createdAt: new Date().toISOString() };
+        const user = { id: data.nextUserId++, username, passwordHash, submission, createdAt: new Date().toISOString() };
         data.users.push(user);
         save();
         return copy(user);

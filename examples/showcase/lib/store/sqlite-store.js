@@ -9,7 +9,8 @@ const schema = `
     id INTEGER PRIMARY KEY,
     username TEXT NOT NULL UNIQUE,
     password_hash TEXT NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    submission TEXT
   );
   CREATE TABLE IF NOT EXISTS notes (
     id INTEGER PRIMARY KEY,
@@ -26,14 +27,28 @@ const schema = `
 
 /** Brings a database made before a column was added up to the schema above. */
 function migrate(db) {
-  const columns = db.prepare('PRAGMA table_info(notes)').all();
-  if (!columns.some((column) => column.name === 'submission')) db.exec('ALTER TABLE notes ADD COLUMN submission TEXT');
+  const hasSubmission = (table) =>
+    db
+      .prepare(`PRAGMA table_info(${table})`)
+      .all()
+      .some((column) => column.name === 'submission');
+  if (!hasSubmission('notes')) db.exec('ALTER TABLE notes ADD COLUMN submission TEXT');
+  // The sign-up form that made the account (routes/account.js).
+  if (!hasSubmission('users')) db.exec('ALTER TABLE users ADD COLUMN submission TEXT');
   // The form a note was sent from, once per user (SQLite lets NULLs, the API's notes, repeat).
   db.exec('CREATE UNIQUE INDEX IF NOT EXISTS notes_by_submission ON notes (user_id, submission)');
 }
 
 function userFromRow(row) {
-  return row && { id: row.id, username: row.username, passwordHash: row.password_hash, createdAt: row.created_at };
+  return (
+    row && {
+      id: row.id,
+      username: row.username,
+      passwordHash: row.password_hash,
+      submission: row.submission,
+      createdAt: row.created_at,
+    }
+  );
 }
 
 function noteFromRow(row) {
@@ -62,7 +77,9 @@ function openSqliteStore(sqlite, dir) {
   db.exec(schema);
   migrate(db);
   const statements = {
-    insertUser: db.prepare('INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING *'),
+    insertUser: db.prepare(
+      'INSERT INTO users (username, password_hash, submission, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+    ),
     userById: db.prepare('SELECT * FROM users WHERE id = ?'),
     userByName: db.prepare('SELECT * FROM users WHERE username = ?'),
     page: db.prepare('SELECT * FROM notes WHERE user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?'),
@@ -84,10 +101,10 @@ function openSqliteStore(sqlite, dir) {
   return {
     kind: 'sqlite',
     users: {
-      async create({ username, passwordHash }) {
+      async create({ username, passwordHash, submission = null }) {
         if (statements.userByName.get(username))
           throw Object.assign(new Error('username taken'), { code: 'USERNAME_TAKEN' });
-        return userFromRow(statements.insertUser.get(username, passwordHash, new Date().toISOString()));
+        return userFromRow(statements.insertUser.get(username, passwordHash, submission, new Date().toISOString()));
       },
       async findById(id) {
         return userFromRow(statements.userById.get(id));
