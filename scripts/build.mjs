@@ -158,6 +158,19 @@ for (const file of ['middleware/index.js']) {
   writeFileSync(path, source.replace(ES_MODULE_MARKER, MODULE_EXPORTS_MARKER));
 }
 
+// The entries marked `__esModule` whose members are the module's (webapp/middleware,
+// webapp/otel) are their own `default` as well, not enumerable: a transpiler's default
+// import of one (TypeScript's esModuleInterop, Babel, webpack) reads `default` from a
+// marked module, and found it undefined (`import mw from 'webapp/middleware'` type-checks,
+// and failed at run time), where Node's own import gives the module.
+for (const file of ['middleware/index.js', 'otel/index.js']) {
+  const path = join(out, 'cjs', file);
+  // Absent from a tree that has not got them yet (as for the ES module entries above).
+  if (!existsSync(path)) continue;
+  const line = 'Object.defineProperty(module.exports, "default", { value: module.exports, configurable: true });\n';
+  writeFileSync(path, readFileSync(path, 'utf8') + line);
+}
+
 // Last, as it deletes the core's own files: the wrappers above were written from them.
 bundleCore(join(out, 'cjs'));
 assertAscii(out);

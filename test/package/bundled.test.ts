@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildSync } from 'esbuild';
+import webpack from 'webpack';
 import { startDeployed } from '../support/deployed-app';
 import { scratchProject } from '../support/scratch-project';
 import { withoutCoverage } from '../support/without-coverage';
@@ -113,6 +114,68 @@ describe('an app bundled into one file', () => {
       }
     });
   }
+});
+
+/**
+ * What TypeScript emits for ES module output without esModuleInterop (webpack with
+ * ts-loader): a namespace import of each callable entry, called. webpack resolved
+ * `import` to the ES module entries, whose namespace no call can reach (a TypeError at
+ * start), where Express's CommonJS module is called.
+ */
+const NAMESPACE_APP = `
+import * as webapp from 'webapp';
+import * as bodyParser from 'webapp/body-parser';
+import * as v3 from 'webapp/v3';
+import mw from 'webapp/middleware';
+const legacy = v3();
+legacy.get('/', (req, res) => res.send('v3'));
+const app = webapp();
+app.use(bodyParser.json());
+app.use(mw.responseTime());
+app.post('/echo', (req, res) => res.json(req.body));
+app.use('/legacy', legacy);
+const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+process.on('SIGTERM', () => server.close());
+`;
+
+/** Bundles NAMESPACE_APP with webpack for Node, to a folder with no node_modules above it. */
+function bundleWithWebpack(): Promise<string> {
+  const entry = join(project, 'namespace-app.js');
+  writeFileSync(entry, NAMESPACE_APP);
+  const compiler = webpack({
+    mode: 'none',
+    target: 'node',
+    context: project,
+    entry,
+    output: { path: deployed, filename: 'webpacked.js' },
+    infrastructureLogging: { level: 'error' },
+  });
+  return new Promise((resolve, reject) => {
+    compiler.run((error, stats) => {
+      compiler.close(() => {});
+      if (error || !stats || stats.hasErrors()) reject(error ?? new Error(stats?.toString('errors-only')));
+      else resolve(join(deployed, 'webpacked.js'));
+    });
+  });
+}
+
+describe('an app bundled by webpack', () => {
+  it('calls the namespace of webapp, webapp/body-parser and webapp/v3, as of express', async () => {
+    const server = await startDeployed<{ port: number }>(await bundleWithWebpack(), deployed);
+    try {
+      const base = `http://127.0.0.1:${server.printed.port}`;
+      const echoed = await fetch(`${base}/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"ada"}',
+      });
+      assert.deepEqual([echoed.status, await echoed.json()], [200, { name: 'ada' }]);
+      assert.match(echoed.headers.get('x-response-time') ?? '', /ms$/);
+      assert.equal(await (await fetch(`${base}/legacy/`)).text(), 'v3');
+    } finally {
+      server.stop();
+    }
+  });
 });
 
 /** Prints the name of every layer function the middleware bundle, static and 3.x locals make. */

@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
+import ts from 'typescript';
 import { packageRoot as root, scratchProject } from '../support/scratch-project';
 import { withoutCoverage } from '../support/without-coverage';
 
@@ -135,6 +136,34 @@ describe('package entry points (built output)', () => {
     assert.deepEqual(JSON.parse(out), {
       made: ['function:3', 'function:3', 'function:3', 'function:3', 'function:3', 'function:3'],
       all: true,
+    });
+  });
+
+  it("a transpiler's default import of every entry gives its members (TypeScript's esModuleInterop)", () => {
+    // webapp/middleware and webapp/otel are marked `__esModule`, and the helper of a
+    // transpiled default import then reads their `default`: it was undefined, so
+    // `import mw from 'webapp/middleware'` type-checked and failed at run time.
+    const source = `
+      import webapp from 'webapp';
+      import bodyParser from 'webapp/body-parser';
+      import v3 from 'webapp/v3';
+      import mw from 'webapp/middleware';
+      import otel from 'webapp/otel';
+      import * as mwNamespace from 'webapp/middleware';
+      console.log(JSON.stringify({
+        members: [typeof webapp.Router, typeof bodyParser.json, typeof v3.Router,
+          typeof mw.cookieParser, typeof otel.instrument],
+        namespace: typeof mwNamespace.cookieParser,
+        // Not enumerable: listing the bundle's members finds the middleware alone, as before.
+        listed: Object.keys(require('webapp/middleware')).includes('default'),
+      }));`;
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020, esModuleInterop: true },
+    });
+    assert.deepEqual(JSON.parse(run('default-imports.js', outputText)), {
+      members: ['function', 'function', 'function', 'function', 'function'],
+      namespace: 'function',
+      listed: false,
     });
   });
 
