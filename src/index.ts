@@ -12,6 +12,12 @@ import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
 import { Router as RouterFactory, Route as RouteClass } from './router';
+// Namespaces for `export import` below, as PublicTypes is: a consumer's declaration file
+// names a type through an alias of it (`webapp.Route`, `webapp.GracefulOptions`), where
+// a type alias leaves the type nameable only by a path the `exports` map hides (TS2742
+// for `export const route = new webapp.Route('/')` under node16 and later).
+import * as RouterClasses from './router';
+import * as Shutdown from './shutdown';
 import type bodyParser = require('./body-parser');
 // Not `import type`: the namespace below re-exports its interfaces with `export import`
 // (elided from the JavaScript, as the namespace is ambient).
@@ -141,7 +147,7 @@ declare namespace webapp {
    */
   export const response: Response;
   /** The Route class (`router.route(path)` returns one). */
-  export const Route: typeof RouteClass;
+  export import Route = RouterClasses.Route;
   /**
    * A new router: mountable middleware with its own routes, params and middleware.
    * A function, as @types/express declares it, so that the overloads packages add
@@ -206,8 +212,8 @@ declare namespace webapp {
    */
   export const urlencoded: (options?: OptionsUrlencoded) => BodyParserMiddleware;
   /** Beyond Express: graceful shutdown for a server (docs/production.md). */
-  export type GracefulOptions = import('./shutdown').GracefulOptions;
-  export const graceful: typeof import('./shutdown').graceful;
+  export import GracefulOptions = Shutdown.GracefulOptions;
+  export import graceful = Shutdown.graceful;
 }
 
 /**

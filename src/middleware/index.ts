@@ -12,6 +12,10 @@ export type { MultipartOptions, UploadedFile } from './multipart';
 export type { BodyParserOptions } from './body-parser';
 export type { StaticCacheOptions } from './static-cache';
 export type { SessionOptions } from './session';
+// The classes `session` carries (`session.MemoryStore`...), by name: a consumer's
+// declaration file names an instance's type through them (TS2742 else, for
+// `export const store = new session.MemoryStore()` under node16 and later).
+export type { Store, MemoryStore, Session, Cookie } from './session';
 export type { CsrfOptions, CsrfCookieOptions } from './csrf';
 
 // Declared here, defined below as getters that load each module on first read (see bundle.ts).

@@ -8,6 +8,10 @@ import { createApp } from '../app-core';
 import { defineLazyMembers, defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
 import { application3, type Application3 } from './application';
+// For `export import` below: a consumer's declaration file names the app's type as
+// `v3.Application` (a type alias would leave it nameable only by a path the `exports`
+// map hides: TS2742 for `export const app = v3()` under node16 and later).
+import * as ApplicationModule from './application';
 import { request3 } from './request';
 import { response3 } from './response';
 import { Route3, Router3 } from './router';
@@ -29,7 +33,7 @@ function webapp3(): Application3 {
 }
 
 declare namespace webapp3 {
-  export type Application = Application3;
+  export import Application = ApplicationModule.Application3;
   export const application: typeof application3;
   export const request: typeof request3;
   export const response: typeof response3;

@@ -214,10 +214,31 @@ app.get('/', (req, res) => {
 ${esm ? '' : 'const plain: expressCjs.Router = expressCjs.Router();\nvoid plain;'}
 `;
 
+// A module whose declarations are emitted (a library, a package of a monorepo) and whose
+// exports' types are inferred: each must be nameable through an entry point. The app of
+// webapp/v3, a Route, graceful and the session's MemoryStore were nameable only by paths
+// the \`exports\` map hides (TS2742, "cannot be named without a reference to
+// .../dist/cjs/v3/application.js"), or, under node10, by such a path in the emitted file.
+const inferredExports = `
+import webapp from 'webapp';
+import v3 from 'webapp/v3';
+import * as middleware from 'webapp/middleware';
+export const app = webapp();
+export const router = webapp.Router();
+export const parser = webapp.json();
+export const legacy = v3();
+export const route = new webapp.Route('/health');
+export const store = new middleware.session.MemoryStore();
+export const stop = webapp.graceful;
+`;
+
 const supports = (resolution: Resolution, compilerName: string) =>
   !('compilers' in resolution) || (resolution.compilers as readonly string[]).includes(compilerName);
 
-/** Per module resolution, its two projects: every entry point, and the npm alias with augmentations. */
+/**
+ * Per module resolution, its projects: every entry point, the npm alias with
+ * augmentations, and declarations emitted for inferred types.
+ */
 let projects: Array<{ resolution: Resolution; dirs: string[] }>;
 
 before(() => {
@@ -237,12 +258,24 @@ before(() => {
       withAugmentations(resolution.esm),
       'express',
     );
+    const declarations = project(
+      `declarations-${index}`,
+      resolution.type,
+      {
+        ...resolution.options,
+        declaration: true,
+        emitDeclarationOnly: true,
+        noEmit: false,
+        outDir: 'out',
+      },
+      inferredExports,
+    );
     copy(alias, '@types/express-ws');
     copy(alias, '@types/cookie-parser');
     // What @types/express-ws imports besides express (linked: they do not import it).
     link(alias, '@types/ws');
     link(alias, '@types/express-serve-static-core');
-    return { resolution, dirs: [entries, alias] };
+    return { resolution, dirs: [entries, alias, declarations] };
   });
 });
 
