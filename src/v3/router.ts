@@ -56,12 +56,13 @@ export class Route3 {
     method: string,
     path: string | RegExp | Array<string | RegExp>,
     callbacks: Callback3[],
-    options: { sensitive?: boolean; strict?: boolean },
+    // Optional in Express 3, as any falsy value (`new express.Route('get', '/', fns)`).
+    options?: { sensitive?: boolean; strict?: boolean } | null,
   ) {
     this.path = path;
     this.method = method;
     this.callbacks = callbacks;
-    this.regexp = compilePath3(path, this.keys, options.sensitive, options.strict);
+    this.regexp = compilePath3(path, this.keys, options?.sensitive, options?.strict);
   }
 
   /** Matches a pathname; fills `params` (named keys as properties, the rest pushed as numbered). */

@@ -43,6 +43,17 @@ describe('webapp/v3 router compatibility with express@3', () => {
     assert.deepEqual(names(webapp3), ['Route', 'Router', 'Route']);
   });
 
+  it('new Route(method, path, callbacks) without options matches as 3.x does', () => {
+    // The options argument is optional in 3.x (`options || {}`); without it, the route threw a TypeError.
+    const matches = (framework: any) =>
+      [undefined, null, { sensitive: true }].map((options) => {
+        const route = new framework.Route('get', '/Users/:id', [() => {}], options);
+        return [route.match('/Users/7'), route.match('/users/7'), { ...route.params }, route.keys.length];
+      });
+    assert.deepEqual(matches(webapp3), matches(express3));
+    assert.deepEqual(matches(webapp3)[0], [true, true, { id: '7' }, 1]);
+  });
+
   it('OPTIONS no route takes: 200 with the verbs of the routes on the path, else on to the next layer', async () => {
     await assertSameResponses(
       (framework: Any) => {
