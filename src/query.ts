@@ -36,25 +36,17 @@ interface QueryRequest extends IncomingMessage {
 
 /** The app's query layer: `req.query` from the app's parser, unless the request has one. */
 export function queryLayer(parser: QueryParser) {
-  const fill = (req: QueryRequest, res: ServerResponse): void => {
+  // A parser that throws leaves `req.query` unset, as in Express; the error handlers that
+  // answer link the request to its response first (router/layer.ts, invokeErrorHandler).
+  const fill = (req: QueryRequest): void => {
     if (req.query) return;
-    try {
-      req.query = parser(parseUrl(req)?.query ?? null, undefined);
-    } catch (err) {
-      // The error handlers answer before `expressInit` has linked the request to its
-      // response, and `res.send` reads the response through `req.res` (`req.fresh`):
-      // linked here, so that their answer goes out. (Express's error handler fails
-      // there too, differently: its request still has Node's prototype, and
-      // `res.status` is not a function.) `req.query` stays unset, as in Express.
-      (req as { res?: ServerResponse }).res ??= res;
-      throw err;
-    }
+    req.query = parser(parseUrl(req)?.query ?? null, undefined);
   };
   // A method's name, which bundlers keep: a function expression named `query` beside the
   // module's `query` export becomes `query2` in a bundle (esbuild), and tools read layer names.
   const layer = {
-    query(req: QueryRequest, res: ServerResponse, next: NextFunction) {
-      fill(req, res);
+    query(req: QueryRequest, _res: ServerResponse, next: NextFunction) {
+      fill(req);
       next();
     },
   }.query;

@@ -9,6 +9,15 @@ export function errorText(err: unknown): string {
     const error = err as { stack?: string; toString(): string };
     return error.stack || error.toString();
   } catch {
+    return typeName(err);
+  }
+}
+
+/** `[object Error]` and the like; a Proxy whose traps all throw (`Symbol.toStringTag`'s too): `[object Object]`. */
+function typeName(err: unknown): string {
+  try {
     return Object.prototype.toString.call(err);
+  } catch {
+    return '[object Object]';
   }
 }

@@ -68,9 +68,25 @@ export function finalHandler(
 }
 
 function errorStatusCode(err: ErrorLike): number | undefined {
-  if (typeof err.status === 'number' && err.status >= 400 && err.status < 600) return err.status;
-  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600) return err.statusCode;
+  const status = readOrUndefined(() => err.status);
+  if (typeof status === 'number' && status >= 400 && status < 600) return status;
+  const statusCode = readOrUndefined(() => err.statusCode);
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 600) return statusCode;
   return undefined;
+}
+
+/**
+ * What `read` returns, or undefined where it throws: a getter of the error's (`status`,
+ * `headers`) or a Proxy's trap that throws would escape here, after the app's stack,
+ * where nothing catches it and the process ends (as with Express). Read as absent, the
+ * error gets the page an error without it gets.
+ */
+function readOrUndefined(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -85,8 +101,11 @@ function responseStatusCode(res: ServerResponse): number {
 }
 
 function errorHeaders(err: ErrorLike): Record<string, unknown> | undefined {
-  if (!err.headers || typeof err.headers !== 'object') return undefined;
-  return Object.assign(Object.create(null), err.headers) as Record<string, unknown>;
+  return readOrUndefined(() => {
+    const headers = err.headers;
+    if (!headers || typeof headers !== 'object') return undefined;
+    return Object.assign(Object.create(null), headers) as Record<string, unknown>;
+  }) as Record<string, unknown> | undefined;
 }
 
 /**

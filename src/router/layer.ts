@@ -302,6 +302,12 @@ function invokeErrorHandler(
   res: ServerResponse,
   next: NextFunction,
 ): void {
+  // An error handler reached before the app's init layer linked the request to its
+  // response (an error from a layer moved ahead of it, or from the query parser) gets
+  // them linked: the app's `res.send` reads the response through `req.res` (`req.fresh`),
+  // and threw halfway, after setting its headers.
+  const linked = req as IncomingMessage & { res?: ServerResponse };
+  if (linked.res === undefined) linked.res = res;
   try {
     forwardRejection(fn(error, req, res, next), next, req);
   } catch (err) {

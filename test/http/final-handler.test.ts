@@ -274,6 +274,78 @@ describe('final handler', () => {
     assert.deepEqual(logged.slice(0, 4), ['[object Object]', '[object Object]', '[object Object]', '[object Error]']);
   });
 
+  it('answers an error whose status, statusCode or headers getter throws, or a Proxy of throwing traps', async () => {
+    // Read after the app's stack, each throw ended the process (as it does with Express 4):
+    // such a field is read as absent, and the page is the one an error without it gets.
+    const withGetter = (name: string, status?: number) => {
+      const error = Object.assign(new Error(`${name} getter fails`), status ? { status } : {});
+      return Object.defineProperty(error, name, {
+        get() {
+          throw new Error(name);
+        },
+      });
+    };
+    const headerGetterThrows = () => {
+      const headers = Object.defineProperty({}, 'X-Reason', {
+        enumerable: true,
+        get() {
+          throw new Error('header');
+        },
+      });
+      return Object.assign(new Error('a header getter fails'), { status: 409, headers });
+    };
+    const trapsThrow = () =>
+      new Proxy(new Error('hidden'), {
+        get(_target, key) {
+          throw new Error(`trap ${String(key)}`);
+        },
+      });
+    const errors: Record<string, () => unknown> = {
+      '/status': () => withGetter('status'),
+      '/status-code': () => withGetter('statusCode'),
+      '/headers': () => withGetter('headers', 429),
+      '/header': headerGetterThrows,
+      '/proxy': trapsThrow,
+    };
+    const answers: string[] = [];
+    const logged: unknown[] = [];
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    const log = console.error;
+    console.error = (...args: unknown[]) => void logged.push(...args);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const app = webapp();
+      app.set('env', 'development');
+      for (const [path, make] of Object.entries(errors)) app.get(path, (_req, _res, next) => next(make()));
+      app.get('/ok', (_req, res) => res.send('ok'));
+      const listener = app as unknown as http.RequestListener;
+      for (const path of [...Object.keys(errors), '/ok']) answers.push(await rawAnswer(listener, path));
+      // The error logger runs from setImmediate, after the answer.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      console.error = log;
+      process.off('uncaughtException', onUncaught);
+    }
+    assert.deepEqual(uncaught, []);
+    assert.deepEqual(
+      answers.map((answer) => answer.slice(0, answer.indexOf('\r\n'))),
+      [
+        '500 Internal Server Error',
+        '500 Internal Server Error',
+        '429 Too Many Requests',
+        '409 Conflict',
+        '500 Internal Server Error',
+        '200 OK',
+      ].map((line) => 'HTTP/1.1 ' + line),
+    );
+    assert.match(answers[0]!, /<pre>Error: status getter fails<br>/);
+    assert.doesNotMatch(answers[3]!, /X-Reason/i);
+    assert.match(answers[4]!, /<pre>Internal Server Error<\/pre>/);
+    assert.equal(logged.length, 5);
+    assert.equal(logged[4], '[object Object]');
+  });
+
   it('an error after the response ended leaves the connection and the next response on it alone', async () => {
     // An `async` handler that throws once it has answered reaches the final handler (in
     // Express 4 the rejection goes unhandled); closing the connection then cut the

@@ -194,6 +194,29 @@ describe('req.query', () => {
     }
   });
 
+  it('so is one answering the error of a layer moved ahead of the query and init layers', async () => {
+    // The request was linked to its response only for the parser's errors: res.json set
+    // its headers, then threw from req.fresh, and the final handler sent its page with
+    // the handler's status and an ETag of the JSON body that never went out.
+    const app = webapp();
+    app.use((_req: Any, _res: Any, next: (err: Error) => void) => next(new Error('early failure')));
+    app._router.stack.unshift(app._router.stack.pop());
+    app.use((err: Error, _req: Any, res: Any, _next: unknown) => res.status(503).json({ error: err.message }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const answer = await fetch(`http://127.0.0.1:${(server.address() as Any).port}/`);
+        assert.deepEqual(
+          [answer.status, answer.headers.get('content-type'), await answer.json()],
+          [503, 'application/json; charset=utf-8', { error: 'early failure' }],
+        );
+      }
+    } finally {
+      server.close();
+    }
+  });
+
   it('webapp.query(options) refuses qs options its parser does not implement, when made; defaults pass', async () => {
     // Ignored, each would change what the app reads: plainObjects and parseArrays: false
     // are chosen to make req.query safer, and express.query passes them to qs.
