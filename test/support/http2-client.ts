@@ -72,3 +72,11 @@ export function h2exchange(session: http2.ClientHttp2Session, headers: http2.Out
     );
   });
 }
+
+/** The header names webapp's warnings say it left out of HTTP/2 responses, sorted. */
+export function droppedHeaderNames(warnings: string[]): string[] {
+  return warnings
+    .filter((message) => message.startsWith('HTTP/2 responses cannot carry'))
+    .map((message) => /"([^"]+)"/.exec(message)![1]!)
+    .sort();
+}
