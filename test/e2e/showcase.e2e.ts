@@ -354,9 +354,13 @@ for (const framework of frameworks) {
         assert.equal(saved.toString(), accented.content);
       });
 
-      it('deletes with a double click: the list and its message, not the 404 page', async () => {
+      it('deletes the note: the list and its message', async () => {
+        // Clicked once: of a double click, which request's answer the browser shows and
+        // which page the message lands on depend on timing, not on the app (a loaded
+        // machine showed it one page late). A delete sent twice is tested over HTTP, in
+        // test/examples/showcase-repeats.test.ts.
         await visit.follow('delete-confirm', 'Delete');
-        const deleted = await visit.submit('delete-double-click', {}, { doubleClick: true });
+        const deleted = await visit.submit('delete', {});
         assert.equal(deleted.title, 'Your notes · Notes');
         assert.deepEqual(deleted.flashes, ['Note "Café" deleted.']);
       });
