@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 import express from 'express';
 import webapp = require('../../src/index');
 import { droppedHeaderNames } from '../support/http2-client';
+import { watchProcessEvents } from '../support/process-events';
 
 type Any = any;
 type Framework = () => Any;
@@ -194,12 +195,7 @@ describe('HTTP/2: trailers, as over HTTP/1', () => {
     // Node's HTTP/2 response threw ERR_HTTP2_INVALID_CONNECTION_HEADERS from the stream's
     // `wantTrailers` event for a Keep-Alive or Connection trailer: uncaught, it ended the
     // process. A CR LF in a value was taken, and the trailer silently lost.
-    const warnings: string[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning.message);
-    const uncaught: unknown[] = [];
-    const onUncaught = (err: unknown) => uncaught.push(err);
-    process.on('warning', onWarning);
-    process.on('uncaughtException', onUncaught);
+    const events = watchProcessEvents();
     const expressServer = http.createServer(trailersApp(express));
     const expressPort = await listen(expressServer);
     const webappApp = trailersApp(webapp);
@@ -228,11 +224,10 @@ describe('HTTP/2: trailers, as over HTTP/1', () => {
         const answer = await h2request(session, 'GET', path);
         assert.deepEqual([answer.status, answer.body], [expected.status, expected.body], path);
       }
-      assert.deepEqual(uncaught, []);
-      assert.deepEqual(droppedHeaderNames(warnings), ['connection', 'keep-alive', 'transfer-encoding']);
+      assert.deepEqual(events.uncaught, []);
+      assert.deepEqual(droppedHeaderNames(events.warnings), ['connection', 'keep-alive', 'transfer-encoding']);
     } finally {
-      process.off('warning', onWarning);
-      process.off('uncaughtException', onUncaught);
+      events.stop();
       session.close();
       await Promise.all([close(expressServer), close(h1server), close(h2server)]);
     }

@@ -13,6 +13,7 @@ import webapp = require('../../src/index');
 import webappMiddleware = require('../../src/middleware/index');
 import { droppedHeaderNames, h2connect, h2exchange, h2request, type H2Response } from '../support/http2-client';
 import { selfSignedCert } from '../support/self-signed-cert';
+import { watchProcessEvents } from '../support/process-events';
 
 type Any = any;
 let key: Buffer;
@@ -145,12 +146,7 @@ describe('HTTP/2', () => {
       errors.push(err.message);
       res.status(500).send('error');
     });
-    const warnings: string[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning.message);
-    const uncaught: unknown[] = [];
-    const onUncaught = (err: unknown) => uncaught.push(err);
-    process.on('warning', onWarning);
-    process.on('uncaughtException', onUncaught);
+    const events = watchProcessEvents();
     const server = http2.createServer(app as Any);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -186,9 +182,9 @@ describe('HTTP/2', () => {
         }
       }
       assert.deepEqual(errors, []);
-      assert.deepEqual(uncaught, []);
+      assert.deepEqual(events.uncaught, []);
       // One warning per header name, not one per response.
-      assert.deepEqual(droppedHeaderNames(warnings), [
+      assert.deepEqual(droppedHeaderNames(events.warnings), [
         'http2-settings',
         'keep-alive',
         'proxy-connection',
@@ -197,8 +193,7 @@ describe('HTTP/2', () => {
         'upgrade',
       ]);
     } finally {
-      process.off('warning', onWarning);
-      process.off('uncaughtException', onUncaught);
+      events.stop();
       client.close();
       server.close();
     }
