@@ -47,8 +47,8 @@ export interface ParsedUrl {
 interface UrlCarrier {
   url?: string;
   originalUrl?: string;
-  _parsedUrl?: ParsedUrl;
-  _parsedOriginalUrl?: ParsedUrl;
+  _parsedUrl?: ParsedUrl | null;
+  _parsedOriginalUrl?: ParsedUrl | null;
 }
 
 /**
@@ -106,13 +106,22 @@ function fromLegacy(url: string): ParsedUrl {
   return parsed;
 }
 
+/**
+ * Whether a cached parse is of `url` and can be reused. Only a `Url` object counts, as
+ * for parseurl: apps that rewrite `req.url` clear the cache with `req._parsedUrl = null`
+ * (or set an object of their own), and the URL is then parsed again.
+ */
+function isParseOf(cached: ParsedUrl | null | undefined, url: string): cached is ParsedUrl {
+  return cached instanceof LegacyUrl && cached._raw === url;
+}
+
 /** `req.url` parsed, cached on the request as parseurl caches it (`req._parsedUrl`). */
 export function parseUrl(req: IncomingMessage): ParsedUrl | undefined {
   const carrier = req as IncomingMessage & UrlCarrier;
   const url = carrier.url;
   if (url === undefined) return undefined;
   const cached = carrier._parsedUrl;
-  if (cached !== undefined && cached._raw === url) return cached;
+  if (isParseOf(cached, url)) return cached;
   const parsed = parseRequestTarget(url);
   carrier._parsedUrl = parsed;
   return parsed;
@@ -124,7 +133,7 @@ export function parseOriginalUrl(req: IncomingMessage): ParsedUrl | undefined {
   const url = typeof carrier.originalUrl === 'string' ? carrier.originalUrl : carrier.url;
   if (typeof url !== 'string') return undefined;
   const cached = carrier._parsedOriginalUrl;
-  if (cached !== undefined && cached._raw === url) return cached;
+  if (isParseOf(cached, url)) return cached;
   const parsed = parseRequestTarget(url);
   carrier._parsedOriginalUrl = parsed;
   return parsed;

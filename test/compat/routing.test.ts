@@ -523,6 +523,46 @@ describe('routing compatibility with express@4', () => {
   });
 });
 
+it('a rewritten req.url whose parsed cache the app cleared or replaced is parsed again, as by parseurl', async () => {
+  // Apps that rewrite `req.url` clear parseurl's cache with `req._parsedUrl = null`
+  // (and `_parsedOriginalUrl`): webapp read `null._raw`, routing ended in a 404 and
+  // `req.path` threw. parseurl takes only a `Url` from the cache, so an object of the
+  // app's own is not routed on either.
+  await assertSameResponses(
+    (fw) => {
+      const app = production(fw);
+      app.use((req: Request & { _parsedUrl?: unknown; _parsedOriginalUrl?: unknown }, _res, next) => {
+        const [, how, rest] = /^\/(null|both|undefined|plain|string)(\/.*)$/.exec(req.url) ?? [];
+        if (how === undefined) return next();
+        req.url = '/new' + rest;
+        if (how === 'plain') req._parsedUrl = { pathname: '/hijacked', _raw: req.url };
+        else if (how === 'string') req._parsedUrl = 'not parsed';
+        else req._parsedUrl = how === 'undefined' ? undefined : null;
+        if (how === 'both') req._parsedOriginalUrl = null;
+        next();
+      });
+      const answer = (req: Request, res: Response) =>
+        res.json({ params: req.params, path: req.path, query: req.query, originalUrl: req.originalUrl });
+      app.get('/new/:id', answer);
+      app.get('/hijacked', (_req: Request, res: Response) => res.send('routed on the app object'));
+      const router = fw.Router();
+      router.get('/:id', answer);
+      app.use('/new/mounted', router);
+      return app;
+    },
+    [
+      '/null/42',
+      '/null/42?x=1',
+      '/both/7',
+      '/undefined/8',
+      '/plain/9',
+      '/string/10',
+      '/null/mounted/11?y=2',
+      '/both/mounted/12',
+    ].map((p) => get(p)),
+  );
+});
+
 describe('malformed requests', () => {
   it('an unknown method or broken request line: the same answer as express, and the server keeps serving', async () => {
     const send = (port: number, raw: string) =>

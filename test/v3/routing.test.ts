@@ -172,6 +172,26 @@ describe('webapp/v3 routing compatibility with express@3', () => {
     );
   });
 
+  it('a rewritten req.url whose parsed cache the app cleared (null) is parsed again', async () => {
+    // webapp/v3 read `null._raw` and answered 500 where express@3 routes the new URL.
+    await assertSameResponses(
+      define(() => (app: Any) => {
+        app.use((req: Any, _res: Any, next: Any) => {
+          if (req.url.startsWith('/old/')) {
+            req.url = req.url.replace('/old/', '/new/');
+            req._parsedUrl = null;
+          }
+          next();
+        });
+        app.use('/new/mounted', (req: Any, res: Any) => res.end('mounted ' + req.url));
+        app.get('/new/:id', echo('rewritten'));
+      }),
+      ['/old/42', '/old/42?x=1', '/old/mounted/a?b=2'].map(get),
+      pair,
+      withoutStackFrames,
+    );
+  });
+
   it('router.match(method, url, i), matchRequest(req, i): search starts at i; app.all is every verb', async () => {
     const describeRoute = (route: Any) => (route ? [route.method, String(route.path), { ...route.params }] : 'none');
     await assertSameResponses(
