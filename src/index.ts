@@ -11,7 +11,7 @@ import { defineLazyFunctions, defineMembers, type LazyFunction } from './define-
 import { application, type Application } from './application';
 import { request as requestPrototype } from './request';
 import { response as responsePrototype } from './response';
-import { Router as RouterFactory, Route as RouteClass } from './router';
+import { Router as RouterFactory, CallableRoute } from './router';
 // Namespaces for `export import` below, as PublicTypes is: a consumer's declaration file
 // names a type through an alias of it (`webapp.Route`, `webapp.GracefulOptions`), where
 // a type alias leaves the type nameable only by a path the `exports` map hides (TS2742
@@ -259,7 +259,7 @@ defineMembers(webapp, {
     application,
     request: requestPrototype,
     response: responsePrototype,
-    Route: RouteClass,
+    Route: CallableRoute,
     Router: RouterFactory,
   },
 });

@@ -19,8 +19,8 @@ import { processParams } from './params';
 import type { PathPattern } from './path-pattern';
 import { Route, splitUseArguments } from './route';
 
-export { Layer } from './layer';
-export { Route } from './route';
+export { Layer, CallableLayer } from './layer';
+export { Route, CallableRoute } from './route';
 export { methods } from './methods';
 
 export interface RouterOptions {

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
+import { callableTwin } from '../callable-class';
 import { defineHiddenValue, enumerateClassMethods } from '../define-prototype';
 import { lazy } from '../http/lazy';
 import { isTracingActive } from '../tracing/channels';
@@ -126,28 +127,8 @@ export class Layer {
   declare private readonly inPlace: InPlaceWork | undefined;
   declare private readonly inPlaceOf: Handler;
 
-  constructor(path: PathPattern, options: PatternOptions, fn: Handler) {
-    const pattern = compilePattern(path, options);
-    this.handle = fn;
-    this.name = fn.name || '<anonymous>';
-    this.params = undefined;
-    this.path = undefined;
-    this.keys = pattern.keys;
-    defineHiddenValue(this, 'regexpValue', pattern.regexp);
-    Object.defineProperty(this, 'regexp', regexpMember);
-    // `route` and `method` are not the constructor's, as in Express: the router gives its
-    // layers `route`, a route its layers `method`, and code walking a stack tells them
-    // apart by which they have (`'method' in layer`).
-    // webapp's own fields, hidden: `Object.keys(layer)`, `JSON.stringify(stack)` and
-    // `console.log(app._router.stack)` show Express's fields only.
-    defineHiddenValue(this, 'pattern', pattern);
-    defineHiddenValue(this, 'pathPattern', path);
-    pathPatterns.set(pattern.regexp, path);
-    defineHiddenValue(this, 'noParams', Object.freeze({}));
-    defineHiddenValue(this, 'inPlace', (fn as { [kInPlace]?: InPlaceWork })[kInPlace]);
-    defineHiddenValue(this, 'inPlaceOf', fn);
-    defineHiddenValue(this, 'arityOf', undefined);
-    defineHiddenValue(this, 'knownArity', 0);
+  constructor(path: PathPattern, options: PatternOptions | null | undefined, fn: Handler) {
+    initLayer(this, path, options, fn);
   }
 
   /**
@@ -419,3 +400,36 @@ export function decodeParam(value: string | undefined): string | undefined {
     throw err;
   }
 }
+
+/**
+ * What Layer's constructor does, to `layer`: also run on an object of an ES5 subclass
+ * by the `Layer` the package exports (`lib/router/layer`, a twin of the class that can
+ * be called without `new`, see callable-class.ts).
+ */
+function initLayer(layer: Layer, path: PathPattern, options: PatternOptions | null | undefined, fn: Handler): void {
+  // Options left out are none, as for Express (`options || {}`).
+  const pattern = compilePattern(path, options || {});
+  layer.handle = fn;
+  layer.name = fn.name || '<anonymous>';
+  layer.params = undefined;
+  layer.path = undefined;
+  layer.keys = pattern.keys;
+  defineHiddenValue(layer, 'regexpValue', pattern.regexp);
+  Object.defineProperty(layer, 'regexp', regexpMember);
+  // `route` and `method` are not the constructor's, as in Express: the router gives its
+  // layers `route`, a route its layers `method`, and code walking a stack tells them
+  // apart by which they have (`'method' in layer`).
+  // webapp's own fields, hidden: `Object.keys(layer)`, `JSON.stringify(stack)` and
+  // `console.log(app._router.stack)` show Express's fields only.
+  defineHiddenValue(layer, 'pattern', pattern);
+  defineHiddenValue(layer, 'pathPattern', path);
+  pathPatterns.set(pattern.regexp, path);
+  defineHiddenValue(layer, 'noParams', Object.freeze({}));
+  defineHiddenValue(layer, 'inPlace', (fn as { [kInPlace]?: InPlaceWork })[kInPlace]);
+  defineHiddenValue(layer, 'inPlaceOf', fn);
+  defineHiddenValue(layer, 'arityOf', undefined);
+  defineHiddenValue(layer, 'knownArity', 0);
+}
+
+/** Layer as Express exports it: callable without `new`, and on an object of a subclass. */
+export const CallableLayer = callableTwin(Layer, initLayer);

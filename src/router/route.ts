@@ -4,6 +4,7 @@
  * tools that list endpoints read them.
  */
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
+import { callableTwin } from '../callable-class';
 import { defineClassMembers, enumerateClassMethods } from '../define-prototype';
 import { Layer, truthy, type Handler, type NextFunction } from './layer';
 import { methodMembers, type MethodMembers } from './methods';
@@ -44,9 +45,7 @@ export class Route {
   declare methods: Record<string, boolean>;
 
   constructor(path: PathPattern) {
-    this.path = path;
-    this.stack = [];
-    this.methods = {};
+    initRoute(this, path);
   }
 
   /** Whether this route answers `method`; HEAD is answered by GET handlers unless HEAD has its own. */
@@ -200,3 +199,20 @@ export function splitUseArguments(args: readonly unknown[]): { path: PathPattern
     return { path: '/', callbacks: flattenHandlers(args) };
   return { path: args[0] as PathPattern, callbacks: flattenHandlers(args.slice(1)) };
 }
+
+/**
+ * What Route's constructor does, to `route`: also run on an object of an ES5 subclass
+ * (`ExpressRoute.call(this, path)`) by the `Route` the package exports (see
+ * callable-class.ts).
+ */
+function initRoute(route: Route, path: PathPattern): void {
+  route.path = path;
+  route.stack = [];
+  route.methods = {};
+}
+
+/**
+ * Route as Express exports it (`webapp.Route`, `lib/router/route`): callable without
+ * `new`, and on an object of a subclass.
+ */
+export const CallableRoute = callableTwin(Route, initRoute);
