@@ -106,13 +106,20 @@ function asNodeRequest(req: unknown): void {
  * `locals` is left out when the app's prototypes have an accessor for it: Express sets
  * it after the response took the app's prototype, through that accessor (a getter alone
  * refuses it, and the request gets a 500, as there).
+ *
+ * A `locals` the response already has is kept: from Node 22 on, subscribers of the
+ * `http.server.response.created` channel run inside Node's constructor, before this,
+ * and one may give the response its locals (a trace id for the views), which Express
+ * keeps (`res.locals = res.locals || ...`).
  */
 function declareResponseFields(res: Record<string | symbol, unknown>, fields: DeclaredFields): void {
   res[kHeadCheck] = false;
   fields.assignable ??= !fieldsMeetAccessors(fields);
   if (!fields.assignable) return;
   try {
-    res.locals = undefined;
+    // Undefined unless a subscriber set it.
+    const locals = res.locals;
+    res.locals = locals;
   } catch {
     // A getter without a setter put on `app.response` after the first request.
     fields.assignable = false;

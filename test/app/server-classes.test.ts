@@ -8,6 +8,7 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import express from 'express';
 import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
 import { exchange } from '../support/raw-http';
@@ -271,6 +272,40 @@ describe('app-born requests and responses', () => {
       assert.deepEqual(seen, ['swapped', 'swapped']);
     } finally {
       server.close();
+    }
+  });
+
+  it('keeps the res.locals an http.server.response.created subscriber gave the response, as express@4', async () => {
+    // From Node 22 on, the channel's subscribers run inside Node's ServerResponse
+    // constructor: the app's class then declared `locals` over what one had set.
+    const channel = diagnostics_channel.channel('http.server.response.created');
+    const subscriber = ({ response }: { response: Res }) => {
+      response.locals = { traceId: 't-1' };
+    };
+    const answers = async (framework: typeof webapp, start: string) => {
+      const app = framework();
+      app.get('/', (_req: Req, res: Res) => res.json(res.locals));
+      const server = start === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app);
+      if (start === 'app.listen') await new Promise((resolve) => server.once('listening', resolve));
+      else await listen(server);
+      try {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        return [await (await fetch(base)).text(), await (await fetch(base)).text()];
+      } finally {
+        server.close();
+      }
+    };
+    channel.subscribe(subscriber as (message: unknown) => void);
+    try {
+      for (const start of ['app.listen', 'http.createServer(app)']) {
+        const expected = await answers(express as unknown as typeof webapp, start);
+        // Node 20 has no such channel: the locals are the app's own on both.
+        const published = Number(process.versions.node.split('.')[0]) >= 22;
+        assert.deepEqual(expected, Array(2).fill(published ? '{"traceId":"t-1"}' : '{}'), start);
+        assert.deepEqual(await answers(webapp, start), expected, start);
+      }
+    } finally {
+      channel.unsubscribe(subscriber as (message: unknown) => void);
     }
   });
 
