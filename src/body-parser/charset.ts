@@ -356,7 +356,9 @@ const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
 ]);
 
 function lookUp(charset: string): BodyDecoder | undefined {
-  const name = charset.toLowerCase().replace(/[^0-9a-z]/g, '');
+  // As iconv-lite names it: a year after a colon dropped (`ISO_8859-1:1987`, IANA's own
+  // name for latin1, which WHATWG, and so TextDecoder, reads as windows-1252).
+  const name = charset.toLowerCase().replace(/:\d{4}$|[^0-9a-z]/g, '');
   if (name in BY_NAME) return BY_NAME[name]();
   if (UNKNOWN_TO_ICONV.has(name)) return undefined;
   const whatwg = WHATWG_BY_PLAIN_NAME.get(name);

@@ -323,6 +323,9 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
       ...['ISO-8859-9', 'latin5', 'l5', 'csISOLatin5', 'iso-ir-148', 'turkish', 'cp28599'],
       ...['iso-8859-11', 'thai', 'TIS-620', 'tis620-0', 'iso-ir-166'],
       ...['csisolatin1', 'iso-ir-100', 'cp28591'],
+      // IANA's names with a year (quoted: a colon is no token character), which iconv-lite
+      // drops: WHATWG reads the first two as windows-1252 (from Node 22 on) and windows-1254.
+      ...['ISO_8859-1:1987', 'iso_8859-9:1989', 'ISO_8859-2:1987', 'ISO_8859-5:1988'].map((name) => `"${name}"`),
       ...['ANSI_X3.4-1968', 'us', 'iso646-us', 'csascii', 'cp367', 'iso-ir-6'],
       ...[1250, 1251, 1253, 1254, 1255, 1256, 1257, 1258, 874].flatMap((page) => [`windows-${page}`, `cp${page}`]),
       'win1251',
