@@ -31,7 +31,7 @@
  * - `addTrailers` and `setTrailer` without HTTP/1's connection headers, and
  *   `addTrailers` with HTTP/1's checks and forms.
  */
-import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { OutgoingMessage, validateHeaderName, validateHeaderValue } from 'node:http';
 import { assertSendable, assertTrailers } from './outgoing-checks';
 
 /** The headers HTTP/2 refuses in a response, besides `Connection` (which Node itself drops). */
@@ -201,6 +201,9 @@ function closedUnder(res: Http2Response): boolean {
 /** The statuses whose head ends an HTTP/2 stream, as a HEAD request's does (Node's `respond`). */
 const NO_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 
+/** Node's HTTP/1 `setHeaders` (every Node line webapp supports has it). */
+const http1SetHeaders = (OutgoingMessage.prototype as unknown as { setHeaders(headers: unknown): unknown }).setHeaders;
+
 /**
  * Whether a `write` goes to a response that has no body: the answer to a HEAD request,
  * or with a status that has none. Node's HTTP/2 response ends the stream with the head
@@ -278,15 +281,28 @@ export function http2ResponseLayer(native: object): object {
       if (typeof callback === 'function') process.nextTick(callback);
     });
   }
+  // Both return the response, as HTTP/1's do (Node's HTTP/2 ones return nothing), for
+  // code that chains them: `res.setHeader(name, value).end(body)`.
   defineMethod(layer, 'setHeader', function setHeader(this: Http2Response, name: string, value: unknown) {
     checkHeader(name, value);
-    return nativeSetHeader.call(this, name, value);
+    nativeSetHeader.call(this, name, value);
+    return this;
   });
   defineMethod(layer, 'appendHeader', function appendHeader(this: Http2Response, name: string, value: unknown) {
     checkHeader(name, value);
-    if (typeof nativeAppendHeader === 'function') return nativeAppendHeader.call(this, name, value);
-    appendThroughSetHeader(this, name, value);
+    if (typeof nativeAppendHeader === 'function') nativeAppendHeader.call(this, name, value);
+    else appendThroughSetHeader(this, name, value);
+    return this;
   });
+  if (!('setHeaders' in native)) {
+    // HTTP/1's `setHeaders(headers)` (a Headers or a Map), which Node's HTTP/2 response
+    // lacks. Node's own HTTP/1 method does it: it reads only `_header` (an HTTP/2
+    // response's is `headersSent`) and sets each header through `setHeader` above, the
+    // Set-Cookie values together.
+    defineMethod(layer, 'setHeaders', function setHeaders(this: Http2Response, headers: unknown) {
+      return http1SetHeaders.call(this, headers);
+    });
+  }
   /* eslint-disable prefer-rest-params */
   defineMethod(layer, 'write', function write(this: Http2Response, chunk: unknown, encoding?: unknown, cb?: unknown) {
     const callback = (typeof encoding === 'function' ? encoding : cb) as WriteCallback | undefined;

@@ -233,3 +233,68 @@ describe('HTTP/2: trailers, as over HTTP/1', () => {
     }
   });
 });
+
+describe("HTTP/2: HTTP/1's header methods, as over HTTP/1", () => {
+  /** Sets headers by chaining and by `setHeaders`; answers with what the response holds and what threw. */
+  function headersApp(framework: Framework) {
+    const app = framework();
+    app.disable('x-powered-by');
+    app.get('/set', (_req: Any, res: Any) => {
+      const chained = res.setHeader('X-One', '1').appendHeader('X-Two', '2') === res;
+      const map = new Map<string, unknown>([
+        ['x-three', '3'],
+        ['set-cookie', ['a=1', 'b=2']],
+      ]);
+      const headers = new Headers([
+        ['X-Four', '4'],
+        ['Set-Cookie', 'c=3'],
+        ['Set-Cookie', 'd=4'],
+      ]);
+      const returned = [res.setHeaders(map) === res, res.setHeaders(headers) === res];
+      const refused = [[], 'x-five: 5', null].map((argument) => {
+        try {
+          res.setHeaders(argument);
+          return 'taken';
+        } catch (err) {
+          return `${(err as Any).code}: ${(err as Error).message}`;
+        }
+      });
+      res.json({ chained, returned, refused, headers: res.getHeaders() });
+    });
+    app.get('/sent', (_req: Any, res: Any) => {
+      res.write('head sent');
+      try {
+        res.setHeaders(new Map([['x-late', '1']]));
+      } catch (err) {
+        return res.end(` ${(err as Any).code}`);
+      }
+      res.end(' taken');
+    });
+    return app;
+  }
+
+  it('setHeader and appendHeader return the response; setHeaders takes a Map or Headers, as on HTTP/1', async () => {
+    // Node's HTTP/2 response has no setHeaders (a TypeError, where HTTP/1 code calls it),
+    // and its setHeader and appendHeader return nothing, so a chained call threw.
+    const expressServer = http.createServer(headersApp(express));
+    const expressPort = await listen(expressServer);
+    const h2server = http2.createServer(headersApp(webapp) as Any);
+    const session = http2.connect(`http://127.0.0.1:${await listen(h2server)}`);
+    try {
+      for (const path of ['/set', '/sent']) {
+        const expected = await h1request(expressPort, 'GET', path);
+        const answer = await h2request(session, 'GET', path);
+        assert.deepEqual([answer.status, answer.body], [expected.status, expected.body], path);
+      }
+      const set = JSON.parse((await h1request(expressPort, 'GET', '/set')).body);
+      // What the oracle did (how a Headers' cookies are listed is the Node line's).
+      assert.deepEqual(
+        [set.chained, set.returned, set.headers['x-three'], set.headers['x-four']],
+        [true, [true, true], '3', '4'],
+      );
+    } finally {
+      session.close();
+      await Promise.all([close(expressServer), close(h2server)]);
+    }
+  });
+});

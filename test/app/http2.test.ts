@@ -271,7 +271,8 @@ describe('HTTP/2', () => {
           thrown.push((err as { code: string }).code);
         }
       }
-      res.end(JSON.stringify({ returned: returned === undefined, thrown }));
+      // The response, as HTTP/1's appendHeader returns.
+      res.end(JSON.stringify({ returned: returned === res, thrown }));
     });
     app.get('/after-head', (_req: Any, res: Any) => {
       res.writeHead(200);
