@@ -98,7 +98,18 @@ const DECLARED_REQUEST_FIELDS: ReadonlyArray<string | symbol> = [
 function asNodeRequest(req: unknown): void {
   if (!(req instanceof http.IncomingMessage) || !bornWithAppPrototype(req)) return;
   Object.setPrototypeOf(req, http.IncomingMessage.prototype);
-  for (const field of DECLARED_REQUEST_FIELDS) delete (req as unknown as Record<string | symbol, unknown>)[field];
+  removeDeclaredFields(req as unknown as Record<string | symbol, unknown>, DECLARED_REQUEST_FIELDS);
+}
+
+/**
+ * Takes off `object` the fields its class declared that are still undeclared values: one
+ * a diagnostics_channel subscriber set (`http.server.request.start`, and from Node 22 on
+ * `http.server.response.created`, inside Node's constructor) stays, as it does on a
+ * request Express is given (`req.originalUrl = req.originalUrl || req.url`,
+ * `res.locals = res.locals || ...`).
+ */
+function removeDeclaredFields(object: Record<string | symbol, unknown>, fields: ReadonlyArray<string | symbol>): void {
+  for (const field of fields) if (object[field] === undefined) delete object[field];
 }
 
 /**
@@ -170,7 +181,8 @@ const DECLARED_RESPONSE_FIELDS: ReadonlyArray<string | symbol> = ['locals', kHea
 function asNodeResponse(res: unknown): void {
   if (!(res instanceof http.ServerResponse) || !bornWithAppPrototype(res)) return;
   Object.setPrototypeOf(res, http.ServerResponse.prototype);
-  for (const field of DECLARED_RESPONSE_FIELDS) delete (res as unknown as Record<string | symbol, unknown>)[field];
+  delete (res as unknown as Record<symbol, unknown>)[kHeadCheck];
+  removeDeclaredFields(res as unknown as Record<string | symbol, unknown>, DECLARED_RESPONSE_FIELDS);
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {

@@ -275,37 +275,72 @@ describe('app-born requests and responses', () => {
     }
   });
 
-  it('keeps the res.locals an http.server.response.created subscriber gave the response, as express@4', async () => {
-    // From Node 22 on, the channel's subscribers run inside Node's ServerResponse
-    // constructor: the app's class then declared `locals` over what one had set.
-    const channel = diagnostics_channel.channel('http.server.response.created');
-    const subscriber = ({ response }: { response: Res }) => {
+  it('keeps what diagnostics_channel subscribers gave req and res, as express@4, however it is reached', async () => {
+    // From Node 22 on, `http.server.response.created` subscribers run inside Node's
+    // ServerResponse constructor: the app's class then declared `locals` over what one had
+    // set. And where the app is not the only listener, or a `checkContinue` listener hands
+    // the request to the app, the fields its classes declared were taken off the objects,
+    // with the values subscribers had set (`http.server.request.start`, on every line).
+    const created = diagnostics_channel.channel('http.server.response.created');
+    const started = diagnostics_channel.channel('http.server.request.start');
+    const onCreated = ({ response }: { response: Res }) => {
       response.locals = { traceId: 't-1' };
     };
-    const answers = async (framework: typeof webapp, start: string) => {
+    const onStarted = ({ request }: { request: Req }) => {
+      request.originalUrl = '/as-the-proxy-saw-it';
+    };
+    const ways = ['app.listen', 'http.createServer(app)', 'a second request listener', 'a checkContinue listener'];
+    const answers = async (framework: typeof webapp, way: string) => {
       const app = framework();
-      app.get('/', (_req: Req, res: Res) => res.json(res.locals));
-      const server = start === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app);
-      if (start === 'app.listen') await new Promise((resolve) => server.once('listening', resolve));
+      app.all('/', (req: Req, res: Res) => res.json({ locals: res.locals, originalUrl: req.originalUrl }));
+      const server = way === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app);
+      if (way === 'a second request listener') server.on('request', () => {});
+      if (way === 'a checkContinue listener') {
+        server.on('checkContinue', (req: Req, res: Res) => {
+          res.writeContinue();
+          app(req, res);
+        });
+      }
+      if (way === 'app.listen') await new Promise((resolve) => server.once('listening', resolve));
       else await listen(server);
+      const { port } = server.address() as AddressInfo;
+      const ask = () =>
+        new Promise<string>((resolve, reject) => {
+          const headers = way === 'a checkContinue listener' ? { expect: '100-continue' } : {};
+          const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers, agent: false });
+          request.on('continue', () => request.end('x'));
+          request.on('response', (response) => {
+            let body = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (body += chunk));
+            response.on('end', () => resolve(body));
+          });
+          request.on('error', reject);
+          if (way !== 'a checkContinue listener') request.end('x');
+        });
       try {
-        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-        return [await (await fetch(base)).text(), await (await fetch(base)).text()];
+        return [await ask(), await ask()];
       } finally {
         server.close();
       }
     };
-    channel.subscribe(subscriber as (message: unknown) => void);
+    created.subscribe(onCreated as (message: unknown) => void);
+    started.subscribe(onStarted as (message: unknown) => void);
     try {
-      for (const start of ['app.listen', 'http.createServer(app)']) {
-        const expected = await answers(express as unknown as typeof webapp, start);
-        // Node 20 has no such channel: the locals are the app's own on both.
-        const published = Number(process.versions.node.split('.')[0]) >= 22;
-        assert.deepEqual(expected, Array(2).fill(published ? '{"traceId":"t-1"}' : '{}'), start);
-        assert.deepEqual(await answers(webapp, start), expected, start);
+      // Node 20 has no response.created channel: the locals are then the app's own.
+      const locals = Number(process.versions.node.split('.')[0]) >= 22 ? { traceId: 't-1' } : {};
+      for (const way of ways) {
+        const expected = await answers(express as unknown as typeof webapp, way);
+        assert.deepEqual(
+          expected.map((body) => JSON.parse(body)),
+          Array(2).fill({ locals, originalUrl: '/as-the-proxy-saw-it' }),
+          way,
+        );
+        assert.deepEqual(await answers(webapp, way), expected, way);
       }
     } finally {
-      channel.unsubscribe(subscriber as (message: unknown) => void);
+      created.unsubscribe(onCreated as (message: unknown) => void);
+      started.unsubscribe(onStarted as (message: unknown) => void);
     }
   });
 
