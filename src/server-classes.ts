@@ -102,10 +102,10 @@ function asNodeRequest(req: unknown): void {
 }
 
 /**
- * Takes off `object` the fields its class declared that are still undeclared values: one
- * a diagnostics_channel subscriber set (`http.server.request.start`, and from Node 22 on
- * `http.server.response.created`, inside Node's constructor) stays, as it does on a
- * request Express is given (`req.originalUrl = req.originalUrl || req.url`,
+ * Takes off `object` the fields its class declared, where they still hold the declared
+ * `undefined`: a value a diagnostics_channel subscriber set (`http.server.request.start`,
+ * and from Node 22 on `http.server.response.created`, inside Node's constructor) stays,
+ * as it does on a request Express is given (`req.originalUrl = req.originalUrl || req.url`,
  * `res.locals = res.locals || ...`).
  */
 function removeDeclaredFields(object: Record<string | symbol, unknown>, fields: ReadonlyArray<string | symbol>): void {
@@ -181,8 +181,9 @@ const DECLARED_RESPONSE_FIELDS: ReadonlyArray<string | symbol> = ['locals', kHea
 function asNodeResponse(res: unknown): void {
   if (!(res instanceof http.ServerResponse) || !bornWithAppPrototype(res)) return;
   Object.setPrototypeOf(res, http.ServerResponse.prototype);
+  // The head check's `false` is webapp's own, never a subscriber's.
   delete (res as unknown as Record<symbol, unknown>)[kHeadCheck];
-  removeDeclaredFields(res as unknown as Record<string | symbol, unknown>, DECLARED_RESPONSE_FIELDS);
+  removeDeclaredFields(res as unknown as Record<string | symbol, unknown>, ['locals']);
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {
