@@ -3,6 +3,8 @@
  * the content-type package's rules: token characters only, quoted-string values
  * unescaped, a malformed header is a TypeError rather than a guess.
  */
+import { detachedString } from './detached-string';
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const TEXT = /^[\u000b\u0020-\u007e\u0080-\u00ff]+$/;
@@ -83,8 +85,9 @@ export function setCharset(type: string, charset: string): string {
   if (cached !== undefined) return cached;
   const parsed = parseMediaType(type);
   parsed.parameters.charset = charset;
-  const formatted = formatMediaType(parsed);
+  // Detached: the key and the value are made of pieces of `type` (see detachedString).
+  const formatted = detachedString(formatMediaType(parsed));
   if (charsetCache.size >= CHARSET_CACHE_SIZE) charsetCache.clear();
-  charsetCache.set(key, formatted);
+  charsetCache.set(detachedString(key), formatted);
   return formatted;
 }

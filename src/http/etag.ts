@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { detachedString } from './detached-string';
 import { lazy } from './lazy';
 import { ONE_BLOCK_MAX_BYTES, sha1OneBlockBase64 } from './sha1';
 
@@ -77,7 +78,7 @@ function mappedTag(body: string, weak: boolean, slot: number): string {
     recentTags[0].clear();
     recentTags[1].clear();
   }
-  recent.set(body, tag);
+  recent.set(detachedString(body), tag);
   return tag;
 }
 

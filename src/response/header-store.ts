@@ -32,6 +32,7 @@
 import { Buffer } from 'node:buffer';
 import { ServerResponse, validateHeaderName } from 'node:http';
 import { defineMembers } from '../define-prototype';
+import { detachedString } from '../http/detached-string';
 import { kOutHeaders, nodeOwnOrNone, type Method } from './node-own';
 
 type HeaderValue = number | string | readonly string[];
@@ -107,9 +108,10 @@ function checkedName(name: string): string {
   let lower = lowerNames.get(name);
   if (lower !== undefined) return lower;
   validateHeaderName(name);
-  lower = name.toLowerCase();
+  const kept = detachedString(name);
+  lower = kept.toLowerCase();
   if (lowerNames.size >= LOWER_NAMES_KEPT) lowerNames.clear();
-  lowerNames.set(name, lower);
+  lowerNames.set(kept, lower);
   return lower;
 }
 
@@ -201,7 +203,7 @@ function isPlainLongValue(name: unknown, value: string): boolean {
   if (NOT_PLAIN_ASCII.test(value)) return false;
   if (value.length > LONGEST_VALUE_KEPT || typeof name !== 'string' || !KEPT_NAMES.has(lowerOf(name))) return true;
   if (plainLongValues.size >= PLAIN_LONG_VALUES_KEPT) plainLongValues.clear();
-  plainLongValues.add(value);
+  plainLongValues.add(detachedString(value));
   return true;
 }
 

@@ -5,6 +5,7 @@
  */
 import { extname } from 'node:path';
 import { deprecate } from '../http/deprecate';
+import { detachedString } from '../http/detached-string';
 import { definitionCount } from '../http/mime';
 import { charsetFor, charsetsReplaced, lookupReplaced, mediaTypeFor } from '../http/mime-answers';
 import { lazy } from '../http/lazy';
@@ -30,9 +31,11 @@ function withCharset(type: string): string {
   if (charsetsReplaced()) return addCharset(type);
   let value = contentTypes.get(type);
   if (value !== undefined) return value;
-  value = addCharset(type);
+  // Made of the kept copy: a value built from `type` (with a charset added) holds it.
+  const kept = detachedString(type);
+  value = addCharset(kept);
   if (contentTypes.size >= CONTENT_TYPES_CACHED) contentTypes.clear();
-  contentTypes.set(type, value);
+  contentTypes.set(kept, value);
   return value;
 }
 
