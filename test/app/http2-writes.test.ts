@@ -1,8 +1,9 @@
 /**
  * What an app writes to an HTTP/2 response that Node's HTTP/2 response takes otherwise
  * than its HTTP/1 one: writes to an answer without a body (HEAD, 204, 304), trailers,
- * and the header methods' results (`setHeaders`, chained `setHeader`). The same handlers run on express@4 over HTTP/1, the oracle, and on webapp
- * over HTTP/2 (and over HTTP/1, where webapp is Node's own response).
+ * and the header methods' results (`setHeaders`, chained `setHeader`). The same
+ * handlers run on express@4 over HTTP/1, the oracle, and on webapp over HTTP/2 (and
+ * over HTTP/1, where webapp is Node's own response).
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
