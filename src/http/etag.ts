@@ -42,6 +42,9 @@ const cryptoSha1Base64 = lazy((): ((data: string | Buffer) => string) => {
  *   a length check when it differs, and a scan of the text when it is the same page
  *   again (bench/README.md, "ETags of long strings").
  */
+// The Map's keys are detached copies (a body cut from a request's would keep the whole
+// request alive, see detachedString); the last bodies are kept as given: one each, let
+// go at the next body, not worth a copy of every body sent.
 const recentTags = [new Map<string, string>(), new Map<string, string>()];
 const TAGS_KEPT = 128;
 const MAPPED_STRING_MAX = 256;
