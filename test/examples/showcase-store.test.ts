@@ -133,8 +133,65 @@ for (const kind of kinds) {
       assert.equal((await second.users.create({ username: 'next', passwordHash: 'x' })).id, user.id + 1);
       second.close();
     });
+
+    it('never gives an id again: the note after a removed newest one has a new id, after a reopen too', async () => {
+      // SQLite without AUTOINCREMENT gave the removed note's id to the next: a Delete form
+      // sent twice, or a DELETE retried, then removed that new note.
+      const dir = freshDir();
+      const store = openStore(dir, kind);
+      const user = await store.users.create({ username: 'ada', passwordHash: 'x' });
+      const first = await store.notes.create(user.id, { title: 'first', body: '' });
+      await store.notes.remove(user.id, first.id);
+      const second = await store.notes.create(user.id, { title: 'second', body: '' });
+      assert.equal(second.id, first.id + 1);
+      await store.notes.remove(user.id, second.id);
+      store.close();
+      const reopened = openStore(dir, kind);
+      assert.equal((await reopened.notes.create(user.id, { title: 'third', body: '' })).id, second.id + 1);
+      assert.equal(await reopened.notes.remove(user.id, second.id), undefined);
+      reopened.close();
+    });
   });
 }
+
+describe(
+  'showcase sqlite store: the data a JSON store left (Node 20, then a line with node:sqlite)',
+  {
+    skip: !sqliteAvailable(),
+  },
+  () => {
+    it('takes the users and notes over with their ids, and counts on where the JSON store left off', async () => {
+      // The default store changes with the Node line: upgraded from Node 20, the app opened
+      // an empty database beside the JSON file, and every account and note was gone.
+      const dir = freshDir();
+      const json = openStore(dir, 'json');
+      const ada = await json.users.create({ username: 'ada', passwordHash: 'h', submission: 'signup-1' });
+      const attachment = { storedName: 's', originalName: 'a.txt', mimeType: 'text/plain', size: 1 };
+      const kept = await json.notes.create(ada.id, { title: 'kept', body: 'b', attachment, submission: 'form-1' });
+      const removed = await json.notes.create(ada.id, { title: 'removed', body: '' });
+      await json.notes.remove(ada.id, removed.id);
+      json.close();
+
+      const store = openStore(dir, 'sqlite');
+      assert.deepEqual(await store.users.findByUsername('ada'), ada);
+      assert.deepEqual((await store.notes.list(ada.id, { offset: 0, limit: 10 })).items, [kept]);
+      assert.equal((await store.notes.create(ada.id, { title: 'new', body: '' })).id, removed.id + 1);
+      assert.equal((await store.users.create({ username: 'bob', passwordHash: 'x' })).id, ada.id + 1);
+      await assert.rejects(store.notes.create(ada.id, { title: 'again', body: '', submission: 'form-1' }), {
+        code: 'SUBMISSION_TAKEN',
+      });
+      store.close();
+      // The JSON file is kept under another name, and not taken over twice.
+      assert.deepEqual(
+        readdirSync(dir).filter((name) => name.startsWith('showcase.json')),
+        ['showcase.json.imported'],
+      );
+      const reopened = openStore(dir, 'sqlite');
+      assert.equal((await reopened.notes.list(ada.id, { offset: 0, limit: 10 })).total, 2);
+      reopened.close();
+    });
+  },
+);
 
 describe('showcase sqlite store: a database made before the form ids', { skip: !sqliteAvailable() }, () => {
   it('gains the columns and the unique index when opened, keeping its users and notes', async () => {
@@ -169,6 +226,10 @@ describe('showcase sqlite store: a database made before the form ids', { skip: !
     await assert.rejects(store.notes.create(1, { title: 'again', body: '', submission: 'form-1' }), {
       code: 'SUBMISSION_TAKEN',
     });
+    // Made again with AUTOINCREMENT: the newest note removed, its id is not given again.
+    const newest = (await store.notes.list(1, { offset: 0, limit: 1 })).items[0];
+    await store.notes.remove(1, newest.id);
+    assert.ok((await store.notes.create(1, { title: 'after', body: '' })).id > newest.id);
     store.close();
     // Opened again, the migration finds nothing left to do.
     openStore(dir, 'sqlite').close();

@@ -35,8 +35,11 @@ function writeAtomically(file, text) {
 
 const copy = (record) => (record ? structuredClone(record) : undefined);
 
+/** The file the JSON store keeps its data in, in `dir`. */
+const jsonFile = (dir) => join(dir, 'showcase.json');
+
 function openJsonStore(dir) {
-  const file = join(dir, 'showcase.json');
+  const file = jsonFile(dir);
   const data = load(file);
   // Writes are synchronous, so two requests can never interleave their renames.
   const save = () => writeAtomically(file, JSON.stringify(data));
@@ -122,4 +125,9 @@ function openJsonStore(dir) {
   };
 }
 
-module.exports = { openJsonStore };
+/** The data a JSON store left in `dir` (its users, notes and next ids), for the sqlite store to take over. */
+function readJsonData(dir) {
+  return load(jsonFile(dir));
+}
+
+module.exports = { openJsonStore, readJsonData, jsonFile };

@@ -1,19 +1,24 @@
 'use strict';
 // The same store over node:sqlite: one database file, prepared statements, an index per
 // user so a page of notes does not scan everyone's.
-const { closeSync, openSync } = require('node:fs');
+const { closeSync, existsSync, openSync, renameSync } = require('node:fs');
 const { join } = require('node:path');
 
-const schema = `
-  CREATE TABLE IF NOT EXISTS users (
-    id INTEGER PRIMARY KEY,
+const { jsonFile, readJsonData } = require('./json-store');
+
+// AUTOINCREMENT: an id is never given again, as the JSON store never gives one again.
+// Without it SQLite hands out the highest id anew once its row is deleted, and a Delete
+// form sent twice, or an API client retrying a DELETE, removed the next note made.
+const tables = {
+  users: `(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     username TEXT NOT NULL UNIQUE,
     password_hash TEXT NOT NULL,
     created_at TEXT NOT NULL,
     submission TEXT
-  );
-  CREATE TABLE IF NOT EXISTS notes (
-    id INTEGER PRIMARY KEY,
+  )`,
+  notes: `(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     user_id INTEGER NOT NULL REFERENCES users(id),
     title TEXT NOT NULL,
     body TEXT NOT NULL,
@@ -21,22 +26,92 @@ const schema = `
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     submission TEXT
-  );
+  )`,
+};
+
+const indexes = `
   CREATE INDEX IF NOT EXISTS notes_by_user ON notes (user_id, id);
+  -- The form a note was sent from, once per user (SQLite lets NULLs, the API's notes, repeat).
+  CREATE UNIQUE INDEX IF NOT EXISTS notes_by_submission ON notes (user_id, submission);
 `;
 
-/** Brings a database made before a column was added up to the schema above. */
+/** Brings a database made by an earlier version of the app up to the tables above. */
 function migrate(db) {
-  const hasSubmission = (table) =>
+  const columns = (table) =>
     db
       .prepare(`PRAGMA table_info(${table})`)
       .all()
-      .some((column) => column.name === 'submission');
-  if (!hasSubmission('notes')) db.exec('ALTER TABLE notes ADD COLUMN submission TEXT');
+      .map((column) => column.name);
+  if (!columns('notes').includes('submission')) db.exec('ALTER TABLE notes ADD COLUMN submission TEXT');
   // The sign-up form that made the account (routes/account.js).
-  if (!hasSubmission('users')) db.exec('ALTER TABLE users ADD COLUMN submission TEXT');
-  // The form a note was sent from, once per user (SQLite lets NULLs, the API's notes, repeat).
-  db.exec('CREATE UNIQUE INDEX IF NOT EXISTS notes_by_submission ON notes (user_id, submission)');
+  if (!columns('users').includes('submission')) db.exec('ALTER TABLE users ADD COLUMN submission TEXT');
+  // Tables made without AUTOINCREMENT are made again with it (SQLite cannot add it to a
+  // table), their rows copied with their ids; SQLite then counts on from the highest.
+  const made = (table) => db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table).sql;
+  const rebuilt = ['users', 'notes'].filter((table) => !/AUTOINCREMENT/i.test(made(table)));
+  if (rebuilt.length === 0) return;
+  // Off while users is dropped: notes refer to it. Outside the transaction, where SQLite reads it.
+  db.exec('PRAGMA foreign_keys = OFF');
+  db.exec('BEGIN');
+  try {
+    for (const table of rebuilt) {
+      const list = columns(table).join(', ');
+      db.exec(`CREATE TABLE ${table}_rebuilt ${tables[table]}`);
+      db.exec(`INSERT INTO ${table}_rebuilt (${list}) SELECT ${list} FROM ${table}`);
+      db.exec(`DROP TABLE ${table}`);
+      db.exec(`ALTER TABLE ${table}_rebuilt RENAME TO ${table}`);
+    }
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  } finally {
+    db.exec('PRAGMA foreign_keys = ON');
+  }
+}
+
+/**
+ * The users and notes a JSON store kept in the same folder (the app ran on Node 20,
+ * which has no node:sqlite, before this Node line), taken into a new database with
+ * their ids, the next ids where the JSON store left them. The JSON file is then renamed
+ * `showcase.json.imported`: kept, and not read again.
+ */
+function importJsonStore(db, dir) {
+  const data = readJsonData(dir);
+  const insertUser = db.prepare(
+    'INSERT INTO users (id, username, password_hash, created_at, submission) VALUES (?, ?, ?, ?, ?)',
+  );
+  const insertNote = db.prepare(
+    'INSERT INTO notes (id, user_id, title, body, attachment, created_at, updated_at, submission) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const setNextId = db.prepare('INSERT OR REPLACE INTO sqlite_sequence (name, seq) VALUES (?, ?)');
+  db.exec('BEGIN');
+  try {
+    for (const user of data.users)
+      insertUser.run(user.id, user.username, user.passwordHash, user.createdAt, user.submission ?? null);
+    for (const note of data.notes) {
+      const attachment = note.attachment ? JSON.stringify(note.attachment) : null;
+      insertNote.run(
+        note.id,
+        note.userId,
+        note.title,
+        note.body,
+        attachment,
+        note.createdAt,
+        note.updatedAt,
+        note.submission ?? null,
+      );
+    }
+    db.prepare("DELETE FROM sqlite_sequence WHERE name IN ('users', 'notes')").run();
+    setNextId.run('users', data.nextUserId - 1);
+    setNextId.run('notes', data.nextNoteId - 1);
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+  renameSync(jsonFile(dir), jsonFile(dir) + '.imported');
 }
 
 function userFromRow(row) {
@@ -68,14 +143,17 @@ function noteFromRow(row) {
 
 function openSqliteStore(sqlite, dir) {
   const file = join(dir, 'showcase.sqlite');
+  const takesOverJson = !existsSync(file) && existsSync(jsonFile(dir));
   // The database holds password hashes: readable by the account that runs the app only.
   // SQLite would create it with the umask's mode (0644); an empty file is an empty
   // database, and SQLite gives its -wal and -shm files the database file's mode.
   closeSync(openSync(file, 'a', 0o600));
   const db = new sqlite.DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL');
-  db.exec(schema);
+  for (const [name, columns] of Object.entries(tables)) db.exec(`CREATE TABLE IF NOT EXISTS ${name} ${columns}`);
   migrate(db);
+  db.exec(indexes);
+  if (takesOverJson) importJsonStore(db, dir);
   const statements = {
     insertUser: db.prepare(
       'INSERT INTO users (username, password_hash, submission, created_at) VALUES (?, ?, ?, ?) RETURNING *',
