@@ -85,7 +85,7 @@ function importJsonStore(db, dir) {
     'INSERT INTO notes (id, user_id, title, body, attachment, created_at, updated_at, submission) ' +
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const setNextId = db.prepare('INSERT OR REPLACE INTO sqlite_sequence (name, seq) VALUES (?, ?)');
+  const setNextId = db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)');
   db.exec('BEGIN');
   try {
     for (const user of data.users)
