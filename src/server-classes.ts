@@ -181,9 +181,10 @@ const DECLARED_RESPONSE_FIELDS: ReadonlyArray<string | symbol> = ['locals', kHea
 function asNodeResponse(res: unknown): void {
   if (!(res instanceof http.ServerResponse) || !bornWithAppPrototype(res)) return;
   Object.setPrototypeOf(res, http.ServerResponse.prototype);
-  // The head check's `false` is webapp's own, never a subscriber's.
+  // The head check's `false` is webapp's own, never a subscriber's: taken off first, so
+  // that the walk below finds it gone.
   delete (res as unknown as Record<symbol, unknown>)[kHeadCheck];
-  removeDeclaredFields(res as unknown as Record<string | symbol, unknown>, ['locals']);
+  removeDeclaredFields(res as unknown as Record<string | symbol, unknown>, DECLARED_RESPONSE_FIELDS);
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {

@@ -9,6 +9,7 @@ import webapp = require('../../src/index');
 import webapp3 = require('../../src/v3/index');
 import webappMiddleware = require('../../src/middleware/index');
 import { assertSameResponses, type Framework } from '../support/differential';
+import { watchProcessEvents } from '../support/process-events';
 
 /**
  * Writes `request` on one connection to a server running `app` and resolves with all it
@@ -309,11 +310,9 @@ describe('final handler', () => {
     };
     const answers: string[] = [];
     const logged: unknown[] = [];
-    const uncaught: unknown[] = [];
-    const onUncaught = (err: unknown) => uncaught.push(err);
     const log = console.error;
     console.error = (...args: unknown[]) => void logged.push(...args);
-    process.on('uncaughtException', onUncaught);
+    const events = watchProcessEvents();
     try {
       const app = webapp();
       app.set('env', 'development');
@@ -325,9 +324,9 @@ describe('final handler', () => {
       await new Promise((resolve) => setImmediate(resolve));
     } finally {
       console.error = log;
-      process.off('uncaughtException', onUncaught);
+      events.stop();
     }
-    assert.deepEqual(uncaught, []);
+    assert.deepEqual(events.uncaught, []);
     assert.deepEqual(
       answers.map((answer) => answer.slice(0, answer.indexOf('\r\n'))),
       [
