@@ -47,7 +47,8 @@ const NodeServerResponse = http.ServerResponse as unknown as new (
  * json) went megamorphic; with them declared, about 9,000 instructions (5%) per request
  * fewer (bench/README.md, "A production stack"). `query` too, which the app's query
  * layer sets on every request. Declared in the order Express sets them; before the
- * app runs they read undefined, as in Express (where `'baseUrl' in req` is still false).
+ * app runs they read undefined, as in Express (where `'baseUrl' in req` is still false),
+ * but for `res`, which the app's response class links (see AppServerResponse).
  *
  * An app's accessor for one of them makes them the request's own properties instead
  * (fieldsMeetAccessors). A function of its own, given the class's state in one object,
@@ -98,7 +99,14 @@ const DECLARED_REQUEST_FIELDS: ReadonlyArray<string | symbol> = [
 function asNodeRequest(req: unknown): void {
   if (!(req instanceof http.IncomingMessage) || !bornWithAppPrototype(req)) return;
   Object.setPrototypeOf(req, http.IncomingMessage.prototype);
+  unlinkResponse(req as http.IncomingMessage & { res?: unknown });
   removeDeclaredFields(req as unknown as Record<string | symbol, unknown>, DECLARED_REQUEST_FIELDS);
+}
+
+/** Undoes the link the app's response class gave its request: Node's request has no `res`. */
+function unlinkResponse(req: http.IncomingMessage & { res?: unknown }): void {
+  const res = req.res;
+  if (res instanceof http.ServerResponse && res.req === req) req.res = undefined;
 }
 
 /**
@@ -198,6 +206,12 @@ export function serverClasses(app: AppPrototypes): ServerClasses {
     constructor(req: http.IncomingMessage, options?: object) {
       super(req, options);
       declareResponseFields(this as unknown as Record<string | symbol, unknown>, responseFields);
+      // Node links the response to its request (`res.req`), not the request to it; Express's
+      // `expressInit` does. A request born with the app's prototype has `req.fresh`, which
+      // reads `req.res`, and a response `res.send`, which reads `req.fresh`, before that
+      // layer runs: a middleware moved ahead of it (`stack.unshift`) that answers with
+      // `res.json` when it is a function, Node's `res.end` otherwise, needs them linked.
+      if (req instanceof AppIncomingMessage) (req as unknown as { res: unknown }).res = this;
     }
   };
   const requestFields: DeclaredFields = {

@@ -344,6 +344,86 @@ describe('app-born requests and responses', () => {
     }
   });
 
+  it('links req.res for a middleware moved ahead of expressInit, as express@4 answers it', async () => {
+    // A health check put first (`stack.unshift(stack.pop())`) that answers with `res.json`
+    // when the response has it and with Node's `res.end` otherwise: on app-born objects
+    // `res.json` exists before expressInit, and `req.fresh` (read by res.send) found no
+    // `req.res`: a 500 from the first request of app.listen on.
+    const answers = async (framework: typeof webapp, start: string) => {
+      const app = framework();
+      app.get('/', (_req: Req, res: Res) => res.send('home'));
+      app.use(function health(req: Req, res: Res, next: () => void) {
+        if (req.url !== '/health') return next();
+        if (typeof res.json === 'function') return res.json({ ok: true });
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify({ ok: true }));
+      });
+      const stack = (app as unknown as { _router: { stack: unknown[] } })._router.stack;
+      stack.unshift(stack.pop());
+      const server = start === 'app.listen' ? app.listen(0, '127.0.0.1') : http.createServer(app);
+      if (start === 'app.listen') await new Promise((resolve) => server.once('listening', resolve));
+      else await listen(server);
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const seen: string[] = [];
+        for (const path of ['/health', '/health', '/']) {
+          const response = await fetch(base + path);
+          seen.push(`${response.status} ${response.headers.get('content-type')} ${await response.text()}`);
+        }
+        return seen;
+      } finally {
+        server.close();
+      }
+    };
+    for (const start of ['app.listen', 'http.createServer(app)']) {
+      const expected = await answers(express as unknown as typeof webapp, start);
+      assert.deepEqual(expected, [
+        '200 application/json; charset=utf-8 {"ok":true}',
+        '200 application/json; charset=utf-8 {"ok":true}',
+        '200 text/html; charset=utf-8 home',
+      ]);
+      assert.deepEqual(await answers(webapp, start), expected, start);
+    }
+  });
+
+  it("gives other listeners Node's request, without the link to its response, as express@4", async () => {
+    const seenBy = async (framework: typeof webapp) => {
+      const app = framework();
+      app.all('/', (_req: Req, res: Res) => res.end('app'));
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const seen: string[] = [];
+      server.on('checkContinue', (req: Req, res: Res) => {
+        seen.push(`checkContinue ${'res' in req} ${String(req.res)}`);
+        res.writeContinue();
+        app(req, res);
+      });
+      const { port } = server.address() as AddressInfo;
+      const post = (expect: boolean) =>
+        new Promise<void>((resolve, reject) => {
+          const headers = expect ? { expect: '100-continue' } : {};
+          const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers, agent: false });
+          request.on('continue', () => request.end('x'));
+          request.on('response', (response) => response.resume().on('end', resolve));
+          request.on('error', reject);
+          if (!expect) request.end('x');
+        });
+      try {
+        await post(true);
+        await post(false);
+        // Ahead of the app, which links them in expressInit.
+        server.prependListener('request', (req: Req) => seen.push(`request ${'res' in req} ${String(req.res)}`));
+        await post(false);
+        return seen;
+      } finally {
+        server.close();
+      }
+    };
+    const expected = await seenBy(express as unknown as typeof webapp);
+    assert.deepEqual(expected, ['checkContinue false undefined', 'request false undefined']);
+    assert.deepEqual(await seenBy(webapp), expected);
+  });
+
   it('webapp/v3 apps are served the same way', async () => {
     const app = webapp3();
     const seen: boolean[] = [];
