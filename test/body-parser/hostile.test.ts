@@ -76,9 +76,13 @@ interface Sent {
 /**
  * A server around one parser that answers with the outcome and remembers it, by the
  * client's port: a request that leaves a pipelined one behind cannot shift another's.
+ * Only a connection's first request is remembered, and only until it is read: over a
+ * run's thousands of connections the system gives a client port again, and a later
+ * connection from it must not be answered with an earlier one's outcome.
  */
 class Subject {
   private outcomes = new Map<number, Record<string, unknown>>();
+  private remembered = new WeakSet<object>();
   private waiting = new Map<number, () => void>();
   private bodyWatch: { bytes: number; reached: () => void } | undefined;
   private server: http.Server;
@@ -89,7 +93,10 @@ class Subject {
       const client = req.socket.remotePort as number;
       parser(req, res, (err?: unknown) => {
         const result = outcome(req, err);
-        if (!this.outcomes.has(client)) this.outcomes.set(client, result);
+        if (!this.remembered.has(req.socket)) {
+          this.remembered.add(req.socket);
+          this.outcomes.set(client, result);
+        }
         this.waiting.get(client)?.();
         res.statusCode = err ? ((err as { status?: number }).status ?? 500) : 200;
         res.setHeader('Content-Type', 'application/json');
@@ -120,7 +127,9 @@ class Subject {
   async outcomeOf(client: number): Promise<Record<string, unknown>> {
     if (!this.outcomes.has(client)) await new Promise<void>((resolve) => this.waiting.set(client, resolve));
     this.waiting.delete(client);
-    return this.outcomes.get(client)!;
+    const result = this.outcomes.get(client)!;
+    this.outcomes.delete(client);
+    return result;
   }
 
   /** Resolves once the next request's body has delivered `bytes` bytes to the server. */
