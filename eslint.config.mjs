@@ -56,6 +56,15 @@ export default tseslint.config(
         'error',
         { name: 'Buffer', message: "Import it: `import { Buffer } from 'node:buffer'`." },
       ],
+      // A default import of a Node module is emitted as it is into the published .d.ts
+      // files, which then fail to compile in projects without esModuleInterop.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration[source.value=/^node:/] > ImportDefaultSpecifier',
+          message: "Import names or a namespace: `import { x } from 'node:y'` or `import * as y from 'node:y'`.",
+        },
+      ],
     },
   },
   {

@@ -5,7 +5,7 @@
  * differently (settings, `use`, `handle`, the router it routes with).
  */
 import { EventEmitter } from 'node:events';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 // Loaded by the name `http` too, as Express loads it: instrumentation that wraps
 // `Module._load` and matches that name (pmx, PM2's HTTP probe) patches `http.Server`
 // when it sees it, and reported no request of an app on webapp.
@@ -250,9 +250,9 @@ export const applicationCore = {
    * responses that already have the app's prototypes, so no prototype has to be
    * swapped per request (the hot path Express pays for on every request).
    */
-  listen(this: CoreApp, ...args: unknown[]): http.Server {
+  listen(this: CoreApp, ...args: unknown[]): Server {
     const server = createAppServer(this);
-    return server.listen(...(args as Parameters<http.Server['listen']>));
+    return server.listen(...(args as Parameters<Server['listen']>));
   },
 };
 

@@ -4,7 +4,7 @@
  * function, as Express 4 does, so the app is both a handler and an object.
  */
 import type { EventEmitter } from 'node:events';
-import type http from 'node:http';
+import type * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import {

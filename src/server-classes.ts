@@ -14,7 +14,7 @@
  * over `app.request` / `app.response` (see layerOver); `app.request.isPrototypeOf(req)`
  * holds and every method and property resolves as in Express.
  */
-import http from 'node:http';
+import { IncomingMessage, Server, ServerResponse, createServer, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import { bornWithAppPrototype, layerOver } from './prototypes';
 import { kHeadCheck } from './response/body';
@@ -25,15 +25,12 @@ interface AppPrototypes {
 }
 
 export interface ServerClasses {
-  IncomingMessage: typeof http.IncomingMessage;
-  ServerResponse: typeof http.ServerResponse;
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse;
 }
 
 // Node passes the server's options as a second argument its typings omit.
-const NodeServerResponse = http.ServerResponse as unknown as new (
-  req: http.IncomingMessage,
-  options?: object,
-) => http.ServerResponse;
+const NodeServerResponse = ServerResponse as unknown as new (req: IncomingMessage, options?: object) => ServerResponse;
 
 /**
  * The fields the app gives every request, present from the start (undefined until
@@ -97,16 +94,16 @@ const DECLARED_REQUEST_FIELDS: ReadonlyArray<string | symbol> = [
  * or a `checkContinue` listener does, gets the per-request swap, as on Express.)
  */
 function asNodeRequest(req: unknown): void {
-  if (!(req instanceof http.IncomingMessage) || !bornWithAppPrototype(req)) return;
-  Object.setPrototypeOf(req, http.IncomingMessage.prototype);
-  unlinkResponse(req as http.IncomingMessage & { res?: unknown });
+  if (!(req instanceof IncomingMessage) || !bornWithAppPrototype(req)) return;
+  Object.setPrototypeOf(req, IncomingMessage.prototype);
+  unlinkResponse(req as IncomingMessage & { res?: unknown });
   removeDeclaredFields(req as unknown as Record<string | symbol, unknown>, DECLARED_REQUEST_FIELDS);
 }
 
 /** Undoes the link the app's response class gave its request: Node's request has no `res`. */
-function unlinkResponse(req: http.IncomingMessage & { res?: unknown }): void {
+function unlinkResponse(req: IncomingMessage & { res?: unknown }): void {
   const res = req.res;
-  if (res instanceof http.ServerResponse && res.req === req) req.res = undefined;
+  if (res instanceof ServerResponse && res.req === req) req.res = undefined;
 }
 
 /**
@@ -187,8 +184,8 @@ const DECLARED_RESPONSE_FIELDS: ReadonlyArray<string | symbol> = ['locals', kHea
 
 /** The response beside such a request, as Node's own: see asNodeRequest. */
 function asNodeResponse(res: unknown): void {
-  if (!(res instanceof http.ServerResponse) || !bornWithAppPrototype(res)) return;
-  Object.setPrototypeOf(res, http.ServerResponse.prototype);
+  if (!(res instanceof ServerResponse) || !bornWithAppPrototype(res)) return;
+  Object.setPrototypeOf(res, ServerResponse.prototype);
   // The head check's `false` is webapp's own, never a subscriber's: taken off first, so
   // that the walk below finds it gone.
   delete (res as unknown as Record<symbol, unknown>)[kHeadCheck];
@@ -196,14 +193,14 @@ function asNodeResponse(res: unknown): void {
 }
 
 export function serverClasses(app: AppPrototypes): ServerClasses {
-  const AppIncomingMessage = class extends http.IncomingMessage {
+  const AppIncomingMessage = class extends IncomingMessage {
     constructor(socket: Socket) {
       super(socket);
       declareRequestFields(this as unknown as Record<string | symbol, unknown>, requestFields);
     }
   };
   const AppServerResponse = class extends NodeServerResponse {
-    constructor(req: http.IncomingMessage, options?: object) {
+    constructor(req: IncomingMessage, options?: object) {
       super(req, options);
       declareResponseFields(this as unknown as Record<string | symbol, unknown>, responseFields);
       // Node links the response to its request (`res.req`), not the request to it; Express's
@@ -217,26 +214,26 @@ export function serverClasses(app: AppPrototypes): ServerClasses {
   const requestFields: DeclaredFields = {
     assignable: undefined,
     layer: AppIncomingMessage.prototype,
-    nodeProto: http.IncomingMessage.prototype,
+    nodeProto: IncomingMessage.prototype,
     names: DECLARED_REQUEST_FIELDS,
   };
   const responseFields: DeclaredFields = {
     assignable: undefined,
     layer: AppServerResponse.prototype,
-    nodeProto: http.ServerResponse.prototype,
+    nodeProto: ServerResponse.prototype,
     names: DECLARED_RESPONSE_FIELDS,
   };
   layerOver(AppIncomingMessage.prototype, app.request);
   layerOver(AppServerResponse.prototype, app.response);
   return {
     IncomingMessage: AppIncomingMessage,
-    ServerResponse: AppServerResponse as unknown as typeof http.ServerResponse,
+    ServerResponse: AppServerResponse as unknown as typeof ServerResponse,
   };
 }
 
 const kClassesChecked = Symbol('webapp.serverClassesChecked');
 
-interface NodeServer extends http.Server {
+interface NodeServer extends Server {
   [kClassesChecked]?: true;
   [slot: symbol]: unknown;
   /** EventEmitter's listeners by event: a function for one listener. */
@@ -320,8 +317,8 @@ function isOnlyListener(server: NodeServer, app: AppPrototypes): boolean {
  * again and runs twice per request, or puts back what it saved, dropping webapp's.
  */
 function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
-  const requestSlot = classSlot(server, 'IncomingMessage', http.IncomingMessage);
-  const responseSlot = classSlot(server, 'ServerResponse', http.ServerResponse);
+  const requestSlot = classSlot(server, 'IncomingMessage', IncomingMessage);
+  const responseSlot = classSlot(server, 'ServerResponse', ServerResponse);
   if (!requestSlot || !responseSlot || Object.prototype.hasOwnProperty.call(server, 'emit')) return false;
   const classes = serverClasses(app);
   const prototype = Object.getPrototypeOf(server) as { emit: Emit };
@@ -329,8 +326,8 @@ function tieClassesToListener(server: NodeServer, app: AppPrototypes): boolean {
   let tied = true;
   const untie = () => {
     tied = false;
-    if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = http.IncomingMessage;
-    if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = http.ServerResponse;
+    if (server[requestSlot] === classes.IncomingMessage) server[requestSlot] = IncomingMessage;
+    if (server[responseSlot] === classes.ServerResponse) server[responseSlot] = ServerResponse;
     if (server.emit === emit) delete (server as { emit?: unknown }).emit;
     delete server[kClassesChecked];
   };
@@ -383,8 +380,8 @@ function adoptIfOnlyListener(server: NodeServer, app: AppPrototypes): void {
  * patches `createServer` for its one-argument form (wrapping the request listener)
  * sees what it expects. Then taken for the app's classes at once.
  */
-export function createAppServer(app: AppPrototypes): http.Server {
-  const server = http.createServer(app as unknown as http.RequestListener);
+export function createAppServer(app: AppPrototypes): Server {
+  const server = createServer(app as unknown as RequestListener);
   adoptIfOnlyListener(server as NodeServer, app);
   return server;
 }
@@ -393,10 +390,10 @@ export function createAppServer(app: AppPrototypes): http.Server {
  * For `http.createServer(app)` (and https): the first request tells which server the
  * app is the request listener of, to be taken as `app.listen`'s is.
  */
-export function adoptServer(app: AppPrototypes, req: http.IncomingMessage): void {
+export function adoptServer(app: AppPrototypes, req: IncomingMessage): void {
   // Most requests come from a server that constructs with an app's class: one property
   // read tells, where reading the prototype is a call into V8's runtime.
-  if (bornWithAppPrototype(req) || Object.getPrototypeOf(req) !== http.IncomingMessage.prototype) return;
+  if (bornWithAppPrototype(req) || Object.getPrototypeOf(req) !== IncomingMessage.prototype) return;
   const server = (req.socket as (Socket & { server?: NodeServer }) | null)?.server;
   if (server) adoptIfOnlyListener(server, app);
 }

@@ -7,7 +7,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import zlib from 'node:zlib';
+import * as zlib from 'node:zlib';
 import { parseBytesUnrounded } from '../http/bytes';
 import { assertSendable } from '../http/outgoing-checks';
 import { vary } from '../http/vary';

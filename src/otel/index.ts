@@ -11,7 +11,7 @@
  * optional peer dependency of webapp).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import diagnosticsChannel from 'node:diagnostics_channel';
+import * as diagnosticsChannel from 'node:diagnostics_channel';
 import {
   context,
   createContextKey,

@@ -7,7 +7,7 @@
  * Only this module loads with webapp: the code that publishes the traces
  * (request.ts, layer.ts) loads when a request first finds a subscriber.
  */
-import diagnosticsChannel from 'node:diagnostics_channel';
+import * as diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Layer } from '../router/layer';
 

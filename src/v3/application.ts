@@ -4,7 +4,7 @@
  * the first route implicitly mounts it), `app.routes`, `app.configure` and the
  * callable `app.locals`.
  */
-import type http from 'node:http';
+import type * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
 import {

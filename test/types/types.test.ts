@@ -177,11 +177,14 @@ before(() => {
       ['@types', ...ecosystem],
     ),
     // Without esModuleInterop a default import of webapp is an error (as of
-    // express): its fixture imports with `import = require` and `import * as`.
+    // express): its fixture imports with `import = require` and `import * as`, and
+    // imports every subpath, whose declarations may not default-import Node's modules.
+    // (Set apart: module nodenext turns it on by default. TypeScript 7 has it on always,
+    // and refuses the option: that compiler leaves the project out.)
     'CommonJS project without esModuleInterop': project(
       'cjs-no-interop',
       'commonjs',
-      nodenext,
+      { ...nodenext, esModuleInterop: false },
       ['commonjs.ts'],
       ['@types/node'],
     ),
@@ -236,7 +239,10 @@ describe('published types', () => {
       const skip = cannotRun(compilerName, compiler);
       if (skip !== undefined) return t.skip(skip);
       // tsc exits with an error code: the differential projects have errors by design.
-      const { output } = await typeCheckProjects(compiler, Object.values(projects), scratch);
+      const checked = Object.entries(projects)
+        .filter(([name]) => compilerName !== 'TypeScript 7' || name !== 'CommonJS project without esModuleInterop')
+        .map(([, dir]) => dir);
+      const { output } = await typeCheckProjects(compiler, checked, scratch);
       const { diagnostics, other } = parseOutput(output);
       const elsewhere = diagnostics.filter((d) => !d.project.startsWith('diff-')).map((d) => d.text);
       assert.equal([...other, ...elsewhere].join('\n'), '', output);

@@ -5,7 +5,7 @@
  * Names are HTML-escaped wherever they appear and percent-encoded segment by
  * segment in links.
  */
-import fs from 'node:fs';
+import * as fs from 'node:fs';
 import { join, posix } from 'node:path';
 import { escapeHtml } from '../../http/escape-html';
 import { extensionClass, iconKindOf, iconStylesheet, type IconKind } from './icons';

@@ -22,7 +22,7 @@
  * text listings, which stat nothing, listed it).
  */
 import { Buffer } from 'node:buffer';
-import fs from 'node:fs';
+import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHttpError } from '../../http/errors';
 import { parseOriginalUrl, parseUrl } from '../../http/parse-url';

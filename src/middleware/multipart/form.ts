@@ -9,7 +9,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash, type Hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import fs from 'node:fs';
+import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable, Transform } from 'node:stream';

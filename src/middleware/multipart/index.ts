@@ -7,7 +7,7 @@
  * With `defer`, `next()` runs at once and `req.form` emits the parse events.
  */
 import { getHashes } from 'node:crypto';
-import os from 'node:os';
+import * as os from 'node:os';
 import { inCallerContext } from '../../http/async-context';
 import { parseBytes } from '../../http/bytes';
 import { deprecate } from '../../http/deprecate';

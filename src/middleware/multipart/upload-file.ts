@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { WriteStream } from 'node:fs';
-import path from 'node:path';
+import * as path from 'node:path';
 import type { PartInfo } from './busboy';
 
 export interface UploadedFile {
