@@ -290,6 +290,9 @@ function sendWhenUnchanged(
     res.removeHeader('Content-Length');
     res.statusCode = statusBefore;
     if (!err && now.isFile()) {
+      // The type the file's answer set is set again after the new ETag and Last-Modified,
+      // where a first answer has it (the same value: the path is the same).
+      if (!headersBefore.includes('content-type')) res.removeHeader('Content-Type');
       again(now);
       return;
     }
