@@ -4,8 +4,7 @@
  * function, as Express 4 does, so the app is both a handler and an object.
  */
 import type { EventEmitter } from 'node:events';
-import type * as http from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import {
   applicationCore,
@@ -80,7 +79,7 @@ export interface ApplicationMethods extends Omit<MethodMembers<RouteMethod>, 'ge
   all(this: Application, path: PathPattern, ...handlers: unknown[]): Application;
   del(this: Application, path: PathPattern, ...handlers: unknown[]): Application;
   render(this: Application, name: string, options?: object | RenderCallback, callback?: RenderCallback): void;
-  listen(this: Application, ...args: unknown[]): http.Server;
+  listen(this: Application, ...args: unknown[]): Server;
 }
 
 /** What Express 4 does its own way: settings, the lazily made router, mounting, `param`. */

@@ -4,8 +4,7 @@
  * the first route implicitly mounts it), `app.routes`, `app.configure` and the
  * callable `app.locals`.
  */
-import type * as http from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
 import {
   applicationCore,
@@ -88,7 +87,7 @@ export interface Application3Methods extends Omit<MethodMembers<RouteMethod3>, '
   all(this: Application3, path: unknown, ...handlers: unknown[]): Application3;
   del(this: Application3, path: unknown, ...handlers: unknown[]): Application3;
   render(this: Application3, name: string, options?: unknown, callback?: unknown): void;
-  listen(this: Application3, ...args: unknown[]): http.Server;
+  listen(this: Application3, ...args: unknown[]): Server;
 }
 
 /** What Express 3 and Connect 2 do their own way: settings, the middleware stack, `app.router`, `configure`. */
