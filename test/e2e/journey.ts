@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import type { Browser, CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 
 export const outputDir = join(__dirname, 'output');
 
@@ -101,13 +101,19 @@ export class Journey {
     const button = `${form} button[type=submit]`;
     if (options.doubleClick) {
       const sent: string[] = [];
+      let bothSent!: () => void;
+      const secondSent = new Promise<void>((resolve) => (bothSent = resolve));
       const onRequest = (request: HTTPRequest) => {
-        if (request.method() === 'POST') sent.push(pathOf(request.url()));
+        if (request.method() !== 'POST') return;
+        sent.push(pathOf(request.url()));
+        if (sent.length === 2) bothSent();
       };
       this.page.on('request', onRequest);
+      const network = await this.holdFormAnswersUntil(secondSent);
       await Promise.all([this.page.waitForNavigation(), this.page.click(button, { count: 2, delay: 30 })]);
       // The other sending's answer may still be on its way: the page is the last one shown.
       await this.page.waitForNetworkIdle({ idleTime: 500 });
+      await network.detach();
       this.page.off('request', onRequest);
       assert.equal(sent.length, 2, `the double click sent the form twice: ${sent.join(', ')}`);
       return this.record(step, null, options.screenshot);
@@ -117,6 +123,29 @@ export class Journey {
       this.page.$eval(button, (button) => (button as unknown as { click(): void }).click()),
     ]);
     return this.record(step, response, options.screenshot);
+  }
+
+  /**
+   * Holds the answers to forms sent (POST navigations) in the browser, after the server
+   * has handled them, until `released` settles or for 5 seconds. A double click's second
+   * click then lands on the page it was aimed at, as on any network slower than
+   * loopback: on a loaded machine, the first answer could be shown before the second
+   * click, which then never sent the form again.
+   */
+  private async holdFormAnswersUntil(released: Promise<void>): Promise<CDPSession> {
+    const network = await this.page.createCDPSession();
+    const pass = (requestId: string) =>
+      // An answer whose navigation the second sending cancelled has no request left.
+      network.send('Fetch.continueRequest', { requestId }).catch(() => {});
+    network.on('Fetch.requestPaused', ({ requestId, request }) => {
+      if (request.method !== 'POST') return void pass(requestId);
+      const timeout = new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+      void Promise.race([released, timeout]).then(() => pass(requestId));
+    });
+    await network.send('Fetch.enable', {
+      patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }],
+    });
+    return network;
   }
 
   /** Presses Back and records the page shown: hops and status are empty when it comes from the back/forward cache. */
