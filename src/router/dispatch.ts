@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUrl } from '../http/parse-url';
 import { enterRouter, isTracingActive } from '../tracing/channels';
-import { Layer, invokeHandler, truthy, type Handler, type NextFunction } from './layer';
+import { Layer, handleRequest, truthy, type Handler, type NextFunction } from './layer';
 import { LayerCursor } from './layer-cursor';
 import { notePassedError, notePlainNext } from './passed-errors';
 import { layersOf } from './stack-edits';
@@ -341,7 +341,7 @@ export class Dispatch extends LayerCursor implements MountState {
     layer.path = '';
     this.plainRunUrl = this.req.url;
     this.req.params = truthy(this.router.mergeParams) ? mergeParams(params, this.parentParams) : params;
-    invokeHandler(fn, this.req, this.res, this.next);
+    handleRequest.call(layer, fn, this.req, this.res, this.next);
     this.sync = 0;
   }
 

@@ -515,27 +515,59 @@ describe('ecosystem middleware on webapp (differential against express@4)', () =
     }
   });
 
-  it("express-rate-limit's check that a limiter is made at start, not in a route handler", () => {
-    // It looks for Express's stack frame `Layer.handle [as handle_request]` within the
-    // default ten. Run on the built package in plain Node: under this suite's TypeScript
-    // loader, source maps rename the frames.
+  it("express-rate-limit's check that a limiter is made at start, not in a handler", () => {
+    // It looks for Express 4's stack frame `Layer.handle [as handle_request]` (or Express
+    // 5's `Layer.handleRequest`) within the default ten. Run on the built package in plain
+    // Node: under this suite's TypeScript loader, source maps rename the frames. Each app
+    // makes a limiter while answering: in a route handler, in a middleware at `/` (of the
+    // app, of a Router, after another middleware, as the first layer), mounted at a path,
+    // and in an error handler (a frame Express names `handle_error`, which the check does
+    // not look for).
     const root = join(__dirname, '..', '..');
     const child = (entry: string) => `
       const fw = require(${JSON.stringify(entry)});
       const { rateLimit } = require(${JSON.stringify(require.resolve('express-rate-limit'))});
       const logged = [];
       console.error = (...args) => logged.push(args.map(String).join(' '));
-      const app = fw();
-      app.get('/late', (req, res) => { rateLimit({ limit: 5 }); res.send('made'); });
-      const server = app.listen(0, '127.0.0.1', async () => {
-        await (await fetch('http://127.0.0.1:' + server.address().port + '/late')).text();
-        server.close();
-        process.stdout.write(String(logged.some((line) => line.includes('ERR_ERL_CREATED_IN_REQUEST_HANDLER'))));
-      });`;
+      const late = (req, res) => { rateLimit({ limit: 5 }); res.send('made'); };
+      const apps = {
+        route: (app) => app.get('/', late),
+        middleware: (app) => app.use(late),
+        router: (app) => app.use(fw.Router().use(late)),
+        afterAnother: (app) => app.use((req, res, next) => next()).use(late),
+        first: (app) => { app.use(late); app._router.stack.unshift(app._router.stack.pop()); },
+        mounted: (app) => app.use('/', fw.Router()).use('/t', late),
+        errorHandler: (app) =>
+          app.use((req, res, next) => next(new Error('x'))).use((err, req, res, next) => late(req, res)),
+      };
+      const warned = {};
+      (async () => {
+        for (const [name, define] of Object.entries(apps)) {
+          const app = fw();
+          define(app);
+          const server = app.listen(0, '127.0.0.1');
+          await new Promise((resolve) => server.once('listening', resolve));
+          logged.length = 0;
+          const path = name === 'mounted' ? '/t' : '/';
+          await (await fetch('http://127.0.0.1:' + server.address().port + path)).text();
+          server.close();
+          warned[name] = logged.some((line) => line.includes('ERR_ERL_CREATED_IN_REQUEST_HANDLER'));
+        }
+        process.stdout.write(JSON.stringify(warned));
+      })();`;
     const warned = (entry: string) =>
-      spawnSync(process.execPath, ['-e', child(entry)], { encoding: 'utf8', timeout: 20_000 }).stdout;
-    assert.equal(warned(require.resolve('express')), 'true');
-    assert.equal(warned(join(root, 'dist', 'cjs', 'index.js')), 'true');
+      JSON.parse(spawnSync(process.execPath, ['-e', child(entry)], { encoding: 'utf8', timeout: 20_000 }).stdout);
+    const expected = {
+      route: true,
+      middleware: true,
+      router: true,
+      afterAnother: true,
+      first: true,
+      mounted: true,
+      errorHandler: false,
+    };
+    assert.deepEqual(warned(require.resolve('express')), expected);
+    assert.deepEqual(warned(join(root, 'dist', 'cjs', 'index.js')), expected);
   });
 
   it('express-ws: routers get .ws through applyTo(webapp.Router)', async () => {
