@@ -58,8 +58,18 @@ describe('showcase sessions in Redis', { skip }, () => {
     const client = createClient({ url: redis.url });
     await client.connect();
     const keys = await client.keys('showcase:sess:*');
-    assert.equal(keys.length, 1);
-    assert.match((await client.get(keys[0]))!, /"passport":\{"user":1\}/);
+    const stored = await Promise.all(
+      keys.map(async (key) => ({ data: (await client.get(key))!, ttl: await client.ttl(key) })),
+    );
+    const signedIn = stored.filter(({ data }) => data.includes('"passport":{"user":1}'));
+    assert.equal(signedIn.length, 1);
+    assert.ok(signedIn[0].ttl > 6 * 24 * 3600, 'kept for the cookie’s seven days');
+    // And the session the sign-up form came with, signed out, holding only its form
+    // secret for a minute (lib/auth.js, logInKeepingForms).
+    const former = stored.filter((session) => !signedIn.includes(session));
+    assert.equal(former.length, 1);
+    assert.deepEqual(Object.keys(JSON.parse(former[0].data)).sort(), ['cookie', 'csrfSecret']);
+    assert.ok(former[0].ttl > 0 && former[0].ttl <= 60, `former session's TTL: ${former[0].ttl}`);
     await client.quit();
 
     example.stop();

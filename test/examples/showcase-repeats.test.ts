@@ -119,6 +119,25 @@ describe('showcase: a sign-up form sent twice', () => {
     assert.deepEqual(flashes(notes.text), ['Welcome, double! Your account is ready.']);
   });
 
+  it('sent again with the first sending’s cookie after it signed in: signed in and welcomed', async () => {
+    // A double click on a real network: the second request leaves before the first one's
+    // answer (and the new session's cookie) is back, and reaches the server after the
+    // first signed in, which replaced the session its form's token belongs to.
+    const first = new Visitor(base);
+    const fields = await signupFields(first, 'late_double');
+    const second = first.copy();
+    const holder = first.copy();
+    assert.equal((await post(first, '/signup', fields)).location, '/notes');
+    const answer = await post(second, '/signup', fields);
+    assert.equal(answer.status, 302, answer.text);
+    assert.equal(answer.location, '/notes');
+    const notes = await second.get('/notes');
+    assert.match(notes.text, /Signed in as <strong>late_double<\/strong>/);
+    assert.deepEqual(flashes(notes.text), ['Welcome, late_double! Your account is ready.']);
+    // The session both came with is signed out: its cookie alone opens nothing.
+    assert.equal((await holder.get('/notes')).location, '/login');
+  });
+
   it('is still "taken" for another form, and for the same form with another password', async () => {
     const first = new Visitor(base);
     const fields = await signupFields(first, 'only_once', 'first password');
@@ -156,6 +175,21 @@ describe('showcase: forms sent once signed in, or long after', () => {
     assert.equal(again.location, '/notes');
     const signup = await post(browser, '/signup', { username: 'x', password: 'y', confirm: 'y' });
     assert.equal(signup.location, '/notes');
+  });
+
+  it('a login form sent again with the first sending’s cookie after it signed in: signed in', async () => {
+    const browser = new Visitor(base);
+    await browser.signUp('late_login');
+    await browser.submit('/logout', '/logout', {});
+    const login = { ...(await browser.hiddenFields('/login')), username: 'late_login', password: 'correct horse' };
+    const second = browser.copy();
+    assert.equal((await post(browser, '/login', login)).location, '/notes');
+    const again = await post(second, '/login', login);
+    assert.equal(again.status, 302, again.text);
+    assert.equal(again.location, '/notes');
+    const notes = await second.get('/notes');
+    assert.match(notes.text, /Signed in as <strong>late_login<\/strong>/);
+    assert.deepEqual(flashes(notes.text), ['Welcome back, late_login.']);
   });
 
   it('shows an expired login or sign-up form again, fresh, with a message: still a 403, nothing done', async () => {

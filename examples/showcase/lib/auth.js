@@ -4,6 +4,10 @@
 const { Passport } = require('passport');
 const { Strategy: LocalStrategy } = require('passport-local');
 const { verifyPassword } = require('./passwords');
+const { secretKey } = require('./csrf');
+
+/** How long the session a login replaced keeps its forms' secret (see logInKeepingForms). */
+const formerSessionKeptMs = 60 * 1000;
 
 // Compared against when the username is unknown, so a wrong name costs as long as a wrong
 // password and response times do not reveal which accounts exist.
@@ -49,4 +53,29 @@ function guestOnly(req, res, next) {
   next();
 }
 
-module.exports = { authentication, requireLogin, guestOnly };
+/**
+ * `req.logIn`, which starts a new session (no fixation), then puts the session the form
+ * came with back in the store for a minute, holding nothing but its CSRF secret.
+ *
+ * A double click's second request leaves the browser before the first one's answer (and
+ * the new session's cookie) comes back, so it brings the former session's cookie and the
+ * same form. When it reaches the server after the first one signed in, that session
+ * would be gone and the form's token void: "This form had expired" over a sign-up or
+ * login that worked. With the secret kept, the token checks, the route finds the account
+ * the first request made (or checks the password again) and signs this request in too.
+ *
+ * The former session is signed out: whoever holds its cookie (a session id an attacker
+ * fixed) has what any visitor who loaded a form has, and only for that minute.
+ */
+function logInKeepingForms(req, user, callback) {
+  const formerId = req.sessionID;
+  const secret = req.session[secretKey];
+  req.logIn(user, (err) => {
+    if (err || secret === undefined) return callback(err);
+    const cookie = { ...req.session.cookie.toJSON(), originalMaxAge: formerSessionKeptMs };
+    cookie.expires = new Date(Date.now() + formerSessionKeptMs);
+    req.sessionStore.set(formerId, { cookie, [secretKey]: secret }, (storeErr) => callback(storeErr));
+  });
+}
+
+module.exports = { authentication, requireLogin, guestOnly, logInKeepingForms };

@@ -38,11 +38,14 @@ function csrfProtection() {
 
   function check(req, res, next) {
     // csurf's (and csrf()'s) name for the secret in the session.
-    if (req.session && req.session.csrfSecret !== undefined) return verify(req, res, next);
+    if (req.session && req.session[secretKey] !== undefined) return verify(req, res, next);
     next(Object.assign(new Error('invalid csrf token'), { status: 403, code: 'EBADCSRFTOKEN' }));
   }
 
   return { tokens, check };
 }
 
-module.exports = { csrfProtection };
+/** Where csrf() keeps a session's secret: csurf's name for it. */
+const secretKey = 'csrfSecret';
+
+module.exports = { csrfProtection, secretKey };

@@ -5,7 +5,7 @@ const { body, validationResult, matchedData } = require('express-validator');
 const { rateLimit, ipKeyGenerator } = require('express-rate-limit');
 const { hashPassword, verifyPassword } = require('../lib/passwords');
 const { handleRejections } = require('../lib/handle-rejections');
-const { guestOnly } = require('../lib/auth');
+const { guestOnly, logInKeepingForms } = require('../lib/auth');
 const { hasSessionCookie } = require('../lib/sessions');
 const { newSubmission, submissionOf } = require('../lib/submissions');
 
@@ -180,7 +180,7 @@ function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }
       const user = await signUpOnce(store, { username: name, password, submission });
       // Taken between the check above and now by another form: the answer the check gives.
       if (!user) return res.status(422).page('account/signup', signupPage(values, { username: { msg: taken } }));
-      req.logIn(user, (err) => {
+      logInKeepingForms(req, user, (err) => {
         if (err) return next(err);
         req.flash('success', `Welcome, ${user.username}! Your account is ready.`);
         res.redirect('/notes');
@@ -202,7 +202,7 @@ function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }
         return res.redirect('/login');
       }
       // logIn starts a new session (no fixation), so the flash is added after it.
-      req.logIn(user, (loginError) => {
+      logInKeepingForms(req, user, (loginError) => {
         if (loginError) return next(loginError);
         req.flash('success', `Welcome back, ${user.username}.`);
         res.redirect('/notes');
