@@ -21,9 +21,19 @@ interface TemplateModule {
   __express?: Engine;
 }
 
+/**
+ * The running process's own `require` inside a webpack bundle (also ncc's, which is
+ * webpack), where webpack turns a `require` of a name known only at run time into a
+ * lookup among the modules it bundled, which finds no engine.
+ */
+declare const __non_webpack_require__: NodeJS.Require | undefined;
+
 /** What an engine module offers `app.render`: its `__webapp` export, else `__express` (ejs, pug, hbs). */
 export function engineOf(moduleName: string): Engine | undefined {
-  const loaded = require(moduleName) as TemplateModule | null | undefined;
+  // Written as one expression: webpack replaces the `typeof` and drops the other branch.
+  const loaded = (
+    typeof __non_webpack_require__ === 'function' ? __non_webpack_require__(moduleName) : require(moduleName)
+  ) as TemplateModule | null | undefined;
   // A module exporting null or undefined fails on `__express`, in Express's words.
   return loaded?.__webapp ?? loaded!.__express;
 }

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -174,6 +174,65 @@ describe('an app bundled by webpack', () => {
       assert.equal(await (await fetch(`${base}/legacy/`)).text(), 'v3');
     } finally {
       server.stop();
+    }
+  });
+});
+
+/** An app whose view engine is named by its setting only, loaded at the first render. */
+const VIEWS_APP = `
+const webapp = require('webapp');
+const app = webapp();
+app.set('views', __dirname);
+app.set('view engine', 'ejs');
+app.get('/', (req, res) => res.render('page', { name: 'ada' }));
+app.get('/pug', (req, res) => res.render('page.pug', { name: 'ada' }));
+const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+process.on('SIGTERM', () => server.close());
+`;
+
+describe('an app bundled by webpack, its view engines installed beside the bundle', () => {
+  it('loads an engine named by extension from node_modules at the first render (express@4 cannot)', async () => {
+    // webpack (and ncc, which is webpack) turns a `require` of a name known at run time
+    // into a lookup among the bundled modules, which fails: with Express, always; webapp
+    // asks the process's own require there. The folder has the engines, nothing else.
+    const folder = mkdtempSync(join(tmpdir(), 'webapp-webpacked-views-'));
+    try {
+      const entry = join(project, 'views-app.js');
+      writeFileSync(entry, VIEWS_APP);
+      const compiler = webpack({
+        mode: 'production',
+        target: 'node',
+        context: project,
+        entry,
+        node: { __dirname: false },
+        output: { path: folder, filename: 'views.js' },
+        infrastructureLogging: { level: 'error' },
+      });
+      await new Promise<void>((resolve, reject) =>
+        compiler.run((error, stats) => {
+          compiler.close(() => {});
+          if (error || !stats || stats.hasErrors()) reject(error ?? new Error(stats?.toString('errors-only')));
+          else resolve();
+        }),
+      );
+      writeFileSync(join(folder, 'page.ejs'), '<p>Hello <%= name %></p>');
+      writeFileSync(join(folder, 'page.pug'), 'p Hello #{name}');
+      mkdirSync(join(folder, 'node_modules'));
+      for (const engine of ['ejs', 'pug']) {
+        symlinkSync(join(__dirname, '..', '..', 'node_modules', engine), join(folder, 'node_modules', engine), 'dir');
+      }
+      const server = await startDeployed<{ port: number }>(join(folder, 'views.js'), folder);
+      try {
+        const base = `http://127.0.0.1:${server.printed.port}`;
+        for (const path of ['/', '/pug']) {
+          const page = await fetch(base + path);
+          assert.deepEqual([page.status, await page.text()], [200, '<p>Hello ada</p>'], path);
+        }
+      } finally {
+        server.stop();
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });
