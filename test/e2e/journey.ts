@@ -28,6 +28,26 @@ const pathOf = (url: string) => {
   return pathname + search;
 };
 
+/** A promise with its resolve function. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/** `promise`, or a failure with `message` after `seconds`. */
+async function withinSeconds(seconds: number, promise: Promise<void>, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new assert.AssertionError({ message })), seconds * 1000);
+  });
+  try {
+    await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class Journey {
   readonly steps: Step[] = [];
   private page!: Page;
@@ -99,25 +119,7 @@ export class Journey {
       await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file);
     }
     const button = `${form} button[type=submit]`;
-    if (options.doubleClick) {
-      const sent: string[] = [];
-      let bothSent!: () => void;
-      const secondSent = new Promise<void>((resolve) => (bothSent = resolve));
-      const onRequest = (request: HTTPRequest) => {
-        if (request.method() !== 'POST') return;
-        sent.push(pathOf(request.url()));
-        if (sent.length === 2) bothSent();
-      };
-      this.page.on('request', onRequest);
-      const network = await this.holdFormAnswersUntil(secondSent);
-      await Promise.all([this.page.waitForNavigation(), this.page.click(button, { count: 2, delay: 30 })]);
-      // The other sending's answer may still be on its way: the page is the last one shown.
-      await this.page.waitForNetworkIdle({ idleTime: 500 });
-      await network.detach();
-      this.page.off('request', onRequest);
-      assert.equal(sent.length, 2, `the double click sent the form twice: ${sent.join(', ')}`);
-      return this.record(step, null, options.screenshot);
-    }
+    if (options.doubleClick) return this.submitTwice(step, button, options.screenshot);
     const [response] = await Promise.all([
       this.page.waitForNavigation(),
       this.page.$eval(button, (button) => (button as unknown as { click(): void }).click()),
@@ -126,11 +128,50 @@ export class Journey {
   }
 
   /**
+   * Clicks `button` twice, the second time once the browser has sent the form, and
+   * records the page shown when both sendings are answered. Clicked at once, a loaded
+   * browser could take both clicks before sending anything and send the form once (the
+   * second submission replaces a first not yet started); and with the first answer in
+   * before the second click, the second lands on the next page. So the first answer is
+   * held until the second sending (see holdFormAnswersUntil), as a network slower than
+   * loopback holds it.
+   */
+  private async submitTwice(step: string, button: string, screenshot?: boolean): Promise<Step> {
+    const sent: string[] = [];
+    const sending = [deferred(), deferred()];
+    const onRequest = (request: HTTPRequest) => {
+      if (request.method() !== 'POST') return;
+      sent.push(pathOf(request.url()));
+      sending[sent.length - 1]?.resolve();
+    };
+    // Where to click, found once: while the first sending is on its way, the page answers
+    // no query (puppeteer's `click(selector)` waited for it), but the mouse still clicks.
+    const target = await this.page.$(button);
+    assert.ok(target, `no button ${button} on the page`);
+    await target.scrollIntoView();
+    const box = await target.boundingBox();
+    assert.ok(box, `${button} is not shown`);
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    this.page.on('request', onRequest);
+    const network = await this.holdFormAnswersUntil(sending[1].promise);
+    try {
+      await this.page.mouse.click(x, y);
+      await withinSeconds(10, sending[0].promise, 'the first click sent no form');
+      await Promise.all([this.page.waitForNavigation(), this.page.mouse.click(x, y)]);
+      // The other sending's answer may still be on its way: the page is the last one shown.
+      await this.page.waitForNetworkIdle({ idleTime: 500 });
+    } finally {
+      await network.detach();
+      this.page.off('request', onRequest);
+    }
+    assert.equal(sent.length, 2, `the double click sent the form twice: ${sent.join(', ')}`);
+    return this.record(step, null, screenshot);
+  }
+
+  /**
    * Holds the answers to forms sent (POST navigations) in the browser, after the server
-   * has handled them, until `released` settles or for 5 seconds. A double click's second
-   * click then lands on the page it was aimed at, as on any network slower than
-   * loopback: on a loaded machine, the first answer could be shown before the second
-   * click, which then never sent the form again.
+   * has handled them, until `released` settles or for 10 seconds (then the double
+   * click's check fails: the second click found the next page).
    */
   private async holdFormAnswersUntil(released: Promise<void>): Promise<CDPSession> {
     const network = await this.page.createCDPSession();
@@ -139,7 +180,7 @@ export class Journey {
       network.send('Fetch.continueRequest', { requestId }).catch(() => {});
     network.on('Fetch.requestPaused', ({ requestId, request }) => {
       if (request.method !== 'POST') return void pass(requestId);
-      const timeout = new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+      const timeout = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
       void Promise.race([released, timeout]).then(() => pass(requestId));
     });
     await network.send('Fetch.enable', {
