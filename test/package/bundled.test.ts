@@ -138,30 +138,37 @@ const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ por
 process.on('SIGTERM', () => server.close());
 `;
 
-/** Bundles NAMESPACE_APP with webpack for Node, to a folder with no node_modules above it. */
-function bundleWithWebpack(): Promise<string> {
-  const entry = join(project, 'namespace-app.js');
-  writeFileSync(entry, NAMESPACE_APP);
+/**
+ * Bundles `source` with webpack for Node into `folder`/`name`; `__dirname` in the app is
+ * the bundle's folder, where it runs.
+ */
+function bundleWithWebpack(source: string, folder: string, name: string): Promise<string> {
+  const entry = join(project, name);
+  writeFileSync(entry, source);
   const compiler = webpack({
     mode: 'none',
     target: 'node',
     context: project,
     entry,
-    output: { path: deployed, filename: 'webpacked.js' },
+    node: { __dirname: false },
+    output: { path: folder, filename: name },
     infrastructureLogging: { level: 'error' },
   });
   return new Promise((resolve, reject) => {
     compiler.run((error, stats) => {
       compiler.close(() => {});
       if (error || !stats || stats.hasErrors()) reject(error ?? new Error(stats?.toString('errors-only')));
-      else resolve(join(deployed, 'webpacked.js'));
+      else resolve(join(folder, name));
     });
   });
 }
 
 describe('an app bundled by webpack', () => {
   it('calls the namespace of webapp, webapp/body-parser and webapp/v3, as of express', async () => {
-    const server = await startDeployed<{ port: number }>(await bundleWithWebpack(), deployed);
+    const server = await startDeployed<{ port: number }>(
+      await bundleWithWebpack(NAMESPACE_APP, deployed, 'webpacked.js'),
+      deployed,
+    );
     try {
       const base = `http://127.0.0.1:${server.printed.port}`;
       const echoed = await fetch(`${base}/echo`, {
@@ -197,31 +204,14 @@ describe('an app bundled by webpack, its view engines installed beside the bundl
     // asks the process's own require there. The folder has the engines, nothing else.
     const folder = mkdtempSync(join(tmpdir(), 'webapp-webpacked-views-'));
     try {
-      const entry = join(project, 'views-app.js');
-      writeFileSync(entry, VIEWS_APP);
-      const compiler = webpack({
-        mode: 'production',
-        target: 'node',
-        context: project,
-        entry,
-        node: { __dirname: false },
-        output: { path: folder, filename: 'views.js' },
-        infrastructureLogging: { level: 'error' },
-      });
-      await new Promise<void>((resolve, reject) =>
-        compiler.run((error, stats) => {
-          compiler.close(() => {});
-          if (error || !stats || stats.hasErrors()) reject(error ?? new Error(stats?.toString('errors-only')));
-          else resolve();
-        }),
-      );
+      const bundled = await bundleWithWebpack(VIEWS_APP, folder, 'views.js');
       writeFileSync(join(folder, 'page.ejs'), '<p>Hello <%= name %></p>');
       writeFileSync(join(folder, 'page.pug'), 'p Hello #{name}');
       mkdirSync(join(folder, 'node_modules'));
       for (const engine of ['ejs', 'pug']) {
         symlinkSync(join(__dirname, '..', '..', 'node_modules', engine), join(folder, 'node_modules', engine), 'dir');
       }
-      const server = await startDeployed<{ port: number }>(join(folder, 'views.js'), folder);
+      const server = await startDeployed<{ port: number }>(bundled, folder);
       try {
         const base = `http://127.0.0.1:${server.printed.port}`;
         for (const path of ['/', '/pug']) {
