@@ -30,7 +30,8 @@ declare const __non_webpack_require__: NodeJS.Require | undefined;
 
 /** What an engine module offers `app.render`: its `__webapp` export, else `__express` (ejs, pug, hbs). */
 export function engineOf(moduleName: string): Engine | undefined {
-  // Written as one expression: webpack replaces the `typeof` and drops the other branch.
+  // webpack writes `__non_webpack_require__` as the bundle's own `require` (and warns of
+  // the other branch, as of Express's `require`); anywhere else it is not defined.
   const loaded = (
     typeof __non_webpack_require__ === 'function' ? __non_webpack_require__(moduleName) : require(moduleName)
   ) as TemplateModule | null | undefined;

@@ -74,7 +74,8 @@ function logInKeepingForms(req, user, callback) {
     if (err || secret === undefined) return callback(err);
     const cookie = { ...req.session.cookie.toJSON(), originalMaxAge: formerSessionKeptMs };
     cookie.expires = new Date(Date.now() + formerSessionKeptMs);
-    req.sessionStore.set(formerId, { cookie, [secretKey]: secret }, (storeErr) => callback(storeErr));
+    // Signed in already: a store that fails here costs a second click its convenience only.
+    req.sessionStore.set(formerId, { cookie, [secretKey]: secret }, () => callback());
   });
 }
 
