@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { cutResponse } from './cut-response';
+import { defer } from './defer';
 import { encodeUrl } from './encode-url';
 import { escapeHtml } from './escape-html';
 import { isHttp2Request } from './http2-request';
@@ -57,7 +58,7 @@ export function finalHandler(
     message = 'Cannot ' + req.method + ' ' + encodeUrl(resourceName(req));
   }
 
-  if (err && onerror) setImmediate(onerror, err, req, res);
+  if (err && onerror) defer(onerror, err, req, res);
 
   if (res.headersSent) {
     // Half a response cannot be turned into an error page: the client must see it cut short.
@@ -185,7 +186,7 @@ function writeErrorPage(
     // a response that cannot be written is closed instead, and the error goes where
     // the app's errors go (its log outside the test env), not silently away.
     res.destroy(err as Error);
-    if (onerror) setImmediate(onerror, err, req, res);
+    if (onerror) defer(onerror, err, req, res);
   }
 }
 

@@ -7,6 +7,7 @@
 import { OutgoingMessage, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { inCallerContext } from './async-context';
+import { defer } from './defer';
 
 export type FinishedListener<T> = (err: Error | null | undefined, msg: T) => void;
 
@@ -66,7 +67,7 @@ function connectionGone(message: object, socket: Socket | null | undefined): boo
  */
 export function onFinished<T extends IncomingMessage | OutgoingMessage>(msg: T, listener: FinishedListener<T>): T {
   if (isFinished(msg) !== false) {
-    setImmediate(listener, null, msg);
+    defer(listener, null, msg);
     return msg;
   }
   const carrier = msg as T & { [kWaiting]?: Waiting };
@@ -138,7 +139,7 @@ function watch(msg: Message, waiting: Waiting, carrier: { [kWaiting]?: Waiting }
   const connection = (msg as OutgoingMessage & { req?: IncomingMessage }).req?.socket as Socket | null | undefined;
   // A test double's request may carry a socket that is no emitter (node-mocks-http's `{}`).
   if (connection && typeof connection.on === 'function') {
-    if (connection.destroyed) setImmediate(finish);
+    if (connection.destroyed) defer(finish);
     else (queuedOn = QueuedResponses.on(connection)).add(finish);
   }
 }

@@ -10,6 +10,7 @@
  * possible alive across scavenges.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defer } from '../http/defer';
 import { parseUrl } from '../http/parse-url';
 import { enterRouter, isTracingActive } from '../tracing/channels';
 import { Layer, handleRequest, truthy, type Handler, type NextFunction } from './layer';
@@ -109,7 +110,7 @@ export class Dispatch extends LayerCursor implements MountState {
   /** Enters the router: the first layer runs (on a fresh stack when routers nest deep: see nestedRouters). */
   start(): void {
     if (nestedRouters >= MAX_NESTED_ROUTERS) {
-      setImmediate(startOnFreshStack, this);
+      defer(startOnFreshStack, this);
       return;
     }
     nestedRouters++;
@@ -155,7 +156,7 @@ export class Dispatch extends LayerCursor implements MountState {
   private leave(err: unknown): void {
     if (err === undefined) notePlainNext(this.req);
     if (nestedRouters >= MAX_NESTED_ROUTERS) {
-      setImmediate(leaveOnFreshStack, this, err);
+      defer(leaveOnFreshStack, this, err);
       return;
     }
     nestedRouters++;
@@ -166,7 +167,7 @@ export class Dispatch extends LayerCursor implements MountState {
   /** `leave` on the next turn, for a walk past the last layer (see `leave` for the note). */
   private leaveSoon(err: unknown): void {
     if (err === undefined) notePlainNext(this.req);
-    setImmediate(leaveRouter, this, err);
+    defer(leaveRouter, this, err);
   }
 
   /**
@@ -226,7 +227,7 @@ export class Dispatch extends LayerCursor implements MountState {
     if (this.removed.length !== 0 || this.slashAdded) restoreUrl(this);
 
     if (signal && layerError === 'router') {
-      setImmediate(leaveRouter, this, null);
+      defer(leaveRouter, this, null);
       return;
     }
     if (this.exhausted) {
@@ -236,7 +237,7 @@ export class Dispatch extends LayerCursor implements MountState {
     // Why: a long chain of synchronous middleware would otherwise grow the call
     // stack without bound; yielding every 100 layers keeps it flat.
     if (++this.sync > MAX_SYNC_DEPTH) {
-      setImmediate(this.next, err);
+      defer(this.next, err);
       return;
     }
     const req = this.req;

@@ -6,6 +6,7 @@
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import { callableTwin } from '../callable-class';
 import { defineClassMembers, enumerateClassMethods } from '../define-prototype';
+import { defer } from '../http/defer';
 import { Layer, truthy, type Handler, type NextFunction } from './layer';
 import { methodMembers, type MethodMembers } from './methods';
 import { notePassedError, notePlainNext } from './passed-errors';
@@ -166,7 +167,7 @@ function runHandlers(
       if (++sync > MAX_SYNC_DEPTH) {
         // The rest starts on a fresh stack (in Express the frames that return reset it).
         sync = 0;
-        setImmediate(next, err);
+        defer(next, err);
         return;
       }
       layer = stack[index++];
