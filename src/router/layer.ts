@@ -233,7 +233,7 @@ export class Layer {
       const tracing = layerTracing();
       return tracing.traceLayer(this, tracing.NO_ERROR, req, res, next);
     }
-    // invokeHandler's work written out: the handler's caller in a stack trace is this
+    // handleRequest's work written out: the handler's caller in a stack trace is this
     // frame, as in Express, one frame closer to what code inspects within the default
     // ten (express-rate-limit below).
     const fn = this.handle;
@@ -305,29 +305,21 @@ export function callHandler(fn: Handler, req: IncomingMessage, res: ServerRespon
     next();
     return;
   }
-  invokeHandler(fn, req, res, next);
-}
-
-/** Runs a request handler; a throw or a rejection goes to `next`. */
-export function invokeHandler(fn: Handler, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-  try {
-    forwardRejection(fn(req, res, next), next, req);
-  } catch (err) {
-    next(err);
-  }
+  handleRequest(fn, req, res, next);
 }
 
 /**
- * invokeHandler for the walk's run of middleware at `/` (Dispatch.runPlain), called
- * with the layer as `this`: in a stack trace taken by the handler, the frame under it
- * reads `Layer.handleRequest`, as under Express 5's router, where Express 4's walk
- * shows `Layer.handle [as handle_request]`. Code looks for either (express-rate-limit
- * warns of a limiter made per request when it finds one). Calling `handle_request`
- * itself would give Express 4's frame, but its call of the handler is shared by every
- * layer, so V8 inlines none there: 12% more instructions for 100 no-op middleware.
+ * Runs a request handler; a throw or a rejection goes to `next`. The walk's run of
+ * middleware at `/` (Dispatch.runPlain) calls it with the layer as `this`: in a stack
+ * trace taken by the handler, the frame under it then reads `Layer.handleRequest`, as
+ * under Express 5's router, where Express 4's walk shows `Layer.handle [as
+ * handle_request]`. Code looks for either (express-rate-limit warns of a limiter made
+ * per request when it finds one). Calling `handle_request` itself would give Express 4's
+ * frame, but its call of the handler is shared by every layer, so V8 inlines none there:
+ * 12% more instructions for 100 no-op middleware.
  */
 export function handleRequest(
-  this: Layer,
+  this: Layer | void,
   fn: Handler,
   req: IncomingMessage,
   res: ServerResponse,

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from 'node:http';
 import { parseUrl } from '../http/parse-url';
-import { callErrorHandler, invokeHandler, type Handler, type NextFunction } from '../router/layer';
+import { callErrorHandler, handleRequest as runHandler, type Handler, type NextFunction } from '../router/layer';
 import { finalHandler3 } from './final-handler';
 
 export interface StackEntry {
@@ -92,7 +92,7 @@ export function handleRequest(
       // Called only below an arity of 4, as Connect asks it: a value `use` took that is
       // no function and has no length (`app.use(/^\/x/, fn)`, 4.x style, which 3.x reads
       // as `use(regexp)`; an object) is passed over, not called on every request.
-      else if (layer.handle.length < 4) invokeHandler(layer.handle, req, res, next);
+      else if (layer.handle.length < 4) runHandler(layer.handle, req, res, next);
       else next();
     } catch (e) {
       next(e);
