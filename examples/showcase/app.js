@@ -17,6 +17,7 @@ const { attachments: attachmentFolder, displayName } = require('./lib/attachment
 const { accountRoutes } = require('./routes/account');
 const { notesRoutes } = require('./routes/notes');
 const { apiRoutes, apiErrors } = require('./routes/api');
+const { textFields } = require('./lib/text-fields');
 
 /** `res.page(view, locals)`: renders the view, then the layout around it. */
 function renderPage(view, locals) {
@@ -55,10 +56,28 @@ function errorPage(err) {
     };
   }
   const status = err.status >= 400 && err.status < 600 ? err.status : 500;
-  if (status === 404) return { status, title: 'Not found', message: err.message };
   if (status >= 500) return { status, title: 'Something went wrong', message: 'The error has been logged.' };
-  return { status, title: STATUS_CODES[status] || 'Bad request', message: err.message };
+  // An error its maker marked as not for the client (`expose: false`, as http-errors and
+  // res.sendFile's do) keeps its message to itself: a missing attachment's named the
+  // file's place on the server's disk.
+  const told = err.expose !== false;
+  if (status === 404) return { status, title: 'Not found', message: told ? err.message : 'There is nothing here.' };
+  const title = STATUS_CODES[status] || 'Bad request';
+  return { status, title, message: told ? err.message : `${title}.` };
 }
+
+/** The 404 of a path that no route answers. */
+function noPage(req) {
+  return Object.assign(new Error(`There is no page at ${req.path}.`), { status: 404 });
+}
+
+/**
+ * The headers a response that failed before its head went out may have left: a download
+ * refused for its Range header (416) had set the file's Content-Type, Content-Disposition,
+ * ETag and Last-Modified, and the error page went out as a download of the file's type.
+ * Content-Range stays: a 416 names the length of what was asked for.
+ */
+const representationHeaders = ['Content-Type', 'Content-Disposition', 'ETag', 'Last-Modified'];
 
 /**
  * Options: `dataDir` (required: the store and attachments live there), `sessionSecret`,
@@ -100,6 +119,10 @@ function createApp(framework, options) {
   app.use(compression());
   if (log) app.use(morgan(log));
   app.use('/assets', staticAssets.middleware);
+  // A request target that is not a path (`OPTIONS *`, `GET *`) names no page. Past this
+  // point it would find no session (express-session serves only paths under the cookie's
+  // `/`), and passport.session() throws without one: a 500 and a logged stack per request.
+  app.use((req, res, next) => (req.path.startsWith('/') ? next() : next(noPage(req))));
 
   app.use(session.middleware);
   app.use(passport.initialize());
@@ -127,15 +150,15 @@ function createApp(framework, options) {
   // the attachment), then the CSRF check, which reads the token from the body. Only the
   // routes do: a POST to a path that has no route is a 404, not a refused form.
   const forms = {
-    urlencoded: [framework.urlencoded({ extended: false, limit: '32kb' }), csrf.check],
-    multipart: [attachments.parseForm, csrf.check],
+    urlencoded: [framework.urlencoded({ extended: false, limit: '32kb' }), textFields, csrf.check],
+    multipart: [attachments.parseForm, textFields, csrf.check],
   };
 
   app.get('/', (req, res) => (req.user ? res.redirect('/notes') : res.page('home', { title: 'Welcome' })));
   app.use(accountRoutes(framework, { store, passport, forms }));
   app.use('/notes', requireLogin, notesRoutes(framework, { store, attachments, forms }));
 
-  app.use((req, res, next) => next(Object.assign(new Error(`There is no page at ${req.path}.`), { status: 404 })));
+  app.use((req, res, next) => next(noPage(req)));
 
   app.use((err, req, res, next) => {
     // Too late for an error page (a download failed half-way): let the framework end the response.
@@ -145,6 +168,7 @@ function createApp(framework, options) {
     if (page.status >= 500 && err.type !== 'session.unavailable') reportError(err);
     // The page needs a token for the logout form even when the CSRF check failed.
     if (req.csrfToken) res.locals.csrfToken = () => req.csrfToken();
+    for (const name of representationHeaders) res.removeHeader(name);
     res.status(page.status).page('error', page);
   });
 

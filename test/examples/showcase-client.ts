@@ -46,10 +46,14 @@ export class Visitor {
     return twin;
   }
 
+  /** The Cookie header of this visitor's next request (empty when it holds none). */
+  cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
   async request(path: string, init: RequestInit = {}): Promise<Page> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size > 0)
-      headers.set('Cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    if (this.cookies.size > 0) headers.set('Cookie', this.cookieHeader());
     const res = await fetch(this.base + path, { ...init, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');

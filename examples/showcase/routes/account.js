@@ -24,15 +24,20 @@ const username = () =>
 /** Whether `user`'s account was made by the sign-up form whose id is `submission`. */
 const sameForm = (user, submission) => Boolean(user && submission && user.submission === submission);
 
-function signupChecks(store) {
+/**
+ * Whether another form took the name. Asked by the route, not as a check: what a check
+ * throws, express-validator shows as the field's message, so a store that failed gave
+ * a 422 naming the database's error where the error page's 500 is due.
+ */
+async function takenByAnother(store, name, submission) {
+  // Taken by this form's own first sending is not taken: see signUpOnce.
+  const user = await store.users.findByUsername(name);
+  return Boolean(user) && !sameForm(user, submission);
+}
+
+function signupChecks() {
   return [
-    username()
-      .bail()
-      .custom(async (name, { req }) => {
-        // Taken by this form's own first sending is not taken: see signUpOnce.
-        const user = await store.users.findByUsername(name);
-        if (user && !sameForm(user, req.body.submission)) throw new Error(taken);
-      }),
+    username(),
     body('password')
       .isLength({ min: 8 })
       .withMessage('Use at least 8 characters.')
@@ -170,12 +175,15 @@ function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }
   router.post(
     '/signup',
     signupForm,
-    signupChecks(store),
+    signupChecks(),
     handleRejections(async (req, res, next) => {
       const submission = submissionOf(req);
-      const errors = validationResult(req);
+      const errors = validationResult(req).mapped();
+      // The name as the checks left it (trimmed), looked up once it is a valid one.
+      if (!errors.username && (await takenByAnother(store, req.body.username, submission)))
+        errors.username = { msg: taken };
       const values = { username: req.body.username, submission };
-      if (!errors.isEmpty()) return res.status(422).page('account/signup', signupPage(values, errors.mapped()));
+      if (Object.keys(errors).length > 0) return res.status(422).page('account/signup', signupPage(values, errors));
       const { username: name, password } = matchedData(req);
       const user = await signUpOnce(store, { username: name, password, submission });
       // Taken between the check above and now by another form: the answer the check gives.

@@ -2,6 +2,7 @@
 // A JSON API over the same notes, for the signed-in user (session cookie). It has its
 // own error format, `{ "error": { "status", "code", "message", "details"? } }`, for every
 // failure, its own 404 included: API clients never receive an HTML page.
+const { STATUS_CODES } = require('node:http');
 const { body, validationResult, matchedData } = require('express-validator');
 const { handleRejections } = require('../lib/handle-rejections');
 const { paginationChecks, pageWindow } = require('../lib/pagination');
@@ -75,14 +76,24 @@ function apiErrors(reportError) {
         : status === 500
           ? 'internal'
           : String(err.type || 'bad_request').replace(/\W/g, '_');
-    const message = status === 500 ? 'Something went wrong.' : err.message;
+    // An error marked as not for the client (`expose: false`, as http-errors makes them) keeps its message.
+    const message =
+      status === 500 ? 'Something went wrong.' : err.expose === false ? STATUS_CODES[status] : err.message;
     if (status === 500) reportError(err);
+    res.set('Cache-Control', 'no-store');
     res.status(status).json({ error: { status, code, message, ...(err.details ? { details: err.details } : {}) } });
   };
 }
 
 function apiRoutes(framework, { store, reportError }) {
   const api = framework.Router();
+
+  // A user's notes, for that user only: no cache keeps a copy (a shared one would give
+  // it to the next user; the browser's, to whoever uses the browser after a logout).
+  api.use((req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
 
   // Each route runs its own checks, so that a path or method no route has is a 404
   // whoever asks and whatever the body.
@@ -149,7 +160,10 @@ function apiRoutes(framework, { store, reportError }) {
     handleRejections(async (req, res) => {
       rejectInvalid(req);
       const { title, body: text } = matchedData(req);
-      res.json(noteResource(await store.notes.update(req.user.id, req.note.id, { title, body: text })));
+      const note = await store.notes.update(req.user.id, req.note.id, { title, body: text });
+      // Deleted by another request since loadNote read it.
+      if (!note) throw new ApiError(404, 'not_found', `No note ${req.note.id}.`);
+      res.json(noteResource(note));
     }),
   );
 

@@ -166,6 +166,11 @@ function notesRoutes(framework, { store, attachments, forms }) {
       const changes = { title, body: text };
       if (req.file) changes.attachment = await attachments.save(req.file);
       const note = await store.notes.update(req.user.id, req.note.id, changes);
+      if (!note) {
+        // Deleted (in another tab) while this form was on its way: its new file belongs to no note.
+        await attachments.remove(changes.attachment);
+        throw notFound('Note');
+      }
       // The replaced file goes only once the note points at the new one.
       if (req.file) await attachments.remove(req.note.attachment);
       req.flash('success', `Note "${note.title}" saved.`);
