@@ -190,7 +190,11 @@ function merge(target: unknown, source: unknown): unknown {
   return into;
 }
 
-/** Arrays directly under objects lose their holes; arrays inside arrays keep them, as in qs 4. */
+/**
+ * Arrays directly under objects lose their holes; arrays inside arrays keep them, as in
+ * qs 4. Only plain objects are entered: a value given to `nestQs4` may be an object of
+ * another kind (an uploaded file's write stream), whose insides are not the nesting's.
+ */
 function compact(object: Record<string, unknown>): void {
   for (const key of Object.keys(object)) {
     const value = object[key];
@@ -200,10 +204,17 @@ function compact(object: Record<string, unknown>): void {
         if (item !== undefined) kept.push(item);
       });
       object[key] = kept;
-    } else if (isObjectLike(value)) {
-      compact(value as Record<string, unknown>);
+    } else if (isPlainObject(value)) {
+      compact(value);
     }
   }
+}
+
+/** An object literal's kind, or one without a prototype: what the nesting makes. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!isObjectLike(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 export function parseQs4(
@@ -211,7 +222,16 @@ export function parseQs4(
   options: Qs4Options = QS4_DEFAULTS,
 ): Record<string, unknown> {
   if (input === '' || input === null || input === undefined) return {};
-  const grouped = groupValues(input, options.parameterLimit);
+  return nestQs4(groupValues(input, options.parameterLimit), options);
+}
+
+/**
+ * Steps 2 to 4 over values already grouped by whole key (a repeated key's values in an
+ * array), as qs 4's `parse` took an object: Connect 2.30's multipart grouped its fields
+ * and files by name and handed each object to it. The values may be anything (files);
+ * `options.parameterLimit` plays no part.
+ */
+export function nestQs4(grouped: Record<string, unknown>, options: Qs4Options = QS4_DEFAULTS): Record<string, unknown> {
   let result: Record<string, unknown> = {};
   for (const key of Object.keys(grouped)) {
     const segments = segmentsOf(key, options);

@@ -1047,9 +1047,16 @@ const FIELD_NAMES = [
   'deep[a][b][c]',
   'obj[k]',
   '',
+  // Names qs 4.0 nests by rules of its own (Connect's multipart handed its fields to it):
+  // unclosed and doubled brackets, a plain name meeting a bracketed one.
+  'a[b]',
+  'a]',
+  'd[e',
+  'a[[b]]',
+  'tags[0]',
 ];
 const FIELD_VALUES = ['', '1', 'héllo wörld', 'multi\r\nline', '--', 'a=b&c', ' spaced ', '☃'];
-const FILE_FIELDS = ['f', 'f', 'files[]', 'doc[a]', 'upload'];
+const FILE_FIELDS = ['f', 'f', 'files[]', 'doc[a]', 'upload', 'f[x]', 'doc]'];
 const FILE_NAMES = ['a.txt', 'b c.png', 'ünï.pdf', 'x', '.hidden', 'a.tar.gz', 'semi;colon.txt'];
 const FILE_TYPES = ['text/plain', 'image/png', 'application/octet-stream', 'application/pdf'];
 

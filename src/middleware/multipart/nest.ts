@@ -1,13 +1,13 @@
 /**
  * Fields and files named with brackets (`user[name]`, `photos[]`) become nested
- * objects, as Connect 2 did by grouping values by name and handing the object
- * to qs. The nesting here goes through webapp's one qs-compatible parser: each
- * distinct name is parsed once with a placeholder value (its index), and the
- * placeholders are then swapped for the real values. So the key rules (depth,
- * arrayLimit, prototype guard, merge of `a` with `a[b]`) are exactly the query
- * parser's, and values (file objects included) are never walked or copied.
+ * objects, as Connect 2.30 made them: values grouped by name, then the object of
+ * fields and the object of files each handed to qs 4.0's `parse`. webapp's qs 4
+ * engine (the one that reads 3.x query strings and urlencoded bodies) nests them, so
+ * names nest by the same rules there and here: `d[e` is `d`, a plain value meeting
+ * an object becomes a key of it set to true, and files are merged as the objects
+ * they are.
  */
-import { parseExtended } from '../../querystring';
+import { QS4_DEFAULTS, isPlainObject, nestQs4 } from '../../querystring/qs4';
 
 /** Values by name in arrival order; a repeated name collects an array. */
 export class NamedValues<T> {
@@ -31,66 +31,44 @@ export class NamedValues<T> {
 
   /**
    * The nested object: `a[b]` -> `{ a: { b } }`, `a[]` twice -> `{ a: [x, y] }`.
-   * A value the nesting cannot place (its name is `__proto__`, `a[__proto__][x]`, or
-   * collides with another name's shape) is not in the result: `onDropped` gets it,
-   * so a caller holding a resource for it (a file on disk) can release it.
+   * A value the nesting cannot place (its name is empty, `__proto__`, `a[__proto__][x]`)
+   * is not in the result: `onDropped` gets it, so a caller holding a resource for it
+   * (a file on disk) can release it.
    */
   nest(onDropped?: (value: T) => void): Record<string, unknown> {
-    const names = [...this.byName.keys()];
-    if (names.length === 0) return {};
-    const values = names.map((name) => this.byName.get(name));
-    const query = names.map((name, index) => encodeURIComponent(name) + '=' + index).join('&');
-    // Connect parsed with qs 4's defaults (depth 5, arrayLimit 20) and allowPrototypes.
-    const shape = parseExtended(query, { allowPrototypes: true, parameterLimit: Infinity });
-    // `a[]` given several values lists them all in one array (qs concatenated them).
-    const spread = names.map((name) => name.endsWith('[]') && this.repeated.has(name));
-    const placed = new Set<number>();
-    const nested = fill(shape, { values, spread, placed }) as Record<string, unknown>;
+    if (this.byName.size === 0) return {};
+    const grouped: Record<string, unknown> = Object.create(null);
+    for (const [name, value] of this.byName) grouped[name] = value;
+    // Connect passed `allowPrototypes: true`, and qs 4's depth 5 and arrayLimit 20.
+    const nested = nestQs4(grouped, QS4_DEFAULTS);
     if (onDropped) {
-      for (let index = 0; index < names.length; index++) {
-        if (placed.has(index)) continue;
-        const value = values[index] as T | T[];
-        if (this.repeated.has(names[index])) for (const item of value as T[]) onDropped(item);
-        else onDropped(value as T);
+      const reached = reachableFrom(nested);
+      for (const [name, value] of this.byName) {
+        const values = this.repeated.has(name) ? (value as T[]) : [value as T];
+        for (const item of values) if (!reached.has(item)) onDropped(item);
       }
     }
     return nested;
   }
 }
 
-interface Placeholders {
-  values: unknown[];
-  spread: boolean[];
-  /** The indexes put into the result. */
-  placed: Set<number>;
-}
-
-/** `shape` with every placeholder (an index as a string) replaced by its value. */
-function fill(shape: unknown, into: Placeholders): unknown {
-  if (typeof shape === 'string') return place(shape, into);
-  if (Array.isArray(shape)) {
-    const out: unknown[] = [];
-    for (const item of shape) {
-      if (typeof item === 'string' && into.spread[Number(item)]) {
-        // Value by value: spread into push's arguments, a long run of `name[]` parts
-        // (about 120,000, with maxFields raised) overflowed the stack in the form's
-        // 'close' listener, an uncaught exception.
-        for (const value of place(item, into) as unknown[]) out.push(value);
-      } else out.push(fill(item, into));
+/**
+ * Every value inside `root`, through arrays and plain objects, each entered once. Files
+ * are plain objects and are entered too: qs 4 merged a file with what came under the
+ * same name (`f`, then `f[x]`: the first file holds the second as `x`). A file's write
+ * stream is not entered.
+ */
+function reachableFrom(root: object): Set<unknown> {
+  const reached = new Set<unknown>();
+  const pending: object[] = [root];
+  while (pending.length > 0) {
+    const container = pending.pop() as Record<string, unknown>;
+    for (const key of Object.keys(container)) {
+      const value = container[key];
+      if (reached.has(value)) continue;
+      reached.add(value);
+      if (Array.isArray(value) || isPlainObject(value)) pending.push(value);
     }
-    return out;
   }
-  if (typeof shape === 'object' && shape !== null) {
-    const object = shape as Record<string, unknown>;
-    // The parser never yields a `__proto__` key, so plain assignment is safe.
-    for (const key of Object.keys(object)) object[key] = fill(object[key], into);
-    return object;
-  }
-  return shape;
-}
-
-function place(placeholder: string, into: Placeholders): unknown {
-  const index = Number(placeholder);
-  into.placed.add(index);
-  return into.values[index];
+  return reached;
 }
