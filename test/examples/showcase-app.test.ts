@@ -2,7 +2,8 @@
  * The showcase's createApp(framework, options), in process, on webapp and on express@4:
  * a store that fails makes the async handlers reject, and the rejection must reach the
  * error handlers (JSON for the API, the error page for HTML) with the server still serving.
- * In process, the clock can be moved on too: the login throttle tells the time left.
+ * In process, the clock can be moved on too: the login throttle tells the time left, and
+ * sessions last as long as they should in the memory store.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -98,6 +99,57 @@ for (const [name, framework] of [
   ['webapp', webapp],
   ['express@4', express],
 ] as const) {
+  describe(`showcase app on ${name}: how long sessions last (memory store)`, () => {
+    let server: Server;
+    let app: ShowcaseApp;
+    let base: string;
+
+    before(async () => {
+      app = createApp(framework, { dataDir: join(scratch, `${name}-sessions`), sessionSecret: 'test', log: false });
+      ({ server, base } = await listening(app));
+    });
+
+    after(() => closed(server, app));
+
+    /** Days from now until the session cookie a page set expires. */
+    function daysLeft(page: { headers: Headers }): number {
+      const cookie = page.headers.getSetCookie().find((line) => line.startsWith('showcase.sid='));
+      assert.ok(cookie, 'a session cookie was set');
+      const expires = /Expires=([^;]+)/.exec(cookie)![1];
+      return Math.round((Date.parse(expires) - Date.now()) / (24 * 3600 * 1000));
+    }
+
+    it("gives a visitor's session a day and a signed-in one a week; a logout's is a visitor's again", async () => {
+      const visitor = new Visitor(base);
+      assert.equal(daysLeft(await visitor.get('/signup')), 1);
+      assert.equal(daysLeft(await visitor.signUp(`lifetimes${name.length}`)), 7);
+      assert.equal(daysLeft(await visitor.submit('/logout', '/logout', {})), 1);
+    });
+
+    it('keeps the session a login replaced for a minute only: its form is void after that', async (t) => {
+      if (!mockDate()) return t.skip('mock timers cannot mock Date on this Node line');
+      try {
+        const visitor = new Visitor(base);
+        const fields = {
+          ...(await visitor.hiddenFields('/signup')),
+          username: `kept${name.length}`,
+          password: 'correct horse',
+          confirm: 'correct horse',
+        };
+        const secondClick = visitor.copy();
+        const first = await visitor.request('/signup', { method: 'POST', body: new URLSearchParams(fields) });
+        assert.equal(first.location, '/notes');
+        // A second sending 61 seconds later, with the cookie of the session the sign-up replaced.
+        mock.timers.tick(61 * 1000);
+        const late = await secondClick.request('/signup', { method: 'POST', body: new URLSearchParams(fields) });
+        assert.equal(late.status, 403, 'the replaced session and its form secret are gone');
+        assert.match(late.text, /This form had expired/);
+      } finally {
+        mock.timers.reset();
+      }
+    });
+  });
+
   describe(`showcase app on ${name}: the login throttle`, () => {
     let server: Server;
     let app: ShowcaseApp;

@@ -62,6 +62,13 @@ describe('showcase sessions in Redis', { skip }, () => {
       keys.map(async (key) => ({ data: (await client.get(key))!, ttl: await client.ttl(key) })),
     );
     const signedIn = stored.filter(({ data }) => data.includes('"passport":{"user":1}'));
+    // A visitor's session (a form's secret, before any sign-up) is kept a day, not a week.
+    await new Visitor(example.base).get('/login');
+    const visitors = (await client.keys('showcase:sess:*')).filter((key) => !keys.includes(key));
+    assert.equal(visitors.length, 1);
+    const visitorTtl = await client.ttl(visitors[0]);
+    assert.ok(visitorTtl > 23 * 3600 && visitorTtl <= 24 * 3600, `a visitor's session TTL: ${visitorTtl}`);
+    await client.del(visitors[0]);
     assert.equal(signedIn.length, 1);
     assert.ok(signedIn[0].ttl > 6 * 24 * 3600, 'kept for the cookie’s seven days');
     // And the session the sign-up form came with, signed out, holding only its form

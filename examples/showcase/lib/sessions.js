@@ -1,6 +1,12 @@
 'use strict';
-// express-session with the memory store for one process, or Redis (connect-redis) when
+// express-session with a memory store for one process, or Redis (connect-redis) when
 // REDIS_URL is set, so sessions survive restarts and are shared by every instance.
+//
+// A visitor who is not signed in gets a session only when a page needs one (a form's
+// CSRF secret, a flash message), and it lasts a day; a signed-in one lasts a week. Every
+// visitor who opened the login form and left is a session in the store: with a week
+// each, and express-session's own memory store (which drops an expired session only
+// when its cookie comes back), a loop of GET /login grew the process without bound.
 //
 // Nothing waits for Redis. The app does not start without it: `ready()` rejects when
 // Redis cannot be reached within `startWithin` ms. While it is away, every request that
@@ -9,9 +15,17 @@
 // `answerWithin` ms. The client reconnects by itself, and sessions work again as soon
 // as Redis is back.
 const session = require('express-session');
+const MemoryStore = require('memorystore')(session);
 const { randomBytes } = require('node:crypto');
 
 const cookieName = 'showcase.sid';
+const day = 24 * 3600 * 1000;
+const signedInMaxAge = 7 * day;
+const visitorMaxAge = day;
+// The memory store's bounds: expired sessions go every ten minutes, and past this many
+// the least recently used go first (about 100 MB of small sessions at most).
+const memoryPrunedEvery = 10 * 60 * 1000;
+const memoryMaxSessions = 200_000;
 const startWithin = 3000;
 const answerWithin = 1000;
 
@@ -155,14 +169,25 @@ function redisSessions(url) {
   };
 }
 
-const inMemory = { store: undefined, available: () => true, ready: () => Promise.resolve(), close() {} };
+/** How long the store keeps a session: until its cookie expires, as connect-redis keeps it. */
+function untilCookieExpires(options, sess) {
+  const expires = sess && sess.cookie && sess.cookie.expires;
+  // memorystore reads the cookie's `maxAge`, which a session written as plain data (the
+  // former session of lib/auth.js, kept a minute) does not have: it was kept for a day.
+  return expires ? Math.max(0, new Date(expires).getTime() - Date.now()) : visitorMaxAge;
+}
+
+function memorySessions() {
+  const store = new MemoryStore({ checkPeriod: memoryPrunedEvery, max: memoryMaxSessions, ttl: untilCookieExpires });
+  return { store, available: () => true, ready: () => Promise.resolve(), close: () => store.stopInterval() };
+}
 
 /**
  * `{ middleware, ready, close }` for the session configuration the environment asks for.
  * `ready()` resolves once the store can be used (at once without Redis).
  */
 function sessions({ secret, redisUrl, secureCookies }) {
-  const backing = redisUrl ? redisSessions(redisUrl) : inMemory;
+  const backing = redisUrl ? redisSessions(redisUrl) : memorySessions();
   if (!secret) {
     // A per-process secret keeps the demo to two commands; it logs everyone out on restart.
     console.warn('SESSION_SECRET is not set: using a random secret for this process');
@@ -173,15 +198,30 @@ function sessions({ secret, redisUrl, secureCookies }) {
     store: backing.store,
     resave: false,
     saveUninitialized: false,
-    cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 7 * 24 * 3600 * 1000 },
+    cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: signedInMaxAge },
+    // Called for each session the middleware starts (not for one a login starts later in
+    // the request, with the week of the cookie above): it is a visitor's.
+    genid(req) {
+      req.sessionStartedForVisitor = true;
+      return randomBytes(24).toString('base64url');
+    },
   });
   function sessionMiddleware(req, res, next) {
     // Refused before the page is made: a page that starts a session (a form's CSRF
     // secret) would otherwise be sent, and its session lost when saving it fails.
     if (!backing.available()) return next(sessionsUnavailable());
-    withSession(req, res, next);
+    withSession(req, res, (err) => {
+      // Stored (and sent) only if the request puts something in it; then for a day.
+      if (!err && req.sessionStartedForVisitor) asVisitorSession(req);
+      next(err);
+    });
   }
   return { middleware: sessionMiddleware, ready: backing.ready, close: backing.close };
+}
+
+/** Makes the request's session a visitor's, kept a day: one a logout started, too. */
+function asVisitorSession(req) {
+  req.session.cookie.maxAge = visitorMaxAge;
 }
 
 /**
@@ -194,4 +234,4 @@ function hasSessionCookie(req) {
   return (req.headers.cookie || '').split(';').some((pair) => pair.trim().startsWith(`${cookieName}=`));
 }
 
-module.exports = { sessions, hasSessionCookie };
+module.exports = { sessions, hasSessionCookie, asVisitorSession };

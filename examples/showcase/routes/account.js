@@ -6,7 +6,7 @@ const { rateLimit, ipKeyGenerator } = require('express-rate-limit');
 const { hashPassword, verifyPassword } = require('../lib/passwords');
 const { handleRejections } = require('../lib/handle-rejections');
 const { guestOnly, logInKeepingForms } = require('../lib/auth');
-const { hasSessionCookie } = require('../lib/sessions');
+const { hasSessionCookie, asVisitorSession } = require('../lib/sessions');
 const { newSubmission, submissionOf } = require('../lib/submissions');
 
 const taken = 'That username is taken.';
@@ -242,6 +242,8 @@ function accountRoutes(framework, { store, passport, forms, loginAttempts = 10 }
   router.post('/logout', loggedOutAlready, forms.urlencoded, (req, res, next) => {
     req.logout((err) => {
       if (err) return next(err);
+      // passport started a new session for the signed-out visitor, with a signed-in one's week.
+      asVisitorSession(req);
       req.flash('info', loggedOut);
       res.redirect('/login');
     });
