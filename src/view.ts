@@ -155,16 +155,25 @@ function isConstructor(value: unknown): boolean {
   }
 }
 
+/** Where a missing view was looked for, in Express 4's words: every views directory. */
+export function viewsDirectories(root: string | string[]): string {
+  return Array.isArray(root) && root.length > 1
+    ? 'directories "' + root.slice(0, -1).join('", "') + '" or "' + root[root.length - 1] + '"'
+    : 'directory "' + root + '"';
+}
+
 /**
  * `app.render(name, options, done)`: locals are app.locals < res.locals
  * (`options._locals`) < options; `cache` (default: the `view cache` setting)
- * reuses the View; a missing template is an error naming every views directory.
+ * reuses the View; a missing template is an error naming where it was looked for
+ * (`whereLooked`: Express 4's words unless the 3.x preset gives its own).
  */
 export function renderView(
   app: RenderingApp,
   name: string,
   options: Record<string, unknown>,
   done: EngineCallback,
+  whereLooked: (root: string | string[]) => string = viewsDirectories,
 ): void {
   const renderOptions: Record<string, unknown> = {};
   mergeInto(renderOptions, app.locals);
@@ -184,12 +193,9 @@ export function renderView(
       engines: app.engines,
     });
     if (!view.path) {
-      const root = view.root;
-      const dirs =
-        Array.isArray(root) && root.length > 1
-          ? 'directories "' + root.slice(0, -1).join('", "') + '" or "' + root[root.length - 1] + '"'
-          : 'directory "' + root + '"';
-      const err = Object.assign(new Error('Failed to lookup view "' + name + '" in views ' + dirs), { view });
+      const err = Object.assign(new Error('Failed to lookup view "' + name + '" in views ' + whereLooked(view.root)), {
+        view,
+      });
       done(err);
       return;
     }

@@ -26,7 +26,7 @@ import type { NextFunction } from '../router/layer';
 import { methodMembers, methods, type MethodMembers } from '../router/methods';
 import { compileTrust } from '../settings';
 import { compileETag3 } from './etag';
-import type { Engine } from '../view';
+import { renderView, type Engine, type EngineCallback } from '../view';
 import { View3 } from './view';
 import { Router3 } from './router';
 import { handleRequest, useMiddleware, type StackEntry } from './stack';
@@ -37,7 +37,9 @@ export type Locals3 = ((values: Record<string, unknown>) => Record<string, unkno
 
 export function createLocals(): Locals3 {
   const locals = named('locals', function (values: Record<string, unknown>) {
-    for (const key in values) (locals as Locals3)[key] = values[key];
+    // As 3.x's sloppy-mode assignment: a key the function cannot take (its own `name`,
+    // `length`) is skipped, not thrown (`app.locals({ name: 'My site' })` was common).
+    for (const key in values) Reflect.set(locals, key, values[key]);
     return values;
   } as Locals3);
   return locals;
@@ -92,6 +94,14 @@ export interface Application3Methods extends Omit<MethodMembers<RouteMethod3>, '
 
 /** What Express 3 and Connect 2 do their own way: settings, the middleware stack, `app.router`, `configure`. */
 const presetMethods = {
+  /** As the core's, but a missing view names its views setting as 3.x did: an array as its string. */
+  render(this: Application3, name: string, options?: unknown, callback?: unknown): void {
+    const done = (typeof options === 'function' ? options : callback) as EngineCallback;
+    // Options left out (and not replaced by the callback) throw when read, as in 3.x.
+    const opts = typeof options === 'function' ? {} : options;
+    renderView(this, name, opts as Record<string, unknown>, done, (root) => 'directory "' + String(root) + '"');
+  },
+
   defaultConfiguration() {
     this.enable('x-powered-by');
     this.set('etag', 'weak');

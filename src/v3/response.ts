@@ -401,7 +401,9 @@ const methods3 = {
       done = options as typeof fn;
       opts = {};
     }
-    opts._locals = this.locals;
+    // 3.x's sloppy-mode assignment: options that cannot take it (frozen, a string) render
+    // without res.locals, where a strict write threw.
+    if (typeof opts === 'object') Reflect.set(opts, '_locals', this.locals);
     const callback = done || ((err: Error | null, html?: string) => (err ? req.next(err) : this.send(html)));
     req.app.render(view, opts, callback);
   },

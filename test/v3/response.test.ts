@@ -25,6 +25,43 @@ function routes(table: Record<string, (req: Any, res: Any) => void>) {
 const get = (path: string, headers?: Record<string, string>): RequestSpec => ({ path, headers });
 
 describe('webapp/v3 response compatibility with express@3', () => {
+  it('render: frozen, sealed or primitive options (a string, a number) render without res.locals', async () => {
+    const views = mkdtempSync(join(tmpdir(), 'webapp-v3-render-options-'));
+    writeFileSync(
+      join(views, 'page.ejs'),
+      'title=<%= typeof title === "undefined" ? "-" : title %> ' +
+        'user=<%= typeof user === "undefined" ? "-" : user %>',
+    );
+    try {
+      await assertSameResponses(
+        (framework: Any) => {
+          const app = framework();
+          app.set('views', views);
+          app.set('view engine', 'ejs');
+          app.use((_req: Any, res: Any, next: Any) => {
+            res.locals.user = 'ada';
+            next();
+          });
+          const frozen = Object.freeze({ title: 'About us' });
+          const sealed = Object.seal({ title: 'Sealed' });
+          app.get('/plain', (_req: Any, res: Any) => res.render('page', { title: 'Plain' }));
+          app.get('/frozen', (_req: Any, res: Any) => res.render('page', frozen));
+          app.get('/sealed', (_req: Any, res: Any) => res.render('page', sealed));
+          app.get('/string', (_req: Any, res: Any) => res.render('page', 'xy'));
+          app.get('/number', (_req: Any, res: Any) => res.render('page', 5));
+          app.get('/callback', (_req: Any, res: Any) =>
+            res.render('page', frozen, (err: Error | null, html: string) => res.send(err ? 'error' : html)),
+          );
+          return app;
+        },
+        ['/plain', '/frozen', '/sealed', '/string', '/number', '/callback'].map((path) => get(path)),
+        pair,
+      );
+    } finally {
+      rmSync(views, { recursive: true, force: true });
+    }
+  });
+
   it('send: status-first, number alone, strings, buffers, objects, null, HEAD, 304', async () => {
     await assertSameResponses(
       routes({

@@ -292,6 +292,29 @@ describe('webapp/v3 application API', () => {
     assert.equal(app.locals.n, 1);
   });
 
+  it('app.locals and res.locals skip keys their function cannot take (name, length), as 3.x did', async () => {
+    const values = { title: 'T', name: 'My site', length: 3, site: 'S' };
+    const locals = (framework: Any) => {
+      const app = framework();
+      app.locals(values);
+      return { keys: Object.keys(app.locals), name: app.locals.name, length: app.locals.length, site: app.locals.site };
+    };
+    assert.deepEqual(locals(webapp3), locals(express3));
+    assert.equal(locals(webapp3).site, 'S', 'the keys after name are set');
+    await assertSameResponses(
+      (framework: Any) => {
+        const app = framework();
+        app.get('/', (_req: Any, res: Any) => {
+          res.locals({ name: 'x', user: 'ada' });
+          res.send(res.locals.user + ' ' + typeof res.locals.name);
+        });
+        return app;
+      },
+      [{ path: '/' }],
+      pair,
+    );
+  });
+
   it('mount event, app.path() and app.route as the mount path', () => {
     const parent = webapp3();
     const child = webapp3();

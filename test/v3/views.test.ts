@@ -57,6 +57,27 @@ describe('webapp/v3 views, as Express 3.21 looks them up', () => {
     ['a directory with the extension is taken, and the engine fails on it', () => {}, 'dir.ejs', 'error: EISDIR'],
     ['an array of views directories is refused', (app) => app.set('views', ['a', 'b']), 'index', 'throws: The "path"'],
     ['an engine module without an engine fails when rendering', () => {}, 'index.path', 'error: '],
+    [
+      "views in an array, looked up by a View subclass: the missing view's error names the setting as its string",
+      (app) => {
+        const View = app.get('view');
+        function EachRootView(this: Any, name: string, options: Any) {
+          View.call(this, name, options);
+        }
+        inherits(EachRootView, View);
+        EachRootView.prototype.lookup = function (this: Any, path: string) {
+          for (const dir of this.root) {
+            const found = View.prototype.lookup.call({ ...this, root: dir }, path);
+            if (found) return found;
+          }
+          return undefined;
+        };
+        app.set('view', EachRootView);
+        app.set('views', [join(root, 'views'), join(root, 'shared')]);
+      },
+      'missing',
+      `error: Failed to lookup view "missing" in views directory "${join(root, 'views')},${join(root, 'shared')}"`,
+    ],
   ];
   for (const [label, setup, name, expected] of cases) {
     it(label, () => {
