@@ -271,7 +271,8 @@ const methods3 = {
     const req = this.req;
     const next = req.next;
     const fallback = handlers.default;
-    if (fallback) delete handlers.default;
+    // 3.x took `default` out of the object it was given, in sloppy mode: a frozen one keeps it.
+    if (fallback) Reflect.deleteProperty(handlers, 'default');
     const keys = Object.keys(handlers);
     const key = req.accepts(keys);
     this.vary('Accept');

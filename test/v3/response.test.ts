@@ -25,6 +25,23 @@ function routes(table: Record<string, (req: Any, res: Any) => void>) {
 const get = (path: string, headers?: Record<string, string>): RequestSpec => ({ path, headers });
 
 describe('webapp/v3 response compatibility with express@3', () => {
+  it('format: a frozen object of handlers with a default answers as on 3.x, default kept', async () => {
+    await assertSameResponses(
+      routes({
+        '/': (_q, s) =>
+          s.format(
+            Object.freeze({
+              text: () => s.send('text'),
+              json: () => s.send({ json: true }),
+              default: () => s.send(406, 'none'),
+            }),
+          ),
+      }),
+      [get('/', { Accept: 'text/plain' }), get('/', { Accept: 'application/json' }), get('/', { Accept: 'image/png' })],
+      pair,
+    );
+  });
+
   it('render: frozen, sealed or primitive options (a string, a number) render without res.locals', async () => {
     const views = mkdtempSync(join(tmpdir(), 'webapp-v3-render-options-'));
     writeFileSync(
