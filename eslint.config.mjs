@@ -71,7 +71,7 @@ export default tseslint.config(
     // The files at Express's module paths (lib/router/layer.js, ...) and the subpath
     // entries (body-parser.js, ...), for resolvers that do not read package.json
     // "exports": each is one `require` of the built file the exports map names.
-    files: ['index.js', 'body-parser.js', 'v3.js', 'middleware.js', 'otel.js', 'lib/**'],
+    files: ['index.js', 'body-parser.js', 'v3.js', 'v3/**', 'middleware.js', 'otel.js', 'lib/**'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
