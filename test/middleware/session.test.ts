@@ -384,6 +384,27 @@ describe('session: options', () => {
     },
   );
 
+  it('makes a session of a stored record without a cookie; a record that is no object starts a fresh one', async () => {
+    // Connect 2.30 threw reading the missing cookie's `expires` in the store's callback
+    // (a hang with connect-redis 1, the process ended with 2); a number or string record
+    // threw here too, out of the callback, until it was taken for no session.
+    const records: [stored: unknown, body: string][] = [
+      [{ n: 4 }, '{"n":5}'],
+      [{ n: 4, cookie: null }, '{"n":5}'],
+      [42, '{"n":1}'],
+      ['abc', '{"n":1}'],
+      [true, '{"n":1}'],
+    ];
+    for (const [stored, body] of records) {
+      const store = new session.MemoryStore();
+      store.get = (_sid, fn) => setImmediate(() => fn(null, stored as never));
+      const cookie = signedId('abc', 's');
+      const [res] = await requestAll([session({ secret: 's', store }), counter], [{ path: '/', headers: { cookie } }]);
+      assert.equal(res.status, 200, JSON.stringify(stored));
+      assert.equal(res.body, body, JSON.stringify(stored));
+    }
+  });
+
   it('holds the response until the store has saved, then sends the whole body', async () => {
     let saved = false;
     const store = new session.MemoryStore();

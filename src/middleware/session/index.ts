@@ -213,7 +213,10 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
         if (err) {
           if ((err as { code?: unknown }).code !== 'ENOENT') return next(err);
           generate();
-        } else if (!data) {
+        } else if (!data || typeof data !== 'object') {
+          // Nothing stored, or a record no session can be made of (a broken store's number
+          // or string: a session's fields cannot be set on it, and the throw in this
+          // callback ended the process): a fresh session, as for an unknown id.
           generate();
         } else {
           store.createSession(req, data);
