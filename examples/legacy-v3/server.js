@@ -15,8 +15,11 @@ app.configure('development', function () {
 app.locals({ company: 'Example Corp' });
 
 // The classic 3.x stack from the bundled middleware, then the router where 3.x
-// apps put it, then a fallback.
-app.use(express.bodyParser());
+// apps put it, then a fallback. The body parsers are json() and urlencoded(), what
+// bodyParser() bundles but multipart: no route takes uploads, and bodyParser() would
+// write any upload sent to any path to a temporary file that nothing deletes.
+app.use(express.json());
+app.use(express.urlencoded());
 app.use(express.methodOverride());
 app.use(express.cookieParser());
 app.use(express.session({ secret: 'keyboard cat' }));
@@ -27,7 +30,8 @@ app.use(function (req, res, next) {
 });
 app.use(app.router);
 app.use(function (req, res) {
-  res.send(404, 'Nothing at ' + req.path);
+  // Plain text: the path is the client's, and in an HTML page it could hold markup.
+  res.type('text').send(404, 'Nothing at ' + req.path);
 });
 
 app.param('id', function (req, res, next, id) {
@@ -74,8 +78,14 @@ app.get('/notes', function (req, res) {
   );
 });
 
+// The notes a session keeps: the last ten.
+var notesKept = 10;
+
 app.post('/notes', function (req, res) {
-  req.session.notes = (req.session.notes || []).concat(String(req.body.note).replace(/[<>&]/g, ''));
+  // One text field: repeated or bracketed (`note[a]=1`, `note[toString]=x`) it is no string.
+  if (typeof req.body.note !== 'string') return res.send(400, 'a note is one text field');
+  var note = req.body.note.replace(/[<>&]/g, '');
+  req.session.notes = (req.session.notes || []).concat(note).slice(-notesKept);
   res.redirect('notes');
 });
 

@@ -164,9 +164,19 @@ function arrayToObject(array: unknown[]): Record<string, unknown> {
   return object;
 }
 
+/** Values `nestQs4` places as they are, never merged into nor out of (uploaded files). */
+type IsLeaf = (value: unknown) => boolean;
+const noLeaves: IsLeaf = () => false;
+
 /** qs 4's merge of one parameter's containers (or value) into what is there. */
-function merge(target: unknown, source: unknown): unknown {
+function merge(target: unknown, source: unknown, isLeaf: IsLeaf): unknown {
   if (!source) return target;
+  if (isLeaf(source) || isLeaf(target)) {
+    // A leaf meets another value under one name: both are kept, side by side.
+    if (Array.isArray(target)) setEntry(target, target.length, source);
+    else return [target].concat(source);
+    return target;
+  }
   if (!isObjectLike(source)) {
     if (Array.isArray(target)) {
       setEntry(target, target.length, source);
@@ -185,7 +195,7 @@ function merge(target: unknown, source: unknown): unknown {
   const from = source as Record<string, unknown>;
   // No source holds an own `__proto__` key: nesting and grouping never set one.
   for (const key of Object.keys(from)) {
-    setKey(into, key, hasOwn.call(into, key) ? merge(into[key], from[key]) : from[key]);
+    setKey(into, key, hasOwn.call(into, key) ? merge(into[key], from[key], isLeaf) : from[key]);
   }
   return into;
 }
@@ -195,7 +205,7 @@ function merge(target: unknown, source: unknown): unknown {
  * qs 4. Only plain objects are entered: a value given to `nestQs4` may be an object of
  * another kind (an uploaded file's write stream), whose insides are not the nesting's.
  */
-function compact(object: Record<string, unknown>): void {
+function compact(object: Record<string, unknown>, isLeaf: IsLeaf): void {
   for (const key of Object.keys(object)) {
     const value = object[key];
     if (Array.isArray(value)) {
@@ -204,8 +214,8 @@ function compact(object: Record<string, unknown>): void {
         if (item !== undefined) kept.push(item);
       });
       object[key] = kept;
-    } else if (isPlainObject(value)) {
-      compact(value);
+    } else if (isPlainObject(value) && !isLeaf(value)) {
+      compact(value, isLeaf);
     }
   }
 }
@@ -228,16 +238,24 @@ export function parseQs4(
 /**
  * Steps 2 to 4 over values already grouped by whole key (a repeated key's values in an
  * array), as qs 4's `parse` took an object: Connect 2.30's multipart grouped its fields
- * and files by name and handed each object to it. The values may be anything (files);
- * `options.parameterLimit` plays no part.
+ * and files by name and handed each object to it. `options.parameterLimit` plays no part.
+ *
+ * Values for which `isLeaf` is true (uploaded files) are placed as they are: qs 4 merged
+ * a file with what came under the same name (`f`, then `f[x]`: the first file held the
+ * second as `x`, where no app looks for a file, and its temporary file stayed on disk).
+ * A leaf meeting another value under one name is kept beside it, in an array.
  */
-export function nestQs4(grouped: Record<string, unknown>, options: Qs4Options = QS4_DEFAULTS): Record<string, unknown> {
+export function nestQs4(
+  grouped: Record<string, unknown>,
+  options: Qs4Options = QS4_DEFAULTS,
+  isLeaf: IsLeaf = noLeaves,
+): Record<string, unknown> {
   let result: Record<string, unknown> = {};
   for (const key of Object.keys(grouped)) {
     const segments = segmentsOf(key, options);
     if (segments === undefined) continue;
-    result = merge(result, nest(segments, grouped[key], options.arrayLimit)) as Record<string, unknown>;
+    result = merge(result, nest(segments, grouped[key], options.arrayLimit), isLeaf) as Record<string, unknown>;
   }
-  compact(result);
+  compact(result, isLeaf);
   return result;
 }

@@ -1,20 +1,29 @@
 /** The legacy 3.x example runs unchanged on webapp/v3. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startExample, type RunningExample } from '../support/example-server';
 
 let example: RunningExample;
 let base: string;
+// The example's temporary folder, to see that no upload is left in it.
+const scratch = mkdtempSync(join(tmpdir(), 'legacy-v3-example-'));
 
 describe('legacy 3.x example', () => {
   before(async () => {
     example = await startExample('examples/legacy-v3/server.js', {
       RUNTIME_ENV: 'development',
       NO_DEPRECATION: 'webapp',
+      TMPDIR: scratch,
     });
     base = example.base;
   });
-  after(() => example.stop());
+  after(() => {
+    example.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
 
   it('renders with app.locals and configure()d settings', async () => {
     const res = await fetch(base + '/');
@@ -39,9 +48,24 @@ describe('legacy 3.x example', () => {
     const missing = await fetch(base + '/nope');
     assert.equal(missing.status, 404);
     assert.equal(await missing.text(), 'Nothing at /nope');
+    // The path is the client's: the fallback's page is plain text, never markup.
+    const markup = await fetch(base + '/%3Cscript%3Ealert(1)%3C/script%3E');
+    assert.equal(markup.status, 404);
+    assert.match(markup.headers.get('content-type')!, /^text\/plain/);
   });
 
-  it('runs the bundled middleware stack: session cookie, csrf-protected form, bodyParser', async () => {
+  it('takes no upload: a multipart body to any path leaves no file behind', async () => {
+    const form = new FormData();
+    form.set('file', new Blob(['x'.repeat(100_000)]), 'big.bin');
+    for (const path of ['/notes', '/nope', '/']) {
+      const res = await fetch(base + path, { method: 'POST', body: form });
+      assert.ok([403, 404].includes(res.status), `${path}: ${res.status}`);
+      await res.arrayBuffer();
+    }
+    assert.deepEqual(readdirSync(scratch), []);
+  });
+
+  it('runs the bundled middleware stack: session cookie, csrf-protected form, json and urlencoded', async () => {
     const page = await fetch(base + '/notes');
     assert.equal(page.status, 200);
     const cookie = (page.headers.getSetCookie() ?? []).map((c) => c.split(';')[0]).join('; ');
@@ -65,5 +89,16 @@ describe('legacy 3.x example', () => {
     const next = (posted.headers.getSetCookie() ?? []).map((c) => c.split(';')[0]).join('; ') || cookie;
     const after = await fetch(base + '/notes', { headers: { cookie: next } });
     assert.match(await after.text(), /<li>hello<\/li>/);
+
+    // A note is one text field: repeated or bracketed it is a 400, not a 500 or "[object Object]".
+    for (const body of ['note=a&note=b', 'note[toString]=x', 'note[a]=1']) {
+      const odd = await fetch(base + '/notes', {
+        method: 'POST',
+        headers: { cookie: next, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `_csrf=${encodeURIComponent(token!)}&${body}`,
+      });
+      assert.equal(odd.status, 400, body);
+      assert.equal(await odd.text(), 'a note is one text field');
+    }
   });
 });

@@ -208,6 +208,36 @@ describe('multipart', () => {
     });
   });
 
+  it('nests field names by qs 4.0 rules, as Connect 2.30; files whose names collide stay side by side', () =>
+    withUploadDir(async (dir) => {
+      const parts: Part[] = [
+        { name: 'a]', value: '1' },
+        { name: 'd[e', value: '2' },
+        { name: 'x[[y]]', value: '3' },
+        { name: 'p[q]', value: 'y' },
+        { name: 'p', value: 'z' },
+        { name: 'f', filename: 'first.txt', type: 'text/plain', value: 'one' },
+        { name: 'f[x]', filename: 'second.txt', type: 'text/plain', value: 'two' },
+      ];
+      const [res] = await send(
+        [
+          quietly(() => multipart({ uploadDir: dir })),
+          echo((req) => ({
+            body: req.body,
+            files: req.files.f.map((file: any) =>
+              file.originalFilename ? file.originalFilename : file.x.originalFilename,
+            ),
+          })),
+        ],
+        [post(parts)],
+      );
+      // qs 4.0: `a]` is `a`, `d[e` is `d`, `x[[y]]` is x.y, and a plain value after an object is a key set to true.
+      assert.deepEqual(json(res).body, { a: '1', d: '2', x: { y: '3' }, p: { q: 'y', z: true } });
+      // qs 4.0 merged the second file into the first (`f.x`), where no app looks for a file
+      // and its temporary file stayed on disk: both are kept, in an array.
+      assert.deepEqual(json(res).files, ['first.txt', 'second.txt']);
+    }));
+
   it('keeps a key named after an Object.prototype member as data, never the prototype', async () => {
     const parts: Part[] = [
       { name: '__proto__[admin]', value: 'yes' },

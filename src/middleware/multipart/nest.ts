@@ -3,9 +3,9 @@
  * objects, as Connect 2.30 made them: values grouped by name, then the object of
  * fields and the object of files each handed to qs 4.0's `parse`. webapp's qs 4
  * engine (the one that reads 3.x query strings and urlencoded bodies) nests them, so
- * names nest by the same rules there and here: `d[e` is `d`, a plain value meeting
- * an object becomes a key of it set to true, and files are merged as the objects
- * they are.
+ * names nest by the same rules there and here: `d[e` is `d`, and a plain value
+ * meeting an object becomes a key of it set to true. Files are not merged with what
+ * comes under their name, as qs 4 merged them (see nestQs4).
  */
 import { QS4_DEFAULTS, isPlainObject, nestQs4 } from '../../querystring/qs4';
 
@@ -38,11 +38,18 @@ export class NamedValues<T> {
   nest(onDropped?: (value: T) => void): Record<string, unknown> {
     if (this.byName.size === 0) return {};
     const grouped: Record<string, unknown> = Object.create(null);
-    for (const [name, value] of this.byName) grouped[name] = value;
+    const leaves = new Set<unknown>();
+    for (const [name, value] of this.byName) {
+      grouped[name] = value;
+      // Objects are files: placed as they are, never merged (see nestQs4).
+      for (const item of this.repeated.has(name) ? (value as T[]) : [value]) {
+        if (typeof item === 'object' && item !== null) leaves.add(item);
+      }
+    }
     // Connect passed `allowPrototypes: true`, and qs 4's depth 5 and arrayLimit 20.
-    const nested = nestQs4(grouped, QS4_DEFAULTS);
+    const nested = nestQs4(grouped, QS4_DEFAULTS, (value) => leaves.has(value));
     if (onDropped) {
-      const reached = reachableFrom(nested);
+      const reached = reachableFrom(nested, leaves);
       for (const [name, value] of this.byName) {
         const values = this.repeated.has(name) ? (value as T[]) : [value as T];
         for (const item of values) if (!reached.has(item)) onDropped(item);
@@ -52,13 +59,8 @@ export class NamedValues<T> {
   }
 }
 
-/**
- * Every value inside `root`, through arrays and plain objects, each entered once. Files
- * are plain objects and are entered too: qs 4 merged a file with what came under the
- * same name (`f`, then `f[x]`: the first file holds the second as `x`). A file's write
- * stream is not entered.
- */
-function reachableFrom(root: object): Set<unknown> {
+/** Every value inside `root`, through the arrays and plain objects the nesting made (not into `leaves`). */
+function reachableFrom(root: object, leaves: Set<unknown>): Set<unknown> {
   const reached = new Set<unknown>();
   const pending: object[] = [root];
   while (pending.length > 0) {
@@ -67,7 +69,7 @@ function reachableFrom(root: object): Set<unknown> {
       const value = container[key];
       if (reached.has(value)) continue;
       reached.add(value);
-      if (Array.isArray(value) || isPlainObject(value)) pending.push(value);
+      if (!leaves.has(value) && (Array.isArray(value) || isPlainObject(value))) pending.push(value);
     }
   }
   return reached;
