@@ -2,6 +2,7 @@
 // The application each worker runs: an ordinary Express 4 app on webapp. Its
 // state lives in Redis (sessions, rate-limit counters) when REDIS_URL is set,
 // so any worker, on any machine, can answer any request.
+const { STATUS_CODES } = require('node:http');
 const webapp = require('webapp');
 
 /**
@@ -59,11 +60,16 @@ function createApp({ redis, rateLimit = 100 } = {}) {
     app.get('/session', (req, res) => res.json({ worker: process.pid, value: req.session.value ?? null }));
   }
 
-  // Errors (a Redis outage included) are answered, never a crash.
+  // Errors are answered, never a crash: the client's own (a body that is no JSON: 400,
+  // 413, 415) with their status, a Redis outage with 503, anything else (a bug) with 500.
   app.use((err, req, res, next) => {
-    console.error(`worker ${process.pid}: ${req.method} ${req.originalUrl}: ${err.message}`);
+    const status = err.status >= 400 && err.status < 500 ? err.status : redis && !redis.isReady ? 503 : 500;
+    // The message quoted (JSON): a parse error's holds a piece of the body, whose line
+    // breaks would split the log line.
+    console.error(`worker ${process.pid}: ${req.method} ${req.originalUrl}: ${status} ${JSON.stringify(err.message)}`);
     if (res.headersSent) return next(err);
-    res.status(err.status || 503).json({ error: 'temporarily unavailable' });
+    const error = status === 503 ? 'temporarily unavailable' : STATUS_CODES[status];
+    res.status(status).json({ error });
   });
   return app;
 }

@@ -6,6 +6,11 @@
 // once its successor is listening, so the port never goes unserved.
 //
 //   WORKERS=4 PORT=3000 REDIS_URL=redis://127.0.0.1:6379 node examples/cluster/cluster.js
+//
+// PORT=0 (a free port, as the tests use) is one port for every worker only while one of
+// them holds it: node:cluster shares a listening handle by the port asked for, so once
+// the last worker has closed it (a cluster of one that crashed), the next listen(0) gets
+// another port. Give a fixed PORT in production.
 const cluster = require('node:cluster');
 const os = require('node:os');
 const path = require('node:path');
@@ -17,6 +22,10 @@ const startTimeout = Number(process.env.WORKER_START_TIMEOUT) || 30_000;
 let stopping = false;
 let restarting = false;
 let restartAgain = false;
+/** Whether the first workers all listen: a rolling restart asked for before then waits for it. */
+let started = false;
+/** Replacements in a row that died before listening: each waits twice as long as the one before, up to 30 s. */
+let failedStarts = 0;
 const listened = new WeakSet();
 /** Workers whose loss is already handled: a rolling restart's candidate that failed to start. */
 const accountedFor = new WeakSet();
@@ -52,6 +61,7 @@ function startWorker({ timeout } = {}) {
     worker.once('listening', (address) => {
       clearTimeout(timer);
       listened.add(worker);
+      failedStarts = 0;
       worker.off('exit', onExit);
       resolve({ worker, address });
     });
@@ -71,6 +81,8 @@ function retire(worker) {
 // at once, and its exit, later, is not replaced again.
 cluster.on('message', (worker, message) => {
   if (!message || message.cmd !== 'worker-crashed' || stopping || accountedFor.has(worker)) return;
+  // One being retired by a rolling restart has its successor already.
+  if (worker.exitedAfterDisconnect) return;
   accountedFor.add(worker);
   console.log(`worker ${worker.process.pid} crashed and is draining, starting a new one`);
   replace();
@@ -80,8 +92,10 @@ cluster.on('exit', (worker, code, signal) => {
   // Workers the primary retired leave with exitedAfterDisconnect; anything else is a crash.
   if (stopping || worker.exitedAfterDisconnect || accountedFor.has(worker)) return;
   console.log(`worker ${worker.process.pid} exited (${signal || code}), starting a new one`);
-  // A worker that died before listening (Redis unreachable at boot...) is retried after a pause, not in a tight loop.
-  setTimeout(replace, listened.has(worker) ? 0 : 1000);
+  // A worker that died before listening (Redis unreachable at boot, a bad deploy) is
+  // retried after a pause, longer after each failure in a row, not in a tight loop.
+  const pause = listened.has(worker) ? 0 : Math.min(30_000, 1000 * 2 ** failedStarts++);
+  setTimeout(replace, pause);
 });
 
 function replace() {
@@ -93,8 +107,9 @@ function replace() {
 }
 
 async function rollingRestart() {
-  if (restarting) {
-    restartAgain = true; // one more pass once this one ends, so the newest code is what runs
+  if (restarting || !started) {
+    // One more pass once this one ends (or once the first workers listen), so the newest code is what runs.
+    restartAgain = true;
     return;
   }
   restarting = true;
@@ -104,9 +119,20 @@ async function rollingRestart() {
       if (stopping) break;
       // One that crashed since the restart began has its replacement already (new code too).
       if (old.isDead() || accountedFor.has(old)) continue;
-      // A new worker that fails to start (a bad deploy, Redis unreachable) ends the
-      // restart: the workers still running keep serving, and the failure is logged.
-      const { worker } = await startWorker({ timeout: startTimeout });
+      // The worker started now is old's replacement: should old crash meanwhile, it is not
+      // replaced a second time.
+      accountedFor.add(old);
+      let worker;
+      try {
+        ({ worker } = await startWorker({ timeout: startTimeout }));
+      } catch (err) {
+        // A new worker that fails to start (a bad deploy, Redis unreachable) ends the
+        // restart: the workers still running keep serving, and the failure is logged.
+        // Old, if it died meanwhile, is replaced after all; if not, its loss is not yet handled.
+        if (old.isDead()) replace();
+        else accountedFor.delete(old);
+        throw err;
+      }
       console.log(`worker ${worker.process.pid} listening, retiring ${old.process.pid}`);
       await retire(old);
     }
@@ -146,7 +172,15 @@ process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
 
 Promise.all(Array.from({ length: size }, startWorker)).then(
-  (started) => console.log(`cluster of ${started.length} listening on http://localhost:${started[0].address.port}`),
+  (workers) => {
+    console.log(`cluster of ${workers.length} listening on http://localhost:${workers[0].address.port}`);
+    started = true;
+    // A SIGHUP while the first workers started (a deploy during the boot): now.
+    if (restartAgain && !stopping) {
+      restartAgain = false;
+      void rollingRestart();
+    }
+  },
   (err) => {
     // Stopped while starting (SIGTERM before every worker listened): shutdown() exits.
     if (stopping) return;

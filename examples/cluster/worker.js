@@ -13,6 +13,10 @@ const leaveBeforeListening = () => process.exit(0);
 process.once('disconnect', leaveBeforeListening);
 process.once('SIGTERM', leaveBeforeListening);
 process.once('SIGINT', leaveBeforeListening);
+// SIGHUP asks the primary for a rolling restart. Sent to the whole process group (dumb-init
+// or `tini -g` forward it so, as does `kill -HUP -PGID`), it reached the workers too, whose
+// default for it is to end at once: every request in flight was cut. The primary restarts them.
+process.on('SIGHUP', () => {});
 
 async function main() {
   let redis;
@@ -25,7 +29,8 @@ async function main() {
     await redis.connect();
   }
   const app = createApp({ redis, rateLimit: Number(process.env.RATE_LIMIT) || 100 });
-  const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST);
+  // The primary passes on the port the first worker got when PORT is 0 (cluster.js).
+  const server = app.listen(Number(process.env.PORT || 3000), process.env.HOST);
   for (const event of ['disconnect', 'SIGTERM', 'SIGINT']) process.off(event, leaveBeforeListening);
   const closeRedis = () => Promise.resolve(redis?.close()).catch(() => {});
   // SIGTERM or SIGINT: stop taking connections, finish the requests in flight,
@@ -56,8 +61,9 @@ async function main() {
   process.on('uncaughtException', (err) => {
     console.error(`worker ${process.pid}: uncaught exception, draining: ${err.stack}`);
     // Tell the primary now, not at the exit: it starts the replacement while this
-    // worker drains, which can last up to SHUTDOWN_TIMEOUT, so the cluster is never
-    // a worker short for that long (and a cluster of one never refuses connections).
+    // worker drains, which can last up to SHUTDOWN_TIMEOUT, so the cluster is not a
+    // worker short for that long. (A cluster of one still refuses connections from this
+    // server's close until the replacement listens: docs/production.md.)
     if (process.connected) process.send({ cmd: 'worker-crashed' });
     drained()
       .then(closeRedis)

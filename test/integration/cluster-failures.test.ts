@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { watchChild } from '../support/child-output';
 import { rawRequest } from '../support/raw-http';
@@ -118,6 +120,60 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
       const since = watched.output().slice(mark);
       assert.doesNotMatch(since, /exited \(/);
       assert.equal(since.match(/listening \(replacement\)/g)?.length, 1);
+      const exited = once(primary, 'exit');
+      primary.kill('SIGTERM');
+      assert.deepEqual(await exited, [0, null]);
+    } finally {
+      killGroup(primary);
+    }
+  });
+
+  it('SIGHUP while the first workers start: the cluster comes up, then restarts', async () => {
+    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
+    const flagDir = mkdtempSync(join(tmpdir(), 'cluster-start-'));
+    const flag = join(flagDir, 'slow');
+    writeFileSync(flag, '');
+    const primary = startPrimary({ PORT: '0', TEST_LISTEN_DELAY: '2000', TEST_LISTEN_DELAY_FLAG: flag }, [
+      '--require',
+      crashHook,
+    ]);
+    const watched = watchChild(primary, { stderr: true });
+    try {
+      // Workers print once the primary has its signal handlers and has forked them.
+      await watched.printed(/worker \d+ starting[\s\S]*worker \d+ starting/);
+      // The restart's new worker listens at once, while the first ones still start.
+      rmSync(flag);
+      primary.kill('SIGHUP');
+      // Until the fix, the restart retired a worker the start-up waited for, and the
+      // primary exited with code 1 without ever serving.
+      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      await watched.printed(/rolling restart: done/);
+      assert.equal(primary.exitCode, null);
+      assert.equal((await rawRequest(port, { path: '/' })).status, 200);
+      const exited = once(primary, 'exit');
+      primary.kill('SIGTERM');
+      assert.deepEqual(await exited, [0, null]);
+    } finally {
+      killGroup(primary);
+      rmSync(flagDir, { recursive: true, force: true });
+    }
+  });
+
+  it('SIGHUP to the whole process group restarts the workers without cutting a request in flight', async () => {
+    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
+    const primary = startPrimary({ PORT: '0' }, ['--require', crashHook]);
+    const watched = watchChild(primary, { stderr: true });
+    try {
+      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const mark = watched.output().length;
+      const slow = rawRequest(port, { path: '/work?ms=1500' });
+      await watched.printed(/worker \d+ received \/work/, mark);
+      // As dumb-init or `kill -HUP -PGID` send it: to the primary and every worker.
+      process.kill(-primary.pid!, 'SIGHUP');
+      assert.equal((await slow).status, 200, 'the request in flight is answered');
+      await watched.printed(/rolling restart: done/, mark);
+      assert.equal((await rawRequest(port, { path: '/' })).status, 200);
+      assert.doesNotMatch(watched.output().slice(mark), /exited \(SIGHUP\)/);
       const exited = once(primary, 'exit');
       primary.kill('SIGTERM');
       assert.deepEqual(await exited, [0, null]);

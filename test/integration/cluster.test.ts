@@ -47,7 +47,7 @@ describe('examples/cluster', { timeout: 90000 }, () => {
         SHUTDOWN_TIMEOUT: '5000',
       },
     });
-    watched = watchChild(primary);
+    watched = watchChild(primary, { stderr: true });
     primary.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
     port = Number((await printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
   });
@@ -73,6 +73,22 @@ describe('examples/cluster', { timeout: 90000 }, () => {
     }
     assert.notEqual(workerOf(read!), workerOf(written));
     assert.deepEqual(JSON.parse(read!.body), { worker: Number(workerOf(read!)), value: 'shared' });
+  });
+
+  it("answers a client's mistake with its own status and a bug with 500, logging each on one line", async () => {
+    const mark = watched.output().length;
+    const broken = await rawRequest(port, {
+      method: 'POST',
+      path: '/session',
+      headers: { 'content-type': 'application/json' },
+      body: '{"value":\n"x',
+    });
+    // Until the fix, every error was a 503 "temporarily unavailable", and the parse
+    // error's piece of the body broke the log line at its line break.
+    assert.equal(broken.status, 400);
+    assert.deepEqual(JSON.parse(broken.body), { error: 'Bad Request' });
+    const line = await watched.printed(/worker \d+: POST \/session: 400 "[^\n]*"\n/, mark);
+    assert.ok(line);
   });
 
   it('the rate limit counts one client across both workers', async () => {
