@@ -37,6 +37,13 @@ function killGroup(primary: ChildProcess): void {
   }
 }
 
+/** SIGTERM to the primary: it drains its workers and exits with code 0. */
+async function stopsCleanly(primary: ChildProcess): Promise<void> {
+  const exited = once(primary, 'exit');
+  primary.kill('SIGTERM');
+  assert.deepEqual(await exited, [0, null]);
+}
+
 /** Resolves once no process has the pid (10 s at most). */
 async function waitForExit(pid: number): Promise<void> {
   for (const deadline = Date.now() + 10000; Date.now() < deadline;) {
@@ -78,9 +85,7 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
       primary.kill('SIGHUP');
       await watched.printed(/rolling restart: done/, again);
       assert.equal((await rawRequest(port, { path: '/' })).status, 200);
-      const exited = once(primary, 'exit');
-      primary.kill('SIGTERM');
-      assert.deepEqual(await exited, [0, null]);
+      await stopsCleanly(primary);
     } finally {
       killGroup(primary);
       await redis.stop();
@@ -120,9 +125,7 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
       const since = watched.output().slice(mark);
       assert.doesNotMatch(since, /exited \(/);
       assert.equal(since.match(/listening \(replacement\)/g)?.length, 1);
-      const exited = once(primary, 'exit');
-      primary.kill('SIGTERM');
-      assert.deepEqual(await exited, [0, null]);
+      await stopsCleanly(primary);
     } finally {
       killGroup(primary);
     }
@@ -150,9 +153,7 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
       await watched.printed(/rolling restart: done/);
       assert.equal(primary.exitCode, null);
       assert.equal((await rawRequest(port, { path: '/' })).status, 200);
-      const exited = once(primary, 'exit');
-      primary.kill('SIGTERM');
-      assert.deepEqual(await exited, [0, null]);
+      await stopsCleanly(primary);
     } finally {
       killGroup(primary);
       rmSync(flagDir, { recursive: true, force: true });
@@ -174,9 +175,7 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
       await watched.printed(/rolling restart: done/, mark);
       assert.equal((await rawRequest(port, { path: '/' })).status, 200);
       assert.doesNotMatch(watched.output().slice(mark), /exited \(SIGHUP\)/);
-      const exited = once(primary, 'exit');
-      primary.kill('SIGTERM');
-      assert.deepEqual(await exited, [0, null]);
+      await stopsCleanly(primary);
     } finally {
       killGroup(primary);
     }
