@@ -27,7 +27,10 @@ let started = false;
 /** Replacements in a row that died before listening: each waits twice as long as the one before, up to 30 s. */
 let failedStarts = 0;
 const listened = new WeakSet();
-/** Workers whose loss is already handled: a rolling restart's candidate that failed to start. */
+/**
+ * Workers whose loss is already handled: a rolling restart's candidate that failed to
+ * start, a crashed worker whose replacement has started, one a restart is replacing.
+ */
 const accountedFor = new WeakSet();
 
 cluster.setupPrimary({ exec: path.join(__dirname, 'worker.js') });
