@@ -181,6 +181,34 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
     }
   });
 
+  it('a worker that crashes while a rolling restart retires it is not replaced a second time', async () => {
+    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
+    const primary = startPrimary({ PORT: '0' }, ['--require', crashHook]);
+    const watched = watchChild(primary, { stderr: true });
+    try {
+      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const mark = watched.output().length;
+      const slow = rawRequest(port, { path: '/work?ms=3000' });
+      const victim = (await watched.printed(/worker (\d+) received \/work/, mark))[1]!;
+      primary.kill('SIGHUP');
+      // Its successor listens, it is asked to drain (it holds the slow request), and it crashes.
+      await watched.printed(new RegExp(`retiring ${victim}`), mark);
+      process.kill(Number(victim), 'SIGUSR2');
+      assert.equal((await slow).status, 200, 'the crashed worker still finishes what it holds');
+      await watched.printed(/rolling restart: done/, mark);
+      // Until the fix, the crash started a replacement beside the successor: three workers, for good.
+      await new Promise((r) => setTimeout(r, 500));
+      const since = watched.output().slice(mark);
+      assert.doesNotMatch(since, /starting a new one/);
+      const answering = new Set<string>();
+      for (let i = 0; i < 8; i++) answering.add(String((await rawRequest(port, { path: '/' })).headers['x-worker']));
+      assert.equal(answering.size, 2, `answers came from ${[...answering].join(', ')}`);
+      await stopsCleanly(primary);
+    } finally {
+      killGroup(primary);
+    }
+  });
+
   it('SIGTERM to a primary whose workers still wait for Redis ends them all at once', async () => {
     // A port nothing listens on: the workers' Redis client retries for ever, never listening.
     const primary = startPrimary({ PORT: '0', REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
