@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { cutResponse } from '../http/cut-response';
+import { defer } from '../http/defer';
 import { escapeHtml } from '../http/escape-html';
 import { acceptsTypes } from '../http/negotiation';
 import { named } from '../named';
@@ -69,7 +70,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorMiddleware
     // which Node truncates only when it writes the head.
     const shownStatus = res.statusCode === Math.trunc(Number(status)) ? String(status) : String(res.statusCode);
     const str = stringify(err);
-    if (logger) setImmediate(logger, err, str, req, res);
+    if (logger) defer(logger, err, str, req, res);
     if (res.headersSent) {
       cutResponse(req, res);
       return;

@@ -5,6 +5,7 @@
  * and a client that went away mid-transfer an `ECONNABORTED` one.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { defer } from '../http/defer';
 import { onFinished } from '../http/on-finished';
 import type { SendSettings } from './options';
 import { sendFile } from './send';
@@ -80,7 +81,7 @@ export function transferFile(
     // A response that never finished (one queued behind another on its connection when
     // the client left: a file to be opened at its turn, or a HEAD or 304 answer not yet
     // written out) sent nothing: aborted.
-    setImmediate(() => {
+    defer(() => {
       if ((streaming !== false || res.writableFinished === false) && !done) aborted();
       else finish();
     });

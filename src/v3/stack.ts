@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from 'node:http';
+import { defer } from '../http/defer';
 import { parseUrl } from '../http/parse-url';
 import { callErrorHandler, handleRequest as runHandler, type Handler, type NextFunction } from '../router/layer';
 import { finalHandler3 } from './final-handler';
@@ -72,7 +73,7 @@ export function handleRequest(
 
     const layer = stack[index++];
     if (!layer) {
-      setImmediate(done, err);
+      defer(done, err);
       return;
     }
     try {

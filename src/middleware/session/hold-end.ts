@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { inCallerContext } from '../../http/async-context';
+import { defer } from '../../http/defer';
 import type { NextFunction } from '../types';
 
 /** One store operation; `done` is its callback. */
@@ -42,7 +43,7 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
     // The store answers from its own connection: a failure reaches `next` in the context of `end`'s caller.
     work(
       inCallerContext((err?: unknown) => {
-        if (err) setImmediate(next, err);
+        if (err) defer(next, err);
         if (released) return;
         if (pending) {
           // The store answered at once: end normally with the whole body.

@@ -5,12 +5,13 @@
  * and is not shared between processes.
  */
 import { Store, type GetCallback, type SessionData } from './store';
+import { defer } from '../../http/defer';
 import type { Callback } from './session';
 
 /** Answers asynchronously, as a networked store would. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- store callbacks of every shape pass through
 function later(fn: ((...args: any[]) => void) | undefined, ...args: unknown[]): void {
-  if (fn) setImmediate(fn, ...args);
+  if (fn) defer(fn, ...args);
 }
 
 export class MemoryStore extends Store {
