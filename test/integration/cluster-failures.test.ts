@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { watchChild } from '../support/child-output';
+import { watchChild, type WatchedChild } from '../support/child-output';
 import { rawRequest } from '../support/raw-http';
 import { freePort, startRedis } from '../support/redis-server';
 
@@ -26,6 +26,23 @@ function startPrimary(env: Record<string, string>, nodeArgs: string[] = []): Chi
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, HOST: '127.0.0.1', WORKERS: '2', SHUTDOWN_TIMEOUT: '3000', ...env },
   });
+}
+
+/**
+ * Preloaded into the primary and its workers: requests announced as they arrive,
+ * SIGUSR2 crashes a worker, TEST_LISTEN_DELAY slows the first workers' start.
+ */
+const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
+
+/** The primary with the crash hook, its output (stderr too) watched. */
+function startHooked(env: Record<string, string>): { primary: ChildProcess; watched: WatchedChild } {
+  const primary = startPrimary(env, ['--require', crashHook]);
+  return { primary, watched: watchChild(primary, { stderr: true }) };
+}
+
+/** The port the primary printed once its two workers listen. */
+async function clusterPort(watched: WatchedChild): Promise<number> {
+  return Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
 }
 
 /** Ends the primary's whole process group, whatever state the test left it in. */
@@ -65,7 +82,7 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
     const primary = startPrimary({ PORT: '0', REDIS_URL: redis.url, WORKER_START_TIMEOUT: '5000' });
     const watched = watchChild(primary, { stderr: true });
     try {
-      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const port = await clusterPort(watched);
       // New workers connect to Redis before they listen: with it gone, none can start.
       await redis.stop();
       const mark = watched.output().length;
@@ -93,11 +110,9 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
   });
 
   it('a worker with an uncaught exception is replaced while it drains, not after', async () => {
-    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
-    const primary = startPrimary({ PORT: '0', SHUTDOWN_TIMEOUT: '20000' }, ['--require', crashHook]);
-    const watched = watchChild(primary, { stderr: true });
+    const { primary, watched } = startHooked({ PORT: '0', SHUTDOWN_TIMEOUT: '20000' });
     try {
-      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const port = await clusterPort(watched);
       const mark = watched.output().length;
       let slowSettled = false;
       const slow = rawRequest(port, { path: '/work?ms=8000' }).finally(() => (slowSettled = true));
@@ -132,15 +147,10 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
   });
 
   it('SIGHUP while the first workers start: the cluster comes up, then restarts', async () => {
-    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
     const flagDir = mkdtempSync(join(tmpdir(), 'cluster-start-'));
     const flag = join(flagDir, 'slow');
     writeFileSync(flag, '');
-    const primary = startPrimary({ PORT: '0', TEST_LISTEN_DELAY: '2000', TEST_LISTEN_DELAY_FLAG: flag }, [
-      '--require',
-      crashHook,
-    ]);
-    const watched = watchChild(primary, { stderr: true });
+    const { primary, watched } = startHooked({ PORT: '0', TEST_LISTEN_DELAY: '2000', TEST_LISTEN_DELAY_FLAG: flag });
     try {
       // Workers print once the primary has its signal handlers and has forked them.
       await watched.printed(/worker \d+ starting[\s\S]*worker \d+ starting/);
@@ -149,7 +159,7 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
       primary.kill('SIGHUP');
       // Until the fix, the restart retired a worker the start-up waited for, and the
       // primary exited with code 1 without ever serving.
-      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const port = await clusterPort(watched);
       await watched.printed(/rolling restart: done/);
       assert.equal(primary.exitCode, null);
       assert.equal((await rawRequest(port, { path: '/' })).status, 200);
@@ -161,11 +171,9 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
   });
 
   it('SIGHUP to the whole process group restarts the workers without cutting a request in flight', async () => {
-    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
-    const primary = startPrimary({ PORT: '0' }, ['--require', crashHook]);
-    const watched = watchChild(primary, { stderr: true });
+    const { primary, watched } = startHooked({ PORT: '0' });
     try {
-      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const port = await clusterPort(watched);
       const mark = watched.output().length;
       const slow = rawRequest(port, { path: '/work?ms=1500' });
       await watched.printed(/worker \d+ received \/work/, mark);
@@ -182,11 +190,9 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
   });
 
   it('a worker that crashes while a rolling restart retires it is not replaced a second time', async () => {
-    const crashHook = resolve(__dirname, 'fixtures/cluster-crash-hook.cjs');
-    const primary = startPrimary({ PORT: '0' }, ['--require', crashHook]);
-    const watched = watchChild(primary, { stderr: true });
+    const { primary, watched } = startHooked({ PORT: '0' });
     try {
-      const port = Number((await watched.printed(/cluster of 2 listening on http:\/\/localhost:(\d+)/))[1]);
+      const port = await clusterPort(watched);
       const mark = watched.output().length;
       const slow = rawRequest(port, { path: '/work?ms=3000' });
       const victim = (await watched.printed(/worker (\d+) received \/work/, mark))[1]!;
