@@ -7,6 +7,7 @@
 import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { connectionOf } from './http/connection';
+import { withoutPort } from './http/host';
 import { deprecate } from './http/deprecate';
 import { isFresh } from './http/fresh';
 import { parseUrl } from './http/parse-url';
@@ -25,13 +26,6 @@ const typeIsModule = lazy(() => require('./http/type-is') as typeof import('./ht
 function acceptsOf(headers: IncomingHttpHeaders, kind: 'encodings' | 'charsets' | 'languages', offered: unknown[]) {
   const { acceptsOther, offers } = negotiation();
   return acceptsOther(headers, kind, offers(offered));
-}
-
-/** A Host value without its port; an IPv6 literal (`[::1]:3000`) keeps its brackets. Shared with 3.x's `req.host`. */
-export function withoutPort(host: string): string {
-  const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
-  const index = host.indexOf(':', offset);
-  return index !== -1 ? host.substring(0, index) : host;
 }
 
 type TrustFunction = (address: string | undefined, hop: number) => boolean;

@@ -192,7 +192,7 @@ function asNodeResponse(res: unknown): void {
   removeDeclaredFields(res as unknown as Record<string | symbol, unknown>, DECLARED_RESPONSE_FIELDS);
 }
 
-export function serverClasses(app: AppPrototypes): ServerClasses {
+function serverClasses(app: AppPrototypes): ServerClasses {
   const AppIncomingMessage = class extends IncomingMessage {
     constructor(socket: Socket) {
       super(socket);

@@ -156,7 +156,7 @@ function isConstructor(value: unknown): boolean {
 }
 
 /** Where a missing view was looked for, in Express 4's words: every views directory. */
-export function viewsDirectories(root: string | string[]): string {
+function viewsDirectories(root: string | string[]): string {
   return Array.isArray(root) && root.length > 1
     ? 'directories "' + root.slice(0, -1).join('", "') + '" or "' + root[root.length - 1] + '"'
     : 'directory "' + root + '"';

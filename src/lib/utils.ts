@@ -12,6 +12,7 @@ import { contentDisposition as formatContentDisposition } from '../http/content-
 import { setCharset } from '../http/content-type';
 import { deprecate } from '../http/deprecate';
 import { mediaTypeFor } from '../http/mime-answers';
+import { isAbsolutePath } from '../response/files';
 import { flattenHandlers } from '../router/route';
 import { compileETag, compileQueryParser, compileTrust, strongETag, weakETag } from '../settings';
 
@@ -56,10 +57,7 @@ export const wetag = weakETag;
 
 /** A POSIX absolute path, a Windows drive path (`C:\`, `C:/`) or a UNC path; `undefined` otherwise, as in Express. */
 export function isAbsolute(path: string): true | undefined {
-  if (path[0] === '/') return true;
-  if (path[1] === ':' && (path[2] === '\\' || path[2] === '/')) return true;
-  if (path.substring(0, 2) === '\\\\') return true;
-  return undefined;
+  return isAbsolutePath(path) || undefined;
 }
 
 export function flatten(array: readonly unknown[], depth?: number): unknown[] {

@@ -62,9 +62,9 @@ const INLINE_LIMIT = 32 * 1024;
 
 /**
  * One-shot compression in line; the bytes are those of `zlib.gzip`/`zlib.deflate`
- * (the same zlib calls). Options zlib rejects throw, as they do from the asynchronous
- * call; a failure of zlib itself (a `Z_` code) ends the response without a body, as
- * that call's callback does.
+ * (the same zlib calls). Options zlib rejects were refused as the head was written
+ * (assertZlibTakesOptions); a failure of zlib itself (a `Z_` code) ends the response
+ * without a body, as the asynchronous call's callback does.
  */
 function compressInline(encoding: Encoding, body: Buffer, options: zlib.ZlibOptions): Buffer | undefined {
   try {
@@ -84,6 +84,28 @@ function createCompress(options?: CompressOptions): Middleware {
   // A string that is no size (`'x'`) was NaN to Connect's bytes 2.1, not the default: no
   // length is below NaN, so every answer was compressed, whatever its size.
   const threshold = parsed != null ? parsed : typeof options.threshold === 'string' ? NaN : 1024;
+  const zlibOptions: zlib.ZlibOptions = options;
+  /** What zlib threw for the options, per coding (null: it took them), asked once. */
+  const refusals: Partial<Record<Encoding, { error: unknown } | null>> = {};
+  /**
+   * Throws what zlib throws for the options (a `level` of 42...) as the head is about to
+   * be written: Connect made its compressor there, so the throw left the head unwritten
+   * and the app's error handling answered (a 500 page). Made after the head, as here,
+   * the compressor's throw could only cut the connection.
+   */
+  const assertZlibTakesOptions = (encoding: Encoding) => {
+    let refusal = refusals[encoding];
+    if (refusal === undefined) {
+      try {
+        (encoding === 'gzip' ? new zlib.Gzip(zlibOptions) : new zlib.Deflate(zlibOptions)).close();
+        refusal = null;
+      } catch (error) {
+        refusal = { error };
+      }
+      refusals[encoding] = refusal;
+    }
+    if (refusal) throw refusal.error;
+  };
 
   return function compress(req, res, next) {
     const write = res.write as AnyFn;
@@ -137,7 +159,7 @@ function createCompress(options?: CompressOptions): Middleware {
     (res as ServerResponse & { flush?: () => void }).flush = () => stream?.flush();
 
     res.write = function compressWrite(this: ServerResponse, chunk: unknown, encoding?: unknown) {
-      // A destroyed response (its head refused: see static's makeHead) takes writes
+      // A destroyed response (its head refused: see static/file-body.ts) takes writes
       // without a throw in Node's own write; making its head here would throw again.
       if (endingCompressed || this.destroyed) return write.call(this, chunk, encoding) as boolean;
       if (ended) return false;
@@ -235,6 +257,7 @@ function createCompress(options?: CompressOptions): Middleware {
       }
       if (!accepted || accepted === 'identity') return passThrough();
 
+      assertZlibTakesOptions(accepted as Encoding);
       method = accepted as Encoding;
       res.setHeader('Content-Encoding', method);
       res.removeHeader('Content-Length');

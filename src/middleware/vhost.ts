@@ -5,6 +5,7 @@
  * `req.vhost` carries the host, hostname and the wildcard captures.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { withoutPort } from '../http/host';
 import type { Middleware, NextFunction } from './types';
 import { named } from '../named';
 
@@ -74,12 +75,6 @@ function regExpMatcher(pattern: RegExp): HostMatcher {
   };
 }
 
-function hostnameOf(host: string): string {
-  const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
-  const colon = host.indexOf(':', offset);
-  return colon === -1 ? host : host.slice(0, colon);
-}
-
 export function vhost(hostname: string | RegExp, handle: Handle): Middleware {
   if (!hostname) throw new TypeError('argument hostname is required');
   if (!handle) throw new TypeError('argument handle is required');
@@ -95,7 +90,7 @@ export function vhost(hostname: string | RegExp, handle: Handle): Middleware {
   return named('vhost', function (req, res, next) {
     const host = req.headers.host;
     if (!host) return next();
-    const name = hostnameOf(host);
+    const name = withoutPort(host);
     const captures = name ? matches(name) : null;
     if (!captures) return next();
     const data: Record<string, unknown> = Object.create(null);

@@ -57,7 +57,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const namesPrototypeMember = (name: string): boolean => hasOwn.call(Object.prototype, name);
 
 /** `+` as a space, then percent-escapes as UTF-8; the text as it came when that fails. */
-export function decodeQs4(text: string): string {
+function decodeQs4(text: string): string {
   const percent = text.indexOf('%');
   const spaced = text.indexOf('+') === -1 ? text : text.replaceAll('+', ' ');
   if (percent === -1) return spaced;

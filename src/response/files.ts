@@ -41,7 +41,7 @@ export interface FileResponse extends ServerResponse {
  * platform a Windows drive (`C:\`, `C:/`) or UNC (`\\server`) path too, which the
  * file sender then resolves (on POSIX, below the working directory: a 404).
  */
-function isAbsolutePath(path: string): boolean {
+export function isAbsolutePath(path: string): boolean {
   if (path[0] === '/') return true;
   if (path[1] === ':' && (path[2] === '\\' || path[2] === '/')) return true;
   return path.startsWith('\\\\');

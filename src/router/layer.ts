@@ -38,7 +38,7 @@ export type Handler = { bivarianceHack(...args: unknown[]): unknown }['bivarianc
  * `expressInit`): the layer's work without the call to `next`, which the dispatch
  * may run in place of calling the layer (see `runLeadingInPlace` in dispatch.ts).
  */
-export const kInPlace = Symbol('webapp.inPlace');
+const kInPlace = Symbol('webapp.inPlace');
 
 /** The work of an in-place layer: what it does to the request and response before its `next()`. */
 export type InPlaceWork = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;

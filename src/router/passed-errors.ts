@@ -64,15 +64,20 @@ export function wasJustPassed(req: IncomingMessage, err: unknown): boolean {
 
 /** Promises returned by handlers that have not settled yet (see forwardRejection in layer.ts). */
 let pendingHandlerPromises = 0;
-/** `next()` calls (no error) noted while such a promise was pending, and the request of the last. */
+/**
+ * `next()` calls (no error) noted while such a promise was pending, and the request of
+ * the last, held weakly: a promise that never settles (a long poll, an event stream)
+ * keeps the count above zero for good, and the request, its body with it, would stay
+ * alive until some other request's `next()` took its place.
+ */
 let plainNexts = 0;
-let lastPlainNextFor: IncomingMessage | undefined;
+let lastPlainNextFor: WeakRef<IncomingMessage> | undefined;
 
 /** Called by a route's `next` when given no error, and by a router's walk that leaves without entering a layer. */
 export function notePlainNext(req: IncomingMessage): void {
   if (pendingHandlerPromises === 0) return;
   plainNexts++;
-  lastPlainNextFor = req;
+  if (lastPlainNextFor?.deref() !== req) lastPlainNextFor = new WeakRef(req);
 }
 
 /**
@@ -83,7 +88,7 @@ export function notePlainNext(req: IncomingMessage): void {
 export function watchHandlerPromise(req: IncomingMessage): () => boolean {
   pendingHandlerPromises++;
   const mark = plainNexts;
-  return () => plainNexts !== mark && lastPlainNextFor === req;
+  return () => plainNexts !== mark && lastPlainNextFor?.deref() === req;
 }
 
 /** The promise watched by watchHandlerPromise settled. */

@@ -9,7 +9,8 @@
  * requests) gets a moment to send one (FRESH_CONNECTION_GRACE_MS), requests
  * in flight finish with their full response (sent with `Connection: close`, the
  * socket closes after it), HTTP/2 sessions get GOAWAY, and `timeout` ms later
- * whatever is left is destroyed. SIGTERM and SIGINT run that close and exit with code 0.
+ * whatever is left is destroyed. SIGTERM and SIGINT run that close and exit (code 0, 1 when
+ * a shutdown hook fails, or the `process.exitCode` the app set).
  *
  * Why a wrapper around the server rather than a separate `shutdown(server)`:
  * a server cannot list its in-flight responses after the fact, so the
@@ -25,7 +26,10 @@ import { onSignal } from './signals';
 export interface GracefulOptions {
   /** Milliseconds after `close()` before remaining connections are destroyed (default 10000). */
   timeout?: number;
-  /** Signals that close the server and then exit with code 0 (default SIGTERM and SIGINT; `[]` for none). */
+  /**
+   * Signals that close the server and then exit (default SIGTERM and SIGINT; `[]` for none):
+   * with code 0, 1 when `onShutdown` fails, or the `process.exitCode` the app set.
+   */
   signals?: NodeJS.Signals[];
   /** Runs once the server has closed, before the exit on a signal (close database pools here). */
   onShutdown?: () => void | Promise<void>;
@@ -110,7 +114,7 @@ function catchableSignals(signals: NodeJS.Signals[] | undefined): NodeJS.Signals
 
 /**
  * Makes `server.close()` a graceful drain with a deadline, and (unless
- * `signals: []`) closes the server and exits with code 0 on SIGTERM/SIGINT.
+ * `signals: []`) closes the server and exits on SIGTERM/SIGINT (code 0 unless a hook fails).
  * Returns the same server, so it wraps `app.listen(...)` in one line.
  */
 export function graceful<S extends NetServer>(server: S, options: GracefulOptions = {}): S {

@@ -17,7 +17,8 @@ import { mediaTypeFor3 } from '../http/mime-answers';
 import { parseRange } from '../http/range-parser';
 import { deprecate } from '../http/deprecate';
 import { definePrototype } from '../define-prototype';
-import { request, withoutPort, type RequestPrototype } from '../request';
+import { withoutPort } from '../http/host';
+import { request, type RequestPrototype } from '../request';
 import { acceptsTypes, parseAccept, parseParams, splitAround } from './accepts';
 
 /** What the 3.x request methods read from `this`. */

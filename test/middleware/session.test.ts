@@ -542,6 +542,43 @@ describe('session: a write that throws while the end is held', () => {
   });
 });
 
+describe('session: a session that cannot be saved', () => {
+  // Deciding whether to save reads the session as JSON: a BigInt or a cycle in it, or a
+  // `req.session` replaced by something else, throws from the app's `end`. Connect 2.30
+  // (and express-session 1.19) then ignored the error handler's own `end`, and the
+  // client waited for ever: fail rather than hang.
+  const errorPage = (err: any, _req: any, res: any, _next: any) => {
+    res.statusCode = 500;
+    res.end(`error page: ${err.name}`);
+  };
+  const ok: Handler = (_req, res) => res.end('next answer');
+  const unsaveable: Record<string, Handler> = {
+    '/bigint': (req, res) => {
+      req.session.n = 10n;
+      res.end('saved?');
+    },
+    '/cycle': (req, res) => {
+      req.session.self = req.session;
+      res.end('saved?');
+    },
+  };
+
+  it('the error handling answers, and the connection goes on', { timeout: 10_000 }, async () => {
+    for (const path of Object.keys(unsaveable)) {
+      const app = chain([
+        session({ secret: 's' }),
+        (req, res, next) => (req.url === '/next' ? ok(req, res, next) : unsaveable[path](req, res, next)),
+        errorPage,
+      ]);
+      const answers = await pipelinedAnswers(app, [path, '/next']);
+      assert.deepEqual(answers, [
+        { status: 500, body: 'error page: TypeError' },
+        { status: 200, body: 'next answer' },
+      ]);
+    }
+  });
+});
+
 /** Sends `paths` pipelined on one keep-alive connection; each answer's status and body, in order. */
 async function pipelinedAnswers(app: http.RequestListener, paths: string[]) {
   return withServer(app, async (port) => {

@@ -9,8 +9,14 @@
  * `stack` and `methods`.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import express from 'express';
+import webapp = require('../../src/index');
 import { assertSameResponses, type Framework } from '../support/differential';
 import { Layer } from '../../src/router/layer';
 import { Route } from '../../src/router/route';
@@ -313,5 +319,46 @@ describe('a wrapper that passes rejections to next and returns the promise (expr
       },
       [{ path: '/items/now' }, { path: '/items/later' }, { path: '/items/zero' }, { path: '/seen' }],
     ).then((responses) => assert.equal(responses[3]!.body, 'route now, route later, route zero'));
+  });
+});
+
+describe('a handler promise that never settles', () => {
+  it('keeps no other request alive: one whose route called next() is collected once answered', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const app: Any = webapp();
+    const requests: Array<WeakRef<object>> = [];
+    // A long poll that is never answered: its promise stays pending for the whole test.
+    app.get('/poll', () => new Promise(() => undefined));
+    app.get(
+      '/two',
+      (req: Any, _res: Any, next: Any) => {
+        requests.push(new WeakRef(req));
+        next();
+      },
+      (_req: Any, res: Any) => res.send('second'),
+    );
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const poll = http.get({ host: '127.0.0.1', port, path: '/poll', agent: false });
+    poll.on('error', () => undefined);
+    try {
+      // Sent after the poll has reached its handler (it answers nothing, so ask in order).
+      await new Promise((resolve) => setImmediate(resolve));
+      const answer = await fetch(`http://127.0.0.1:${port}/two`, { headers: { connection: 'close' } });
+      assert.equal(await answer.text(), 'second');
+      for (let i = 0; i < 10 && requests[0].deref() !== undefined; i++) {
+        // A WeakRef's target is kept until the current job ends: collect between turns.
+        await new Promise((resolve) => setImmediate(resolve));
+        gc();
+      }
+      assert.equal(requests.length, 1);
+      assert.equal(requests[0].deref(), undefined, 'the answered request is still reachable');
+    } finally {
+      poll.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

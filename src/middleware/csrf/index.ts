@@ -12,6 +12,7 @@ import { serialize } from 'cookie';
 import { sign } from '../../http/cookie-signature';
 import { createHttpError } from '../../http/errors';
 import type { CookieSerializeOptions, Middleware, MiddlewareRequest } from '../types';
+import { appendSetCookie } from '../set-cookie';
 import { CsrfTokens, type TokenOptions } from './tokens';
 import { named } from '../../named';
 
@@ -98,13 +99,6 @@ function readSecret(req: CsrfRequest, sessionKey: string, cookie: CookieSettings
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Adds a Set-Cookie line, keeping those already set; named in small letters on the wire, as csurf names it. */
-function appendCookie(res: ServerResponse, line: string): void {
-  const previous = res.getHeader('set-cookie');
-  const lines = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-  res.setHeader('set-cookie', [...lines, line]);
-}
-
 function storeSecret(
   req: CsrfRequest,
   res: ServerResponse,
@@ -124,7 +118,7 @@ function storeSecret(
     value = 's:' + sign(secret, req.secret);
   }
   const { key, signed: _signed, ...attributes } = cookie;
-  appendCookie(res, serialize(key, value, attributes));
+  appendSetCookie(res, serialize(key, value, attributes));
 }
 
 export function csrf(options?: CsrfOptions): Middleware {

@@ -23,7 +23,7 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
   const end = res.end as (...args: unknown[]) => ServerResponse;
   const write = res.write as (...args: unknown[]) => boolean;
   let ended = false;
-  // Set when sending the held response threw: see `release`.
+  // Set when deciding or sending threw: the caller's error handling answers instead.
   let released = false;
 
   res.end = function endAfterStore(this: ServerResponse, ...args: unknown[]) {
@@ -34,7 +34,17 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
     const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
     const [chunk, encoding] = args as [unknown, BufferEncoding | undefined];
 
-    const work = decide();
+    let work: StoreWork | undefined;
+    try {
+      work = decide();
+    } catch (err) {
+      // The session could not be read for saving (a BigInt or a cycle in it, `req.session`
+      // replaced): the caller's error handling answers, and its `end` must go through.
+      // Held, it was ignored and the client waited for ever (Connect 2.30 and
+      // express-session 1.19 hang there).
+      released = true;
+      throw err;
+    }
     if (!work) return end.call(res, chunk, encoding, callback);
 
     let pending = true;

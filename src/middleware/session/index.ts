@@ -15,6 +15,7 @@ import { sign, unsign } from '../../http/cookie-signature';
 import { deprecate } from '../../http/deprecate';
 import { parseOriginalUrl } from '../../http/parse-url';
 import { onHeaders } from '../on-headers';
+import { appendSetCookie } from '../set-cookie';
 import type { Middleware, MiddlewareRequest, NextFunction } from '../types';
 import { ChangeTracker } from './change-tracker';
 import { Cookie, type CookieOptions } from './cookie';
@@ -93,13 +94,6 @@ function isSecure(req: SessionRequest, trustProxy: boolean | undefined): boolean
   }
   const proto = String(req.headers['x-forwarded-proto'] || '');
   return proto.split(',')[0].trim().toLowerCase() === 'https';
-}
-
-function appendSetCookie(res: ServerResponse, value: string): void {
-  const previous = res.getHeader('Set-Cookie');
-  const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-  // Named in lower case on the wire, as Connect 2.30's session sets it.
-  res.setHeader('set-cookie', [...list, value]);
 }
 
 function normalizeSecrets(secret: SessionOptions['secret']): string[] | undefined {
