@@ -116,8 +116,9 @@ export interface Application<LocalsObj extends Record<string, any> = Record<stri
   listen(port: number, callback?: () => void): http.Server;
   listen(callback?: () => void): http.Server;
   listen(path: string, callback?: () => void): http.Server;
-  listen(handle: any, listeningListener?: () => void): http.Server;
   listen(options: ListenOptions, listeningListener?: () => void): http.Server;
+  // Last, as in @types/express: what `Parameters<Express['listen']>` reads.
+  listen(handle: any, listeningListener?: () => void): http.Server;
 
   router: string;
   settings: any;

@@ -18,13 +18,23 @@ import type { CoreResponse } from './response';
 /** True for `any`: what the types of an unresolved import are. */
 type Unresolved<T> = 0 extends 1 & T ? true : false;
 
-// The members core's interfaces have beyond webapp's own: the app's augmentations.
+// The members core's interfaces have beyond webapp's own: the app's augmentations,
+// and the global `Express.Request`/`Express.Response` members (passport's `user`,
+// express-session's `session`, multer's `file`) as core's interfaces see them: an app
+// may narrow one there (`user?: User & { roles: string[] }`), and the narrowed type is
+// the one handlers get, as with @types/express. (Webapp's own interfaces do not extend
+// the global ones for that reason: the global member would be theirs, the narrowed one
+// dropped here.) Without the package, the global interfaces' members alone.
 // Read without type arguments, so that any version of the package fits (an
 // augmentation only sees the type parameters if it repeats them, which is rare); a
 // method returning `this` returns core's type.
-/* eslint-disable @typescript-eslint/no-empty-object-type */
-export type CoreRequestAdditions = Unresolved<core.Request> extends true ? {} : Omit<core.Request, keyof CoreRequest>;
+export type CoreRequestAdditions =
+  Unresolved<core.Request> extends true
+    ? Omit<Express.Request, keyof CoreRequest>
+    : Omit<core.Request, keyof CoreRequest>;
 export type CoreResponseAdditions =
-  Unresolved<core.Response> extends true ? {} : Omit<core.Response, keyof CoreResponse>;
+  Unresolved<core.Response> extends true
+    ? Omit<Express.Response, keyof CoreResponse>
+    : Omit<core.Response, keyof CoreResponse>;
+/* eslint-disable-next-line @typescript-eslint/no-empty-object-type */
 export type CoreLocalsAdditions = Unresolved<core.Locals> extends true ? {} : core.Locals;
-/* eslint-enable @typescript-eslint/no-empty-object-type */

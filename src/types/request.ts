@@ -51,7 +51,7 @@ export interface CoreRequest<
   ReqQuery = ParsedQs,
   LocalsObj extends Record<string, any> = Record<string, any>,
 >
-  extends http.IncomingMessage, Express.Request {
+  extends http.IncomingMessage {
   /**
    * A request header, case-insensitive (`Referer` and `Referrer` are interchangeable).
    * @example

@@ -104,7 +104,11 @@ export type RenderCallback = (err: Error | null, html?: string) => void;
  * infers `undefined`, after which `res.json(...)` takes nothing else; from the required
  * one it infers `any`, as with @types/express. Both take one argument, so that a
  * wrapper's `original.call(this, body)` and `jest.fn<Response['json']>()` fit as with
- * @types/express; a wrong body is "No overload matches this call" (TS2769), with the
+ * @types/express; but what reads the last signature alone sees the body required:
+ * `res.json.call(res)`, `res.send.apply(res, [])` and `Parameters<Response['send']>`
+ * as `[]` do not compile (no order or form of the optional signature kept the
+ * inference `any`: it is `undefined` whenever the last signature's body is optional).
+ * A wrong body is "No overload matches this call" (TS2769), with the
  * mismatch named below it, where @types/express reports the mismatch alone (TS2322,
  * TS2353). Express 4's deprecated `res.json(body, status)` is refused, as there.
  */
@@ -133,7 +137,7 @@ export interface CoreResponse<
   LocalsObj extends Record<string, any> = Record<string, any>,
   StatusCode extends number = number,
 >
-  extends http.ServerResponse, Express.Response {
+  extends http.ServerResponse {
   /**
    * Sets the status code; chainable.
    * @example
