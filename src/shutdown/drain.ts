@@ -13,6 +13,23 @@ import { asAppCompanion } from '../server-classes';
 /** Anything with http.Server's event shape: http, https, http2 (plain or secure). */
 export type AnyServer = NetServer & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
 
+/**
+ * What the drain knows of an HTTP/1 connection that has begun a request: fields of one
+ * object found by one look-up per request, where maps of responses, sets per socket and
+ * weak maps cost several (about 6,400 instructions per request in all, 8% of a small
+ * answer's; bench/README.md, "`webapp.graceful`").
+ */
+class ConnectionState {
+  /** Responses begun and not yet closed; none means idle between requests. */
+  owed = 0;
+  /** The newest response begun: the one a drain makes the connection's last (see makeLast). */
+  newest: ServerResponse | undefined = undefined;
+  /** What the connection had read when its last response closed (see requestArriving). */
+  readWhenIdle = 0;
+  /** Its last response went out before its request's body had all come: busy until it has. */
+  bodyComing = false;
+}
+
 /** What one server tracks so that its close() can tell idle connections from busy ones. */
 export class Drain {
   closing = false;
@@ -20,10 +37,10 @@ export class Drain {
   serverClosed = false;
   /** Raw TCP sockets, so the deadline can end connections of every kind (TLS handshakes included). */
   readonly connections = new Set<Socket>();
-  /** HTTP/1 responses not yet finished, with the socket each is written to. */
-  readonly responses = new Map<ServerResponse, Socket>();
-  /** The HTTP/1 responses each open socket still owes; none means idle between requests. */
-  readonly owed = new Map<Socket, Set<ServerResponse>>();
+  /** The open HTTP/1 connections that have begun a request, and what each owes. */
+  readonly states = new Map<Socket, ConnectionState>();
+  /** HTTP/1 responses begun and not yet closed, on every connection. */
+  unfinished = 0;
   /** The response the drain made the last of each connection, which had been kept alive (see makeLast). */
   readonly madeLast = new WeakMap<Socket, ServerResponse>();
   readonly sessions = new Set<Http2Session>();
@@ -31,12 +48,8 @@ export class Drain {
   readonly sessionSockets = new WeakSet<object>();
   /** TLS sockets: their requests are not on the raw connections, so fresh HTTP/1 ones are found here. */
   readonly secureSockets = new Set<TLSSocket>();
-  /** What each kept-alive connection had read when its last response finished (see requestArriving). */
-  readonly readWhenIdle = new WeakMap<Socket, number>();
   /** Sockets whose last response finished in the drain, given the grace for the next request (its timer). */
   readonly ending = new Map<Socket, NodeJS.Timeout>();
-  /** Connections whose last response went out before its request's body had all come: busy until it has. */
-  readonly bodyComing = new WeakSet<Socket>();
   /** Node's idle connections are to be closed once nothing tracked is being written (see closeUntrackedIdle). */
   untrackedIdlePending = false;
   deadline: NodeJS.Timeout | undefined;
@@ -54,15 +67,13 @@ export class Drain {
     private readonly onDrain: (() => void | Promise<void>) | undefined,
   ) {
     this.secure = typeof (server as { setSecureContext?: unknown }).setSecureContext === 'function';
-    const responses = this.responses;
-    const finished = (socket: Socket, res: ServerResponse) => this.finished(socket, res);
+    const closed = (res: ServerResponse) => this.responseClosed(res);
     this.responseDone = function responseDone(this: ServerResponse): void {
-      const socket = responses.get(this);
-      if (socket !== undefined) finished(socket, this);
+      closed(this);
     };
   }
 
-  /** Every response's `finish` and `close` listener (`this` is the response), made once per server. */
+  /** Every response's `close` listener (`this` is the response), made once per server. */
   private readonly responseDone: (this: ServerResponse) => void;
 
   track(): void {
@@ -161,19 +172,20 @@ export class Drain {
     // Its connection already gone (a request queued behind others when the client left):
     // nothing to wait for, and no `close` of the socket left to forget it by.
     if (socket.destroyed) return;
-    this.responses.set(res, socket);
-    let owed = this.owed.get(socket);
-    if (owed === undefined) {
-      owed = new Set();
-      this.owed.set(socket, owed);
+    let state = this.states.get(socket);
+    if (state === undefined) {
+      state = new ConnectionState();
+      this.states.set(socket, state);
       socket.once('close', () => this.socketClosed(socket));
     }
-    owed.add(res);
+    state.owed++;
+    state.newest = res;
+    this.unfinished++;
     if (this.closing) this.makeLast(socket, res);
-    // One listener shared by every response (`this` is the response; its socket is in
-    // `responses`), kept on it after it ran (`finished` acts once): no closure and no
-    // `once` wrappers made per request, which were most of the drain's cost per request.
-    res.on('finish', this.responseDone);
+    // One listener shared by every response (`this` is the response), no closure and no
+    // `once` wrapper made per request. `close` alone: a response emits it once, a turn
+    // after `finish` (no read of the socket comes between), or when its connection ends
+    // before it finished.
     res.on('close', this.responseDone);
   }
 
@@ -196,12 +208,15 @@ export class Drain {
     }
   }
 
-  private finished(socket: Socket, res: ServerResponse): void {
-    if (!this.responses.delete(res)) return;
-    const owed = this.owed.get(socket)!;
-    owed.delete(res);
-    const left = owed.size;
-    if (left === 0) this.idleAfter(socket, res);
+  private responseClosed(res: ServerResponse): void {
+    const socket = (res as ServerResponse & { req: IncomingMessage }).req.socket;
+    const state = this.states.get(socket);
+    // Its connection closed first: forgotten with it (see socketClosed).
+    if (state === undefined) return;
+    state.owed--;
+    this.unfinished--;
+    const left = state.owed;
+    if (left === 0) this.idleAfter(socket, state, res);
     // A response whose headers went out before the drain promised keep-alive, and the
     // client may send its next request as soon as it has the answer: a moment for it
     // (answered with `Connection: close`), then the socket ends, rather than after
@@ -217,18 +232,19 @@ export class Drain {
    * body is still coming (an answer sent before reading it: a 401, a 413): Node reads
    * and drops the rest, and the connection is idle once it has, not before.
    */
-  private idleAfter(socket: Socket, res: ServerResponse): void {
-    this.readWhenIdle.set(socket, socket.bytesRead);
+  private idleAfter(socket: Socket, state: ConnectionState, res: ServerResponse): void {
+    state.newest = undefined;
+    state.readWhenIdle = socket.bytesRead;
     const req = (res as ServerResponse & { req?: IncomingMessage }).req;
     if (req === undefined || req.complete || req.destroyed) return;
     // Not idle before then, however long the client pauses between two pieces of its upload:
     // closed as idle at the grace, a slow uploader was cut mid-body (its writes reset, and
     // with them, often, the answer it had not read yet).
-    this.bodyComing.add(socket);
+    state.bodyComing = true;
     req.once('end', () => {
-      this.bodyComing.delete(socket);
-      if (this.owed.get(socket)?.size) return;
-      this.readWhenIdle.set(socket, socket.bytesRead);
+      state.bodyComing = false;
+      if (state.owed !== 0) return;
+      state.readWhenIdle = socket.bytesRead;
       // The connection's own grace, from now (one the finished response began starts again).
       if (this.closing && !socket.destroyed) this.endWhenIdle(socket);
     });
@@ -241,8 +257,8 @@ export class Drain {
    * kept, each held its request, response and socket for the life of the server.
    */
   private socketClosed(socket: Socket): void {
-    for (const res of this.owed.get(socket)!) this.responses.delete(res);
-    this.owed.delete(socket);
+    this.unfinished -= this.states.get(socket)!.owed;
+    this.states.delete(socket);
     if (this.untrackedIdlePending) this.closeUntrackedIdle();
   }
 
@@ -252,12 +268,8 @@ export class Drain {
       this.ending.delete(socket);
       // Closed once what is written has gone out: an HTTP server's socket allows half-open
       // connections, and an end() alone waits for the client to close its side.
-      if (
-        !socket.destroyed &&
-        !this.owed.get(socket)?.size &&
-        !this.bodyComing.has(socket) &&
-        !this.requestArriving(socket)
-      )
+      const state = this.states.get(socket);
+      if (!socket.destroyed && !state?.owed && !state?.bodyComing && !this.requestArriving(socket))
         socket.destroySoon();
       if (this.untrackedIdlePending) this.closeUntrackedIdle();
     }, this.grace());
@@ -289,12 +301,8 @@ export class Drain {
     // moment later: a client reusing its connection may have sent the next request
     // already (in the socket buffer, not yet read), and closing would reset it. Read
     // now, it is answered with `Connection: close`.
-    for (const [socket, owed] of this.owed) {
-      // A set keeps the order its responses were added in, the connection's request order.
-      let newest: ServerResponse | undefined;
-      for (const res of owed) newest = res;
-      if (newest !== undefined) this.makeLast(socket, newest);
-    }
+    // Responses close in the order their requests came, so one is owed while the newest is.
+    for (const [socket, state] of this.states) if (state.newest !== undefined) this.makeLast(socket, state.newest);
     for (const session of this.sessions) session.close();
     this.interceptDuringDrain();
     if (this.onDrain) {
@@ -329,8 +337,8 @@ export class Drain {
     if (this.untracked) this.closeUntrackedIdle();
     // Idle between requests (a request's body still coming after its answer is not), and
     // not in the grace a response finished in the drain gives.
-    for (const [socket, owed] of this.owed)
-      if (owed.size === 0 && !this.ending.has(socket) && !this.bodyComing.has(socket) && !this.requestArriving(socket))
+    for (const [socket, state] of this.states)
+      if (state.owed === 0 && !this.ending.has(socket) && !state.bodyComing && !this.requestArriving(socket))
         socket.destroy();
     if (this.secure) {
       // HTTP/1 over TLS that has not sent a request yet (HTTP/2 ones close with their session).
@@ -355,7 +363,7 @@ export class Drain {
 
   /** An HTTP/1 connection that has not begun a request since it opened. */
   private silent(socket: Socket): boolean {
-    return !this.owed.has(socket) && isHttpConnection(socket) && !this.requestArriving(socket);
+    return !this.states.has(socket) && isHttpConnection(socket) && !this.requestArriving(socket);
   }
 
   /**
@@ -366,7 +374,7 @@ export class Drain {
    * `Connection: close`) when the rest comes, or destroyed at the deadline.
    */
   private requestArriving(socket: Socket): boolean {
-    return socket.bytesRead > (this.readWhenIdle.get(socket) ?? 0);
+    return socket.bytesRead > (this.states.get(socket)?.readWhenIdle ?? 0);
   }
 
   /**
@@ -377,7 +385,7 @@ export class Drain {
    * so it runs only when no tracked response is unfinished and no socket is in its grace.
    */
   private closeUntrackedIdle(): void {
-    this.untrackedIdlePending = this.responses.size !== 0 || this.ending.size !== 0;
+    this.untrackedIdlePending = this.unfinished !== 0 || this.ending.size !== 0;
     if (!this.untrackedIdlePending) this.server.closeIdleConnections?.();
   }
 
