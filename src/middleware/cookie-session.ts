@@ -7,13 +7,14 @@
  * Security fix over 3.x: Connect 2 accepted an unsigned `j:` cookie as the
  * session when `secret` was given; here only a correctly signed one counts.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connectionOf } from '../http/connection';
 import { sign, unsign } from '../http/cookie-signature';
 import { firstListEntry } from '../http/header-list';
 import { parseOriginalUrl } from '../http/parse-url';
 import { JSONCookie } from './cookie-parser';
 import { onHeaders } from './on-headers';
+import { appendSetCookie } from './set-cookie';
 import { Cookie, type CookieOptions } from './session/cookie';
 import type { Middleware, MiddlewareRequest } from './types';
 import { named } from '../named';
@@ -88,15 +89,25 @@ export function cookieSession(options?: CookieSessionOptions): Middleware {
       const session = req.session as SessionData | null | undefined;
       if (!session) {
         cookie.expires = new Date(0);
-        res.setHeader('Set-Cookie', cookie.serialize(key, ''));
+        setSessionCookie(res, cookie.serialize(key, ''));
         return;
       }
       if (typeof session === 'object') delete session.cookie;
       if (cookie.secure && !isSecureConnection(req, options.proxy)) return;
       const value = 'j:' + JSON.stringify(session);
       if (original === value) return;
-      res.setHeader('Set-Cookie', cookie.serialize(key, 's:' + sign(value, secret)));
+      setSessionCookie(res, cookie.serialize(key, 's:' + sign(value, secret)));
     });
     next();
   });
+}
+
+/**
+ * The session's cookie as Connect 2.30 set it, `Set-Cookie` with the one value, added to
+ * those the app or other middleware set: Connect's response added Set-Cookie values up
+ * itself, and a 4.x response would drop them.
+ */
+function setSessionCookie(res: ServerResponse, line: string): void {
+  if (res.getHeader('Set-Cookie') === undefined) res.setHeader('Set-Cookie', line);
+  else appendSetCookie(res, line, 'Set-Cookie');
 }

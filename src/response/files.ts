@@ -213,8 +213,20 @@ function sendfile(
   };
 
   onFinished(this, (err) => {
-    if (!watchingSocket) return;
-    if (err) fail(err, true);
+    if (!watchingSocket) {
+      // The client left while the file was streaming: its read is stopped and never
+      // ends, which is when 3.x calls back (it never did here); the callback (a
+      // download's temporary file removed there) hears that the request was aborted.
+      if (notifyEnd && this.writableFinished === false) {
+        notifyEnd = false;
+        fn!(transferCore().requestAborted());
+      }
+      return;
+    }
+    // The connection reset before the file was sent (a request pipelined behind others,
+    // waiting for its turn): aborted, as for a client that closed it. Other errors of the
+    // connection are passed on as they came.
+    if (err) fail(transferCore().clientLeft(err) ? transferCore().requestAborted() : err, true);
     // Done without being written out: the client left before the response's turn on
     // its connection (the file is opened only then) or before the file was sent. No read
     // of the file will end, which is when 3.x calls back: the callback (a download's
@@ -225,6 +237,7 @@ function sendfile(
   // response had ended or was destroyed first).
   const readToEnd = () => {
     if (!notifyEnd) return;
+    notifyEnd = false;
     // Read, but the client was gone before it could be written (a response already
     // closed when the file was opened): aborted, as above.
     if (this.destroyed && this.writableFinished === false) fn!(transferCore().requestAborted());

@@ -29,7 +29,7 @@ export function requestAborted(): NodeJS.ErrnoException {
  * HTTP/2 a stream reset with an error code (CANCEL, as browsers send, closes it without
  * one), or a session closed with one.
  */
-function clientLeft(err: NodeJS.ErrnoException): boolean {
+export function clientLeft(err: NodeJS.ErrnoException): boolean {
   const code = err.code;
   return code === 'ECONNRESET' || code === 'ERR_HTTP2_STREAM_ERROR' || code === 'ERR_HTTP2_SESSION_ERROR';
 }

@@ -61,8 +61,17 @@ export function finalHandler3(
       res.setHeader('X-Content-Type-Options', 'nosniff');
       res.setHeader('Content-Type', 'text/html; charset=utf-8');
       res.setHeader('Content-Length', Buffer.byteLength(message, 'utf8'));
-      if (req.method === 'HEAD') res.end();
-      else res.end(message, 'utf8');
+      try {
+        if (req.method === 'HEAD') res.end();
+        else res.end(message, 'utf8');
+      } catch (thrown) {
+        // This runs outside any handler: what throws as the page goes out (a header
+        // listener of a middleware, a session replaced by a plain object) ended the
+        // process. The response is closed instead, and the error logged, as 4.x's
+        // final handler does.
+        res.destroy(thrown as Error);
+        if (options.env !== 'test') console.error(errorText(thrown as ErrorLike));
+      }
     };
     whenRequestRead(req, write);
   };

@@ -3,7 +3,10 @@ import { describe, it } from 'node:test';
 import { sign } from '../../src/http/cookie-signature';
 import { cookieParser } from '../../src/middleware/cookie-parser';
 import { cookieSession } from '../../src/middleware/cookie-session';
-import { assertSameAsConnect, requestAll, type Handler } from './support';
+import webapp = require('../../src/index');
+import { assertSameAsConnect, rawRequest, requestAll, withServer, type Handler } from './support';
+
+type Any = any;
 
 const connect = require('connect');
 
@@ -85,6 +88,43 @@ describe('cookieSession', () => {
     const forged = { path: '/same', headers: { cookie: 'sess=' + encodeURIComponent('j:{"admin":true}') } };
     const [res] = await requestAll([cookieParser(), cookieSession({ key: 'sess', secret: 's' }), app], [forged]);
     assert.equal(JSON.parse(res.body).admin, undefined);
+  });
+
+  it("adds its cookie to those the app set, as Connect 2.30's response added them up", async () => {
+    const withTheme: Handler = (req, res, next) => {
+      res.setHeader('Set-Cookie', ['theme=dark; Path=/', 'lang=en; Path=/']);
+      app(req, res, next);
+    };
+    await assertSameAsConnect(
+      [connect.cookieParser(), connect.cookieSession({ key: 'sess', secret: 'sekrit' }), withTheme],
+      [cookieParser(), cookieSession({ key: 'sess', secret: 'sekrit' }), withTheme],
+      requests.slice(0, 4),
+    );
+  });
+
+  it("in a 4.x app, the app's res.cookie lines stay beside the session's", async () => {
+    const webappApp: Any = webapp();
+    webappApp.use(cookieParser('sekrit'), cookieSession({ key: 'sess' }));
+    webappApp.get('/visit', (req: Any, res: Any) => {
+      req.session.n = 1;
+      res.cookie('theme', 'dark').send('visited');
+    });
+    webappApp.get('/leave', (req: Any, res: Any) => {
+      req.session = null;
+      res.cookie('theme', 'light').send('left');
+    });
+    await withServer(webappApp, async (port) => {
+      const visit = await rawRequest(port, { path: '/visit' });
+      assert.deepEqual(
+        (visit.headers['set-cookie'] as string[]).map((line) => line.split('=')[0]),
+        ['theme', 'sess'],
+      );
+      const leave = await rawRequest(port, { path: '/leave' });
+      assert.deepEqual(leave.headers['set-cookie'], [
+        'theme=light; Path=/',
+        'sess=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly',
+      ]);
+    });
   });
 
   it('requires a secret', async () => {

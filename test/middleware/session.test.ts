@@ -542,6 +542,35 @@ describe('session: a write that throws while the end is held', () => {
   });
 });
 
+describe('session: a body that is a Uint8Array', () => {
+  it(
+    'is sent as its bytes under its Content-Length while the store saves, and the connection goes on',
+    {
+      timeout: 10_000,
+    },
+    async () => {
+      const store = new session.MemoryStore();
+      const set = store.set;
+      // A store that answers later: the body's last byte is held until it has.
+      store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 20);
+      const app = chain([
+        session({ secret: 's', store }),
+        (req, res) => {
+          if (req.url === '/next') return res.end('next answer');
+          req.session.n = 1;
+          res.setHeader('Content-Length', '3');
+          res.end(new TextEncoder().encode('ABC'));
+        },
+      ]);
+      const answers = await pipelinedAnswers(app, ['/bytes', '/next']);
+      assert.deepEqual(answers, [
+        { status: 200, body: 'ABC' },
+        { status: 200, body: 'next answer' },
+      ]);
+    },
+  );
+});
+
 describe('session: a session that cannot be saved', () => {
   // Deciding whether to save reads the session as JSON: a BigInt or a cycle in it, or a
   // `req.session` replaced by something else, throws from the app's `end`. Connect 2.30
@@ -562,6 +591,29 @@ describe('session: a session that cannot be saved', () => {
       res.end('saved?');
     },
   };
+
+  it(
+    'a store whose save throws instead of calling back: the error handling answers too',
+    { timeout: 10_000 },
+    async () => {
+      const store = new session.MemoryStore();
+      const set = store.set;
+      store.set = (sid, data, fn) => {
+        if ((data as { n?: number }).n) throw new TypeError('value too large for the store');
+        set.call(store, sid, data, fn);
+      };
+      const app = chain([
+        session({ secret: 's', store }),
+        (req, res, next) => (req.url === '/next' ? ok(req, res, next) : ((req.session.n = 1), res.end('saved?'))),
+        errorPage,
+      ]);
+      const answers = await pipelinedAnswers(app, ['/save', '/next']);
+      assert.deepEqual(answers, [
+        { status: 500, body: 'error page: TypeError' },
+        { status: 200, body: 'next answer' },
+      ]);
+    },
+  );
 
   it('the error handling answers, and the connection goes on', { timeout: 10_000 }, async () => {
     for (const path of Object.keys(unsaveable)) {

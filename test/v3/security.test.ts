@@ -108,6 +108,40 @@ describe('webapp/v3 security fixes', () => {
     await request(app).get('/503.5').expect(503);
   });
 
+  it('a session replaced, or one that cannot be saved: an answer or a closed connection, never a crash', async () => {
+    // Replaced by a plain object (as for cookieSession): the session's save threw, and
+    // its cookie listener threw again from the error page's head, outside any handler.
+    // A BigInt, then a 404: the 404 page's own end threw there. Express 3.21 left the
+    // first hanging and ended the process on the second.
+    const app = webapp3();
+    app.set('env', 'test');
+    app.use(webapp3.cookieParser());
+    app.use(webapp3.session({ secret: 'keyboard cat' }));
+    app.get('/replaced', (req: Any, res: Any) => {
+      req.session = { user: 'bob' };
+      res.send('ok');
+    });
+    app.get('/bigint', (req: Any, _res: Any, next: Any) => {
+      req.session.visits = 1n;
+      next();
+    });
+    app.get('/ok', (_req: Any, res: Any) => res.send('ok'));
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const replaced = await fetch(`http://127.0.0.1:${port}/replaced`);
+      assert.equal(replaced.status, 500);
+      assert.match(await replaced.text(), /TypeError/);
+      await assert.rejects(fetch(`http://127.0.0.1:${port}/bigint`));
+      const ok = await fetch(`http://127.0.0.1:${port}/ok`);
+      assert.equal(await ok.text(), 'ok');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('urlencoded bodies nest 32 brackets deep at most: deeper is a 400, not a parse to any depth', async () => {
     const app = webapp3();
     app.set('env', 'test');

@@ -134,3 +134,48 @@ describe('3.x res.sendfile when the connection or the read fails', () => {
     }
   });
 });
+
+describe('3.x res.sendfile when the client leaves', () => {
+  it(
+    'every callback hears ECONNABORTED: the file streaming then, and the ones queued behind it',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      // Larger than what the connection's buffers take while the client reads nothing:
+      // the first file is still streaming when the client leaves. Its read was stopped
+      // and never ended, so its callback (a download's temporary file removed there)
+      // never ran; the queued ones heard the connection's raw ECONNRESET.
+      const large = join(dir, 'larger-than-buffers.bin');
+      fs.writeFileSync(large, Buffer.alloc(48 * 1024 * 1024, 0x61));
+      const heard: string[] = [];
+      let handled = 0;
+      let allHandled: () => void;
+      const handlersRan = new Promise<void>((resolve) => (allHandled = resolve));
+      let allHeard: () => void;
+      const callbacksRan = new Promise<void>((resolve) => (allHeard = resolve));
+      const app: Any = webapp3();
+      app.get('/file', (_req: Any, res: Any) => {
+        res.sendfile(large, (err?: NodeJS.ErrnoException) => {
+          heard.push(err ? String(err.code) : 'sent');
+          if (heard.length === 4) allHeard();
+        });
+        if (++handled === 4) allHandled();
+      });
+      try {
+        await withServer(app as http.RequestListener, async (port) => {
+          const socket = net.connect(port, '127.0.0.1');
+          socket.on('error', () => undefined);
+          socket.pause();
+          socket.write('GET /file HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(4));
+          await handlersRan;
+          socket.destroy();
+          await callbacksRan;
+        });
+      } finally {
+        fs.rmSync(large);
+      }
+      assert.deepEqual(heard, ['ECONNABORTED', 'ECONNABORTED', 'ECONNABORTED', 'ECONNABORTED']);
+    },
+  );
+});

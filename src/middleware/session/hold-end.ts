@@ -51,19 +51,25 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
     // The last byte, held back from the write until the store has answered.
     let rest: Buffer | undefined;
     // The store answers from its own connection: a failure reaches `next` in the context of `end`'s caller.
-    work(
-      inCallerContext((err?: unknown) => {
-        if (err) defer(next, err);
-        if (released) return;
-        if (pending) {
-          // The store answered at once: end normally with the whole body.
-          pending = false;
-          end.call(res, chunk, encoding, callback);
-        } else {
-          end.call(res, rest, undefined, callback);
-        }
-      }),
-    );
+    const answered = inCallerContext((err?: unknown) => {
+      if (err) defer(next, err);
+      if (released) return;
+      if (pending) {
+        // The store answered at once: end normally with the whole body.
+        pending = false;
+        end.call(res, chunk, encoding, callback);
+      } else {
+        end.call(res, rest, undefined, callback);
+      }
+    });
+    try {
+      work(answered);
+    } catch (err) {
+      // A store that throws instead of calling back (a value too large for it): nothing
+      // was sent, and the caller's error handling answers, as above (Connect 2.30 hangs).
+      if (pending) released = true;
+      throw err;
+    }
     if (!pending) return this;
     try {
       if (chunk == null) {
@@ -76,7 +82,7 @@ export function holdEndUntil(res: ServerResponse, decide: () => StoreWork | unde
         pending = false;
         return this;
       }
-      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding);
+      const bytes = asBytes(chunk, encoding);
       const last = Math.max(bytes.length - 1, 0);
       write.call(res, bytes.subarray(0, last));
       pending = false;
@@ -111,4 +117,15 @@ function sendEmptyHead(res: ServerResponse): void {
   if (!bodyless && !res.hasHeader('Content-Length') && !res.hasHeader('Transfer-Encoding'))
     res.setHeader('Content-Length', '0');
   (res as unknown as { _implicitHeader(): void })._implicitHeader();
+}
+
+/**
+ * The bytes of a chunk Node's `end` takes: a string in its encoding, a Buffer, or any
+ * other Uint8Array as its bytes (read as a string it became `65,66,67`, longer than the
+ * Content-Length sent for it, and a keep-alive client read on into the next answer).
+ */
+function asBytes(chunk: unknown, encoding: BufferEncoding | undefined): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return Buffer.from(String(chunk), encoding);
 }

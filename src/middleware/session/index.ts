@@ -166,7 +166,9 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
 
     onHeaders(res, () => {
       const current = req.session;
-      if (!current) return;
+      // No session, or one the app replaced with something else (a plain object, as for
+      // cookieSession): no cookie to send (Connect 2.30 threw here, from the head's write).
+      if (!current || typeof current.cookie?.serialize !== 'function') return;
       const cookie = current.cookie;
       if (cookie.secure && !isSecure(req, opts.proxy)) return;
       if (!shouldSetCookie()) return;
