@@ -82,7 +82,7 @@ function errorStatusCode(err: ErrorLike): number | undefined {
  * where nothing catches it and the process ends (as with Express). Read as absent, the
  * error gets the page an error without it gets.
  */
-function readOrUndefined(read: () => unknown): unknown {
+export function readOrUndefined(read: () => unknown): unknown {
   try {
     return read();
   } catch {

@@ -8,6 +8,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import { errorText } from '../http/error-text';
 import { cutResponse } from '../http/cut-response';
 import { escapeHtml } from '../http/escape-html';
+import { readOrUndefined } from '../http/final-handler';
 import { isHttp2Request } from '../http/http2-request';
 import { whenRequestRead } from '../http/on-finished';
 
@@ -30,14 +31,19 @@ export function finalHandler3(
     let message: string;
     if (err) {
       const error = err as ErrorLike;
-      if (error.statusCode) status = Number(error.statusCode);
-      if (error.status) status = Number(error.status);
+      // Read as absent where a getter (or a Proxy's trap) throws: 3.x's page threw here,
+      // outside any handler, and the process ended; 4.x's final handler reads them so too.
+      const statusCode = readOrUndefined(() => error.statusCode);
+      const errorStatus = readOrUndefined(() => error.status);
+      // A value Number() refuses (a symbol, a throwing valueOf) is no status either.
+      if (statusCode) status = Number(readOrUndefined(() => Number(statusCode)));
+      if (errorStatus) status = Number(readOrUndefined(() => Number(errorStatus)));
       // Security fix over 3.x: a status Node refuses (1000, NaN) made 3.x throw
       // while answering, crashing the process; webapp answers 500 for anything
       // outside 400..599.
       if (!(status >= 400 && status < 600)) status = 500;
       // 3.x's page names the status as given: `undefined` for one Node has no name for (450, 404.5).
-      const text = options.env === 'production' ? String(STATUS_CODES[status]) : errorText(error);
+      const text = options.env === 'production' ? String(STATUS_CODES[status]) : pageText(error);
       // Node sends a fractional status truncated (`404.5` answers 404), as under 3.x.
       status = Math.trunc(status);
       message = escapeHtml(text).replace(/\n/g, '<br>').replace(/ {2}/g, ' &nbsp;') + '\n';
@@ -75,6 +81,20 @@ export function finalHandler3(
     };
     whenRequestRead(req, write);
   };
+}
+
+/**
+ * The page's text of an error, its stack or `toString()`: one that is not text (an
+ * object without a prototype as the stack) is named by its type, where 3.x's page threw
+ * turning it into a string and the process ended.
+ */
+function pageText(error: ErrorLike): string {
+  const text = errorText(error);
+  try {
+    return String(text);
+  } catch {
+    return Object.prototype.toString.call(text);
+  }
 }
 
 /** Node's test of a status message (`checkInvalidHeaderChar`): tab and the printable latin1 characters only. */

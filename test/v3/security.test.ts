@@ -142,6 +142,27 @@ describe('webapp/v3 security fixes', () => {
     }
   });
 
+  it('an error whose fields throw or are no text: the error page answers 500, the process goes on', async () => {
+    // Express 3.21's last handler read them after the app's stack, where the throw
+    // ended the process (webapp's 4.x final handler reads them so too).
+    const app = webapp3();
+    app.set('env', 'test');
+    const errors: Record<string, unknown> = {
+      getter: {
+        get status() {
+          throw new Error('getter');
+        },
+      },
+      stack: { stack: Object.create(null) },
+      symbol: { status: Symbol('status') },
+    };
+    app.get('/:kind', (req: Any, _res: Any, next: Any) => next(errors[req.params.kind]));
+    for (const kind of Object.keys(errors)) {
+      const res = await request(app).get(`/${kind}`).expect(500);
+      assert.equal(res.text, '[object Object]\n', kind);
+    }
+  });
+
   it('urlencoded bodies nest 32 brackets deep at most: deeper is a 400, not a parse to any depth', async () => {
     const app = webapp3();
     app.set('env', 'test');
