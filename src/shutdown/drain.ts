@@ -15,9 +15,9 @@ export type AnyServer = NetServer & { closeIdleConnections?: () => void; closeAl
 
 /**
  * What the drain knows of an HTTP/1 connection that has begun a request: fields of one
- * object found by one look-up per request, where maps of responses, sets per socket and
- * weak maps cost several (about 6,400 instructions per request in all, 8% of a small
- * answer's; bench/README.md, "`webapp.graceful`").
+ * object, found by one look-up per request. A map of responses, a set per socket, a weak
+ * map of bytes read and two listeners per response cost 3,400 instructions more per
+ * request (4% of a small answer's; bench/README.md, "`webapp.graceful`").
  */
 class ConnectionState {
   /** Responses begun and not yet closed; none means idle between requests. */
