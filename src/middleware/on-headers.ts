@@ -30,11 +30,14 @@ export function onHeaders(res: ServerResponse, listener: (this: ServerResponse) 
   let fired = false;
   res.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
     if (fired) return (previous as (...a: unknown[]) => ServerResponse).apply(this, args);
-    fired = true;
     const [statusCode, second, third] = args as WriteHeadArgs;
     const hasReason = typeof second === 'string';
     this.statusCode = statusCode;
+    // Fired only once the headers given took: one Node refuses (a line break in a value)
+    // throws here, and the listener runs for the head that is written in its place (the
+    // error page's, which a session's cookie must still reach), as Connect and on-headers do.
     applyHeaders(this, hasReason ? third : second);
+    fired = true;
     listener.call(this);
     const forwarded: unknown[] = hasReason ? [this.statusCode, second] : [this.statusCode];
     return (previous as (...a: unknown[]) => ServerResponse).apply(this, forwarded);

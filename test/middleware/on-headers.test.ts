@@ -83,3 +83,26 @@ describe('onHeaders', () => {
     );
   });
 });
+
+describe('onHeaders when the headers given to writeHead are refused', () => {
+  it('runs the listener for the head written in their place (the error page), as on-headers 1.0', async () => {
+    const refusing =
+      (hook: typeof onHeaders): http.RequestListener =>
+      (_req, res) => {
+        hook(res, function () {
+          this.setHeader('X-Seen', String(this.statusCode));
+        });
+        try {
+          // Node refuses a line break in a value: writeHead throws before any head goes out.
+          res.writeHead(200, { 'X-A': 'a\nb' });
+        } catch {
+          res.writeHead(500).end('error page');
+        }
+      };
+    const answers = await Promise.all(
+      [onHeaders, theirOnHeaders].map((hook) => withServer(refusing(hook), (port) => rawRequest(port, { path: '/' }))),
+    );
+    assert.deepEqual(comparable(answers[0]), comparable(answers[1]));
+    assert.deepEqual([answers[0].status, answers[0].headers['x-seen'], answers[0].body], [500, '500', 'error page']);
+  });
+});
