@@ -2,7 +2,8 @@
  * Downloads cut short on webapp/v3 (against express@3.21) and on webapp/middleware's
  * static (against Connect 2.30's): static, res.sendfile with and without a callback,
  * res.download, ranges, and many clients leaving at once. The callbacks must be
- * Express 3's, the server must keep serving, and no file may stay open.
+ * Express 3's (but for a file cut mid-transfer, whose callback hears ECONNABORTED where
+ * 3.21 never called it), the server must keep serving, and no file may stay open.
  */
 import { express3 } from '../support/legacy-oracles';
 import assert from 'node:assert/strict';
@@ -130,7 +131,17 @@ describe('webapp/v3 and webapp/middleware static: downloads cut short, against e
         );
         return { seen, served, closed };
       });
-      assert.deepEqual(subject, { ...oracle, closed: true });
+      // One difference on purpose: a file cut mid-transfer calls its callback with
+      // ECONNABORTED, where 3.21 never called it (a download's temporary file removed
+      // there stayed on disk; docs/migrating-from-express-3.md, "Late errors and
+      // aborted files").
+      const aborted = /(?:sendfile|download) ECONNABORTED @ [^,]+, /;
+      assert.deepEqual(
+        subject.seen.filter((line) => aborted.test(line)).map((line) => line.split(':')[0]),
+        ['200 /sendfile/large.bin', '206 /download/large.bin'],
+      );
+      const seen = subject.seen.map((line) => line.replace(aborted, ''));
+      assert.deepEqual({ ...subject, seen }, { ...oracle, closed: true });
     },
   );
 
