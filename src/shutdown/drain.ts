@@ -50,6 +50,15 @@ export class Drain {
   readonly secureSockets = new Set<TLSSocket>();
   /** Sockets whose last response finished in the drain, given the grace for the next request (its timer). */
   readonly ending = new Map<Socket, NodeJS.Timeout>();
+  /**
+   * Responses started from a `checkContinue` or `checkExpectation` event and not closed
+   * yet, which the app's listener may emit as a `request` later (after an asynchronous
+   * check): counted again, the response became the connection's newest once more, and
+   * the drain made it the last, cutting off the answer to a request pipelined behind it.
+   * The count keeps the look-up off every other request.
+   */
+  readonly startedOnExpect = new WeakSet<ServerResponse>();
+  expectStarts = 0;
   /** Node's idle connections are to be closed once nothing tracked is being written (see closeUntrackedIdle). */
   untrackedIdlePending = false;
   deadline: NodeJS.Timeout | undefined;
@@ -105,6 +114,15 @@ export class Drain {
     // already sees `Connection: close` once the drain has begun.
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
       if (isHttp2Request(req)) return; // HTTP/2 streams end with their session
+      // Already started from its `Expect` event, and emitted as a request by the app's
+      // listener of that event once it accepted it: started once.
+      if (this.expectStarts !== 0 && this.startedOnExpect.has(res)) return;
+      this.started(req.socket, res);
+    };
+    const onExpect = (req: IncomingMessage, res: ServerResponse) => {
+      if (isHttp2Request(req) || this.startedOnExpect.has(res)) return;
+      this.startedOnExpect.add(res);
+      this.expectStarts++;
       this.started(req.socket, res);
     };
     // A companion of the app's: the server still constructs requests with the app's classes.
@@ -112,7 +130,7 @@ export class Drain {
     // Node emits these instead of `request` for an `Expect` header when the server has
     // a listener for them (Node's documented way to answer 100-continue yourself). Ours
     // must not be the only one: Node would stop answering the expectation itself.
-    for (const event of ['checkContinue', 'checkExpectation']) trackAlongside(this.server, event, onRequest);
+    for (const event of ['checkContinue', 'checkExpectation']) trackAlongside(this.server, event, onExpect);
   }
 
   /**
@@ -209,10 +227,13 @@ export class Drain {
   }
 
   private responseClosed(res: ServerResponse): void {
-    const socket = (res as ServerResponse & { req: IncomingMessage }).req.socket;
-    const state = this.states.get(socket);
+    if (this.expectStarts !== 0 && this.startedOnExpect.delete(res)) this.expectStarts--;
+    // Through its request (its own `socket` is let go once it finished). One an app took
+    // `req` from leaves its connection counted busy, to the deadline.
+    const socket = (res as ServerResponse & { req?: IncomingMessage }).req?.socket;
+    const state = socket && this.states.get(socket);
     // Its connection closed first: forgotten with it (see socketClosed).
-    if (state === undefined) return;
+    if (!state) return;
     state.owed--;
     this.unfinished--;
     const left = state.owed;

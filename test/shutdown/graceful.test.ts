@@ -794,6 +794,75 @@ describe('graceful: hooks, early answers, long deadlines and upgrades during the
     }
   });
 
+  it(
+    "an upload the app's checkContinue accepts later, with a request pipelined behind it: both answered",
+    { timeout: 15000 },
+    async () => {
+      // The app's checkContinue listener checks something asynchronously, then emits the
+      // upload as a request. Counted again then, the upload became the connection's newest
+      // response: the drain made it the last, and the answer of the request behind it,
+      // whose work the app had done, was cut off with the connection.
+      const entered = { upload: signal(), behind: signal() };
+      const release = signal();
+      const app = webapp();
+      app.post('/upload', async (req: Any, res: Any) => {
+        req.resume();
+        entered.upload.resolve();
+        await release.promise;
+        res.send('uploaded');
+      });
+      app.get('/behind', async (_req: Any, res: Any) => {
+        entered.behind.resolve();
+        await release.promise;
+        res.send('behind done');
+      });
+      const { server, port } = await drained(app);
+      const accept = signal();
+      server.on('checkContinue', async (req: http.IncomingMessage, res: http.ServerResponse) => {
+        await accept.promise;
+        res.writeContinue();
+        server.emit('request', req, res);
+      });
+      const client = await connect(port);
+      client.socket.write(
+        'POST /upload HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello' + get('/behind'),
+      );
+      await entered.behind.promise;
+      accept.resolve();
+      await entered.upload.promise;
+      const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+      release.resolve();
+      const text = (await client.received).toString('latin1');
+      assert.ok(text.startsWith('HTTP/1.1 100 Continue\r\n\r\n'), text);
+      const answers = parseResponses(Buffer.from(text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length), 'latin1'));
+      assert.deepEqual(
+        answers.map((answer) => [answer.body.toString(), answer.headers.connection]),
+        [
+          ['uploaded', 'keep-alive'],
+          ['behind done', 'close'],
+        ],
+      );
+      assert.equal(await serverClosed, undefined);
+    },
+  );
+
+  it('a response whose `req` the app took away is no crash', { timeout: 15000 }, async () => {
+    const app = webapp();
+    app.get('/', (_req: Any, res: Any) => {
+      res.req = undefined;
+      res.end('answered');
+    });
+    const { server, port } = await drained(app);
+    const client = await connect(port);
+    client.socket.write(get('/'));
+    const answered = new Promise<void>((resolve) => client.socket.once('data', () => resolve()));
+    await answered;
+    client.socket.end();
+    await client.received;
+    const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+    assert.equal(await serverClosed, undefined);
+  });
+
   it('a connection answered before its request body came is idle once the body has', { timeout: 15000 }, async () => {
     // A 401 (or a 413) sent before reading the upload: the rest of the body is not a next request.
     const app = webapp();
