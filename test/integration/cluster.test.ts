@@ -26,6 +26,9 @@ const printed = (pattern: RegExp, from?: number) => watched.printed(pattern, fro
 const printedSoFar = () => watched.output().length;
 
 const workerOf = (res: RawResponse) => String(res.headers['x-worker']);
+/** POSTs `body` as JSON to the app's `/session`. */
+const postSession = (port: number, body: string) =>
+  rawRequest(port, { method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body });
 
 describe('examples/cluster', { timeout: 90000 }, () => {
   before(async () => {
@@ -57,12 +60,7 @@ describe('examples/cluster', { timeout: 90000 }, () => {
   });
 
   it('a session written through one worker is read through the other', async () => {
-    const written = await rawRequest(port, {
-      method: 'POST',
-      path: '/session',
-      headers: { 'content-type': 'application/json' },
-      body: '{"value":"shared"}',
-    });
+    const written = await postSession(port, '{"value":"shared"}');
     assert.equal(written.status, 200);
     const cookie = String(written.headers['set-cookie']).split(';')[0]!;
     // Round-robin hands each new connection to the next worker; bounded tries.
@@ -77,12 +75,7 @@ describe('examples/cluster', { timeout: 90000 }, () => {
 
   it("answers a client's mistake with its own status and a bug with 500, logging each on one line", async () => {
     const mark = watched.output().length;
-    const broken = await rawRequest(port, {
-      method: 'POST',
-      path: '/session',
-      headers: { 'content-type': 'application/json' },
-      body: '{"value":\n"x',
-    });
+    const broken = await postSession(port, '{"value":\n"x');
     // Until the fix, every error was a 503 "temporarily unavailable", and the parse
     // error's piece of the body broke the log line at its line break.
     assert.equal(broken.status, 400);

@@ -443,9 +443,7 @@ describe('session: holding the end', () => {
     // Left unwritten, the head was the timeout's: its handler set 503 and a Content-Length
     // of 10, its end('timed out!') was ignored (the end was held), and the held empty end
     // then sent that head with no body; on keep-alive the client read on into the next answer.
-    const store = new session.MemoryStore();
-    const set = store.set;
-    store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 300);
+    const store = slowStore(300);
     const seen: string[] = [];
     const app: Handler = (req, res) => {
       req.session.n = 1;
@@ -474,9 +472,7 @@ describe('session: an empty end behind compress', () => {
   it('is sent with Content-Length: 0 and not compressed, as Connect 2.30 answers', async () => {
     // The head now goes out at the app's end(), before compress has seen that the body is
     // empty: without a length, compress gzipped it (20 bytes for none).
-    const store = new session.MemoryStore();
-    const set = store.set;
-    store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 20);
+    const store = slowStore(20);
     const empty: Handler = (req, res) => {
       req.session.n = 1;
       res.setHeader('Content-Type', 'text/plain');
@@ -517,9 +513,7 @@ describe('session: a write that throws while the end is held', () => {
     'the error handling answers as it would without a session, and the connection goes on',
     { timeout: 10_000 },
     async () => {
-      const store = new session.MemoryStore();
-      const set = store.set;
-      store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 20);
+      const store = slowStore(20);
       for (const path of ['/body', '/empty']) {
         const app = chain([
           session({ secret: 's', store }),
@@ -549,10 +543,8 @@ describe('session: a body that is a Uint8Array', () => {
       timeout: 10_000,
     },
     async () => {
-      const store = new session.MemoryStore();
-      const set = store.set;
       // A store that answers later: the body's last byte is held until it has.
-      store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), 20);
+      const store = slowStore(20);
       const app = chain([
         session({ secret: 's', store }),
         (req, res) => {
@@ -630,6 +622,14 @@ describe('session: a session that cannot be saved', () => {
     }
   });
 });
+
+/** A MemoryStore whose `set` answers `ms` later: the response's end is held meanwhile. */
+function slowStore(ms: number): InstanceType<typeof session.MemoryStore> {
+  const store = new session.MemoryStore();
+  const set = store.set;
+  store.set = (sid, data, fn) => setTimeout(() => set.call(store, sid, data, fn), ms);
+  return store;
+}
 
 /** Sends `paths` pipelined on one keep-alive connection; each answer's status and body, in order. */
 async function pipelinedAnswers(app: http.RequestListener, paths: string[]) {
