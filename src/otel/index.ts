@@ -207,7 +207,23 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     diag.warn('webapp/otel: instrument() called again: the earlier instrumentation is disabled');
     current.disable();
   }
-  const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('webapp');
+  /**
+   * The tracer spans come from, asked of the provider again as each request enters when
+   * none was given. A tracer taken from the API's placeholder before the app registers
+   * its provider is connected to it later, but only by the copy of `@opentelemetry/api`
+   * that registers it: with webapp linked or in a workspace, webapp loads a copy of its
+   * own, and a tracer kept from the first call would have made no span, ever.
+   */
+  let provider: TracerProvider | undefined;
+  let tracer: Tracer;
+  const resolveTracer = () => {
+    const wanted = options.tracerProvider ?? trace.getTracerProvider();
+    if (wanted !== provider) {
+      provider = wanted;
+      tracer = wanted.getTracer('webapp');
+    }
+  };
+  resolveTracer();
   const ignored = new Set(options.ignoreLayersType ?? []);
   const requests = new WeakMap<RequestTrace, RequestState>();
   const spans = new WeakMap<LayerTrace, Span>();
@@ -220,6 +236,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const startRequest = (request: RequestTrace): RequestState => {
     const known = requests.get(request);
     if (known !== undefined) return known;
+    resolveTracer();
     const active = context.active();
     const server = trace.getSpan(active);
     // No server span: nothing traces this server (instrumentation-http makes none for
