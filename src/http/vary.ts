@@ -37,10 +37,44 @@ export function appendVary(header: string, field: string | readonly string[]): s
   return value;
 }
 
-/** Adds `field` to the response's Vary header (what `res.vary` does). */
-export function vary(res: Pick<ServerResponse, 'getHeader' | 'setHeader'>, field: string | readonly string[]): void {
+/** A separator of RFC 7230's token grammar: what the rules of Express 3.x refuse in a name. */
+const SEPARATOR = /[()<>@,;:\\"/[\]?={}\u0020\u0009]/;
+
+/** A Vary list cut as Express 3.x cut it: at commas with the spaces around them. */
+const legacyList = (list: string): string[] => list.trim().split(/ *, */);
+
+/**
+ * `appendVary` by the rules of Express 3.21 (its `vary` 1.0.1), for webapp/v3's
+ * `res.vary`: a name is refused only for a separator in it (a Latin-1 letter passes), and an
+ * empty name between two commas is one more name, already present in an empty header
+ * (`Accept,,Cookie` adds `Accept, Cookie`) and added after a name (`X, Accept, , Cookie`).
+ */
+export function appendVaryLegacy(header: string, field: string | readonly string[]): string {
+  if (typeof header !== 'string') throw new TypeError('header argument is required');
+  if (!field) throw new TypeError('field argument is required');
+  const fields = Array.isArray(field) ? (field as string[]) : legacyList(String(field));
+  for (const name of fields) {
+    if (SEPARATOR.test(name)) throw new TypeError('field argument contains an invalid header');
+  }
+  if (header === '*') return header;
+  const present = new Set(legacyList(header.toLowerCase()));
+  if (fields.includes('*') || present.has('*')) return '*';
+  let value = header;
+  for (const name of fields) {
+    const lower = name.toLowerCase();
+    if (present.has(lower)) continue;
+    present.add(lower);
+    value = value ? value + ', ' + name : name;
+  }
+  return value;
+}
+
+type VaryTarget = Pick<ServerResponse, 'getHeader' | 'setHeader'>;
+
+/** Adds `field` to the response's Vary header (what `res.vary` does), by `append`'s rules. */
+export function vary(res: VaryTarget, field: string | readonly string[], append = appendVary): void {
   const current = res.getHeader('Vary') || '';
   const header = Array.isArray(current) ? current.join(', ') : String(current);
-  const value = appendVary(header, field);
+  const value = append(header, field);
   if (value) res.setHeader('Vary', value);
 }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFile, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { isFresh } from '../http/fresh';
+import { isFresh03 } from '../http/fresh';
 import { parseMsLegacy } from '../http/ms';
 import { parseUrl } from '../http/parse-url';
 import type { Middleware } from './types';
@@ -74,7 +74,7 @@ function createIcon(body: Buffer, maxAge: number): Icon {
 
 function send(req: IncomingMessage, res: ServerResponse, icon: Icon): void {
   for (const name of Object.keys(icon.headers)) res.setHeader(name, icon.headers[name]);
-  if (isFresh(req.headers, res.getHeaders())) {
+  if (isFresh03(req.headers, res.getHeaders())) {
     res.statusCode = 304;
     res.end();
     return;

@@ -20,7 +20,7 @@ import { escapeHtml } from '../http/escape-html';
 import { formatMediaType, parseMediaType, setCharset } from '../http/content-type';
 import { charsetFor3, mediaTypeFor3 } from '../http/mime-answers';
 import { parseOriginalUrl, resolveLegacyUrl } from '../http/parse-url';
-import { vary } from '../http/vary';
+import { appendVaryLegacy, vary } from '../http/vary';
 import { normalizeType } from './accepts';
 import { cookie3 } from './cookie';
 import { response, type ResponsePrototype } from '../response';
@@ -390,7 +390,7 @@ const methods3 = {
 
   vary(this: Res3, field: string | string[]) {
     if (!field || (Array.isArray(field) && !field.length)) return this;
-    vary(this, field);
+    vary(this, field, appendVaryLegacy);
     return this;
   },
 

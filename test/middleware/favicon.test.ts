@@ -39,6 +39,20 @@ describe('favicon', () => {
     );
   });
 
+  it("judges conditional requests by Connect 2.30's rules (fresh 0.3): no-cache anywhere, * anywhere", async () => {
+    const tag = '"1c-HvJk3uDNpvup4/gNeDDNMw"';
+    const requests: { path: string; headers: Record<string, string> }[] = [
+      { path: '/favicon.ico', headers: { 'if-none-match': tag, 'cache-control': 'x-no-cache' } },
+      { path: '/favicon.ico', headers: { 'if-none-match': tag, 'cache-control': 'no-cache="set-cookie"' } },
+      { path: '/favicon.ico', headers: { 'if-none-match': '"a", *' } },
+      { path: '/favicon.ico', headers: { 'if-none-match': 'W/' + tag } },
+      { path: '/favicon.ico', headers: { 'if-modified-since': 'Thu, 01 Jan 2026 00:00:00 GMT' } },
+    ];
+    await assertSameAsConnect([connect.favicon(iconPath), after], [favicon(iconPath), after], requests);
+    const statuses = (await requestAll([favicon(iconPath)], requests)).map((res) => res.status);
+    assert.deepEqual(statuses, [200, 200, 304, 304, 200]);
+  });
+
   it('reads maxAge strings as Connect 2.30 did (ms 0.7: no sign, no weeks, the empty string throws)', async () => {
     for (const maxAge of ['-1d', '2w', '1 week', '1.5h', 'never']) {
       await assertSameAsConnect(

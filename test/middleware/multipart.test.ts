@@ -678,6 +678,36 @@ describe('multipart', () => {
         );
       }));
 
+    it("a form refused for the client's mistake is a plain Error with status 400, as multiparty's", () =>
+      withUploadDir(async (dir) => {
+        const field = (name: string, value: string, headers = '') =>
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n${headers}\r\n${value}\r\n`;
+        const forms = [
+          `--${BOUNDARY}\nfoo`,
+          field('a', '1') + field('b', '2') + field('c', '3') + `--${BOUNDARY}--\r\n`,
+          field('a', 'x'.repeat(100)) + `--${BOUNDARY}--\r\n`,
+          field('a', '1', 'Content-Transfer-Encoding: weird\r\n') + `--${BOUNDARY}--\r\n`,
+        ];
+        const specs = forms.map((body) => ({
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': FORM_TYPE },
+          body,
+        }));
+        // What an error page shows first: the stack's opening line, `Error: <message>`.
+        const describeError: Handler = (err: any, _req: any, res: any, _next: any) => {
+          res.statusCode = err.status;
+          res.end(`${err.name}: ${err.message} (${err.constructor.name}, ${err.status})`);
+        };
+        const options = { uploadDir: dir, maxFields: 2, maxFieldsSize: 50 };
+        const [badOpening] = await assertSameAsConnect(
+          [connectMultipart(options), echoForm, describeError],
+          [quietly(() => multipart(options)), echoForm, describeError],
+          specs as never,
+        );
+        assert.equal(badOpening.body, 'Error: Expected CR Received 10 (Error, 400)');
+      }));
+
     it('in a 3.x app (bodyParser), a malformed body reaches the error handler as a 400, as on express@3.21', () =>
       withUploadDir(async (dir) => {
         const define = (framework: any) => {

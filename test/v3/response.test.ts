@@ -331,6 +331,45 @@ describe('webapp/v3 response compatibility with express@3', () => {
     },
   );
 
+  it("vary: field lists by 3.21's rules (empty names, names outside the token grammar, its message)", async () => {
+    const fields: Record<string, string | string[]> = {
+      empty: 'Accept,,Cookie',
+      trailing: 'Accept, ',
+      latin: 'ü-Lang',
+      spaced: 'a b',
+      paren: '(x)',
+      array: ['Accept', '', 'ü'],
+      star: 'Accept, *',
+    };
+    const table: Record<string, (req: Any, res: Any) => void> = {};
+    for (const [name, field] of Object.entries(fields)) {
+      table['/' + name] = (_q, s) => {
+        try {
+          s.vary(field);
+        } catch (err) {
+          s.set('X-Error', (err as Error).message);
+        }
+        s.end('vary');
+      };
+      table['/after-' + name] = (_q, s) => {
+        s.set('Vary', 'X-Existing');
+        try {
+          s.vary(field);
+        } catch (err) {
+          s.set('X-Error', (err as Error).message);
+        }
+        s.end('vary');
+      };
+    }
+    await assertSameResponses(
+      routes(table),
+      Object.keys(table).map((path) => get(path)),
+      pair,
+    );
+    const res = await request(routes(table)(webapp3)).get('/empty');
+    assert.equal(res.headers.vary, 'Accept, Cookie');
+  });
+
   it('redirect and location: relative to the mount point, back, status-first, bodies by Accept', async () => {
     await assertSameResponses(
       (framework: Any) => {

@@ -20,6 +20,14 @@ import { createBusboy, type BusboyParser, type FieldInfo, type PartInfo } from '
 import { NamedValues } from './nest';
 import { clientFilename, partHeaders, uploadPath, type OpenFile, type UploadedFile } from './upload-file';
 
+/**
+ * A client's mistake in the form: a plain `Error` with the status and the body parsers'
+ * fields, as multiparty made them for Connect (its stack reads `Error: maxFields 2
+ * exceeded.` on the error pages, not `BadRequestError`).
+ */
+const formError = (message: string, props: Record<string, unknown>): HttpError =>
+  toHttpError(400, new Error(message), props);
+
 export interface FormSettings {
   uploadDir: string;
   keepExtensions: boolean;
@@ -135,7 +143,7 @@ export class MultipartForm extends EventEmitter {
     this.bodyEdges.add(chunk);
     const badOpening = this.bodyEdges.badOpening();
     if (badOpening !== undefined) {
-      this.fail(createHttpError(400, badOpening, { type: 'entity.parse.failed' }));
+      this.fail(formError(badOpening, { type: 'entity.parse.failed' }));
       return;
     }
     this.emit('progress', this.bytesReceived, this.bytesExpected);
@@ -149,7 +157,7 @@ export class MultipartForm extends EventEmitter {
   private readonly onRequestClose = (): void => {
     if (this.req.complete || this.req.readableEnded || this.error) return;
     this.emit('aborted');
-    this.fail(createHttpError(400, 'Request aborted', { type: 'request.aborted', code: 'ECONNABORTED' }));
+    this.fail(formError('Request aborted', { type: 'request.aborted', code: 'ECONNABORTED' }));
   };
 
   private readonly onField = (name: string | undefined, value: string | undefined, info: FieldInfo): void => {
@@ -157,7 +165,7 @@ export class MultipartForm extends EventEmitter {
     // busboy hands over no value (and no bytes) when it cannot decode the part's charset
     // (`charset=x-bogus`, and any it does not list, e.g. utf-16be): a client error, never a throw.
     if (value === undefined) {
-      this.fail(createHttpError(400, 'unsupported charset in a multipart field', { type: 'charset.unsupported' }));
+      this.fail(formError('unsupported charset in a multipart field', { type: 'charset.unsupported' }));
       return;
     }
     const text = info.encoding === 'base64' ? Buffer.from(value, 'base64').toString('utf8') : value;
@@ -207,12 +215,12 @@ export class MultipartForm extends EventEmitter {
   /** Counts the part against maxFields and refuses unknown transfer encodings, as multiparty did. */
   private acceptPart(info: PartInfo): boolean {
     if (!TRANSFER_ENCODINGS.has(info.encoding)) {
-      this.fail(createHttpError(400, 'unknown transfer-encoding: ' + info.encoding, { type: 'entity.parse.failed' }));
+      this.fail(formError('unknown transfer-encoding: ' + info.encoding, { type: 'entity.parse.failed' }));
       return false;
     }
     if (++this.partCount > this.settings.maxFields) {
       const message = 'maxFields ' + this.settings.maxFields + ' exceeded.';
-      this.fail(createHttpError(400, message, { type: 'parameters.too.many' }));
+      this.fail(formError(message, { type: 'parameters.too.many' }));
       return false;
     }
     return true;
@@ -222,7 +230,7 @@ export class MultipartForm extends EventEmitter {
     this.fieldBytes += size;
     if (this.fieldBytes > this.settings.maxFieldsSize) {
       const message = 'maxFieldsSize ' + this.settings.maxFieldsSize + ' exceeded';
-      this.fail(createHttpError(400, message, { type: 'entity.too.large' }));
+      this.fail(formError(message, { type: 'entity.too.large' }));
       return;
     }
     const fieldName = name ?? 'null';
@@ -253,7 +261,7 @@ export class MultipartForm extends EventEmitter {
       if (hash) hash.update(chunk);
       if (this.fileBytes > this.settings.maxFilesSize) {
         const message = 'maxFilesSize ' + this.settings.maxFilesSize + ' exceeded';
-        this.fail(createHttpError(400, message, { type: 'entity.too.large' }));
+        this.fail(formError(message, { type: 'entity.too.large' }));
       }
     });
     source.pipe(ws);
