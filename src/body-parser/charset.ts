@@ -217,6 +217,18 @@ function macRoman(): BodyDecoder | undefined {
 
 const MAC_ROMAN_DIFFERENCES: Partial<Record<number, number>> = { 0xdb: 0x00a4, 0xbd: 0x2126 };
 
+/**
+ * KOI8-U or KOI8-RU as iconv-lite reads them, on every Node line. The WHATWG table
+ * changed: Node 24 on reads 0xae and 0xbe as U+045E and U+040E (the Belarusian short u)
+ * under both names, earlier lines as the box-drawing characters U+255D and U+256C.
+ * iconv-lite's KOI8-U has the box-drawing characters there, its KOI8-RU the letters.
+ */
+function koi8(at0xae: number, at0xbe: number): BodyDecoder | undefined {
+  const high = whatwgHighHalf('koi8-u');
+  if (high === undefined) return undefined;
+  return singleByte(0x80, (byte) => (byte === 0xae ? at0xae : byte === 0xbe ? at0xbe : high.charCodeAt(byte - 0x80)));
+}
+
 const base64: BodyDecoder = { decode: (bytes) => bytes.toString('base64') };
 const hex: BodyDecoder = { decode: (bytes) => bytes.toString('hex') };
 
@@ -235,6 +247,16 @@ function aliases(make: MakeDecoder, names: string[]): Array<[string, MakeDecoder
 }
 
 const WINDOWS_PAGES = [1250, 1251, 1253, 1254, 1255, 1256, 1257, 1258, 874];
+/** iconv-lite's names of Windows pages beyond `windows1250`, `win1250`, `cp1250` and `1250`. */
+const WINDOWS_PAGE_NAMES: Partial<Record<number, string[]>> = {
+  1250: ['msee'],
+  1251: ['mscyrl'],
+  1253: ['msgreek'],
+  1254: ['msturk'],
+  1255: ['mshebr'],
+  1256: ['msarab'],
+  1257: ['winbaltrim'],
+};
 
 /**
  * iconv-lite's own names, compared with punctuation removed ('ISO-8859-1' is
@@ -248,9 +270,12 @@ const BY_NAME: Record<string, MakeDecoder> = Object.assign(
     ...aliases(() => latin1, ['28591', 'cp28591']),
     ...aliases(() => ascii, ['ascii', 'usascii', 'ascii8bit', 'ansix34', 'ansix341968', 'ansix341986', 'csascii']),
     ...aliases(() => ascii, ['cp367', 'ibm367', 'isoir6', 'iso646us', 'iso646irv', 'us']),
-    ...aliases(() => windows1252, ['windows1252', 'cp1252', 'win1252', '1252']),
+    ...aliases(() => windows1252, ['windows1252', 'cp1252', 'win1252', '1252', 'msansi']),
     ...WINDOWS_PAGES.flatMap((page) =>
-      aliases(() => windowsCodePage(page), [`windows${page}`, `win${page}`, `cp${page}`, `${page}`]),
+      aliases(
+        () => windowsCodePage(page),
+        [`windows${page}`, `win${page}`, `cp${page}`, `${page}`, ...(WINDOWS_PAGE_NAMES[page] ?? [])],
+      ),
     ),
     ...aliases(() => isoOverWindowsPage('windows-1254'), ['iso88599', 'latin5', 'l5', 'csisolatin5', 'isoir148']),
     ...aliases(() => isoOverWindowsPage('windows-1254'), ['turkish', 'turkish8', '28599', 'cp28599']),
@@ -260,6 +285,8 @@ const BY_NAME: Record<string, MakeDecoder> = Object.assign(
       ['tis620', 'tis6200', 'tis62025291', 'tis62025330', 'isoir166'],
     ),
     ...aliases(macRoman, ['macintosh', 'mac', 'csmacintosh', 'macroman']),
+    ...aliases(() => koi8(0x255d, 0x256c), ['koi8u', '21866', 'cp21866', 'ibm1168']),
+    ...aliases(() => koi8(0x045e, 0x040e), ['koi8ru']),
     ...aliases(() => doubleByte(SHIFT_JIS), ['shiftjis', 'csshiftjis', 'mskanji', 'sjis', 'windows31j', 'ms31j']),
     ...aliases(() => doubleByte(SHIFT_JIS), ['xsjis', 'windows932', 'ms932', '932', 'cp932']),
     ...aliases(() => doubleByte(GBK), ['gbk', 'xgbk', 'isoir58']),
@@ -327,33 +354,42 @@ const UNKNOWN_TO_ICONV = new Set([
 ]);
 
 /**
- * WHATWG encodings by their punctuation-free name, and iconv-lite's own spellings
- * of them: iconv-lite finds `koi8r`, `utf_8` or `shiftjis` by that name, where
- * TextDecoder needs a WHATWG label (`koi8-r`, `utf-8`, `shift_jis`). The Windows
- * pages are BY_NAME's.
+ * The charsets TextDecoder decodes for iconv-lite, by every name iconv-lite 0.4 knows
+ * each one by (punctuation-free), as the WHATWG label to ask TextDecoder for: iconv-lite
+ * finds `koi8r`, `latin9`, `isoir101` or `28592` where TextDecoder needs a WHATWG label
+ * (`koi8-r`, `iso-8859-15`, `iso-8859-2`), and reads some WHATWG labels as another charset
+ * than WHATWG does (`chinese` is GB18030 to iconv-lite, GBK to WHATWG; Node 20's GBK
+ * decoder drops bytes GB18030 decodes). Looked up before the label as sent. The Windows
+ * pages and KOI8-U are BY_NAME's.
  */
-const WHATWG_BY_PLAIN_NAME = new Map<string, string>([
-  ...[
-    'utf-8',
-    'ibm866',
-    'iso-8859-2',
-    'iso-8859-3',
-    'iso-8859-4',
-    'iso-8859-5',
-    'iso-8859-6',
-    'iso-8859-7',
-    'iso-8859-8',
-    'iso-8859-10',
-    'iso-8859-13',
-    'iso-8859-14',
-    'iso-8859-15',
-    'iso-8859-16',
-    'koi8-r',
-    'koi8-u',
-    'gb18030',
-    'euc-jp',
-  ].map((label): [string, string] => [label.replace(/[^0-9a-z]/g, ''), label]),
-]);
+const ICONV_NAMES_BY_WHATWG_LABEL: Record<string, string[]> = {
+  'utf-8': ['utf8', 'unicode11utf8'],
+  ibm866: ['866', 'cp866', 'ibm866', 'csibm866'],
+  'iso-8859-2': ['iso88592', 'latin2', 'l2', 'csisolatin2', 'isoir101', '28592', 'cp28592'],
+  'iso-8859-3': ['iso88593', 'latin3', 'l3', 'csisolatin3', 'isoir109', '28593', 'cp28593'],
+  'iso-8859-4': ['iso88594', 'latin4', 'l4', 'csisolatin4', 'isoir110', '28594', 'cp28594'],
+  'iso-8859-5': ['iso88595', 'cyrillic', 'csisolatincyrillic', 'isoir144', '28595', 'cp28595'],
+  'iso-8859-6': ['iso88596', 'arabic', 'arabic8', 'csisolatinarabic', 'isoir127', 'ecma114', 'asmo708'],
+  'iso-8859-7': ['iso88597', 'greek', 'greek8', 'csisolatingreek', 'isoir126', 'ecma118', 'elot928'],
+  'iso-8859-8': ['iso88598', 'hebrew', 'hebrew8', 'csisolatinhebrew', 'isoir138', '28598', 'cp28598'],
+  'iso-8859-10': ['iso885910', 'latin6', 'l6', 'csisolatin6', 'isoir157', '28600', 'cp28600'],
+  'iso-8859-13': ['iso885913', 'latin7', 'l7', 'isoir179', '28603', 'cp28603'],
+  'iso-8859-14': ['iso885914', 'latin8', 'l8', 'isoir199', 'celtic', 'celtic8', 'isoceltic', '28604', 'cp28604'],
+  'iso-8859-15': ['iso885915', 'latin9', 'l9', 'isoir203', '28605', 'cp28605'],
+  'iso-8859-16': ['iso885916', 'latin10', 'l10', 'isoir226', '28606', 'cp28606'],
+  'koi8-r': ['koi8r', 'cskoi8r', '20866', 'cp20866', 'ibm878'],
+  gb18030: ['gb18030', 'chinese'],
+  'euc-jp': ['eucjp'],
+};
+// iso-8859-6 and -7 by code page number too (iconv-lite's 28596, cp28597...).
+ICONV_NAMES_BY_WHATWG_LABEL['iso-8859-6'].push('28596', 'cp28596');
+ICONV_NAMES_BY_WHATWG_LABEL['iso-8859-7'].push('28597', 'cp28597');
+
+const WHATWG_BY_ICONV_NAME = new Map<string, string>(
+  Object.entries(ICONV_NAMES_BY_WHATWG_LABEL).flatMap(([label, names]) =>
+    names.map((name): [string, string] => [name, label]),
+  ),
+);
 
 function lookUp(charset: string): BodyDecoder | undefined {
   // As iconv-lite names it: a year after a colon dropped (`ISO_8859-1:1987`, IANA's own
@@ -361,8 +397,8 @@ function lookUp(charset: string): BodyDecoder | undefined {
   const name = charset.toLowerCase().replace(/:\d{4}$|[^0-9a-z]/g, '');
   if (name in BY_NAME) return BY_NAME[name]();
   if (UNKNOWN_TO_ICONV.has(name)) return undefined;
-  const whatwg = WHATWG_BY_PLAIN_NAME.get(name);
-  return textDecoder(charset) ?? (whatwg === undefined ? undefined : textDecoder(whatwg));
+  const whatwg = WHATWG_BY_ICONV_NAME.get(name);
+  return whatwg === undefined ? textDecoder(charset) : textDecoder(whatwg);
 }
 
 /**

@@ -424,6 +424,27 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
     );
   });
 
+  it('each name iconv-lite gives a TextDecoder charset; chinese is GB18030; KOI8-U and -RU on any Node', async () => {
+    const everyByte = Buffer.from(Array.from({ length: 256 }, (_, byte) => byte));
+    // Where GB18030 and Node 20's GBK decoder part: a byte GBK drops, the euro sign, a pair GBK lacks.
+    const gb18030 = Buffer.from([0x41, 0xff, 0x42, 0xa2, 0xe3, 0xfe, 0x70, 0x43]);
+    // (ISO-8859-16's names decode from Node 24 on only: Node 20 has no table for it.)
+    const singleByteNames = [
+      ...['msee', 'mscyrl', 'msansi', 'msgreek', 'msturk', 'mshebr', 'msarab', 'winbaltrim'],
+      ...['latin7', 'latin8', 'latin9', 'l7', 'l8', 'iso-ir-101', 'isoir144'],
+      ...['28592', 'cp28597', 'arabic8', 'ecma-114', 'asmo-708', 'ecma-118', 'elot_928', 'hebrew8'],
+      ...['celtic', 'iso-celtic', 'cskoi8r', '20866', 'cp20866', 'ibm878', '21866', 'cp21866', 'ibm1168'],
+      ...['koi8-u', 'KOI8-RU', 'koi8ru', 'KOI8_RU'],
+    ];
+    await same(
+      (m) => m.text(),
+      [
+        ...singleByteNames.map((charset) => post('text/plain; charset=' + charset, everyByte)),
+        ...['chinese', 'gb18030', 'GB18030'].map((charset) => post('text/plain; charset=' + charset, gb18030)),
+      ],
+    );
+  });
+
   it('ASCII control bytes decode as iconv-lite reads them, in every charset (ICU moves three in two)', async () => {
     const controls = Buffer.from([0x41, 0x1a, 0x1c, 0x7f, 0x42, 0x00, 0x09, 0x1b, 0x0a]);
     const charsets = [
