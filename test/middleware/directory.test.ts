@@ -963,4 +963,21 @@ describe('directory: choosing the listing type', () => {
       assert.equal(preferredMediaType(header, offers), accepts12({ headers: { accept: header } }).types(offers));
     }
   });
+
+  it('finds the type where Connect 2.30 did in malformed entries (text before it, stray slashes, spaces)', () => {
+    // negotiator 0.5 took the first `type/subtype` anywhere in an entry; webapp scans for it.
+    const pieces = ['a', 'text', 'html', 'plain', 'json', 'application', '/', '/', ';', ' ', '\t', '\u00a0'];
+    pieces.push('"', ',', '=', 'q', '.', '0', '1', '*', 'level');
+    let seed = 5;
+    const pick = <T>(list: T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return list[seed % list.length];
+    };
+    for (let n = 0; n < 20000; n++) {
+      let header = '';
+      for (let count = 1 + (n % 16); count > 0; count--) header += pick(pieces);
+      const theirs = accepts12({ headers: { accept: header } }).types(offers);
+      assert.equal(preferredMediaType(header, offers), theirs, JSON.stringify(header));
+    }
+  });
 });

@@ -222,3 +222,41 @@ describe('Cookie headers made of empty pieces', () => {
     }
   });
 });
+
+describe('Accept headers a directory listing negotiates', () => {
+  // Connect 2.30's negotiator (0.5), which webapp/middleware's directory() keeps the rules
+  // of, looked for `type/subtype` with an unanchored expression tried from every position,
+  // and counted the quotes of the whole range again at each comma it joined: 16 KB of
+  // either cost 0.1 to 0.3 s of one request's time, growing with the square of the length.
+  // A megabyte (behind a raised maxHeaderSize) would take minutes; each test gives up after 30 s.
+  const LIMIT = { timeout: 30_000 };
+  const SIZE = 1_000_000;
+  const { directory } = require('../../src/middleware/directory') as typeof import('../../src/middleware/directory');
+  const listing = directory(__dirname);
+  const listener: http.RequestListener = (req, res) =>
+    listing(req as Any, res as Any, (err?: Any) => {
+      res.statusCode = err ? err.status || 500 : 404;
+      res.end(err ? err.message : 'not found');
+    });
+  const shapes: Record<string, string> = {
+    'no slash': 'a'.repeat(SIZE),
+    'a slash before spaces': 'a/' + ' '.repeat(SIZE) + 'x',
+    'an open quote before commas': '"' + ',a'.repeat(SIZE / 2),
+  };
+
+  for (const [shape, accept] of Object.entries(shapes)) {
+    it(`answers 406 to a megabyte with ${shape}, then lists for text/plain`, LIMIT, async () => {
+      const server = http.createServer({ maxHeaderSize: SIZE + 64 * 1024 }, listener);
+      const port = await listen(server);
+      try {
+        const hostile = await rawRequest(port, { path: '/', headers: { accept } });
+        assert.equal(hostile.status, 406);
+        const plain = await rawRequest(port, { path: '/', headers: { accept: 'text/plain' } });
+        assert.equal(plain.status, 200);
+        assert.match(plain.body, /input-cost\.test\.ts/);
+      } finally {
+        await close(server);
+      }
+    });
+  }
+});
