@@ -30,14 +30,17 @@ function renderPage(view, locals) {
 }
 
 /**
- * No page of the session is kept by the browser: Back asks the server again. Each is made
- * from the session: flash messages shown once, forms holding the session's CSRF token, a
- * header naming who is signed in, a signed-in user's notes and files. A kept copy (the
- * back/forward cache, or the HTTP cache that Back reads without asking) showed the login
- * form after logging in, whose token the new session refuses (the 403 page), a message
- * again, or, after logging out, a user's notes. Redirects too: Back to a private page
- * after logging out replayed the kept redirect to a kept login page, and the "log in"
- * message came one page late. The one page kept is the new-note form (routes/notes.js).
+ * No page of the session is kept by the browser: Back asks the server again. (Current
+ * Chromium restores a `no-store` page from its back/forward cache, as it was shown, when
+ * no cookie changed since: not after logging in or out, which change the session cookie;
+ * test/e2e checks Back there.) Each is made from the session: flash messages shown once,
+ * forms holding the session's CSRF token, a header naming who is signed in, a signed-in
+ * user's notes and files. A kept copy (the back/forward cache, or the HTTP cache that
+ * Back reads without asking) showed the login form after logging in, whose token the new
+ * session refuses (the 403 page), a message again, or, after logging out, a user's notes.
+ * Redirects too: Back to a private page after logging out replayed the kept redirect to a
+ * kept login page, and the "log in" message came one page late. The one page kept is the
+ * new-note form (routes/notes.js).
  */
 function sessionPages(req, res, next) {
   res.set('Cache-Control', 'no-store');
@@ -136,7 +139,7 @@ function createApp(framework, options) {
   // The JSON API is protected by its content-type rule (see routes/api.js), not by form tokens.
   // Its errors are JSON, those of the session middleware above (Redis away) included.
   app.use('/api', apiErrors(reportError));
-  app.use('/api', apiRoutes(framework, { store, reportError }));
+  app.use('/api', apiRoutes(framework, { store, attachments, reportError }));
   app.use(sessionPages);
 
   const csrf = csrfProtection();

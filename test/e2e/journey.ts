@@ -80,8 +80,11 @@ export class Journey {
       status: response?.status(),
       hops,
       path: pathOf(page.url()),
-      title: await page.title(),
-      flashes: await page.$$eval('.flash', (nodes) => nodes.map((node) => node.textContent!.trim())),
+      // As a reader sees them: without the invisible isolates around a note's title.
+      title: withoutIsolates(await page.title()),
+      flashes: (await page.$$eval('.flash', (nodes) => nodes.map((node) => node.textContent!.trim()))).map(
+        withoutIsolates,
+      ),
       cookies,
     };
     this.steps.push(recorded);
@@ -255,4 +258,9 @@ export function attachmentFixture(dir: string, name = 'packing-list.txt'): { pat
   const path = join(dir, name);
   writeFileSync(path, content);
   return { path, content };
+}
+
+/** Text without Unicode's first-strong isolate and pop directional isolate (U+2068, U+2069). */
+function withoutIsolates(text: string): string {
+  return text.replace(/[\u2068\u2069]/g, '');
 }

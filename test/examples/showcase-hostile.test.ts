@@ -209,7 +209,7 @@ describe('showcase: a note deleted while its edit is on its way', () => {
     let text = '';
     for await (const chunk of res) text += chunk;
     assert.equal(res.statusCode, 404, text.slice(0, 300));
-    assert.equal(messageOf(text), 'Note not found');
+    assert.equal(messageOf(text), 'Note not found.');
     assert.equal(attachmentFiles().length, filesBefore, 'the uploaded file is removed with the edit');
   });
 });

@@ -48,7 +48,7 @@ export interface Store {
       userId: number,
       id: number,
       changes: Partial<Pick<Note, 'title' | 'body' | 'attachment'>>,
-    ): Promise<Note | undefined>;
+    ): Promise<{ note: Note; replaced: Attachment | null } | undefined>;
     remove(userId: number, id: number): Promise<Note | undefined>;
   };
   close(): void;

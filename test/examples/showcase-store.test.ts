@@ -68,8 +68,14 @@ for (const kind of kinds) {
       assert.equal(await store.notes.get(one.id, theirs.id), undefined);
       assert.equal(await store.notes.update(one.id, theirs.id, { title: 'stolen' }), undefined);
       assert.equal(await store.notes.remove(one.id, theirs.id), undefined);
-      const updated = await store.notes.update(two.id, theirs.id, { title: 'renamed', body: undefined });
-      assert.deepEqual([updated?.title, updated?.body, updated?.attachment?.originalName], ['renamed', 'b', 'a.txt']);
+      const updated = (await store.notes.update(two.id, theirs.id, { title: 'renamed', body: undefined }))!;
+      assert.deepEqual(
+        [updated.note.title, updated.note.body, updated.note.attachment?.originalName, updated.replaced],
+        ['renamed', 'b', 'a.txt', null],
+      );
+      const file = { storedName: 't', originalName: 'b.txt', mimeType: 'text/plain', size: 2 };
+      const swapped = (await store.notes.update(two.id, theirs.id, { attachment: file }))!;
+      assert.deepEqual([swapped.note.attachment, swapped.replaced?.originalName], [file, 'a.txt']);
       assert.equal((await store.notes.remove(two.id, theirs.id))?.title, 'renamed');
       assert.equal((await store.notes.list(two.id, { offset: 0, limit: 10 })).total, 0);
       store.close();

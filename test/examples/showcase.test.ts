@@ -402,7 +402,10 @@ describe('showcase: notes', () => {
     assert.equal(titleOf(shown.text), 'Shopping');
     assert.deepEqual(flashes(shown.text), ['Note "Shopping" created.']);
     assert.match(shown.text, /Attachment: <a href="\/notes\/\d+\/attachment" download>list\.txt<\/a>/);
-    assert.match((await visitor.get('/notes')).text, /<a href="\/notes\/\d+">Shopping<\/a>\s*<span class="badge"/);
+    assert.match(
+      (await visitor.get('/notes')).text,
+      /<a href="\/notes\/\d+"><bdi>Shopping<\/bdi><\/a>\s*<span class="badge"/,
+    );
 
     const download = await visitor.get(notePath + '/attachment');
     assert.equal(download.status, 200);
@@ -431,7 +434,7 @@ describe('showcase: notes', () => {
     const asked = await visitor.get(notePath + '/delete');
     assert.equal(asked.status, 200);
     assert.equal(titleOf(asked.text), 'Delete note');
-    assert.match(asked.text, /<h1>Delete "Groceries"\?<\/h1>[\s\S]*and its attachment, list\.txt,/);
+    assert.match(asked.text, /<h1>Delete "<bdi>Groceries<\/bdi>"\?<\/h1>[\s\S]*and its attachment, list\.txt,/);
     assert.equal(asked.headers.get('cache-control'), 'no-store');
     assert.equal((await visitor.get(notePath)).status, 200, 'asking deletes nothing');
     const deleted = await visitor.submit(notePath + '/delete', notePath + '/delete', {});
@@ -439,6 +442,67 @@ describe('showcase: notes', () => {
     assert.deepEqual(flashes((await visitor.get('/notes')).text), ['Note "Groceries" deleted.']);
     assert.equal((await visitor.get(notePath)).status, 404);
     assert.equal(files(), filesBefore - 1, 'the attachment file is removed with its note');
+  });
+
+  it('two edits of one note at once, each with a new file: the file kept is the note’s, no other stays', async () => {
+    const visitor = await member();
+    const created = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'Twice', body: 'b' },
+      { name: 'first.txt', type: 'text/plain', content: '1' },
+    );
+    const notePath = created.location!;
+    const filesBefore = attachmentFiles();
+    // Two tabs opened the edit form of the same note; each sends a new file.
+    const forms = await Promise.all([1, 2].map(() => visitor.hiddenFields(notePath + '/edit')));
+    const answers = await Promise.all(
+      forms.map((hidden, i) =>
+        visitor.request(notePath + '/edit', {
+          method: 'POST',
+          body: formData(
+            { ...hidden, title: 'Twice', body: 'b' },
+            { name: `tab${i}.txt`, type: 'text/plain', content: String(i) },
+          ),
+        }),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((page) => page.status),
+      [302, 302],
+    );
+    assert.equal(attachmentFiles(), filesBefore, 'one file per note: the two replaced ones are gone');
+    assert.match((await visitor.get(notePath)).text, /tab[01]\.txt/);
+  });
+
+  it('a title with a right-to-left override reorders itself only: isolated in sentences, <bdi> on pages', async () => {
+    const visitor = await member();
+    const title = 'Invoice \u202eabc';
+    const created = await visitor.upload('/notes/new', '/notes', { title, body: 'b' });
+    const notePath = created.location!;
+    const shown = await visitor.get(notePath);
+    const isolated = `\u2068${title}\u2069`;
+    assert.ok(shown.text.includes(`Note &#34;${isolated}&#34; created.`), 'the flash isolates the title');
+    assert.ok(shown.text.includes(`<title>${isolated} · Notes</title>`));
+    assert.ok(shown.text.includes(`<h1><bdi>${title}</bdi></h1>`));
+    assert.ok((await visitor.get('/notes')).text.includes(`<bdi>${title}</bdi></a>`));
+    assert.ok((await visitor.get(notePath + '/delete')).text.includes(`<h1>Delete "<bdi>${title}</bdi>"?</h1>`));
+    assert.ok((await visitor.get(notePath + '/edit')).text.includes(`<title>Edit ${isolated} · Notes</title>`));
+  });
+
+  it('deleting a note through the API removes its attachment file, as the Delete page does', async () => {
+    const visitor = await member();
+    const created = await visitor.upload(
+      '/notes/new',
+      '/notes',
+      { title: 'Via API', body: 'b' },
+      { name: 'api.txt', type: 'text/plain', content: 'x' },
+    );
+    const id = created.location!.split('/').pop();
+    const filesBefore = attachmentFiles();
+    assert.equal((await visitor.api('DELETE', `/api/notes/${id}`)).status, 204);
+    assert.equal(attachmentFiles(), filesBefore - 1);
+    assert.equal((await visitor.api('DELETE', `/api/notes/${id}`)).status, 404);
   });
 
   it('creates one note from a form sent several times at once (a double click), with one attachment file', async () => {
@@ -512,7 +576,7 @@ describe('showcase: notes', () => {
     );
     assert.equal(tooLong.status, 422);
     assert.equal(titleOf(tooLong.text), 'New note');
-    assert.equal(fieldError(tooLong.text, 'body'), 'Keep the text under 5000 characters.');
+    assert.equal(fieldError(tooLong.text, 'body'), 'Keep the text to 5000 characters at most.');
     assert.equal(fieldError(tooLong.text, 'title'), undefined);
     assert.match(tooLong.text, /name="title" type="text" value="Kept title"/);
     // The over-long text is not given back, not even cut to 5000 characters (routes/notes.js says why).
@@ -525,7 +589,7 @@ describe('showcase: notes', () => {
     const { location } = await visitor.upload('/notes/new', '/notes', { title: 'Short', body: 'short' });
     const edit = await visitor.upload(`${location}/edit`, `${location}/edit`, { body: 'x'.repeat(1024 * 1024 + 1) });
     assert.equal(edit.status, 422);
-    assert.equal(fieldError(edit.text, 'body'), 'Keep the text under 5000 characters.');
+    assert.equal(fieldError(edit.text, 'body'), 'Keep the text to 5000 characters at most.');
     assert.match((await visitor.get(location!)).text, /<div class="text">short<\/div>/);
     // A field no page of the app has is still a form no page sends.
     const stray = await visitor.upload('/notes/new', '/notes', { title: 'x', stray: 's'.repeat(1024 * 1024 + 1) });
@@ -548,7 +612,8 @@ describe('showcase: notes', () => {
     for (const path of [created.location!, `${created.location}/edit`, `${created.location}/delete`, '/notes']) {
       const page = await visitor.get(path);
       assert.ok(page.text.includes(shown), path);
-      assert.doesNotMatch(page.text, /\p{Bidi_Control}/u, path);
+      // But for the isolates the app puts around the note's title in its own sentences.
+      assert.doesNotMatch(page.text.replaceAll('\u2068Bidi\u2069', 'Bidi'), /\p{Bidi_Control}/u, path);
     }
     const download = await visitor.get(created.location! + '/attachment');
     assert.equal(
@@ -702,7 +767,7 @@ describe('showcase: notes', () => {
     assert.equal((await visitor.api('GET', `/api/notes/${id}`)).json.body, 'one\ntwo\nthree');
     // Over the limit as the textarea counts it is still refused.
     const over = await visitor.upload('/notes/new', '/notes', { title: 'Over', body: 'x\r\n'.repeat(2500) + 'y' });
-    assert.equal(fieldError(over.text, 'body'), 'Keep the text under 5000 characters.');
+    assert.equal(fieldError(over.text, 'body'), 'Keep the text to 5000 characters at most.');
   });
 
   it('paginates from the query string and rejects a bad page number', async () => {
@@ -711,13 +776,13 @@ describe('showcase: notes', () => {
       assert.equal((await visitor.api('POST', '/api/notes', { title: `note ${n}` })).status, 201);
     const first = await visitor.get('/notes');
     assert.deepEqual(
-      [...first.text.matchAll(/>(note \d)<\/a>/g)].map((m) => m[1]),
+      [...first.text.matchAll(/>(note \d)<\/bdi><\/a>/g)].map((m) => m[1]),
       ['note 7', 'note 6', 'note 5', 'note 4', 'note 3'],
     );
     assert.match(first.text, /Page 1 of 2/);
     const second = await visitor.get('/notes?page=2');
     assert.deepEqual(
-      [...second.text.matchAll(/>(note \d)<\/a>/g)].map((m) => m[1]),
+      [...second.text.matchAll(/>(note \d)<\/bdi><\/a>/g)].map((m) => m[1]),
       ['note 2', 'note 1'],
     );
     assert.match(second.text, /<a rel="prev" href="\?page=1">/);

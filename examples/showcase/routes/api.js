@@ -85,7 +85,7 @@ function apiErrors(reportError) {
   };
 }
 
-function apiRoutes(framework, { store, reportError }) {
+function apiRoutes(framework, { store, attachments, reportError }) {
   const api = framework.Router();
 
   // A user's notes, for that user only: no cache keeps a copy (a shared one would give
@@ -160,10 +160,10 @@ function apiRoutes(framework, { store, reportError }) {
     handleRejections(async (req, res) => {
       rejectInvalid(req);
       const { title, body: text } = matchedData(req);
-      const note = await store.notes.update(req.user.id, req.note.id, { title, body: text });
+      const updated = await store.notes.update(req.user.id, req.note.id, { title, body: text });
       // Deleted by another request since loadNote read it.
-      if (!note) throw new ApiError(404, 'not_found', `No note ${req.note.id}.`);
-      res.json(noteResource(note));
+      if (!updated) throw new ApiError(404, 'not_found', `No note ${req.note.id}.`);
+      res.json(noteResource(updated.note));
     }),
   );
 
@@ -172,7 +172,10 @@ function apiRoutes(framework, { store, reportError }) {
     signedIn,
     loadNote,
     handleRejections(async (req, res) => {
-      await store.notes.remove(req.user.id, req.note.id);
+      const removed = await store.notes.remove(req.user.id, req.note.id);
+      // Its attachment goes with it, as from the Delete page (a file no note points at
+      // would stay on disk for ever).
+      if (removed) await attachments.remove(removed.attachment);
       res.status(204).end();
     }),
   );

@@ -10,10 +10,18 @@ const { recent } = require('../lib/recent');
 
 const perPage = 5;
 
+/**
+ * A note's title inside text of the app's own (a flash message, the page title): between
+ * Unicode's first-strong isolate and pop directional isolate, so that bidirectional
+ * controls in the title (a right-to-left override) reorder the title alone, not the
+ * words around it (`Note "Invoice cba" .detaerc`). The pages put titles in `<bdi>`.
+ */
+const isolated = (title) => '\u2068' + title + '\u2069';
+
 // The fields' own messages: their checks give them, and so does a field too long to read.
 const fieldMessages = {
   title: 'Give the note a title of at most 100 characters.',
-  body: 'Keep the text under 5000 characters.',
+  body: 'Keep the text to 5000 characters at most.',
 };
 
 /**
@@ -52,7 +60,7 @@ function formErrors(req) {
 }
 
 function notFound(what) {
-  return Object.assign(new Error(`${what} not found`), { status: 404 });
+  return Object.assign(new Error(`${what} not found.`), { status: 404 });
 }
 
 // A note id in a path; anything else is a note that does not exist.
@@ -140,15 +148,15 @@ function notesRoutes(framework, { store, attachments, forms }) {
       const { title, body: text } = matchedData(req);
       const { note, created } = await createOnce(req.user.id, { title, body: text, submission }, req.file);
       // A repeat adds no flash: the first sending's "created" is the one to show.
-      if (created) req.flash('success', `Note "${note.title}" created.`);
+      if (created) req.flash('success', `Note "${isolated(note.title)}" created.`);
       res.redirect(`/notes/${note.id}`);
     }),
   );
 
-  router.get('/:id', (req, res) => res.page('notes/show', { title: req.note.title, note: req.note }));
+  router.get('/:id', (req, res) => res.page('notes/show', { title: isolated(req.note.title), note: req.note }));
 
   router.get('/:id/edit', (req, res) =>
-    res.page('notes/form', { title: `Edit ${req.note.title}`, note: req.note, values: req.note, errors: {} }),
+    res.page('notes/form', { title: `Edit ${isolated(req.note.title)}`, note: req.note, values: req.note, errors: {} }),
   );
 
   router.post(
@@ -160,20 +168,23 @@ function notesRoutes(framework, { store, attachments, forms }) {
       if (Object.keys(errors).length > 0) {
         return res
           .status(422)
-          .page('notes/form', { title: `Edit ${req.note.title}`, note: req.note, values: req.body, errors });
+          .page('notes/form', { title: `Edit ${isolated(req.note.title)}`, note: req.note, values: req.body, errors });
       }
       const { title, body: text } = matchedData(req);
       const changes = { title, body: text };
       if (req.file) changes.attachment = await attachments.save(req.file);
-      const note = await store.notes.update(req.user.id, req.note.id, changes);
-      if (!note) {
+      const updated = await store.notes.update(req.user.id, req.note.id, changes);
+      if (!updated) {
         // Deleted (in another tab) while this form was on its way: its new file belongs to no note.
         await attachments.remove(changes.attachment);
         throw notFound('Note');
       }
-      // The replaced file goes only once the note points at the new one.
-      if (req.file) await attachments.remove(req.note.attachment);
-      req.flash('success', `Note "${note.title}" saved.`);
+      const { note, replaced } = updated;
+      // The replaced file goes once the note points at the new one: the one the store
+      // replaced, not the one this form was made from (another edit, in another tab, may
+      // have replaced that since, and its own file would then stay on disk for ever).
+      await attachments.remove(replaced);
+      req.flash('success', `Note "${isolated(note.title)}" saved.`);
       res.redirect(`/notes/${note.id}`);
     }),
   );
@@ -208,7 +219,7 @@ function notesRoutes(framework, { store, attachments, forms }) {
       const title = note ? note.title : deleted.recall(key);
       if (title === undefined) throw notFound('Note');
       // A message already waiting is not added again (lib/flash.js): the repeat shows one.
-      req.flash('info', `Note "${title}" deleted.`);
+      req.flash('info', `Note "${isolated(title)}" deleted.`);
       res.redirect('/notes');
     }),
   );

@@ -103,14 +103,19 @@ function openJsonStore(dir) {
       async findBySubmission(userId, submission) {
         return copy(findBySubmission(userId, submission));
       },
-      /** Changes the fields given; `undefined` when the user has no such note. */
+      /**
+       * Changes the fields given: the note as changed and the attachment a new one replaced
+       * (`null` when none did), read in the same step as the change, so that of two edits
+       * at once each learns the file it replaced; `undefined` when the user has no such note.
+       */
       async update(userId, id, changes) {
         const note = findNote(userId, id);
         if (!note) return undefined;
+        const replaced = changes.attachment !== undefined ? note.attachment : null;
         for (const key of ['title', 'body', 'attachment']) if (changes[key] !== undefined) note[key] = changes[key];
         note.updatedAt = new Date().toISOString();
         save();
-        return copy(note);
+        return { note: copy(note), replaced: replaced ? { ...replaced } : null };
       },
       /** The removed note, `undefined` when the user had no such note. */
       async remove(userId, id) {

@@ -176,6 +176,23 @@ function openSqliteStore(sqlite, dir) {
   };
   const attachmentColumn = (attachment) => (attachment ? JSON.stringify(attachment) : null);
 
+  /** `update`'s work, inside its transaction. */
+  function updateNote(userId, id, changes) {
+    const note = noteFromRow(statements.note.get(userId, id));
+    if (!note) return undefined;
+    const next = { ...note };
+    for (const key of ['title', 'body', 'attachment']) if (changes[key] !== undefined) next[key] = changes[key];
+    const row = statements.updateNote.get(
+      next.title,
+      next.body,
+      attachmentColumn(next.attachment),
+      new Date().toISOString(),
+      userId,
+      id,
+    );
+    return { note: noteFromRow(row), replaced: changes.attachment !== undefined ? note.attachment : null };
+  }
+
   return {
     kind: 'sqlite',
     users: {
@@ -211,20 +228,18 @@ function openSqliteStore(sqlite, dir) {
       async findBySubmission(userId, submission) {
         return noteFromRow(statements.noteBySubmission.get(userId, submission));
       },
+      // As the JSON store's. The read and the write run in one transaction: another process
+      // on the same file cannot change the attachment between them.
       async update(userId, id, changes) {
-        const note = noteFromRow(statements.note.get(userId, id));
-        if (!note) return undefined;
-        const next = { ...note };
-        for (const key of ['title', 'body', 'attachment']) if (changes[key] !== undefined) next[key] = changes[key];
-        const row = statements.updateNote.get(
-          next.title,
-          next.body,
-          attachmentColumn(next.attachment),
-          new Date().toISOString(),
-          userId,
-          id,
-        );
-        return noteFromRow(row);
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = updateNote(userId, id, changes);
+          db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          db.exec('ROLLBACK');
+          throw err;
+        }
       },
       async remove(userId, id) {
         return noteFromRow(statements.deleteNote.get(userId, id));
