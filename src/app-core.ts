@@ -178,9 +178,11 @@ export function initLayer(
  */
 export function paramMethod<T extends { param(name: unknown, ...fns: unknown[]): unknown }>(
   register: (this: T, name: unknown, fns: unknown[]) => void,
+  prepare?: (this: T) => void,
 ) {
   // `(name, fn)`, as Express declares it.
   return declaring(2, function param(this: T, name: unknown, ...fns: unknown[]): T {
+    prepare?.call(this);
     if (Array.isArray(name)) {
       for (const each of name) this.param(each, ...fns);
       return this;

@@ -167,11 +167,20 @@ const presetMethods = {
     return this._router!.route(path);
   },
 
-  /** A 4.x router takes one callback per `param` call and deals with `:name` and the function form itself. */
-  param: paramMethod(function registerParam(this: Application, name: unknown, fns: unknown[]) {
-    this.lazyrouter();
-    this._router!.param(name as string, fns[0]);
-  }) as ApplicationMethods['param'],
+  /**
+   * A 4.x router takes one callback per `param` call and deals with `:name` and the
+   * function form itself. The router is made first, an empty list of names included, as
+   * Express makes it (its `query` and `expressInit` layers, with the routing settings of
+   * that moment: X-Powered-By is then sent by an app that registered nothing else).
+   */
+  param: paramMethod(
+    function registerParam(this: Application, name: unknown, fns: unknown[]) {
+      this._router!.param(name as string, fns[0]);
+    },
+    function makeRouter(this: Application) {
+      this.lazyrouter();
+    },
+  ) as ApplicationMethods['param'],
 
   set(this: Application, setting: string, value?: unknown): unknown {
     if (arguments.length === 1) return readSetting(this.settings, setting);

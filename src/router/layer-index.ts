@@ -21,7 +21,10 @@ export const MIN_INDEXED_LAYERS = 8;
 /**
  * Layer's own `match`. A layer matched by another (an instrumentation's wrapper on
  * `Layer.prototype.match`, a function given to one layer) may match paths its pattern
- * does not: it is asked for every path, as Express asks every layer.
+ * does not: it is asked for every path, as Express asks every layer, when it is in place
+ * as the index is built (a router's first request from 8 layers on, and after each edit
+ * of its stack). One given to a layer later is not seen until then
+ * (docs/migrating-from-express-4.md, `app._router.stack`).
  */
 const layerMatch = Layer.prototype.match;
 

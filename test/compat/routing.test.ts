@@ -340,6 +340,22 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
+  it('app.param with an empty list makes the router, with the routing settings of that moment', async () => {
+    await assertSameResponses(
+      (fw) => {
+        const app = fw();
+        // The router is made here, case-sensitive: the setting changed after it is not its.
+        app.enable('case sensitive routing');
+        app.param([], () => undefined);
+        app.disable('case sensitive routing');
+        app.get('/Path', (_req: Request, res: Response) => res.send('matched'));
+        return app;
+      },
+      // The router's own layers (X-Powered-By included) answer the 404s too.
+      ['/', '/Path', '/path'].map((p) => get(p)),
+    );
+  });
+
   it('errors: thrown, next(err) with status and headers, error handlers by arity, malformed escapes', async () => {
     await assertSameResponses(
       (fw) => {
