@@ -174,6 +174,11 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
       ],
     );
     await same((m) => m.text({ defaultCharset: 'latin1', type: 'text/*' }), [post('text/html', Buffer.from([0xe9]))]);
+    // What body-parser's modules make of a defaultCharset that is no string: `true` is
+    // UTF-8, a number a code page (1252 is windows-1252), a String object its text.
+    const noCharset = [post('text/plain', Buffer.from([0x80, 0x41, 0xe9])), post('text/plain; charset=utf-8', 'é')];
+    for (const defaultCharset of [true, 1252, 28591, new String('latin1')])
+      await same((m) => m.text({ defaultCharset: defaultCharset as never }), noCharset);
   });
 
   it('urlencoded: extended and simple, parameterLimit, depth, charsets, prototype keys', async () => {
