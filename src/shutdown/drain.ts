@@ -179,11 +179,17 @@ export class Drain {
     });
   }
 
-  /** Whether the drain has already told the request's connection it closes (an answer's head said so). */
+  /**
+   * Whether the drain has already told the request's connection it closes: the head of
+   * the answer it made the last went out saying so. The app may have kept the connection
+   * by its own `Connection: keep-alive` (a proxy copies its backend's), which Node honours
+   * (`shouldKeepAlive` true again): the client then sends its next request, which is
+   * answered, and made the last in turn.
+   */
   private closeAnnounced(req: IncomingMessage): boolean {
     if (isHttp2Request(req)) return false;
     const last = this.madeLast.get(req.socket);
-    return last !== undefined && last.headersSent;
+    return last !== undefined && last.headersSent && !last.shouldKeepAlive;
   }
 
   private started(socket: Socket, res: ServerResponse): void {
@@ -212,8 +218,9 @@ export class Drain {
    * answer says `Connection: close` and Node ends the socket after it. Only the newest:
    * the answers to requests pipelined behind an older one would be lost with the socket
    * (Node's own close() answers them all). The response made last before a newer request
-   * arrived is given its keep-alive back: its head is unwritten, since a request behind
-   * one whose head said close never reaches here (see interceptDuringDrain).
+   * arrived is given its keep-alive back: its head is unwritten, or went out keeping the
+   * connection by the app's own header, since a request behind one whose head said close
+   * never reaches here (see closeAnnounced).
    */
   private makeLast(socket: Socket, res: ServerResponse): void {
     const previous = this.madeLast.get(socket);

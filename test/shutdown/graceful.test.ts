@@ -50,6 +50,12 @@ function inFlightApp() {
     res.end(DOWNLOAD.subarray(MB));
   });
   app.get('/hang', () => entered.slow.resolve());
+  // Keeps its connection itself, as a proxy copies its backend's `Connection: keep-alive`.
+  app.get('/kept', async (_req: Any, res: Any) => {
+    entered.slow.resolve();
+    await release.promise;
+    res.set('Connection', 'keep-alive').send('kept');
+  });
   app.post('/upload', (req: Any, res: Any) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => {
@@ -304,6 +310,30 @@ for (const [kind, start] of Object.entries(servers)) {
         assert.deepEqual(
           answers.map((r) => `${r.status} ${r.body} ${r.headers.connection}`),
           ['200 slow done close'],
+        );
+        assert.equal(await serverClosed, undefined);
+      },
+    );
+
+    it(
+      'answers the next request on a connection an answer of the drain kept alive by its own header',
+      { timeout: 15000 },
+      async () => {
+        // The answer says keep-alive (the app's header overrides the drain's close), so the
+        // client sends its next request on the connection: it is answered, with close.
+        const { server, port, entered, release } = await withKeptAlive({ idleGrace: LONG_GRACE });
+        const client = await connect(port);
+        client.socket.write(get('/kept'));
+        await entered.slow.promise;
+        const serverClosed = new Promise<Error | undefined>((resolve) => server.close(resolve));
+        const first = new Promise<void>((resolve) => client.socket.once('data', () => resolve()));
+        release.resolve();
+        await first;
+        client.socket.write(get('/quick'));
+        const answers = parseResponses(await client.received);
+        assert.deepEqual(
+          answers.map((r) => `${r.status} ${r.body} ${r.headers.connection}`),
+          ['200 kept keep-alive', '200 quick close'],
         );
         assert.equal(await serverClosed, undefined);
       },
