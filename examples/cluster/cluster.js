@@ -86,6 +86,11 @@ cluster.on('message', (worker, message) => {
   if (!message || message.cmd !== 'worker-crashed' || stopping || accountedFor.has(worker)) return;
   // One being retired by a rolling restart has its successor already.
   if (worker.exitedAfterDisconnect) return;
+  // One that crashed before it listened (its listen failed: the port taken, a bad deploy)
+  // is a start that failed: replaced after its exit, with the pause that grows after each
+  // failure (below), not at once; at once, each replacement crashing the same way started
+  // the next, dozens a second, while the crashed ones drained.
+  if (!listened.has(worker)) return;
   accountedFor.add(worker);
   console.log(`worker ${worker.process.pid} crashed and is draining, starting a new one`);
   replace();
@@ -94,6 +99,9 @@ cluster.on('message', (worker, message) => {
 cluster.on('exit', (worker, code, signal) => {
   // Workers the primary retired leave with exitedAfterDisconnect; anything else is a crash.
   if (stopping || worker.exitedAfterDisconnect || accountedFor.has(worker)) return;
+  // One of the first workers that never listened: the cluster failed to start, and the
+  // primary exits (see the end of this file) rather than retry.
+  if (!started && !listened.has(worker)) return;
   console.log(`worker ${worker.process.pid} exited (${signal || code}), starting a new one`);
   // A worker that died before listening (Redis unreachable at boot, a bad deploy) is
   // retried after a pause, longer after each failure in a row, not in a tight loop.

@@ -3,6 +3,7 @@
 // server is wrapped in webapp.graceful(), so when the primary disconnects it
 // (rolling restart) or it gets SIGTERM, it stops taking connections, finishes
 // what it holds, and exits.
+const { once } = require('node:events');
 const webapp = require('webapp');
 const { createApp } = require('./app');
 
@@ -31,6 +32,11 @@ async function main() {
   const app = createApp({ redis, rateLimit: Number(process.env.RATE_LIMIT) || 100 });
   // The primary passes on the port the first worker got when PORT is 0 (cluster.js).
   const server = app.listen(Number(process.env.PORT || 3000), process.env.HOST);
+  // A listen that fails (the port taken by another program) is a start that failed:
+  // main's catch below exits, and the primary pauses before the next try. Unheard, the
+  // error was an uncaught exception, and the worker waited for ever to drain a server
+  // that never listened.
+  await once(server, 'listening');
   for (const event of ['disconnect', 'SIGTERM', 'SIGINT']) process.off(event, leaveBeforeListening);
   const closeRedis = () => Promise.resolve(redis?.close()).catch(() => {});
   // SIGTERM or SIGINT: stop taking connections, finish the requests in flight,

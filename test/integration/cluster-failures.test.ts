@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -229,6 +230,29 @@ describe('examples/cluster: failures', { timeout: 60000 }, () => {
       assert.ok(Date.now() - started < 2000, `exited after ${Date.now() - started} ms`);
     } finally {
       killGroup(primary);
+    }
+  });
+
+  it('a port another program holds: the workers fail to start, the primary exits 1, none starts again', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    // A long drain deadline: a worker that waited to drain a server that never listened,
+    // while the primary started its replacement at once, kept the primary up past the test.
+    const primary = startPrimary({ PORT: String(port), SHUTDOWN_TIMEOUT: '60000' });
+    const watched = watchChild(primary, { stderr: true });
+    try {
+      const [code] = await once(primary, 'exit');
+      assert.equal(code, 1);
+      const output = watched.output();
+      assert.match(output, /could not start: bind EADDRINUSE/);
+      assert.doesNotMatch(output, /starting a new one|uncaught exception/);
+      // The two first workers, each started once (the second may still be starting as the primary exits).
+      const starts = output.match(/could not start/g)?.length ?? 0;
+      assert.ok(starts >= 1 && starts <= 2, output);
+    } finally {
+      killGroup(primary);
+      taken.close();
     }
   });
 });
