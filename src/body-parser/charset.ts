@@ -369,8 +369,28 @@ const ICONV_NAMES_BY_WHATWG_LABEL: Record<string, string[]> = {
   'iso-8859-3': ['iso88593', 'latin3', 'l3', 'csisolatin3', 'isoir109', '28593', 'cp28593'],
   'iso-8859-4': ['iso88594', 'latin4', 'l4', 'csisolatin4', 'isoir110', '28594', 'cp28594'],
   'iso-8859-5': ['iso88595', 'cyrillic', 'csisolatincyrillic', 'isoir144', '28595', 'cp28595'],
-  'iso-8859-6': ['iso88596', 'arabic', 'arabic8', 'csisolatinarabic', 'isoir127', 'ecma114', 'asmo708'],
-  'iso-8859-7': ['iso88597', 'greek', 'greek8', 'csisolatingreek', 'isoir126', 'ecma118', 'elot928'],
+  'iso-8859-6': [
+    'iso88596',
+    'arabic',
+    'arabic8',
+    'csisolatinarabic',
+    'isoir127',
+    'ecma114',
+    'asmo708',
+    '28596',
+    'cp28596',
+  ],
+  'iso-8859-7': [
+    'iso88597',
+    'greek',
+    'greek8',
+    'csisolatingreek',
+    'isoir126',
+    'ecma118',
+    'elot928',
+    '28597',
+    'cp28597',
+  ],
   'iso-8859-8': ['iso88598', 'hebrew', 'hebrew8', 'csisolatinhebrew', 'isoir138', '28598', 'cp28598'],
   'iso-8859-10': ['iso885910', 'latin6', 'l6', 'csisolatin6', 'isoir157', '28600', 'cp28600'],
   'iso-8859-13': ['iso885913', 'latin7', 'l7', 'isoir179', '28603', 'cp28603'],
@@ -381,9 +401,6 @@ const ICONV_NAMES_BY_WHATWG_LABEL: Record<string, string[]> = {
   gb18030: ['gb18030', 'chinese'],
   'euc-jp': ['eucjp'],
 };
-// iso-8859-6 and -7 by code page number too (iconv-lite's 28596, cp28597...).
-ICONV_NAMES_BY_WHATWG_LABEL['iso-8859-6'].push('28596', 'cp28596');
-ICONV_NAMES_BY_WHATWG_LABEL['iso-8859-7'].push('28597', 'cp28597');
 
 const WHATWG_BY_ICONV_NAME = new Map<string, string>(
   Object.entries(ICONV_NAMES_BY_WHATWG_LABEL).flatMap(([label, names]) =>
