@@ -30,8 +30,9 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: any) 
 function bodyParser(options?: CombinedOptions): Middleware {
   deprecate('bodyParser: use individual json/urlencoded middlewares', 'body-parser');
   // Each parser keeps its own default media type: a `type` given here is ignored.
-  // The options are inherited, not copied, so options on their prototype count too.
-  const opts = Object.create(options ?? null, {
+  // The options are inherited, not copied, so options on their prototype count too. Any
+  // falsy value is none (`bodyParser('')`, as body-parser takes it); null is no prototype.
+  const opts = Object.create(options || null, {
     type: { value: undefined, enumerable: true, writable: true, configurable: true },
   }) as bodyParser.OptionsJson & bodyParser.OptionsUrlencoded;
   const parseUrlencoded = urlencodedParser(opts);
@@ -45,10 +46,12 @@ function bodyParser(options?: CombinedOptions): Middleware {
 }
 
 namespace bodyParser {
-  export type Options = CommonOptions;
-  export type OptionsJson = JsonOptions;
-  export type OptionsText = TextOptions;
-  export type OptionsUrlencoded = UrlencodedOptions;
+  // Interfaces, as @types/body-parser declares them: an app's `declare module 'body-parser'`
+  // adds members to them (an alias could not be merged into).
+  export interface Options extends CommonOptions {}
+  export interface OptionsJson extends JsonOptions {}
+  export interface OptionsText extends TextOptions {}
+  export interface OptionsUrlencoded extends UrlencodedOptions {}
   // Typed here, not as the parsers' internal type (whose `next` takes `unknown`).
   export const json: (options?: OptionsJson) => Middleware = jsonParser;
   export const raw: (options?: Options) => Middleware = rawParser;

@@ -11,8 +11,13 @@ export interface Options {
   inflate?: boolean | undefined;
   /** Maximum body size after inflation: bytes, or a string such as `'1mb'` (default `'100kb'`). */
   limit?: number | string | undefined;
-  /** Media types to parse: a type, extension, wildcard, a list, or `fn(req)`. */
-  type?: string | string[] | ((req: IncomingMessage) => unknown) | undefined;
+  /**
+   * Media types to parse: a type, extension, wildcard, a list, or `fn(req)`. The
+   * function returns `any`, as in @types/body-parser: code that reads `type(req)` as a
+   * boolean compiles as it does there.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as @types/body-parser
+  type?: string | string[] | ((req: IncomingMessage) => any) | undefined;
   /**
    * `verify(req, res, buf, encoding)`: throw to reject the body (403). A method
    * signature, as in @types/body-parser, so that a verify function (or a

@@ -35,3 +35,18 @@ export function cutResponse(req: IncomingMessage, res: ServerResponse): void {
   }
   req.socket?.destroy();
 }
+
+/**
+ * What `req.destroy()` does to a request on HTTP/1, on HTTP/2 too: the request is cut and
+ * the client learns it (its connection closes). Node's HTTP/2 request destroys only its
+ * own readable side: the stream stays open, and a client still sending, or waiting for
+ * an answer nobody will write, waits for ever. Its stream is reset with INTERNAL_ERROR
+ * first (the session's other streams go on), as for a response cut short.
+ */
+export function destroyRequest(req: IncomingMessage): void {
+  if (isHttp2Request(req)) {
+    const stream = (req as IncomingMessage & { stream: Http2StreamLike }).stream;
+    if (!stream.destroyed) stream.close(NGHTTP2_INTERNAL_ERROR);
+  }
+  req.destroy();
+}

@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { parseBytes } from '../http/bytes';
 import { deprecate } from '../http/deprecate';
+import { destroyRequest } from '../http/cut-response';
 import { createHttpError } from '../http/errors';
 import type { Middleware } from './types';
 import { named } from '../named';
@@ -32,7 +33,7 @@ export function limit(bytes: number | string): Middleware {
       process.nextTick(() => {
         req.on('data', (chunk: Buffer | string) => {
           received += Buffer.isBuffer(chunk) ? chunk.length : Buffer.byteLength(chunk);
-          if (received > max) req.destroy();
+          if (received > max) destroyRequest(req);
         });
       });
     };

@@ -317,6 +317,12 @@ describe('webapp/body-parser compatibility with body-parser@1.20', () => {
         post('text/plain', 'x'),
       ],
     );
+    // Any falsy value is no options, as body-parser takes it (an Object.create of '' threw).
+    for (const none of ['', false, 0, NaN, null])
+      await same(
+        (m) => (m as unknown as (options: unknown) => never)(none),
+        [post('application/json', '{"j":1}'), post('application/x-www-form-urlencoded', 'a[b]=1')],
+      );
   });
 
   it('single-byte charsets whose WHATWG names mean another table: every byte, each of iconv-lite names', async () => {
