@@ -19,6 +19,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
   type Context,
   type Span,
   type Tracer,
@@ -305,13 +306,12 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
       const route = requestRoute(layer);
       if (route !== KEEPS_ROUTE) nameServerSpan(layer, route);
       if (ignored.has(layer.kind)) return parent;
-      span = tracer.startSpan(
-        SPAN_NAMES[layer.kind](layer),
-        {
-          attributes: { [ATTR_HTTP_ROUTE]: layer.route, [ATTR_LAYER_NAME]: layer.name, [ATTR_LAYER_TYPE]: layer.kind },
-        },
-        parent,
-      );
+      const attributes: Attributes = { [ATTR_LAYER_NAME]: layer.name, [ATTR_LAYER_TYPE]: layer.kind };
+      // The route the layer gives the request, as the Express instrumentation sets it: none
+      // for a middleware or router at the top (mounted at `/`), where `/` named nothing.
+      const spanRoute = route === KEEPS_ROUTE ? layer.route : route;
+      if (spanRoute !== undefined) attributes[ATTR_HTTP_ROUTE] = spanRoute;
+      span = tracer.startSpan(SPAN_NAMES[layer.kind](layer), { attributes }, parent);
       spans.set(layer, span);
     }
     return trace.setSpan(parent, span);

@@ -101,6 +101,11 @@ describe('webapp/otel', () => {
     // The handler's span is the active one while it runs: a span it starts is its child.
     assert.equal(parentOf(byName(spans, 'db query')!), handler.spanContext().spanId);
     assert.equal(handler.attributes['http.route'], '/api/users/:id');
+    // Each layer's http.route is the route it gives the request, as the Express
+    // instrumentation sets it: a router's mount path; none for a middleware at the top.
+    assert.equal(api.attributes['http.route'], '/api');
+    assert.equal(users.attributes['http.route'], '/api/users');
+    assert.ok(!('http.route' in byName(spans, 'middleware - logger')!.attributes));
     // The exported names are the attributes' (an exporter filter or a query can use them).
     assert.equal(handler.attributes[ATTR_LAYER_NAME], 'loadUser');
     assert.equal(handler.attributes[ATTR_LAYER_TYPE], 'request_handler');
