@@ -54,6 +54,25 @@ export class ServerLog extends EventEmitter {
     return this.seenAfter(0, prefix);
   }
 
+  /**
+   * Resolves once every request that started has closed (as many `req close` entries as
+   * `start` ones): a request the connection's end cut is logged as aborted and closed a
+   * moment after the client saw the end, sooner on one server than the other.
+   */
+  requestsClosed(): Promise<void> {
+    const count = (prefix: string) => this.entries.filter((entry) => entry.startsWith(prefix)).length;
+    const closed = () => count('req close @') >= count('start @');
+    if (closed()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!closed()) return;
+        this.removeListener('entry', check);
+        resolve();
+      };
+      this.on('entry', check);
+    });
+  }
+
   /** `seen`, among the entries from index `from` on. */
   seenAfter(from: number, prefix: string): Promise<void> {
     if (this.entries.slice(from).some((entry) => entry.startsWith(prefix))) return Promise.resolve();
