@@ -28,12 +28,16 @@ interface Http2StreamLike {
 export function cutResponse(req: IncomingMessage, res: ServerResponse): void {
   if (res.writableEnded) return;
   if (isHttp2Request(req)) {
-    // isHttp2Request checked that it has one.
-    const stream = (req as IncomingMessage & { stream: Http2StreamLike }).stream;
-    if (!stream.destroyed) stream.close(NGHTTP2_INTERNAL_ERROR);
+    resetStream(req);
     return;
   }
   req.socket?.destroy();
+}
+
+/** Resets an HTTP/2 request's stream with INTERNAL_ERROR (isHttp2Request checked that it has one). */
+function resetStream(req: IncomingMessage): void {
+  const stream = (req as IncomingMessage & { stream: Http2StreamLike }).stream;
+  if (!stream.destroyed) stream.close(NGHTTP2_INTERNAL_ERROR);
 }
 
 /**
@@ -44,9 +48,6 @@ export function cutResponse(req: IncomingMessage, res: ServerResponse): void {
  * first (the session's other streams go on), as for a response cut short.
  */
 export function destroyRequest(req: IncomingMessage): void {
-  if (isHttp2Request(req)) {
-    const stream = (req as IncomingMessage & { stream: Http2StreamLike }).stream;
-    if (!stream.destroyed) stream.close(NGHTTP2_INTERNAL_ERROR);
-  }
+  if (isHttp2Request(req)) resetStream(req);
   req.destroy();
 }

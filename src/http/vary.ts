@@ -14,27 +14,17 @@ export function appendVary(header: string, field: string | readonly string[]): s
   for (const name of fields) {
     if (!FIELD_NAME.test(name)) throw new TypeError('field argument contains an invalid header name');
   }
-  if (header === '*') return header;
-  // A set, not the list: a field list from a request (`res.vary(req.get(...))`) holds
-  // thousands of names, and a search of the list per name made the answer quadratic.
-  const present = new Set(tokenList(header.toLowerCase()));
-  if (fields.includes('*') || present.has('*')) return '*';
-  let value = header;
-  for (const name of fields) {
-    // An array may hold a non-string whose text passed the name test above (a number,
-    // a Buffer): it fails here with the TypeError the `vary` package's loop throws.
-    if (
-      typeof name !== 'string' &&
-      name != null &&
-      typeof (name as { toLowerCase?: unknown }).toLowerCase !== 'function'
-    )
-      throw new TypeError('fields[i].toLowerCase is not a function');
-    const lower = name.toLowerCase();
-    if (present.has(lower)) continue;
-    present.add(lower);
-    value = value ? value + ', ' + name : name;
-  }
-  return value;
+  return addNames(header, fields, tokenList, lowerName);
+}
+
+/**
+ * A name of `fields` in lower case. An array may hold a non-string whose text passed the
+ * name test (a number, a Buffer): it fails with the TypeError the `vary` package's loop throws.
+ */
+function lowerName(name: string): string {
+  if (typeof name !== 'string' && name != null && typeof (name as { toLowerCase?: unknown }).toLowerCase !== 'function')
+    throw new TypeError('fields[i].toLowerCase is not a function');
+  return name.toLowerCase();
 }
 
 /** A separator of RFC 7230's token grammar: what the rules of Express 3.x refuse in a name. */
@@ -56,14 +46,29 @@ export function appendVaryLegacy(header: string, field: string | readonly string
   for (const name of fields) {
     if (SEPARATOR.test(name)) throw new TypeError('field argument contains an invalid header');
   }
+  return addNames(header, fields, legacyList, (name) => name.toLowerCase());
+}
+
+/**
+ * `header` with each of `fields` it lacks added (compared in lower case, the header read
+ * as `split` lists it); `*` in either absorbs everything. A set, not the list: a field
+ * list from a request (`res.vary(req.get(...))`) holds thousands of names, and a search
+ * of the list per name made the answer quadratic.
+ */
+function addNames(
+  header: string,
+  fields: readonly string[],
+  split: (list: string) => string[],
+  lower: (name: string) => string,
+): string {
   if (header === '*') return header;
-  const present = new Set(legacyList(header.toLowerCase()));
+  const present = new Set(split(header.toLowerCase()));
   if (fields.includes('*') || present.has('*')) return '*';
   let value = header;
   for (const name of fields) {
-    const lower = name.toLowerCase();
-    if (present.has(lower)) continue;
-    present.add(lower);
+    const lowered = lower(name);
+    if (present.has(lowered)) continue;
+    present.add(lowered);
     value = value ? value + ', ' + name : name;
   }
   return value;

@@ -35,9 +35,8 @@ export function finalHandler3(
       // outside any handler, and the process ended; 4.x's final handler reads them so too.
       const statusCode = readOrUndefined(() => error.statusCode);
       const errorStatus = readOrUndefined(() => error.status);
-      // A value Number() refuses (a symbol, a throwing valueOf) is no status either.
-      if (statusCode) status = Number(readOrUndefined(() => Number(statusCode)));
-      if (errorStatus) status = Number(readOrUndefined(() => Number(errorStatus)));
+      if (statusCode) status = asNumber(statusCode);
+      if (errorStatus) status = asNumber(errorStatus);
       // Security fix over 3.x: a status Node refuses (1000, NaN) made 3.x throw
       // while answering, crashing the process; webapp answers 500 for anything
       // outside 400..599.
@@ -81,6 +80,15 @@ export function finalHandler3(
     };
     whenRequestRead(req, write);
   };
+}
+
+/** `Number(value)`, NaN (no status) for a value Number() refuses: a symbol, a throwing valueOf. */
+function asNumber(value: unknown): number {
+  try {
+    return Number(value);
+  } catch {
+    return NaN;
+  }
 }
 
 /**
