@@ -177,9 +177,10 @@ export class Dispatch extends LayerCursor implements MountState {
    * while nothing could tell: each is at the front with its own function (nothing
    * wrapped it), Layer's `match` and `handle_request` are webapp's, no tracing channel
    * listens, and the path parses (else the walk runs no layer). What differs from the
-   * walk is unseen: the two layers' own `params` and `path`. A replaced
-   * `process_params` would see them, so it sends them through the walk too. Returns
-   * how many ran, or -1 when one threw and its error went on.
+   * walk is unseen: a replaced `process_params` would see the layers' `params`, so
+   * it sends them through the walk too. Each layer is left with the `path` and an
+   * empty `params` as the walk's match leaves them (code that lists the stack reads
+   * them). Returns how many ran, or -1 when one threw and its error went on.
    */
   private runLeadingInPlace(): number {
     const stack = layersOf(this.router);
@@ -197,6 +198,8 @@ export class Dispatch extends LayerCursor implements MountState {
       const work = layer.inPlaceWork();
       if (work === undefined || layer.regexp.fast_slash !== true) break;
       if (layer.match !== layerMatch || layer.handle_request !== layerHandleRequest) break;
+      layer.params = layer.noParams;
+      layer.path = '';
       try {
         work(this.req, this.res, this.next);
       } catch (err) {

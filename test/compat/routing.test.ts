@@ -275,6 +275,26 @@ describe('routing compatibility with express@4', () => {
     );
   });
 
+  it("the app's own first layers (query, expressInit): the path and params a request leaves on them", async () => {
+    // Code that lists the stack (metrics, route listings) reads every layer's fields.
+    await assertSameResponses(
+      (fw) => {
+        const app = production(fw);
+        const describeStack = () =>
+          (
+            app as unknown as { _router: { stack: Array<{ name: string; path?: string; params?: object }> } }
+          )._router.stack
+            .slice(0, 2)
+            .map((layer) => ({ name: layer.name, path: layer.path ?? null, params: layer.params ?? null }));
+        app.get('/stack', (_req: Request, res: Response) => res.json({ before, during: describeStack() }));
+        app.get('/after', (_req: Request, res: Response) => res.json(describeStack()));
+        // Read once the routes made the router, before any request.
+        const before = describeStack();
+        return app;
+      },
+      [get('/stack'), get('/after?x=1')],
+    );
+  });
   it("the `next` a router's layers receive: named next, one parameter, req.next, one per router", async () => {
     await assertSameResponses(
       (fw) => {
