@@ -129,14 +129,18 @@ export function createApp<T extends CoreApp>(
  * prototypes again.
  */
 export function mountedApp(sub: Pick<CoreApp, 'handle'>): Handler {
-  return function mounted_app(req: IncomingMessage & { app?: CoreApp }, res: ServerResponse, next: NextFunction) {
-    const parent = req.app!;
-    sub.handle(req, res, (err?: unknown) => {
-      adoptRequestPrototype(req, parent.request);
-      adoptResponsePrototype(res, parent.response);
-      next(err);
-    });
-  };
+  // Named as Express's for good (see named): tracing tells a mounted app by its name.
+  return named(
+    'mounted_app',
+    function (req: IncomingMessage & { app?: CoreApp }, res: ServerResponse, next: NextFunction) {
+      const parent = req.app!;
+      sub.handle(req, res, (err?: unknown) => {
+        adoptRequestPrototype(req, parent.request);
+        adoptResponsePrototype(res, parent.response);
+        next(err);
+      });
+    },
+  );
 }
 
 /**
@@ -166,10 +170,11 @@ export function initLayer(
     if (poweredBy) setOwnHeader(res, setHeader, 'x-powered-by', 'X-Powered-By', 'webapp');
     res.locals = res.locals || createLocals();
   };
-  return runnableInPlace(function expressInit(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
+  const expressInit = named('expressInit', function (req: IncomingMessage, res: ServerResponse, next: NextFunction) {
     init(req, res, next);
     next();
-  }, init);
+  });
+  return runnableInPlace(expressInit, init);
 }
 
 /**

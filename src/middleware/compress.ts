@@ -11,6 +11,7 @@ import * as zlib from 'node:zlib';
 import { parseBytesUnrounded } from '../http/bytes';
 import { assertSendable } from '../http/outgoing-checks';
 import { vary } from '../http/vary';
+import { named } from '../named';
 import { preferredEncoding } from './connect-negotiation';
 import { onHeaders } from './on-headers';
 import type { Middleware } from './types';
@@ -107,7 +108,7 @@ function createCompress(options?: CompressOptions): Middleware {
     if (refusal) throw refusal.error;
   };
 
-  return function compress(req, res, next) {
+  return named('compress', function (req, res, next) {
     const write = res.write as AnyFn;
     const end = res.end as AnyFn;
     const on = res.on as AnyFn;
@@ -263,7 +264,7 @@ function createCompress(options?: CompressOptions): Middleware {
       res.removeHeader('Content-Length');
     });
     next();
-  };
+  });
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
-import { declaring } from '../named';
+import { declaring, named } from '../named';
 import { Dispatch, type ParamCall } from './dispatch';
 import { Layer, type Handler, type NextFunction } from './layer';
 import type { LayerIndex } from './layer-index';
@@ -83,14 +83,12 @@ export interface RouterFactory extends RouterMethods {
  */
 export const Router = function Router(options?: RouterOptions): Router {
   const opts = options ?? {};
-  // Named `router` as Express's, by a declaration of its own name: a function expression
-  // named as the variable holding it is renamed by bundlers (esbuild makes it `router2`),
-  // and tools that find sub-routers by `layer.name === 'router'` (express-list-endpoints)
-  // lose them.
-  function router(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
+  // Named `router` as Express's, for good (see named): tools find sub-routers by
+  // `layer.name === 'router'` (express-list-endpoints), and a bundler renames the
+  // function (esbuild makes it `router2`, or a letter when it minifies).
+  const instance = named('router', function (req: IncomingMessage, res: ServerResponse, next: NextFunction) {
     instance.handle(req, res, next);
-  }
-  const instance = router as unknown as Router;
+  }) as unknown as Router;
   Object.setPrototypeOf(instance, Router);
   instance.params = {};
   instance._params = [];

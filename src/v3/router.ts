@@ -100,10 +100,11 @@ export class Router3 {
   constructor(options: { caseSensitive?: boolean; strict?: boolean } = {}) {
     this.caseSensitive = options.caseSensitive;
     this.strict = options.strict;
-    // Named `router`, as Express 3's: 3.x code finds it in `app.stack` by
-    // `layer.handle.name === 'router'` to put middleware in front of the routes.
-    const router = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => this._dispatch(req, res, next);
-    this.middleware = router;
+    // Named `router` for good (see named), as Express 3's: 3.x code finds it in
+    // `app.stack` by `layer.handle.name === 'router'` to put middleware in front of the routes.
+    this.middleware = named('router', (req: IncomingMessage, res: ServerResponse, next: NextFunction) =>
+      this._dispatch(req, res, next),
+    );
   }
 
   param(name: string | ParamDefinition, fn?: unknown): this | undefined {

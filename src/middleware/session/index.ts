@@ -13,6 +13,7 @@ import { connectionOf } from '../../http/connection';
 import { parseConnectCookies } from '../cookie-header';
 import { sign, unsign } from '../../http/cookie-signature';
 import { deprecate } from '../../http/deprecate';
+import { named } from '../../named';
 import { parseOriginalUrl } from '../../http/parse-url';
 import { onHeaders } from '../on-headers';
 import { appendSetCookie } from '../set-cookie';
@@ -134,7 +135,7 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
     req.session.cookie = new Cookie(cookieOptions);
   };
 
-  return function session(request: IncomingMessage, res: ServerResponse, next: NextFunction) {
+  return named('session', function (request: IncomingMessage, res: ServerResponse, next: NextFunction) {
     const req = request as SessionRequest;
     if (req.session) return next();
     // A disconnected store: carry on without sessions rather than fail.
@@ -222,7 +223,7 @@ function createSessionMiddleware(options?: SessionOptions): Middleware {
         next();
       }),
     );
-  };
+  });
 }
 
 export type SessionMiddleware = ((options?: SessionOptions) => Middleware) & {
