@@ -110,7 +110,8 @@ function errorMessage(error: unknown): string {
 /**
  * A SERVER span for a request nothing else traced, named and given attributes as
  * instrumentation-http gives its own (method; the route's template once a layer names
- * it), ended when the response closes, with its status (5xx an error, as there).
+ * it), ended when the response closes (or soon after it finished, for a response
+ * that never closes), with its status (5xx an error, as there).
  */
 function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context, state: RequestState): Span {
   const { req, res } = request;
@@ -127,7 +128,10 @@ function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context,
     },
     parent,
   );
-  res.once('close', () => {
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     // Named as it ends, as instrumentation-http names its own: the route may be taken away.
     if (state.route !== undefined) {
       span.setAttribute(ATTR_HTTP_ROUTE, state.route);
@@ -136,7 +140,11 @@ function startServerSpan(tracer: Tracer, request: RequestTrace, parent: Context,
     span.setAttribute('http.response.status_code', res.statusCode);
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
-  });
+  };
+  res.once('close', end);
+  // A response of a serverless adapter (@codegenie/serverless-express) finishes and
+  // never closes. Node's own closes on the tick after it finished, before this runs.
+  res.once('finish', () => setImmediate(end));
   return span;
 }
 

@@ -312,6 +312,39 @@ describe('webapp/otel', () => {
     }
   });
 
+  it('under a serverless adapter whose response never closes: the server span ends, with the route', async () => {
+    // @codegenie/serverless-express makes the request and response from a Lambda event;
+    // its response finishes and never emits close.
+    const serverlessExpress = require('@codegenie/serverless-express');
+    const handler = serverlessExpress({ app: buildApp(), logSettings: { level: 'none' } });
+    const result = await handler(
+      {
+        httpMethod: 'GET',
+        path: '/api/users/42',
+        resource: '/{proxy+}',
+        headers: { host: 'example.test' },
+        multiValueHeaders: { host: ['example.test'] },
+        queryStringParameters: null,
+        multiValueQueryStringParameters: null,
+        requestContext: { identity: { sourceIp: '203.0.113.7' }, path: '/api/users/42', stage: 'prod' },
+        body: null,
+        isBase64Encoded: false,
+      },
+      {},
+    );
+    assert.equal(result.statusCode, 200);
+    const isServer = (s: ReadableSpan) => s.kind === 1;
+    for (let i = 0; i < 100 && !exporter.getFinishedSpans().some(isServer); i++)
+      await new Promise((r) => setTimeout(r, 2));
+    const spans = exporter.getFinishedSpans();
+    const servers = spans.filter(isServer);
+    assert.equal(servers.length, 1, 'one server span, ended');
+    const [own] = servers;
+    assert.equal(own.name, 'GET /api/users/:id');
+    assert.equal(own.attributes['http.response.status_code'], 200);
+    assert.equal(parentOf(byName(spans, 'router - /api')!), own.spanContext().spanId);
+  });
+
   it('each layer span is active in the work it starts, after awaits and timers too', async () => {
     const tracer = trace.getTracer('app');
     const child = (name: string) => tracer.startSpan(name).end();

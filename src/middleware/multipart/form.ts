@@ -122,8 +122,10 @@ export class MultipartForm extends EventEmitter {
     this.req.on('close', this.onRequestClose);
     // Once the app has answered (as `defer` allows before the body is read), Node detaches
     // the request from its connection: a client leaving then closes only the socket, and
-    // the request never ends. An HTTP/2 stream is the request's own and closes it.
-    this.connection = isHttp2Request(this.req) ? null : this.req.socket;
+    // the request never ends. An HTTP/2 stream is the request's own and closes it; the
+    // socket a serverless adapter makes up may be a plain object, with no events.
+    const socket = isHttp2Request(this.req) ? null : this.req.socket;
+    this.connection = socket && typeof socket.on === 'function' ? socket : null;
     this.connection?.on('close', this.onRequestClose);
     this.req.pipe(parser);
   }
