@@ -170,10 +170,13 @@ export function initLayer(
     if (poweredBy) setOwnHeader(res, setHeader, 'x-powered-by', 'X-Powered-By', 'webapp');
     res.locals = res.locals || createLocals();
   };
-  const expressInit = named('expressInit', function (req: IncomingMessage, res: ServerResponse, next: NextFunction) {
-    init(req, res, next);
-    next();
-  });
+  // Named by its key, which a bundler keeps (see the app's `router`, router/index.ts).
+  const { expressInit } = {
+    expressInit: function (req: IncomingMessage, res: ServerResponse, next: NextFunction) {
+      init(req, res, next);
+      next();
+    },
+  };
   return runnableInPlace(expressInit, init);
 }
 

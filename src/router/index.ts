@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineMembers } from '../define-prototype';
 import { deprecate } from '../http/deprecate';
-import { declaring, named } from '../named';
+import { declaring } from '../named';
 import { Dispatch, type ParamCall } from './dispatch';
 import { Layer, type Handler, type NextFunction } from './layer';
 import type { LayerIndex } from './layer-index';
@@ -83,12 +83,17 @@ export interface RouterFactory extends RouterMethods {
  */
 export const Router = function Router(options?: RouterOptions): Router {
   const opts = options ?? {};
-  // Named `router` as Express's, for good (see named): tools find sub-routers by
-  // `layer.name === 'router'` (express-list-endpoints), and a bundler renames the
-  // function (esbuild makes it `router2`, or a letter when it minifies).
-  const instance = named('router', function (req: IncomingMessage, res: ServerResponse, next: NextFunction) {
-    instance.handle(req, res, next);
-  }) as unknown as Router;
+  // Named `router` as Express's, by the key it is made under: tools find sub-routers by
+  // `layer.name === 'router'` (express-list-endpoints), and a bundler renames a function
+  // declared `router` (esbuild makes it `router2`, or a letter when it minifies). Not
+  // through `named`: the router's own fields are read on every request, and a function
+  // whose `name` is redefined keeps its fields in a slow dictionary.
+  const { router } = {
+    router: function (req: IncomingMessage, res: ServerResponse, next: NextFunction) {
+      instance.handle(req, res, next);
+    },
+  };
+  const instance = router as unknown as Router;
   Object.setPrototypeOf(instance, Router);
   instance.params = {};
   instance._params = [];
