@@ -15,8 +15,13 @@ import type * as core from 'express-serve-static-core';
 import type { CoreRequest } from './request';
 import type { CoreResponse } from './response';
 
-/** True for `any`: what the types of an unresolved import are. */
-type Unresolved<T> = 0 extends 1 & T ? true : false;
+/**
+ * True for `any`: what the types of an unresolved import are. In a tuple: bare, the
+ * test of an unresolved import's type (an error type, not quite `any`) came out as that
+ * type too, and so did every conditional reading it, which left webapp's `Request` with
+ * none of the global namespace's members.
+ */
+type Unresolved<T> = [0] extends [1 & T] ? true : false;
 
 // The members core's interfaces have beyond webapp's own: the app's augmentations,
 // and the global `Express.Request`/`Express.Response` members (passport's `user`,

@@ -90,6 +90,7 @@ const everyEntryPoint = (esm: boolean) => `
 import webapp from 'webapp';
 import bodyParser from 'webapp/body-parser';
 import v3 from 'webapp/v3';
+import * as asExpress from 'webapp/v3/as-express';
 import * as middleware from 'webapp/middleware';
 import * as otel from 'webapp/otel';
 ${esm ? "import libExpress from 'webapp/lib/express';" : "import libExpress = require('webapp/lib/express');"}
@@ -97,6 +98,17 @@ ${esm ? "import libRouter from 'webapp/lib/router';" : "import libRouter = requi
 ${esm ? "import layer from 'webapp/lib/router/layer.js';" : "import layer = require('webapp/lib/router/layer');"}
 ${esm ? "import * as utils from 'webapp/lib/utils.js';" : "import utils = require('webapp/lib/utils.js');"}
 ${esm ? "import indexEntry from 'webapp/index.js';" : "import indexEntry = require('webapp/index');"}
+
+declare global {
+  namespace Express {
+    interface Request {
+      tenant?: { id: string; plan: 'free' | 'paid' };
+    }
+    interface Response {
+      sendPlan(plan: string): void;
+    }
+  }
+}
 
 const app: webapp.Express = webapp();
 app.use(bodyParser.json({ limit: '1mb' }), middleware.cookieParser('secret'));
@@ -106,6 +118,18 @@ app.get('/agent', (req, res) => {
   res.end(Buffer.from('ok'));
 });
 app.use(middleware.csrf({ cookie: { key: '_csrf', sameSite: 'strict', httpOnly: true } }));
+// The global Express namespace, augmented as docs/typescript.md shows: its members
+// reach webapp's Request and Response without @types/express-serve-static-core.
+app.use((req, res, next) => {
+  req.tenant = { id: req.hostname, plan: 'free' };
+  next();
+});
+app.get('/plan', (req, res) => {
+  const plan: 'free' | 'paid' | undefined = req.tenant?.plan;
+  // @ts-expect-error Request is not any: what no declaration adds is an error.
+  void req.undeclared;
+  res.sendPlan(plan ?? 'none');
+});
 const legacy = v3();
 legacy.use(v3.cookieParser());
 const instrumentation: otel.Instrumentation = otel.instrument();
@@ -113,7 +137,7 @@ const express: typeof webapp = libExpress;
 const index: typeof webapp = indexEntry;
 const router = libRouter({ strict: true });
 const etag: string | undefined = utils.etag('body');
-void [legacy, instrumentation, express, index, router, layer, etag];
+void [legacy, instrumentation, express, index, router, layer, etag, asExpress];
 `;
 
 before(() => {
