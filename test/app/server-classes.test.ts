@@ -505,6 +505,40 @@ describe('app-born requests and responses', () => {
     return data.slice(data.indexOf('\r\n\r\n') + 4);
   }
 
+  const hasUpgradeCallback = 'shouldUpgradeCallback' in http.createServer();
+  it(
+    "the server's shouldUpgradeCallback: the request's own fields as Node's; refused, the app answers it",
+    { skip: hasUpgradeCallback ? false : `Node ${process.version} has no shouldUpgradeCallback` },
+    async () => {
+      const { app } = probeApp();
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const asked: unknown[] = [];
+      // Documented: Node calls it before any event, with the request the app's class built.
+      (server as http.Server & { shouldUpgradeCallback(req: Req): boolean }).shouldUpgradeCallback = (req) => {
+        asked.push([req.method, req.url, req.headers.upgrade]);
+        return req.url === '/ws';
+      };
+      server.on('upgrade', rawRequestFacts);
+      try {
+        const port = (server.address() as AddressInfo).port;
+        await getTwice(`http://127.0.0.1:${port}`);
+        const head = (path: string) =>
+          `GET ${path} HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nX-Probe: up\r\n\r\n`;
+        const upgraded = JSON.parse(await rawExchange(port, head('/ws')));
+        assert.deepEqual(upgraded, { proto: true, app: true, ip: true, ownKeys: [], symbols: 0 });
+        // Not upgraded: an ordinary request of the app's, its members there.
+        assert.equal(await rawExchange(port, head('/')), 'up a');
+        assert.deepEqual(asked, [
+          ['GET', '/ws', 'websocket'],
+          ['GET', '/', 'websocket'],
+        ]);
+      } finally {
+        server.close();
+      }
+    },
+  );
+
   for (const start of ['app.listen', 'http.createServer(app)']) {
     it(`${start}: upgrade and connect listeners get Node's own requests, as from Express's server`, async () => {
       const { app } = probeApp();
