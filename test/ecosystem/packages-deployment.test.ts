@@ -66,6 +66,19 @@ async function assertSameResults<I, O>(
   return seen[1]!;
 }
 
+const UPLOAD_BOUNDARY = 'XyZ';
+
+/** A multipart form of a field `title` and a file `doc` (a.txt, "file body"). */
+function uploadBody(): string {
+  const boundary = UPLOAD_BOUNDARY;
+  return [
+    `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nReport\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\n`,
+    'Content-Type: text/plain\r\n\r\nfile body\r\n',
+    `--${boundary}--\r\n`,
+  ].join('');
+}
+
 interface EventSpec {
   method?: string;
   path: string;
@@ -453,13 +466,8 @@ describe('serverless adapters on webapp (results compared with express@4)', () =
       app.use('/admin', admin);
       return app;
     };
-    const boundary = 'XyZ';
-    const multipart = [
-      `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nReport\r\n`,
-      `--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\n`,
-      'Content-Type: text/plain\r\n\r\nfile body\r\n',
-      `--${boundary}--\r\n`,
-    ].join('');
+    const boundary = UPLOAD_BOUNDARY;
+    const multipart = uploadBody();
     const specs: EventSpec[] = [
       { path: '/visit', headers: { 'Accept-Encoding': 'gzip', 'X-Forwarded-For': '198.51.100.20' } },
       { path: '/visit', headers: { 'Accept-Encoding': 'identity' } },
@@ -540,13 +548,8 @@ describe('a 3.x app under @codegenie/serverless-express (compared with express@3
         });
         return app;
       };
-      const boundary = 'XyZ';
-      const body = [
-        `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nReport\r\n`,
-        `--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\n`,
-        'Content-Type: text/plain\r\n\r\nfile body\r\n',
-        `--${boundary}--\r\n`,
-      ].join('');
+      const boundary = UPLOAD_BOUNDARY;
+      const body = uploadBody();
       const spec: EventSpec = {
         method: 'POST',
         path: '/upload',
